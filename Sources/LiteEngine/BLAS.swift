@@ -1,0 +1,98 @@
+import COpenBLAS
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// OpenBLAS, loaded at first use.
+///
+/// Debian's OpenBLAS is built with DYNAMIC_ARCH and picks its kernels in a library constructor from
+/// `OPENBLAS_CORETYPE` or its own CPU detection, which does not know recent CPUs and falls back to slow
+/// kernels (ENGINEERING.md §1: 31-39 GFLOPS instead of 107-203). The choice cannot be changed once the
+/// library is loaded, so the engine does not link OpenBLAS: it sets `OPENBLAS_CORETYPE` from the CPU's
+/// features (or from `LITEVISION_BLAS_CORETYPE` when set) and only then `dlopen`s the library.
+public enum BLAS {
+    typealias SgemmFunction = @convention(c) (
+        CBLAS_ORDER, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, Int32, Int32, Int32,
+        Float, UnsafePointer<Float>?, Int32, UnsafePointer<Float>?, Int32,
+        Float, UnsafeMutablePointer<Float>?, Int32
+    ) -> Void
+    typealias SetThreadsFunction = @convention(c) (Int32) -> Void
+    typealias CorenameFunction = @convention(c) () -> UnsafeMutablePointer<CChar>?
+
+    struct Library: @unchecked Sendable {
+        let sgemm: SgemmFunction
+        let setThreads: SetThreadsFunction?
+        let corename: String
+    }
+
+    static let library: Library = load()
+
+    /// The OpenBLAS kernel family in use ("SkylakeX", "Haswell", ...).
+    public static var coreName: String { library.corename }
+
+    /// The kernel family this CPU should use, from /proc/cpuinfo flags; nil when OpenBLAS's own choice is fine.
+    static func preferredCoreType() -> String? {
+        // /proc files report size 0, so read them with stdio rather than Foundation's sized reads.
+        guard let file = fopen("/proc/cpuinfo", "r") else { return nil }
+        defer { fclose(file) }
+        var line: UnsafeMutablePointer<CChar>?
+        var capacity = 0
+        defer { free(line) }
+        var flagsLine: Substring?
+        while getline(&line, &capacity, file) > 0, let line {
+            let text = String(cString: line)
+            if text.hasPrefix("flags") {
+                flagsLine = Substring(text.trimmingCharacters(in: .newlines))
+                break
+            }
+        }
+        guard let flagsLine else { return nil }
+        let flags = Set(flagsLine.split(separator: " ").map(String.init))
+        if ["avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512cd"].allSatisfy(flags.contains) { return "SkylakeX" }
+        if ["avx2", "fma"].allSatisfy(flags.contains) { return "Haswell" }
+        return nil
+    }
+
+    private static func load() -> Library {
+        // An explicit LITEVISION_BLAS_CORETYPE wins; otherwise the CPU decides. A pre-set OPENBLAS_CORETYPE is
+        // overridden on purpose: images and CI machines set it to conservative families (Haswell, Prescott)
+        // that cost 30-70% of convolution speed on AVX-512 CPUs.
+        if let forced = getenv("LITEVISION_BLAS_CORETYPE") {
+            setenv("OPENBLAS_CORETYPE", forced, 1)
+        } else if let core = preferredCoreType() {
+            setenv("OPENBLAS_CORETYPE", core, 1)
+        }
+        let names = ["libopenblas.so.0", "libopenblas.so", "libopenblas.dylib"]
+        guard let handle = names.lazy.compactMap({ dlopen($0, RTLD_NOW | RTLD_LOCAL) }).first else {
+            fatalError("LiteEngine needs OpenBLAS (apt-get install libopenblas-dev): \(String(cString: dlerror()))")
+        }
+        guard let sgemm = dlsym(handle, "cblas_sgemm") else { fatalError("OpenBLAS has no cblas_sgemm") }
+        let setThreads = dlsym(handle, "openblas_set_num_threads").map { unsafeBitCast($0, to: SetThreadsFunction.self) }
+        var corename = "unknown"
+        if let symbol = dlsym(handle, "openblas_get_corename"),
+           let name = unsafeBitCast(symbol, to: CorenameFunction.self)() {
+            corename = String(cString: name)
+        }
+        return Library(sgemm: unsafeBitCast(sgemm, to: SgemmFunction.self), setThreads: setThreads, corename: corename)
+    }
+
+    nonisolated(unsafe) private static var currentThreads: Int32 = -1
+    private static let threadLock = NSLock()
+
+    /// Row-major `C = alpha * op(A) * op(B) + beta * C` with `op(A)` M x K and `op(B)` K x N.
+    @inline(__always)
+    static func sgemm(transposeA: Bool = false, transposeB: Bool, m: Int, n: Int, k: Int,
+                      a: UnsafePointer<Float>, lda: Int, b: UnsafePointer<Float>, ldb: Int,
+                      beta: Float = 0, c: UnsafeMutablePointer<Float>, ldc: Int, threads: Int) {
+        let lib = library
+        threadLock.lock()
+        if currentThreads != Int32(threads) {
+            lib.setThreads?(Int32(threads))
+            currentThreads = Int32(threads)
+        }
+        threadLock.unlock()
+        lib.sgemm(CblasRowMajor, transposeA ? CblasTrans : CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
+                  Int32(m), Int32(n), Int32(k), 1, a, Int32(lda), b, Int32(ldb), beta, c, Int32(ldc))
+    }
+}

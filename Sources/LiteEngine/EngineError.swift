@@ -1,0 +1,34 @@
+import LiteFormat
+
+/// Why a model could not be loaded or run. Every case names what is wrong and, for ops, the node.
+public enum EngineError: Error, CustomStringConvertible, Sendable {
+    /// The file could not be read (see ``FormatError``).
+    case format(FormatError)
+    /// No kernel for this op, or not for this version.
+    case unsupportedOperator(node: Int, op: String, version: Int)
+    /// The op exists but not for these tensor types, shapes or options.
+    case unsupported(node: Int, op: String, reason: String)
+    /// The model is well-formed bytes but inconsistent (wrong input count, shapes that do not fit).
+    case invalidNode(node: Int, op: String, reason: String)
+    /// A caller mistake: an index, name, shape or dtype that does not fit the model.
+    case invalidArgument(String)
+
+    public var description: String {
+        switch self {
+        case let .format(error): return error.description
+        case let .unsupportedOperator(node, op, version): return "node \(node): \(op) version \(version) is not supported"
+        case let .unsupported(node, op, reason): return "node \(node) (\(op)): unsupported: \(reason)"
+        case let .invalidNode(node, op, reason): return "node \(node) (\(op)): \(reason)"
+        case let .invalidArgument(reason): return reason
+        }
+    }
+}
+
+/// Thrown by kernels; the interpreter adds node index and op name.
+struct KernelError: Error {
+    let reason: String
+    let unsupported: Bool
+
+    static func invalid(_ reason: String) -> KernelError { KernelError(reason: reason, unsupported: false) }
+    static func unsupported(_ reason: String) -> KernelError { KernelError(reason: reason, unsupported: true) }
+}

@@ -1,0 +1,280 @@
+import Foundation
+import LiteFormat
+
+/// Runs a TensorFlow Lite model: the counterpart of `tflite::Interpreter`.
+///
+/// ```swift
+/// let interpreter = try Interpreter(modelPath: "mobilenet_v2.tflite", options: .init(threads: 1))
+/// try interpreter.copy(pixels, toInputAt: 0)
+/// try interpreter.invoke()
+/// let scores = try interpreter.output(at: 0).toArray(of: Float.self)
+/// ```
+///
+/// Loading builds the whole execution plan: every op is matched with a kernel (an unsupported op, version
+/// or type fails here, naming the node), output shapes are inferred, and intermediate tensors are placed in
+/// one arena by lifetime. `invoke()` then only runs kernels. An interpreter is not safe to use from two
+/// threads at once; make one per thread (they can share a ``TFLiteModel``).
+public final class Interpreter: @unchecked Sendable {
+    public struct Options: Sendable {
+        /// Threads for OpenBLAS and the engine's own kernels.
+        public var threads: Int
+        public var numerics: Numerics
+
+        public init(threads: Int = 1, numerics: Numerics = .fast) {
+            self.threads = max(1, threads)
+            self.numerics = numerics
+        }
+    }
+
+    public let model: TFLiteModel
+    public let options: Options
+    public let tensors: [Tensor]
+    let subgraph: SubGraphDescription
+    let kernels: [Kernel]
+    let nodeCodes: [OperatorCode]
+
+    private var arena: UnsafeMutableRawBufferPointer?
+    private var scratch: UnsafeMutableRawBufferPointer?
+    private var needsPlan = true
+    /// Bytes of the arena holding intermediate tensors, at the current input shapes.
+    public private(set) var arenaBytes = 0
+    public private(set) var scratchBytes = 0
+
+    public convenience init(modelPath: String, options: Options = Options()) throws {
+        let model: TFLiteModel
+        do { model = try TFLiteModel(path: modelPath) } catch let error as FormatError { throw EngineError.format(error) }
+        try self.init(model: model, options: options)
+    }
+
+    public init(model: TFLiteModel, options: Options = Options()) throws {
+        self.model = model
+        self.options = options
+        let subgraph = model.subgraphs[0]
+        self.subgraph = subgraph
+        tensors = subgraph.tensors.enumerated().map { index, description in
+            Tensor(index: index, description: description, constant: model.buffers.indices.contains(description.buffer) ? model.buffers[description.buffer] : nil)
+        }
+        for tensor in tensors where tensor.storage == .constant {
+            let description = subgraph.tensors[tensor.index]
+            let available = model.buffers[description.buffer].count
+            if description.sparsity == nil, tensor.type.byteSize != nil, tensor.byteCount > available {
+                throw EngineError.format(.malformed(path: "subgraphs[0].tensors[\(tensor.index)] \(tensor.name)",
+                                                   reason: "buffer holds \(available) bytes, shape \(tensor.shape) of \(tensor.type) needs \(tensor.byteCount)"))
+            }
+        }
+        var kernels: [Kernel] = []
+        var codes: [OperatorCode] = []
+        let tensors = self.tensors
+        for (index, op) in subgraph.operators.enumerated() {
+            let code = model.operatorCodes[op.opcodeIndex]
+            codes.append(code)
+            guard let registration = OpRegistry.registration(for: code) else {
+                throw EngineError.unsupportedOperator(node: index, op: code.description, version: code.version)
+            }
+            guard registration.versions.contains(code.version) else {
+                throw EngineError.unsupportedOperator(node: index, op: code.description, version: code.version)
+            }
+            let context = NodeContext(
+                index: index, code: code, options: op.builtinOptions, customOptions: op.customOptions,
+                inputs: op.inputs.map { $0 < 0 ? nil : tensors[$0] },
+                outputs: op.outputs.map { tensors[$0] },
+                intermediates: op.intermediates.compactMap { $0 < 0 ? nil : tensors[$0] },
+                numerics: options.numerics
+            )
+            kernels.append(try Self.nodeStep(index, code) { try registration.kernel.init(context) })
+        }
+        self.kernels = kernels
+        self.nodeCodes = codes
+        for tensor in tensors where tensor.isVariable {
+            tensor.makePersistent(byteCount: tensor.byteCount)
+        }
+        try allocateTensors()
+    }
+
+    deinit {
+        arena?.deallocate()
+        scratch?.deallocate()
+    }
+
+    private static func nodeStep<T>(_ index: Int, _ code: OperatorCode, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as KernelError {
+            if error.unsupported { throw EngineError.unsupported(node: index, op: code.description, reason: error.reason) }
+            throw EngineError.invalidNode(node: index, op: code.description, reason: error.reason)
+        } catch let error as FormatError {
+            throw EngineError.invalidNode(node: index, op: code.description, reason: error.description)
+        }
+    }
+
+    // MARK: Inputs and outputs
+
+    public var inputCount: Int { subgraph.inputs.count }
+    public var outputCount: Int { subgraph.outputs.count }
+
+    public func input(at index: Int) throws -> Tensor {
+        guard subgraph.inputs.indices.contains(index) else {
+            throw EngineError.invalidArgument("input \(index) out of range: the model has \(inputCount) inputs")
+        }
+        return tensors[subgraph.inputs[index]]
+    }
+
+    public func output(at index: Int) throws -> Tensor {
+        guard subgraph.outputs.indices.contains(index) else {
+            throw EngineError.invalidArgument("output \(index) out of range: the model has \(outputCount) outputs")
+        }
+        return tensors[subgraph.outputs[index]]
+    }
+
+    /// The input named `name` in the model's first signature, or else by tensor name.
+    public func input(named name: String) throws -> Tensor {
+        if let entry = model.signatureDefs.first?.inputs.first(where: { $0.name == name }) { return tensors[entry.tensorIndex] }
+        if let index = subgraph.inputs.first(where: { tensors[$0].name == name }) { return tensors[index] }
+        throw EngineError.invalidArgument("no input named \"\(name)\"")
+    }
+
+    /// The output named `name` in the model's first signature, or else by tensor name.
+    public func output(named name: String) throws -> Tensor {
+        if let entry = model.signatureDefs.first?.outputs.first(where: { $0.name == name }) { return tensors[entry.tensorIndex] }
+        if let index = subgraph.outputs.first(where: { tensors[$0].name == name }) { return tensors[index] }
+        throw EngineError.invalidArgument("no output named \"\(name)\"")
+    }
+
+    /// Changes the shape of input `index`. Only dimensions marked -1 in the file's shape_signature may change.
+    /// The plan is rebuilt at the next ``allocateTensors()`` or ``invoke()``.
+    public func resizeInput(at index: Int, to shape: [Int]) throws {
+        let tensor = try input(at: index)
+        guard shape.count == tensor.shapeSignature.count,
+              zip(shape, tensor.shapeSignature).allSatisfy({ $0 == $1 || ($1 == -1 && $0 >= 0) }),
+              shape.allSatisfy({ $0 >= 0 })
+        else {
+            throw EngineError.invalidArgument("input \(index) cannot take shape \(shape): its signature is \(tensor.shapeSignature) (-1 marks a resizable dimension)")
+        }
+        var elements = 1
+        for d in shape {
+            let (product, overflow) = elements.multipliedReportingOverflow(by: d)
+            guard !overflow, product <= TFLiteModel.Limits.maxElements else {
+                throw EngineError.invalidArgument("input \(index): shape \(shape) is too large")
+            }
+            elements = product
+        }
+        if shape != tensor.shape {
+            tensor.shape = shape
+            needsPlan = true
+        }
+    }
+
+    /// Copies raw bytes into input `index`; their count must equal the tensor's byte size.
+    public func copy(_ bytes: UnsafeRawBufferPointer, toInputAt index: Int) throws {
+        try allocateTensors()
+        let tensor = try input(at: index)
+        guard bytes.count == tensor.byteCount else {
+            throw EngineError.invalidArgument("input \(index) (\(tensor)) needs \(tensor.byteCount) bytes, got \(bytes.count)")
+        }
+        if let base = bytes.baseAddress, let data = tensor.data { data.copyMemory(from: base, byteCount: bytes.count) }
+    }
+
+    /// Copies typed values into input `index`; their type must be the tensor's and their count its element count.
+    public func copy<T>(_ values: [T], toInputAt index: Int) throws {
+        let tensor = try input(at: index)
+        guard let expected = Self.swiftType(of: tensor.type), expected == T.self else {
+            throw EngineError.invalidArgument("input \(index) is \(tensor.type), got [\(T.self)]")
+        }
+        try values.withUnsafeBytes { try copy($0, toInputAt: index) }
+    }
+
+    static func swiftType(of type: TensorType) -> Any.Type? {
+        switch type {
+        case .float32: return Float.self
+        case .int32: return Int32.self
+        case .uint8: return UInt8.self
+        case .int8: return Int8.self
+        case .int16: return Int16.self
+        case .int64: return Int64.self
+        case .bool: return Bool.self
+        case .float64: return Double.self
+        default: return nil
+        }
+    }
+
+    /// Zeroes every variable tensor (LSTM state), as `ResetVariableTensors` does.
+    public func resetVariableTensors() {
+        for tensor in tensors where tensor.isVariable {
+            tensor.ownedBytes?.initializeMemory(as: UInt8.self, repeating: 0)
+        }
+    }
+
+    // MARK: Planning and running
+
+    /// Infers shapes and plans memory. Called by `init` and, after a resize, by `invoke`.
+    public func allocateTensors() throws {
+        guard needsPlan else { return }
+        for (index, kernel) in kernels.enumerated() {
+            try Self.nodeStep(index, nodeCodes[index]) { try kernel.prepare() }
+        }
+        planArena()
+        needsPlan = false
+    }
+
+    private func planArena() {
+        let end = kernels.count
+        var first = [Int: Int]()
+        var last = [Int: Int]()
+        for index in subgraph.inputs { first[index] = -1; last[index] = max(last[index] ?? -1, -1) }
+        for (node, op) in subgraph.operators.enumerated() {
+            for index in op.inputs where index >= 0 { last[index] = max(last[index] ?? node, node) }
+            for index in op.outputs where index >= 0 {
+                if first[index] == nil { first[index] = node }
+                last[index] = max(last[index] ?? node, node)
+            }
+            for index in op.intermediates where index >= 0 {
+                first[index] = min(first[index] ?? node, node); last[index] = max(last[index] ?? node, node)
+            }
+        }
+        for index in subgraph.outputs { last[index] = end }
+        var requests: [ArenaPlanner.Request] = []
+        for tensor in tensors where tensor.storage == .arena {
+            guard let firstUse = first[tensor.index] ?? last[tensor.index].map({ _ in -1 }) else { continue }
+            requests.append(.init(id: tensor.index, bytes: tensor.byteCount, firstUse: firstUse, lastUse: last[tensor.index] ?? firstUse))
+        }
+        let (offsets, size) = ArenaPlanner.plan(requests)
+        arena?.deallocate()
+        arena = UnsafeMutableRawBufferPointer.allocate(byteCount: max(size, ArenaPlanner.alignment), alignment: ArenaPlanner.alignment)
+        arena!.initializeMemory(as: UInt8.self, repeating: 0)
+        arenaBytes = size
+        for tensor in tensors where tensor.storage == .arena {
+            if let offset = offsets[tensor.index] {
+                tensor.arenaOffset = offset
+                tensor.data = arena!.baseAddress! + offset
+            } else {
+                tensor.data = nil
+            }
+        }
+        let neededScratch = kernels.map(\.scratchBytes).max() ?? 0
+        if neededScratch > scratchBytes || scratch == nil {
+            scratch?.deallocate()
+            scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: max(neededScratch, ArenaPlanner.alignment), alignment: ArenaPlanner.alignment)
+            scratchBytes = neededScratch
+        }
+    }
+
+    /// Runs the model once on the current input contents.
+    public func invoke() throws {
+        try allocateTensors()
+        let context = RunContext(scratch: scratch!.baseAddress!, threads: options.threads)
+        for kernel in kernels {
+            kernel.run(context)
+        }
+    }
+
+    /// Runs nodes one at a time and reports each one's wall time (for profiling).
+    public func invokeProfiled() throws -> [(node: Int, op: String, seconds: Double)] {
+        try allocateTensors()
+        let context = RunContext(scratch: scratch!.baseAddress!, threads: options.threads)
+        return kernels.enumerated().map { index, kernel in
+            let start = DispatchTime.now().uptimeNanoseconds
+            kernel.run(context)
+            return (index, nodeCodes[index].description, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import LiteFormat
+
+/// How quantized kernels may compute: bit-exact with TensorFlow Lite's reference kernels, or faster within 1 LSB.
+public enum Numerics: String, Sendable, CaseIterable {
+    case exact, fast
+}
+
+/// What a kernel sees of its node while the plan is built.
+struct NodeContext {
+    let index: Int
+    let code: OperatorCode
+    let options: FlatTable?
+    let customOptions: UnsafeRawBufferPointer?
+    /// nil for an omitted optional input (index -1 in the file).
+    let inputs: [Tensor?]
+    let outputs: [Tensor]
+    let intermediates: [Tensor]
+    let numerics: Numerics
+}
+
+/// What a kernel gets when it runs.
+struct RunContext {
+    /// Scratch memory for this node only, at least `scratchBytes` long, 64-byte aligned.
+    let scratch: UnsafeMutableRawPointer
+    let threads: Int
+}
+
+/// Base class of all kernels: one subclass per op, in Kernels/<OpName>.swift.
+///
+/// Life cycle (tflite-micro's Init/Prepare/Eval): `init` reads options and checks what does not depend on
+/// shapes; `prepare()` checks shapes and types and sets output shapes (again after every input resize);
+/// `run` computes. Kernels never throw from `run`: everything that can fail is found in `prepare`.
+class Kernel {
+    let node: NodeContext
+
+    required init(_ node: NodeContext) throws {
+        self.node = node
+    }
+
+    func prepare() throws {}
+
+    /// Scratch bytes `run` needs at the current shapes.
+    var scratchBytes: Int { 0 }
+
+    func run(_ context: RunContext) {}
+
+    // MARK: Helpers for subclasses
+
+    func input(_ i: Int) throws -> Tensor {
+        guard i < node.inputs.count, let tensor = node.inputs[i] else {
+            throw KernelError.invalid("missing input \(i) (has \(node.inputs.count))")
+        }
+        return tensor
+    }
+
+    func optionalInput(_ i: Int) -> Tensor? {
+        i < node.inputs.count ? node.inputs[i] : nil
+    }
+
+    func output(_ i: Int) throws -> Tensor {
+        guard i < node.outputs.count else { throw KernelError.invalid("missing output \(i) (has \(node.outputs.count))") }
+        return node.outputs[i]
+    }
+
+    func expectCounts(inputs: ClosedRange<Int>, outputs: Int) throws {
+        guard inputs.contains(node.inputs.count) else {
+            throw KernelError.invalid("expects \(inputs.lowerBound == inputs.upperBound ? "\(inputs.lowerBound)" : "\(inputs)") inputs, has \(node.inputs.count)")
+        }
+        guard node.outputs.count == outputs else {
+            throw KernelError.invalid("expects \(outputs) outputs, has \(node.outputs.count)")
+        }
+    }
+
+    func expectType(_ tensor: Tensor, _ allowed: TensorType...) throws {
+        guard allowed.contains(tensor.type) else {
+            throw KernelError.unsupported("tensor \(tensor.index) has type \(tensor.type); supported: \(allowed.map(\.description).joined(separator: ", "))")
+        }
+    }
+
+    func expectRank(_ tensor: Tensor, _ rank: Int) throws {
+        guard tensor.rank == rank else { throw KernelError.invalid("tensor \(tensor.index) has rank \(tensor.rank), expected \(rank)") }
+    }
+
+    /// The values of a constant (or already computed) int32/int64 tensor, such as a shape or axis operand.
+    func integers(_ tensor: Tensor) throws -> [Int] {
+        guard let data = tensor.data, tensor.storage != .arena || tensor.elementCount == 0 else {
+            throw KernelError.unsupported("tensor \(tensor.index) must be constant")
+        }
+        switch tensor.type {
+        case .int32: return (0..<tensor.elementCount).map { Int(data.loadUnaligned(fromByteOffset: 4 * $0, as: Int32.self)) }
+        case .int64: return (0..<tensor.elementCount).map { Int(data.loadUnaligned(fromByteOffset: 8 * $0, as: Int64.self)) }
+        default: throw KernelError.unsupported("tensor \(tensor.index) must be int32 or int64, is \(tensor.type)")
+        }
+    }
+}
+
+/// Every fused activation as a float clamp range; TANH and SIGN_BIT are not fused by any converter in use.
+func activationRange(_ activation: FusedActivation) throws -> (Float, Float) {
+    switch activation {
+    case .none: return (-.infinity, .infinity)
+    case .relu: return (0, .infinity)
+    case .reluN1To1: return (-1, 1)
+    case .relu6: return (0, 6)
+    case .tanh, .signBit: throw KernelError.unsupported("fused activation \(activation)")
+    }
+}

@@ -1,0 +1,143 @@
+import LiteFormat
+
+/// CONV_2D: input [N, H, W, Cin], filter [Cout, KH, KW, Cin], optional bias [Cout] -> [N, OH, OW, Cout].
+///
+/// Fast path: the convolution as one matrix product `im2col(input) [N*OH*OW, KH*KW*Cin] x filterᵀ` through
+/// BLAS sgemm; a 1x1 convolution with stride 1 and no padding uses the input itself as the left matrix.
+/// Bias and the fused activation are applied in one pass over the product.
+final class Conv2D: Kernel {
+    var options: Conv2DOptions
+    var geometryH: SpatialGeometry!
+    var geometryW: SpatialGeometry!
+    var activation: (Float, Float) = (-.infinity, .infinity)
+
+    required init(_ node: NodeContext) throws {
+        options = try Conv2DOptions(node.options)
+        try super.init(node)
+        try expectCounts(inputs: 2...3, outputs: 1)
+        activation = try activationRange(options.activation)
+    }
+
+    var isPointwise: Bool {
+        let filter = node.inputs[1]!
+        return filter.dim(1) == 1 && filter.dim(2) == 1 && options.strideH == 1 && options.strideW == 1
+    }
+
+    override func prepare() throws {
+        let input = try self.input(0), filter = try self.input(1), output = try self.output(0)
+        try expectType(input, .float32)
+        try expectType(filter, .float32)
+        try expectRank(input, 4)
+        try expectRank(filter, 4)
+        guard filter.dim(3) > 0, input.dim(3) % filter.dim(3) == 0, input.dim(3) == filter.dim(3) else {
+            throw KernelError.unsupported("input has \(input.dim(3)) channels, filter \(filter.dim(3)) (grouped convolution)")
+        }
+        if let bias = optionalInput(2) {
+            try expectType(bias, .float32)
+            guard bias.elementCount == filter.dim(0) else { throw KernelError.invalid("bias has \(bias.elementCount) values for \(filter.dim(0)) filters") }
+        }
+        geometryH = try SpatialGeometry(input: input.dim(1), filter: filter.dim(1), stride: options.strideH, dilation: options.dilationH, padding: options.padding)
+        geometryW = try SpatialGeometry(input: input.dim(2), filter: filter.dim(2), stride: options.strideW, dilation: options.dilationW, padding: options.padding)
+        output.type = .float32
+        output.shape = [input.dim(0), geometryH.output, geometryW.output, filter.dim(0)]
+    }
+
+    override var scratchBytes: Int {
+        guard let input = node.inputs[0], let filter = node.inputs[1], geometryH != nil else { return 0 }
+        if isPointwise && geometryH.padBefore == 0 && geometryW.padBefore == 0 { return 0 }
+        return input.dim(0) * geometryH.output * geometryW.output * filter.dim(1) * filter.dim(2) * filter.dim(3) * 4
+    }
+
+    override func run(_ context: RunContext) {
+        let input = node.inputs[0]!, filter = node.inputs[1]!, output = node.outputs[0]
+        let rows = input.dim(0) * geometryH.output * geometryW.output
+        let depth = filter.dim(1) * filter.dim(2) * filter.dim(3)
+        let outChannels = filter.dim(0)
+        let left: UnsafePointer<Float>
+        if scratchBytes == 0 {
+            left = UnsafePointer(input.floats)
+        } else {
+            let columns = context.scratch.assumingMemoryBound(to: Float.self)
+            im2col(input: input, filter: filter, into: columns, threads: context.threads)
+            left = UnsafePointer(columns)
+        }
+        BLAS.sgemm(transposeB: true, m: rows, n: outChannels, k: depth, a: left, lda: depth,
+                   b: filter.floats, ldb: depth, c: output.floats, ldc: outChannels, threads: context.threads)
+        addBiasAndActivate(output.floats, rows: rows, channels: outChannels, bias: optionalInput(2)?.floats,
+                           activation: activation, threads: context.threads)
+    }
+
+    /// Each output pixel's receptive field as one row of `KH*KW*Cin` values, zeros where it hangs over the edge.
+    private func im2col(input: Tensor, filter: Tensor, into columns: UnsafeMutablePointer<Float>, threads: Int) {
+        let (batches, inH, inW, channels) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
+        let (kh, kw) = (filter.dim(1), filter.dim(2))
+        let (outH, outW) = (geometryH.output, geometryW.output)
+        let src = input.floats
+        let rowLength = kh * kw * channels
+        parallelFor(batches * outH, threads: threads) { range in
+            for by in range {
+                let b = by / outH, oy = by % outH
+                for ox in 0..<outW {
+                    var dst = columns + ((b * outH + oy) * outW + ox) * rowLength
+                    for ky in 0..<kh {
+                        let iy = oy * options.strideH - geometryH.padBefore + ky * options.dilationH
+                        for kx in 0..<kw {
+                            let ix = ox * options.strideW - geometryW.padBefore + kx * options.dilationW
+                            if iy >= 0 && iy < inH && ix >= 0 && ix < inW {
+                                dst.update(from: src + ((b * inH + iy) * inW + ix) * channels, count: channels)
+                            } else {
+                                dst.update(repeating: 0, count: channels)
+                            }
+                            dst += channels
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The definition, for tests: a direct sum over the receptive field.
+    static func reference(input: [Float], inputShape: [Int], filter: [Float], filterShape: [Int], bias: [Float]?,
+                          options: Conv2DOptions) throws -> (values: [Float], shape: [Int]) {
+        let (batches, inH, inW, inC) = (inputShape[0], inputShape[1], inputShape[2], inputShape[3])
+        let (outC, kh, kw) = (filterShape[0], filterShape[1], filterShape[2])
+        let gh = try SpatialGeometry(input: inH, filter: kh, stride: options.strideH, dilation: options.dilationH, padding: options.padding)
+        let gw = try SpatialGeometry(input: inW, filter: kw, stride: options.strideW, dilation: options.dilationW, padding: options.padding)
+        let (low, high) = try activationRange(options.activation)
+        var out = [Float](repeating: 0, count: batches * gh.output * gw.output * outC)
+        for b in 0..<batches { for oy in 0..<gh.output { for ox in 0..<gw.output { for oc in 0..<outC {
+            var sum: Float = bias?[oc] ?? 0
+            for ky in 0..<kh { for kx in 0..<kw {
+                let iy = oy * options.strideH - gh.padBefore + ky * options.dilationH
+                let ix = ox * options.strideW - gw.padBefore + kx * options.dilationW
+                guard iy >= 0, iy < inH, ix >= 0, ix < inW else { continue }
+                for ic in 0..<inC {
+                    sum += input[((b * inH + iy) * inW + ix) * inC + ic] * filter[((oc * kh + ky) * kw + kx) * inC + ic]
+                }
+            } }
+            out[((b * gh.output + oy) * gw.output + ox) * outC + oc] = min(max(sum, low), high)
+        } } } }
+        return (out, [batches, gh.output, gw.output, outC])
+    }
+}
+
+/// Adds `bias[c]` to every row of a [rows, channels] matrix and clamps to the activation range, in one pass.
+func addBiasAndActivate(_ values: UnsafeMutablePointer<Float>, rows: Int, channels: Int, bias: UnsafePointer<Float>?,
+                        activation: (Float, Float), threads: Int) {
+    let (low, high) = activation
+    guard bias != nil || low != -.infinity || high != .infinity else { return }
+    parallelFor(rows, threads: threads, minimumChunk: 64) { range in
+        for r in range {
+            let row = values + r * channels
+            if let bias {
+                for c in 0..<channels {
+                    let v = row[c] + bias[c]
+                    let x = v < low ? low : v
+                    row[c] = x > high ? high : x
+                }
+            } else {
+                clamp(row, count: channels, low, high)
+            }
+        }
+    }
+}

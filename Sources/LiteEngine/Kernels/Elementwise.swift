@@ -1,0 +1,133 @@
+import Foundation
+import LiteFormat
+
+/// A float operation on two values.
+///
+/// Kernels apply it in plain loops over pointers, which LLVM vectorizes; Swift SIMD comparisons and
+/// min/max do not vectorize without target CPU flags (see `clamp`).
+protocol BinaryFloatOperation {
+    /// Whether the op's options table starts with a fused activation (ADD, SUB, MUL, DIV).
+    static var hasFusedActivation: Bool { get }
+    static func apply(_ a: Float, _ b: Float) -> Float
+}
+
+/// Broadcasting binary kernel (numpy rules, any rank up to the model limit), specialised per operation.
+///
+/// The loop runs over the output's last dimension with each operand's stride there 0 (broadcast) or 1, and
+/// over the leading dimensions with an index counter, so the common cases (same shape, per-channel
+/// vector, scalar) all reach the SIMD inner loop.
+final class BinaryElementwise<Operation: BinaryFloatOperation>: Kernel {
+    var activation: (Float, Float) = (-.infinity, .infinity)
+
+    required init(_ node: NodeContext) throws {
+        try super.init(node)
+        try expectCounts(inputs: 2...2, outputs: 1)
+        if Operation.hasFusedActivation {
+            activation = try activationRange(try ArithmeticOptions(node.options).activation)
+        }
+    }
+
+    override func prepare() throws {
+        let a = try input(0), b = try input(1), output = try self.output(0)
+        try expectType(a, .float32)
+        try expectType(b, .float32)
+        output.type = .float32
+        output.shape = try broadcastShape(a.shape, b.shape)
+    }
+
+    override func run(_ context: RunContext) {
+        let a = node.inputs[0]!, b = node.inputs[1]!, output = node.outputs[0]
+        broadcastBinary(a: a.floats, aShape: a.shape, b: b.floats, bShape: b.shape, out: output.floats, outShape: output.shape,
+                        activation: activation, Operation.apply)
+    }
+}
+
+func broadcastShape(_ a: [Int], _ b: [Int]) throws -> [Int] {
+    let rank = max(a.count, b.count)
+    let pa = Array(repeating: 1, count: rank - a.count) + a
+    let pb = Array(repeating: 1, count: rank - b.count) + b
+    return try zip(pa, pb).map { x, y in
+        guard x == y || x == 1 || y == 1 else { throw KernelError.invalid("shapes \(a) and \(b) do not broadcast") }
+        return x == 1 ? y : x
+    }
+}
+
+@inline(__always)
+func broadcastBinary(a: UnsafePointer<Float>, aShape: [Int], b: UnsafePointer<Float>, bShape: [Int],
+                     out: UnsafeMutablePointer<Float>, outShape: [Int], activation: (Float, Float),
+                     _ operation: (Float, Float) -> Float) {
+    let rank = outShape.count
+    let total = outShape.reduce(1, *)
+    guard total > 0 else { return }
+    let (low, high) = activation
+
+    // Operand strides in output coordinates (0 where broadcast).
+    func strides(_ shape: [Int]) -> [Int] {
+        let padded = Array(repeating: 1, count: rank - shape.count) + shape
+        let natural = rowMajorStrides(padded)
+        return (0..<rank).map { padded[$0] == 1 ? 0 : natural[$0] }
+    }
+    let sa = strides(aShape), sb = strides(bShape)
+    let inner = rank == 0 ? 1 : outShape[rank - 1]
+    let ia = rank == 0 ? 0 : sa[rank - 1], ib = rank == 0 ? 0 : sb[rank - 1]
+    let outer = total / inner
+    var index = Array(repeating: 0, count: max(rank - 1, 0))
+    var offA = 0, offB = 0
+    for row in 0..<outer {
+        let o = out + row * inner
+        let pa = a + offA, pb = b + offB
+        if ia == 1 && ib == 1 {
+            for i in 0..<inner { o[i] = operation(pa[i], pb[i]) }
+        } else if ia == 1 {
+            let y = pb[0]
+            for i in 0..<inner { o[i] = operation(pa[i], y) }
+        } else if ib == 1 {
+            let x = pa[0]
+            for i in 0..<inner { o[i] = operation(x, pb[i]) }
+        } else {
+            let v = operation(pa[0], pb[0])
+            for i in 0..<inner { o[i] = v }
+        }
+        clamp(o, count: inner, low, high)
+        // Advance the index over the leading dimensions.
+        var d = rank - 2
+        while d >= 0 {
+            index[d] += 1
+            offA += sa[d]
+            offB += sb[d]
+            if index[d] < outShape[d] { break }
+            offA -= sa[d] * outShape[d]
+            offB -= sb[d] * outShape[d]
+            index[d] = 0
+            d -= 1
+        }
+    }
+}
+
+/// A float function of one value.
+protocol UnaryFloatOperation {
+    static func apply(_ x: Float) -> Float
+}
+
+/// Elementwise kernel of one input, same shape out.
+final class UnaryElementwise<Operation: UnaryFloatOperation>: Kernel {
+    required init(_ node: NodeContext) throws {
+        try super.init(node)
+        try expectCounts(inputs: 1...1, outputs: 1)
+    }
+
+    override func prepare() throws {
+        let input = try self.input(0), output = try self.output(0)
+        try expectType(input, .float32)
+        output.type = .float32
+        output.shape = input.shape
+    }
+
+    override func run(_ context: RunContext) {
+        let input = node.inputs[0]!.floats, output = node.outputs[0].floats
+        let count = node.inputs[0]!.elementCount
+        parallelFor(count, threads: context.threads, minimumChunk: 4096) { range in
+            for i in range { output[i] = Operation.apply(input[i]) }
+        }
+    }
+}

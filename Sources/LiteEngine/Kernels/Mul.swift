@@ -1,0 +1,7 @@
+/// MUL: a * b with broadcasting and a fused activation.
+enum MulOperation: BinaryFloatOperation {
+    static let hasFusedActivation = true
+    @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a * b }
+}
+
+typealias Mul = BinaryElementwise<MulOperation>

@@ -1,0 +1,69 @@
+import LiteFormat
+
+/// AVERAGE_POOL_2D and MAX_POOL_2D over NHWC float tensors.
+///
+/// Windows are clipped to the input: the average divides by the number of in-bounds taps (TFLite's
+/// `filter_count`), never by the full window; padding never takes part in a max.
+class Pool2D: Kernel {
+    var options: Pool2DOptions
+    var geometryH: SpatialGeometry!
+    var geometryW: SpatialGeometry!
+    var activation: (Float, Float) = (-.infinity, .infinity)
+    var isAverage: Bool { false }
+
+    required init(_ node: NodeContext) throws {
+        options = try Pool2DOptions(node.options)
+        try super.init(node)
+        try expectCounts(inputs: 1...1, outputs: 1)
+        activation = try activationRange(options.activation)
+    }
+
+    override func prepare() throws {
+        let input = try self.input(0), output = try self.output(0)
+        try expectType(input, .float32)
+        try expectRank(input, 4)
+        geometryH = try SpatialGeometry(input: input.dim(1), filter: options.filterH, stride: options.strideH, dilation: 1, padding: options.padding)
+        geometryW = try SpatialGeometry(input: input.dim(2), filter: options.filterW, stride: options.strideW, dilation: 1, padding: options.padding)
+        output.type = .float32
+        output.shape = [input.dim(0), geometryH.output, geometryW.output, input.dim(3)]
+    }
+
+    override func run(_ context: RunContext) {
+        let input = node.inputs[0]!, output = node.outputs[0]
+        let (batches, inH, inW, channels) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
+        let (outH, outW) = (geometryH.output, geometryW.output)
+        let src = input.floats, dst = output.floats
+        let options = self.options, padH = geometryH.padBefore, padW = geometryW.padBefore, average = isAverage
+        let (low, high) = activation
+        parallelFor(batches * outH, threads: context.threads) { range in
+            for by in range {
+                let b = by / outH, oy = by % outH
+                let y0 = max(oy * options.strideH - padH, 0), y1 = min(oy * options.strideH - padH + options.filterH, inH)
+                for ox in 0..<outW {
+                    let x0 = max(ox * options.strideW - padW, 0), x1 = min(ox * options.strideW - padW + options.filterW, inW)
+                    let count = Float(max((y1 - y0) * (x1 - x0), 1))
+                    let out = dst + ((b * outH + oy) * outW + ox) * channels
+                    if average {
+                        out.update(repeating: 0, count: channels)
+                    } else {
+                        out.update(repeating: -.greatestFiniteMagnitude, count: channels)
+                    }
+                    for y in y0..<max(y0, y1) {
+                        for x in x0..<max(x0, x1) {
+                            let v = src + ((b * inH + y) * inW + x) * channels
+                            if average {
+                                for c in 0..<channels { out[c] += v[c] }
+                            } else {
+                                for c in 0..<channels { out[c] = v[c] > out[c] ? v[c] : out[c] }
+                            }
+                        }
+                    }
+                    if average {
+                        for c in 0..<channels { out[c] /= count }
+                    }
+                    clamp(out, count: channels, low, high)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,7 @@
+/// SUB: a - b with broadcasting and a fused activation.
+enum SubOperation: BinaryFloatOperation {
+    static let hasFusedActivation = true
+    @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a - b }
+}
+
+typealias Sub = BinaryElementwise<SubOperation>

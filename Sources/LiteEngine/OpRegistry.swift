@@ -1,0 +1,64 @@
+import LiteFormat
+
+/// Which kernel runs which op: builtin ops by code and version range, custom ops by name.
+///
+/// A new op is one file in Kernels/ and one line here.
+enum OpRegistry {
+    struct Registration {
+        let versions: ClosedRange<Int>
+        let kernel: Kernel.Type
+    }
+
+    static let builtins: [BuiltinOperator: Registration] = [
+        .add: .init(versions: 1...5, kernel: Add.self),
+        .sub: .init(versions: 1...5, kernel: Sub.self),
+        .mul: .init(versions: 1...7, kernel: Mul.self),
+        .div: .init(versions: 1...2, kernel: Div.self),
+        .squaredDifference: .init(versions: 1...2, kernel: SquaredDifference.self),
+        .minimum: .init(versions: 1...4, kernel: Minimum.self),
+        .maximum: .init(versions: 1...4, kernel: Maximum.self),
+        .prelu: .init(versions: 1...1, kernel: PRelu.self),
+        .relu: .init(versions: 1...3, kernel: Relu.self),
+        .relu6: .init(versions: 1...3, kernel: Relu6.self),
+        .reluN1To1: .init(versions: 1...2, kernel: ReluN1To1.self),
+        .logistic: .init(versions: 1...3, kernel: Logistic.self),
+        .tanh: .init(versions: 1...3, kernel: Tanh.self),
+        .exp: .init(versions: 1...2, kernel: Exp.self),
+        .sqrt: .init(versions: 1...1, kernel: Sqrt.self),
+        .rsqrt: .init(versions: 1...3, kernel: Rsqrt.self),
+        .abs: .init(versions: 1...5, kernel: Abs.self),
+        .hardSwish: .init(versions: 1...1, kernel: HardSwish.self),
+        .conv2d: .init(versions: 1...8, kernel: Conv2D.self),
+        .depthwiseConv2d: .init(versions: 1...7, kernel: DepthwiseConv2D.self),
+        .fullyConnected: .init(versions: 1...12, kernel: FullyConnected.self),
+        .averagePool2d: .init(versions: 1...3, kernel: AveragePool2D.self),
+        .maxPool2d: .init(versions: 1...3, kernel: MaxPool2D.self),
+        .softmax: .init(versions: 1...3, kernel: Softmax.self),
+        .logSoftmax: .init(versions: 1...2, kernel: LogSoftmax.self),
+        .reshape: .init(versions: 1...1, kernel: Reshape.self),
+        .squeeze: .init(versions: 1...2, kernel: Squeeze.self),
+        .expandDims: .init(versions: 1...1, kernel: ExpandDims.self),
+        .concatenation: .init(versions: 1...4, kernel: Concatenation.self),
+        .pad: .init(versions: 1...4, kernel: Pad.self),
+        .padv2: .init(versions: 1...4, kernel: PadV2.self),
+        .mirrorPad: .init(versions: 1...3, kernel: MirrorPad.self),
+        .mean: .init(versions: 1...3, kernel: Mean.self),
+        .sum: .init(versions: 1...2, kernel: Sum.self),
+    ]
+
+    static let custom: [String: Registration] = [:]
+
+    static func registration(for code: OperatorCode) -> Registration? {
+        code.builtin == .custom ? code.customName.flatMap { custom[$0] } : builtins[code.builtin]
+    }
+
+    /// True when a kernel exists for this op code and version.
+    static func supports(_ code: OperatorCode) -> Bool {
+        registration(for: code)?.versions.contains(code.version) ?? false
+    }
+}
+
+extension Interpreter {
+    /// True when this engine has a kernel for the op code at its version.
+    public static func supports(_ code: OperatorCode) -> Bool { OpRegistry.supports(code) }
+}

@@ -1,0 +1,88 @@
+import LiteFormat
+
+/// A tensor of a running model: its type, current shape and where its bytes live.
+///
+/// Constant tensors point into the model file; intermediate tensors into the interpreter's arena; variable
+/// tensors (LSTM state) and tensors whose data an op materialises at load (dequantized or densified
+/// weights) own their bytes.
+public final class Tensor: @unchecked Sendable {
+    public enum Storage: Sendable, Equatable {
+        /// Bytes in the model file, read-only.
+        case constant
+        /// A slice of the interpreter's arena, placed by the planner.
+        case arena
+        /// Bytes owned by this tensor that live as long as the interpreter (variables, op-made constants).
+        case persistent
+    }
+
+    public let index: Int
+    public let name: String
+    public internal(set) var type: TensorType
+    public internal(set) var shape: [Int]
+    /// The shape as the file declared it, with -1 for resizable dimensions.
+    public let shapeSignature: [Int]
+    public let quantization: Quantization?
+    public internal(set) var storage: Storage
+    public let isVariable: Bool
+
+    /// Start of the tensor's bytes; valid after planning.
+    public internal(set) var data: UnsafeMutableRawPointer?
+    /// Offset in the arena for `.arena` tensors.
+    var arenaOffset = 0
+    var ownedBytes: UnsafeMutableRawBufferPointer?
+
+    init(index: Int, description: TensorDescription, constant: UnsafeRawBufferPointer?) {
+        self.index = index
+        self.name = description.name
+        self.type = description.type
+        self.shape = description.shape
+        self.shapeSignature = description.shapeSignature
+        self.quantization = description.quantization
+        self.isVariable = description.isVariable
+        if let constant, constant.count > 0 {
+            storage = .constant
+            data = UnsafeMutableRawPointer(mutating: constant.baseAddress)
+        } else {
+            storage = .arena
+        }
+    }
+
+    deinit { ownedBytes?.deallocate() }
+
+    public var elementCount: Int { shape.reduce(1, *) }
+    public var rank: Int { shape.count }
+
+    /// Bytes the tensor needs at its current shape (0 for types without a fixed size).
+    public var byteCount: Int { elementCount * (type.byteSize ?? 0) }
+
+    /// Gives the tensor bytes of its own, zeroed, that outlive any plan.
+    func makePersistent(byteCount: Int) {
+        ownedBytes?.deallocate()
+        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: max(byteCount, 1), alignment: 64)
+        bytes.initializeMemory(as: UInt8.self, repeating: 0)
+        ownedBytes = bytes
+        data = bytes.baseAddress
+        storage = .persistent
+    }
+
+    /// Typed access for kernels. The caller has checked `type`.
+    @inline(__always)
+    func pointer<T>(_: T.Type) -> UnsafeMutablePointer<T> {
+        data!.assumingMemoryBound(to: T.self)
+    }
+
+    @inline(__always) var floats: UnsafeMutablePointer<Float> { pointer(Float.self) }
+
+    /// The tensor's contents as an array (copies).
+    public func toArray<T>(of _: T.Type) -> [T] {
+        guard let data else { return [] }
+        return Array(UnsafeBufferPointer(start: data.assumingMemoryBound(to: T.self), count: elementCount))
+    }
+
+    /// Size of dimension `i`, counting negative `i` from the end.
+    func dim(_ i: Int) -> Int { shape[i < 0 ? shape.count + i : i] }
+}
+
+extension Tensor: CustomStringConvertible {
+    public var description: String { "\(name.isEmpty ? "tensor \(index)" : name) \(type)\(shape)" }
+}

@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+import LiteEngine
+import LiteFormat
+
+struct Bench: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Time model load and inference on random inputs.")
+
+    @Argument(help: "Path to a .tflite model.") var model: String
+    @Option(help: "Threads.") var threads = 1
+    @Option(help: "Timed runs.") var runs = 50
+    @Option(help: "Untimed warm-up runs.") var warmup = 5
+    @Option(help: "Quantized arithmetic: exact or fast.") var numerics: String = "fast"
+    @Flag(help: "End with one JSON line.") var json = false
+    @Flag(help: "Print per-op times of one run.") var profile = false
+
+    func validate() throws {
+        guard threads >= 1, runs >= 1, warmup >= 0 else { throw ValidationError("--threads and --runs must be >= 1, --warmup >= 0") }
+        guard Numerics(rawValue: numerics) != nil else { throw ValidationError("--numerics must be exact or fast") }
+    }
+
+    func run() throws {
+        do {
+            let options = Interpreter.Options(threads: threads, numerics: Numerics(rawValue: numerics)!)
+            _ = BLAS.coreName
+            let loadStart = DispatchTime.now().uptimeNanoseconds
+            let interpreter = try Interpreter(modelPath: model, options: options)
+            let loadMs = Double(DispatchTime.now().uptimeNanoseconds - loadStart) / 1e6
+            var generator = SystemRandomNumberGenerator()
+            for i in 0..<interpreter.inputCount {
+                let tensor = try interpreter.input(at: i)
+                let bytes = (0..<tensor.byteCount).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                var values = bytes
+                if tensor.type == .float32 {
+                    values = (0..<tensor.elementCount).flatMap { _ in withUnsafeBytes(of: Float.random(in: -1...1), Array.init) }
+                }
+                try values.withUnsafeBytes { try interpreter.copy($0, toInputAt: i) }
+            }
+            for _ in 0..<warmup { try interpreter.invoke() }
+            var times: [Double] = []
+            for _ in 0..<runs {
+                let start = DispatchTime.now().uptimeNanoseconds
+                try interpreter.invoke()
+                times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+            }
+            times.sort()
+            let median = times[times.count / 2], minimum = times[0], p90 = times[min(times.count - 1, times.count * 9 / 10)]
+            if profile {
+                var byOp: [String: Double] = [:]
+                for entry in try interpreter.invokeProfiled() { byOp[entry.op, default: 0] += entry.seconds * 1e3 }
+                for (op, ms) in byOp.sorted(by: { $0.value > $1.value }) { print(String(format: "  %-28@ %8.3f ms", op as NSString, ms)) }
+            }
+            print(String(format: "load %.2f ms  min %.3f ms  median %.3f ms  p90 %.3f ms  (%d runs, %d threads, OpenBLAS %@)",
+                         loadMs, minimum, median, p90, runs, threads, BLAS.coreName as NSString))
+            if json {
+                let object: [String: Any] = ["model": model, "load_ms": loadMs, "min_ms": minimum, "median_ms": median, "p90_ms": p90,
+                                             "runs": runs, "threads": threads, "numerics": numerics, "blas_core": BLAS.coreName]
+                print(String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self))
+            }
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}

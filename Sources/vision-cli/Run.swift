@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+import LiteEngine
+
+struct Run: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run a model on .npy inputs and write its outputs as .npy files.")
+
+    @Argument(help: "Path to a .tflite model.") var model: String
+    @Option(name: .long, help: "An input .npy file, once per model input, in order.") var input: [String] = []
+    @Option(name: .long, help: "Directory for output_<i>.npy.") var outputDir: String
+    @Option(name: .long, help: "Threads.") var threads = 1
+    @Option(name: .long, help: "Quantized arithmetic: exact or fast.") var numerics: String = "fast"
+
+    func validate() throws {
+        guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
+        guard Numerics(rawValue: numerics) != nil else { throw ValidationError("--numerics must be exact or fast") }
+    }
+
+    func run() throws {
+        do {
+            let interpreter = try Interpreter(modelPath: model, options: .init(threads: threads, numerics: Numerics(rawValue: numerics)!))
+            guard input.count == interpreter.inputCount else {
+                throw EngineError.invalidArgument("the model has \(interpreter.inputCount) inputs, \(input.count) --input given")
+            }
+            let arrays = try input.map { try NumPyArray(contentsOf: $0) }
+            for (i, array) in arrays.enumerated() {
+                let tensor = try interpreter.input(at: i)
+                guard array.type == tensor.type else {
+                    throw EngineError.invalidArgument("input \(i) (\(input[i])) is \(array.type), the model wants \(tensor.type)")
+                }
+                if array.shape != tensor.shape { try interpreter.resizeInput(at: i, to: array.shape) }
+            }
+            try interpreter.allocateTensors()
+            for (i, array) in arrays.enumerated() {
+                try array.bytes.withUnsafeBytes { try interpreter.copy($0, toInputAt: i) }
+            }
+            try interpreter.invoke()
+            try FileManager.default.createDirectory(atPath: outputDir, withIntermediateDirectories: true)
+            for i in 0..<interpreter.outputCount {
+                let bytes = try interpreter.output(at: i).numpy().encoded()
+                try Data(bytes).write(to: URL(fileURLWithPath: outputDir).appendingPathComponent("output_\(i).npy"))
+            }
+        } catch let error as ExitCode {
+            throw error
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}

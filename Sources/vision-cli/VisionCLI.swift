@@ -1,0 +1,16 @@
+import ArgumentParser
+import Foundation
+
+@main
+struct VisionCLI: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "vision-cli",
+        abstract: "Run TensorFlow Lite models in pure Swift.",
+        subcommands: [Inspect.self, Run.self, Bench.self]
+    )
+}
+
+/// Writes to standard error.
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+}
