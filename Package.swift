@@ -43,7 +43,7 @@ let package = Package(
         .testTarget(
             name: "LiteEngineTests",
             dependencies: ["LiteEngine"],
-            resources: [.copy("Goldens")]
+            exclude: ["Goldens"]
         ),
         .executableTarget(
             name: "OpBenchmarks",

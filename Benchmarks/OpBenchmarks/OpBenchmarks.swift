@@ -1,1 +1,5 @@
+import Benchmark
 import LiteEngine
+
+let benchmarks: @Sendable () -> Void = {
+}

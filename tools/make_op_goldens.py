@@ -1,0 +1,237 @@
+#!/usr/bin/env python3
+"""Builds single-op .tflite models with TensorFlow's converter and records LiteRT's outputs on them.
+
+Writes Tests/LiteEngineTests/Goldens/ops/<case>/{model.tflite,input_<i>.npy,output_<i>.npy} and a manifest.json
+listing every case with the ops its model contains. The Swift tests run each model and compare with the
+recorded outputs (max |ours - LiteRT| <= 1e-4 * max(1, max |LiteRT|)).
+
+    pip install ai-edge-litert numpy tensorflow-cpu==2.21.0
+    python3 tools/make_op_goldens.py            # all cases
+    python3 tools/make_op_goldens.py conv       # cases whose name contains "conv"
+
+Reference: LiteRT's built-in kernels (OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES), the same kernels
+TensorFlow Lite's reference semantics are defined by.
+"""
+import json
+import os
+import shutil
+import sys
+import zlib
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+import numpy as np
+import tensorflow as tf
+from ai_edge_litert import interpreter as litert
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "LiteEngineTests", "Goldens", "ops")
+CASES = []
+
+
+def case(name, input_shapes, dtype=np.float32, low=-2.0, high=2.0, optimize=None, ints=None):
+    """Registers a case: fn(*inputs) -> output(s); inputs are random in [low, high]."""
+    def register(fn):
+        CASES.append(dict(name=name, fn=fn, shapes=input_shapes, dtype=dtype, low=low, high=high, optimize=optimize, ints=ints))
+        return fn
+    return register
+
+
+rng = np.random.default_rng(1234)
+
+
+def const(*shape, scale=0.5):
+    return tf.constant(rng.normal(0, scale, size=shape).astype(np.float32))
+
+
+# ---- convolution family -------------------------------------------------------------------------------
+def conv_case(name, shape, kh, kw, cin, cout, strides, padding, dilations=1, act=None, bias=True):
+    w, b = const(kh, kw, cin, cout), const(cout)
+
+    @case(name, [shape])
+    def f(x):
+        y = tf.nn.conv2d(x, w, strides=strides, padding=padding, dilations=dilations)
+        if bias:
+            y = tf.nn.bias_add(y, b)
+        return act(y) if act else y
+
+
+conv_case("conv_3x3_same_relu", (1, 9, 9, 3), 3, 3, 3, 8, 1, "SAME", act=tf.nn.relu)
+conv_case("conv_3x3_stride2_same_relu6", (1, 10, 11, 4), 3, 3, 4, 16, 2, "SAME", act=tf.nn.relu6)
+conv_case("conv_3x3_valid_dilation2", (1, 12, 12, 5), 3, 3, 5, 7, 1, "VALID", dilations=2)
+conv_case("conv_1x1", (1, 8, 8, 24), 1, 1, 24, 40, 1, "SAME")
+conv_case("conv_2x3_batch2_stride21", (2, 7, 5, 3), 2, 3, 3, 6, (2, 1), "VALID", act=tf.nn.relu)
+conv_case("conv_5x5_same_relu_n1_to_1", (1, 6, 6, 2), 5, 5, 2, 3, 1, "SAME", act=lambda y: tf.clip_by_value(y, -1.0, 1.0))
+conv_case("conv_1x1_stride2", (1, 9, 9, 8), 1, 1, 8, 4, 2, "SAME")
+
+
+def depthwise_case(name, shape, k, mult, strides, padding, dilations=1, act=None):
+    c = shape[-1]
+    w, b = const(k, k, c, mult), const(c * mult)
+
+    @case(name, [shape])
+    def f(x):
+        y = tf.nn.depthwise_conv2d(x, w, strides=[1, strides, strides, 1], padding=padding, dilations=[dilations, dilations])
+        y = tf.nn.bias_add(y, b)
+        return act(y) if act else y
+
+
+depthwise_case("depthwise_3x3_same_relu6", (1, 9, 9, 32), 3, 1, 1, "SAME", act=tf.nn.relu6)
+depthwise_case("depthwise_3x3_stride2_same", (1, 11, 10, 20), 3, 1, 2, "SAME")
+depthwise_case("depthwise_multiplier2", (1, 7, 7, 3), 3, 2, 1, "SAME", act=tf.nn.relu)
+depthwise_case("depthwise_dilation2_valid", (1, 12, 12, 17), 3, 1, 1, "VALID", dilations=2)
+depthwise_case("depthwise_5x5_stride2_valid", (2, 13, 13, 8), 5, 1, 2, "VALID")
+
+
+def transpose_conv_case(name, shape, k, cout, stride, padding, out_hw):
+    cin = shape[-1]
+    w = const(k, k, cout, cin)
+
+    @case(name, [shape])
+    def f(x):
+        return tf.nn.conv2d_transpose(x, w, output_shape=[shape[0], out_hw[0], out_hw[1], cout], strides=stride, padding=padding)
+
+
+transpose_conv_case("transpose_conv_stride2_same", (1, 4, 5, 6), 3, 4, 2, "SAME", (8, 10))
+transpose_conv_case("transpose_conv_stride2_valid", (1, 4, 4, 3), 3, 2, 2, "VALID", (9, 9))
+transpose_conv_case("transpose_conv_stride1_same", (1, 5, 5, 2), 3, 3, 1, "SAME", (5, 5))
+
+# ---- fully connected ------------------------------------------------------------------------------------
+fc_w, fc_b = const(20, 12), const(12)
+
+
+@case("fully_connected_relu", [(3, 20)])
+def fully_connected(x):
+    return tf.nn.relu(tf.matmul(x, fc_w) + fc_b)
+
+
+@case("fully_connected_keep_num_dims", [(2, 5, 20)])
+def fully_connected_keep(x):
+    return tf.tensordot(x, fc_w, axes=1) + fc_b
+
+
+# ---- elementwise -----------------------------------------------------------------------------------------
+bias_c = const(3)
+other = const(2, 1, 3)
+for opname, fn in [("add", tf.add), ("sub", tf.subtract), ("mul", tf.multiply), ("squared_difference", tf.math.squared_difference),
+                   ("minimum", tf.minimum), ("maximum", tf.maximum)]:
+    case(f"{opname}_same_shape", [(1, 4, 5, 3), (1, 4, 5, 3)])(lambda x, y, fn=fn: fn(x, y))
+    case(f"{opname}_broadcast", [(2, 4, 3)])(lambda x, fn=fn: fn(x, other))
+    case(f"{opname}_channel_vector", [(1, 3, 5, 3)])(lambda x, fn=fn: fn(bias_c, x))
+case("add_broadcast_4d_relu", [(1, 1, 5, 1), (2, 3, 1, 4)])(lambda x, y: tf.nn.relu(x + y))
+case("mul_scalar_relu6", [(1, 6, 6, 5)])(lambda x: tf.nn.relu6(x * 3.0))
+case("div", [(2, 3, 4), (2, 3, 4)], low=0.5, high=3.0)(lambda x, y: x / y)
+case("div_broadcast", [(2, 3, 4)], low=0.5, high=3.0)(lambda x: x / tf.constant([1.5, -2.0, 0.75, 3.0]))
+for opname, fn, lo, hi in [("relu", tf.nn.relu, -2, 2), ("relu6", tf.nn.relu6, -3, 9), ("relu_n1_to_1", lambda x: tf.clip_by_value(x, -1.0, 1.0), -2, 2),
+                           ("logistic", tf.sigmoid, -8, 8), ("tanh", tf.tanh, -4, 4), ("exp", tf.exp, -5, 5),
+                           ("sqrt", tf.sqrt, 0.01, 9), ("rsqrt", tf.math.rsqrt, 0.05, 9), ("abs", tf.abs, -3, 3),
+                           ("leaky_relu", lambda x: tf.nn.leaky_relu(x, alpha=0.15), -3, 3),
+                           ("hard_swish", lambda x: x * tf.nn.relu6(x + 3.0) / 6.0, -5, 5),
+                           ("log_softmax", tf.nn.log_softmax, -4, 4), ("softmax", tf.nn.softmax, -4, 4)]:
+    case(opname, [(2, 5, 7, 3)], low=lo, high=hi)(lambda x, fn=fn: fn(x))
+case("softmax_wide", [(3, 1001)], low=-6, high=6)(lambda x: tf.nn.softmax(x))
+
+
+@case("prelu", [(1, 4, 4, 3)])
+def prelu(x):
+    alpha = tf.constant([0.1, 0.25, -0.5])
+    return tf.nn.relu(x) - alpha * tf.nn.relu(-x)
+
+
+# ---- pooling and reductions ------------------------------------------------------------------------------
+case("average_pool_2x2_valid", [(1, 8, 9, 5)])(lambda x: tf.nn.avg_pool2d(x, 2, 2, "VALID"))
+case("average_pool_3x3_stride2_same", [(1, 7, 7, 20)])(lambda x: tf.nn.avg_pool2d(x, 3, 2, "SAME"))
+case("max_pool_2x2_valid", [(2, 8, 8, 3)])(lambda x: tf.nn.max_pool2d(x, 2, 2, "VALID"))
+case("max_pool_3x3_stride2_same", [(1, 9, 7, 17)])(lambda x: tf.nn.max_pool2d(x, 3, 2, "SAME"))
+case("mean_hw_keepdims", [(1, 7, 7, 16)])(lambda x: tf.reduce_mean(x, axis=[1, 2], keepdims=True))
+case("mean_last_axis", [(2, 3, 10)])(lambda x: tf.reduce_mean(x, axis=-1))
+case("sum_axis0_keepdims", [(4, 3, 5)])(lambda x: tf.reduce_sum(x, axis=0, keepdims=True))
+case("sum_two_axes", [(2, 3, 4, 5)])(lambda x: tf.reduce_sum(x, axis=[1, 3]))
+
+# ---- shape and data movement -----------------------------------------------------------------------------
+case("reshape", [(2, 3, 4)])(lambda x: tf.reshape(x, (4, 6)) * 1.0)
+case("squeeze", [(1, 3, 1, 4)])(lambda x: tf.squeeze(x, axis=[0, 2]) + 1.0)
+case("expand_dims", [(3, 4)])(lambda x: tf.expand_dims(x + 1.0, axis=1))
+case("concatenation_axis3", [(1, 4, 4, 3), (1, 4, 4, 5)])(lambda x, y: tf.concat([x, y], axis=3))
+case("concatenation_axis1_three", [(2, 3, 4), (2, 1, 4), (2, 2, 4)])(lambda x, y, z: tf.concat([x, y, z], axis=1))
+case("pad", [(1, 3, 4, 2)])(lambda x: tf.pad(x, [[0, 0], [1, 2], [2, 1], [0, 0]]))
+case("padv2", [(2, 3, 3)])(lambda x: tf.pad(x, [[1, 0], [0, 2], [1, 1]], constant_values=1.5))
+case("mirror_pad_reflect", [(1, 4, 5, 2)])(lambda x: tf.pad(x, [[0, 0], [2, 1], [1, 3], [0, 0]], mode="REFLECT"))
+case("mirror_pad_symmetric", [(3, 4)])(lambda x: tf.pad(x, [[1, 2], [3, 1]], mode="SYMMETRIC"))
+for ac, hp in [(False, False), (True, False), (False, True)]:
+    tag = "align_corners" if ac else ("half_pixel" if hp else "plain")
+    case(f"resize_bilinear_{tag}", [(1, 5, 7, 3)])(lambda x, ac=ac, hp=hp: tf.compat.v1.image.resize_bilinear(x, (9, 4), align_corners=ac, half_pixel_centers=hp))
+    case(f"resize_nearest_{tag}", [(1, 5, 7, 3)])(lambda x, ac=ac, hp=hp: tf.compat.v1.image.resize_nearest_neighbor(x, (11, 3), align_corners=ac, half_pixel_centers=hp))
+case("strided_slice_basic", [(4, 6, 5)])(lambda x: x[1:3, ::2, 1:4])
+case("strided_slice_masks", [(4, 6, 5)])(lambda x: x[:, 1:, ::-2])
+case("strided_slice_shrink_newaxis", [(4, 6, 5)])(lambda x: x[2, tf.newaxis, 1:5, 3])
+case("strided_slice_ellipsis", [(2, 3, 4, 5)])(lambda x: x[..., 1:3])
+case("strided_slice_negative", [(5, 6)])(lambda x: x[-4:-1, -1:0:-2])
+case("slice", [(3, 4, 5)])(lambda x: tf.slice(x, [1, 0, 2], [2, -1, 3]))
+case("transpose", [(2, 3, 4, 5)])(lambda x: tf.transpose(x, [0, 3, 1, 2]))
+case("transpose_2d", [(7, 5)])(lambda x: tf.transpose(x))
+case("split", [(2, 6, 4)])(lambda x: tf.split(x, 3, axis=1))
+case("split_v", [(2, 7, 4)])(lambda x: tf.split(x, [2, 4, 1], axis=1))
+case("pack", [(3, 4), (3, 4)])(lambda x, y: tf.stack([x, y], axis=1))
+case("unpack", [(3, 4, 2)])(lambda x: tf.unstack(x, axis=1))
+case("gather", [(5, 4)])(lambda x: tf.gather(x, tf.constant([4, 0, 2, 2]), axis=0))
+case("gather_axis1", [(3, 6, 2)])(lambda x: tf.gather(x, tf.constant([[5, 1], [0, 3]]), axis=1))
+case("arg_max", [(3, 7)])(lambda x: tf.argmax(x, axis=1))
+case("arg_min", [(2, 3, 5)])(lambda x: tf.argmin(x, axis=-1, output_type=tf.int32))
+case("cast_to_int32", [(3, 4)], low=-50, high=50)(lambda x: tf.cast(x, tf.int32))
+case("depth_to_space", [(1, 3, 4, 8)])(lambda x: tf.nn.depth_to_space(x, 2))
+case("space_to_depth", [(1, 4, 6, 3)])(lambda x: tf.nn.space_to_depth(x, 2))
+
+# ---- weight formats --------------------------------------------------------------------------------------
+fp16_w, fp16_b = const(3, 3, 4, 6), const(6)
+case("dequantize_float16_weights", [(1, 6, 6, 4)], optimize="float16")(
+    lambda x: tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(x, fp16_w, 1, "SAME"), fp16_b)))
+sparse = rng.normal(0, 0.5, size=(64, 32)).astype(np.float32)
+sparse[rng.random(sparse.shape) < 0.85] = 0.0
+sparse_w = tf.constant(sparse)
+case("densify_sparse_weights", [(2, 64)], optimize="sparsity")(lambda x: tf.matmul(x, sparse_w))
+
+
+def convert(c):
+    specs = [tf.TensorSpec(s, tf.float32) for s in c["shapes"]]
+    fn = tf.function(c["fn"], input_signature=specs, autograph=False)
+    converter = tf.lite.TFLiteConverter.from_concrete_functions([fn.get_concrete_function()], fn)
+    if c["optimize"] == "float16":
+        converter.optimizations = [tf.lite.Optimize.DEFAULT]
+        converter.target_spec.supported_types = [tf.float16]
+    elif c["optimize"] == "sparsity":
+        converter.optimizations = [tf.lite.Optimize.EXPERIMENTAL_SPARSITY]
+    return converter.convert()
+
+
+def ops_of(model_bytes):
+    interp = litert.Interpreter(model_content=model_bytes)
+    return sorted({op["op_name"] for op in interp._get_ops_details()})
+
+
+def main():
+    selected = [c for c in CASES if len(sys.argv) < 2 or any(a in c["name"] for a in sys.argv[1:])]
+    os.makedirs(ROOT, exist_ok=True)
+    manifest_path = os.path.join(ROOT, "manifest.json")
+    manifest = json.load(open(manifest_path)) if os.path.exists(manifest_path) and len(sys.argv) >= 2 else {}
+    for c in selected:
+        model = convert(c)
+        folder = os.path.join(ROOT, c["name"])
+        shutil.rmtree(folder, ignore_errors=True)
+        os.makedirs(folder)
+        open(os.path.join(folder, "model.tflite"), "wb").write(model)
+        interp = litert.Interpreter(model_content=model, experimental_op_resolver_type=litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
+        interp.allocate_tensors()
+        case_rng = np.random.default_rng(zlib.crc32(c["name"].encode()))
+        for i, detail in enumerate(interp.get_input_details()):
+            x = case_rng.uniform(c["low"], c["high"], size=detail["shape"]).astype(detail["dtype"])
+            np.save(os.path.join(folder, f"input_{i}.npy"), x)
+            interp.set_tensor(detail["index"], x)
+        interp.invoke()
+        for i, detail in enumerate(interp.get_output_details()):
+            np.save(os.path.join(folder, f"output_{i}.npy"), interp.get_tensor(detail["index"]))
+        manifest[c["name"]] = {"ops": ops_of(model), "inputs": len(interp.get_input_details()), "outputs": len(interp.get_output_details())}
+        print(f"{c['name']:40s} {', '.join(manifest[c['name']]['ops'])}")
+    json.dump(dict(sorted(manifest.items())), open(manifest_path, "w"), indent=1)
+
+
+if __name__ == "__main__":
+    main()
