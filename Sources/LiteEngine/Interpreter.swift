@@ -75,7 +75,7 @@ public final class Interpreter: @unchecked Sendable {
                 throw EngineError.unsupportedOperator(node: index, op: code.description, version: code.version)
             }
             let context = NodeContext(
-                index: index, code: code, options: op.builtinOptions, customOptions: op.customOptions,
+                model: model, index: index, code: code, options: op.builtinOptions, customOptions: op.customOptions,
                 inputs: op.inputs.map { $0 < 0 ? nil : tensors[$0] },
                 outputs: op.outputs.map { tensors[$0] },
                 intermediates: op.intermediates.compactMap { $0 < 0 ? nil : tensors[$0] },
@@ -262,8 +262,8 @@ public final class Interpreter: @unchecked Sendable {
     public func invoke() throws {
         try allocateTensors()
         let context = RunContext(scratch: scratch!.baseAddress!, threads: options.threads)
-        for kernel in kernels {
-            kernel.run(context)
+        for (index, kernel) in kernels.enumerated() {
+            try Self.nodeStep(index, nodeCodes[index]) { try kernel.run(context) }
         }
     }
 
@@ -271,9 +271,9 @@ public final class Interpreter: @unchecked Sendable {
     public func invokeProfiled() throws -> [(node: Int, op: String, seconds: Double)] {
         try allocateTensors()
         let context = RunContext(scratch: scratch!.baseAddress!, threads: options.threads)
-        return kernels.enumerated().map { index, kernel in
+        return try kernels.enumerated().map { index, kernel in
             let start = DispatchTime.now().uptimeNanoseconds
-            kernel.run(context)
+            try Self.nodeStep(index, nodeCodes[index]) { try kernel.run(context) }
             return (index, nodeCodes[index].description, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
         }
     }

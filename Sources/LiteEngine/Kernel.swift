@@ -7,6 +7,7 @@ public enum Numerics: String, Sendable, CaseIterable {
 
 /// What a kernel sees of its node while the plan is built.
 struct NodeContext {
+    let model: TFLiteModel
     let index: Int
     let code: OperatorCode
     let options: FlatTable?
@@ -29,7 +30,8 @@ struct RunContext {
 ///
 /// Life cycle (tflite-micro's Init/Prepare/Eval): `init` reads options and checks what does not depend on
 /// shapes; `prepare()` checks shapes and types and sets output shapes (again after every input resize);
-/// `run` computes. Kernels never throw from `run`: everything that can fail is found in `prepare`.
+/// `run` computes. Everything that can be checked from shapes is checked in `prepare`; `run` throws only for
+/// what depends on tensor contents (an out-of-range gather index).
 class Kernel {
     let node: NodeContext
 
@@ -42,7 +44,7 @@ class Kernel {
     /// Scratch bytes `run` needs at the current shapes.
     var scratchBytes: Int { 0 }
 
-    func run(_ context: RunContext) {}
+    func run(_ context: RunContext) throws {}
 
     // MARK: Helpers for subclasses
 

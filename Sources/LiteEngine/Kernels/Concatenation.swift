@@ -34,7 +34,7 @@ final class Concatenation: Kernel {
         output.shape = shape
     }
 
-    override func run(_ context: RunContext) {
+    override func run(_ context: RunContext) throws {
         let output = node.outputs[0]
         let element = output.type.byteSize!
         let outer = output.shape[..<axis].reduce(1, *)

@@ -48,7 +48,7 @@ final class Conv2D: Kernel {
         return input.dim(0) * geometryH.output * geometryW.output * filter.dim(1) * filter.dim(2) * filter.dim(3) * 4
     }
 
-    override func run(_ context: RunContext) {
+    override func run(_ context: RunContext) throws {
         let input = node.inputs[0]!, filter = node.inputs[1]!, output = node.outputs[0]
         let rows = input.dim(0) * geometryH.output * geometryW.output
         let depth = filter.dim(1) * filter.dim(2) * filter.dim(3)

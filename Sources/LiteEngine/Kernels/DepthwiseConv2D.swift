@@ -40,7 +40,7 @@ final class DepthwiseConv2D: Kernel {
         output.shape = [input.dim(0), geometryH.output, geometryW.output, outC]
     }
 
-    override func run(_ context: RunContext) {
+    override func run(_ context: RunContext) throws {
         let input = node.inputs[0]!, filter = node.inputs[1]!, output = node.outputs[0]
         let (batches, inH, inW, inC) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
         let (kh, kw, outC) = (filter.dim(1), filter.dim(2), filter.dim(3))

@@ -35,7 +35,7 @@ final class BinaryElementwise<Operation: BinaryFloatOperation>: Kernel {
         output.shape = try broadcastShape(a.shape, b.shape)
     }
 
-    override func run(_ context: RunContext) {
+    override func run(_ context: RunContext) throws {
         let a = node.inputs[0]!, b = node.inputs[1]!, output = node.outputs[0]
         broadcastBinary(a: a.floats, aShape: a.shape, b: b.floats, bShape: b.shape, out: output.floats, outShape: output.shape,
                         activation: activation, Operation.apply)
@@ -123,7 +123,7 @@ final class UnaryElementwise<Operation: UnaryFloatOperation>: Kernel {
         output.shape = input.shape
     }
 
-    override func run(_ context: RunContext) {
+    override func run(_ context: RunContext) throws {
         let input = node.inputs[0]!.floats, output = node.outputs[0].floats
         let count = node.inputs[0]!.elementCount
         parallelFor(count, threads: context.threads, minimumChunk: 4096) { range in

@@ -36,7 +36,7 @@ final class FullyConnected: Kernel {
         }
     }
 
-    override func run(_ context: RunContext) {
+    override func run(_ context: RunContext) throws {
         let input = node.inputs[0]!, weights = node.inputs[1]!, output = node.outputs[0]
         let depth = weights.dim(1), units = weights.dim(0), rows = input.elementCount / max(depth, 1)
         BLAS.sgemm(transposeB: true, m: rows, n: units, k: depth, a: input.floats, lda: depth,

@@ -15,7 +15,7 @@ final class LogSoftmax: Kernel {
         output.shape = input.shape
     }
 
-    override func run(_ context: RunContext) {
+    override func run(_ context: RunContext) throws {
         let input = node.inputs[0]!, output = node.outputs[0]
         let depth = input.dim(-1)
         guard depth > 0 else { return }

@@ -28,7 +28,7 @@ final class MirrorPad: Kernel {
         output.shape = (0..<input.rank).map { input.shape[$0] + paddings[2 * $0] + paddings[2 * $0 + 1] }
     }
 
-    override func run(_ context: RunContext) {
+    override func run(_ context: RunContext) throws {
         let input = node.inputs[0]!, output = node.outputs[0]
         guard let src = input.data, let dst = output.data else { return }
         let size = input.type.byteSize!

@@ -45,7 +45,7 @@ class Pad: Kernel {
         return Array(repeating: 0, count: size)
     }
 
-    override func run(_ context: RunContext) {
+    override func run(_ context: RunContext) throws {
         let input = node.inputs[0]!, output = node.outputs[0]
         guard let dst = output.data else { return }
         let size = input.type.byteSize!

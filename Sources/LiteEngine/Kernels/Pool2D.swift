@@ -28,7 +28,7 @@ class Pool2D: Kernel {
         output.shape = [input.dim(0), geometryH.output, geometryW.output, input.dim(3)]
     }
 
-    override func run(_ context: RunContext) {
+    override func run(_ context: RunContext) throws {
         let input = node.inputs[0]!, output = node.outputs[0]
         let (batches, inH, inW, channels) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
         let (outH, outW) = (geometryH.output, geometryW.output)

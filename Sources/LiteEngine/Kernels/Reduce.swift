@@ -25,7 +25,7 @@ class Reduce: Kernel {
         output.shape = input.shape.enumerated().compactMap { axes.contains($0.offset) ? (keepDims ? 1 : nil) : $0.element }
     }
 
-    override func run(_ context: RunContext) {
+    override func run(_ context: RunContext) throws {
         let input = node.inputs[0]!, output = node.outputs[0]
         let src = input.floats, dst = output.floats
         let outCount = output.elementCount

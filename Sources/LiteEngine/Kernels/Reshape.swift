@@ -15,7 +15,7 @@ class ShapeOnly: Kernel {
         output.shape = shape
     }
 
-    override func run(_ context: RunContext) {
+    override func run(_ context: RunContext) throws {
         let input = node.inputs[0]!, output = node.outputs[0]
         guard let src = input.data, let dst = output.data, src != dst else { return }
         dst.copyMemory(from: src, byteCount: input.byteCount)

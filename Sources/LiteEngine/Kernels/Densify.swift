@@ -1,0 +1,79 @@
+import LiteFormat
+
+/// DENSIFY: expands a constant sparse tensor (TACO format: per-dimension dense or CSR storage in a traversal
+/// order, optionally with blocks) into its dense form, once, while the plan is built. The walk follows
+/// TFLite's `FormatConverter::SparseToDense`; every index read from the file is bounds-checked.
+final class Densify: Kernel {
+    required init(_ node: NodeContext) throws {
+        try super.init(node)
+        try expectCounts(inputs: 1...1, outputs: 1)
+    }
+
+    override func prepare() throws {
+        let input = try self.input(0), output = try self.output(0)
+        let size = try elementSize(input)
+        guard input.storage == .constant else { throw KernelError.unsupported("DENSIFY of a non-constant tensor") }
+        guard let sparsity = sparsityOf(input) else { throw KernelError.invalid("input \(input.index) has no sparsity parameters") }
+        output.type = input.type
+        output.shape = input.shape
+        guard output.storage != .persistent else { return }
+        output.makePersistent(byteCount: output.byteCount)
+        let denseShape = input.shape
+        let rank = denseShape.count
+        let order = sparsity.traversalOrder, dims = sparsity.dimensions
+        guard order.count == dims.count, order.count >= rank, Set(order) == Set(0..<order.count),
+              sparsity.blockMap.count == order.count - rank, sparsity.blockMap.allSatisfy({ $0 >= 0 && $0 < rank })
+        else { throw KernelError.invalid("inconsistent sparsity parameters") }
+        let blockSizes = (rank..<order.count).map { level -> Int in
+            dims[order.firstIndex(of: level)!].denseSize
+        }
+        let sourceCount = node.model.buffers[node.model.subgraphs[0].tensors[input.index].buffer].count / size
+        let strides = rowMajorStrides(denseShape)
+        let src = input.data!, dst = output.data!
+        var consumed = 0
+        var indices = Array(repeating: 0, count: order.count)
+        var failure: String?
+
+        func populate(level: Int, previous: Int) {
+            if failure != nil { return }
+            if level == order.count {
+                var original = Array(repeating: 0, count: rank)
+                for i in 0..<rank { original[order[i]] = indices[i] }
+                for i in rank..<order.count {
+                    let block = order[i] - rank
+                    let dim = sparsity.blockMap[block]
+                    original[dim] = original[dim] * blockSizes[block] + indices[i]
+                }
+                guard zip(original, denseShape).allSatisfy({ $0 >= 0 && $0 < $1 }), consumed < sourceCount else {
+                    failure = "sparse index \(original) or value \(consumed) out of range"
+                    return
+                }
+                let flat = zip(original, strides).reduce(0) { $0 + $1.0 * $1.1 }
+                (dst + flat * size).copyMemory(from: src + consumed * size, byteCount: size)
+                consumed += 1
+                return
+            }
+            let dim = dims[level]
+            if dim.format == .dense {
+                guard dim.denseSize >= 0, dim.denseSize <= TFLiteModel.Limits.maxElements else { failure = "dense size \(dim.denseSize)"; return }
+                for i in 0..<dim.denseSize where failure == nil {
+                    indices[level] = i
+                    populate(level: level + 1, previous: previous * dim.denseSize + i)
+                }
+            } else if previous + 1 < dim.arraySegments.count {
+                let lower = dim.arraySegments[previous], upper = dim.arraySegments[previous + 1]
+                guard lower >= 0, upper >= lower, upper <= dim.arrayIndices.count else { failure = "bad CSR segment \(lower)..<\(upper)"; return }
+                for i in lower..<upper where failure == nil {
+                    indices[level] = dim.arrayIndices[i]
+                    populate(level: level + 1, previous: i)
+                }
+            }
+        }
+        populate(level: 0, previous: 0)
+        if let failure { throw KernelError.invalid(failure) }
+    }
+
+    private func sparsityOf(_ tensor: Tensor) -> Sparsity? {
+        node.model.subgraphs[0].tensors[tensor.index].sparsity
+    }
+}

@@ -1,0 +1,59 @@
+import LiteFormat
+
+/// DEQUANTIZE to float32 from float16, or from int8/uint8/int16 with per-tensor or per-channel
+/// `real = scale * (q - zero_point)`.
+///
+/// When the input is a constant (float16 or int8 weights), the float values are computed once while the
+/// plan is built and the op does nothing at run time, as TFLite does for constant inputs.
+final class Dequantize: Kernel {
+    required init(_ node: NodeContext) throws {
+        try super.init(node)
+        try expectCounts(inputs: 1...1, outputs: 1)
+    }
+
+    override func prepare() throws {
+        let input = try self.input(0), output = try self.output(0)
+        try expectType(input, .float16, .int8, .uint8, .int16)
+        if input.type != .float16 {
+            guard let q = input.quantization, !q.scale.isEmpty else { throw KernelError.invalid("quantized input \(input.index) has no scale") }
+            if q.isPerChannel {
+                guard q.quantizedDimension < input.rank, input.shape[q.quantizedDimension] == q.scale.count else {
+                    throw KernelError.invalid("per-channel scales do not fit \(input.shape)")
+                }
+            }
+        }
+        output.type = .float32
+        output.shape = input.shape
+        if input.storage == .constant && output.storage != .persistent {
+            output.makePersistent(byteCount: output.byteCount)
+            convert(input, output)
+        }
+    }
+
+    override func run(_ context: RunContext) throws {
+        if node.inputs[0]!.storage != .constant { convert(node.inputs[0]!, node.outputs[0]) }
+    }
+
+    private func convert(_ input: Tensor, _ output: Tensor) {
+        let count = input.elementCount
+        let out = output.floats
+        let raw = input.data!
+        if input.type == .float16 {
+            for i in 0..<count { out[i] = Float(Float16(bitPattern: raw.loadUnaligned(fromByteOffset: 2 * i, as: UInt16.self))) }
+            return
+        }
+        let q = input.quantization!
+        let channels = q.isPerChannel ? q.scale.count : 1
+        let inner = q.isPerChannel ? input.shape[(q.quantizedDimension + 1)...].reduce(1, *) : count
+        for i in 0..<count {
+            let channel = q.isPerChannel ? (i / inner) % channels : 0
+            let value: Int32
+            switch input.type {
+            case .int8: value = Int32(raw.load(fromByteOffset: i, as: Int8.self))
+            case .uint8: value = Int32(raw.load(fromByteOffset: i, as: UInt8.self))
+            default: value = Int32(raw.loadUnaligned(fromByteOffset: 2 * i, as: Int16.self))
+            }
+            out[i] = q.scale[channel] * Float(value - Int32(truncatingIfNeeded: q.zeroPoint[channel]))
+        }
+    }
+}

@@ -1,0 +1,6 @@
+/// NEG: -x.
+enum NegOperation: UnaryFloatOperation {
+    @inline(__always) static func apply(_ x: Float) -> Float { -x }
+}
+
+typealias Neg = UnaryElementwise<NegOperation>
