@@ -66,7 +66,9 @@ enum OpRegistry {
         .densify: .init(versions: 1...1, kernel: Densify.self),
     ]
 
-    static let custom: [String: Registration] = [:]
+    static let custom: [String: Registration] = [
+        "TFLite_Detection_PostProcess": .init(versions: 1...1, kernel: DetectionPostProcess.self),
+    ]
 
     static func registration(for code: OperatorCode) -> Registration? {
         code.builtin == .custom ? code.customName.flatMap { custom[$0] } : builtins[code.builtin]

@@ -1,0 +1,62 @@
+import Foundation
+import LiteEngine
+import XCTest
+
+/// Real float models on real photos, compared with LiteRT (goldens from tools/make_model_goldens.py, which
+/// .ci/run runs first; a missing golden is a failure, not a skip).
+final class ModelGoldenTests: XCTestCase {
+    struct Entry: Decodable {
+        let model: String
+        let images: [String]
+        let outputs: Int
+        let detection: Bool
+    }
+
+    func manifest() throws -> [String: Entry] {
+        let url = TestPaths.modelGoldens.appendingPathComponent("manifest.json")
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            XCTFail("no model goldens at \(url.path): run python3 tools/make_model_goldens.py")
+            return [:]
+        }
+        return try JSONDecoder().decode([String: Entry].self, from: Data(contentsOf: url))
+    }
+
+    func check(_ name: String, threads: Int = 1) throws {
+        guard let entry = try manifest()[name] else { return XCTFail("\(name) missing from the model goldens") }
+        XCTAssertGreaterThanOrEqual(entry.images.count, 5)
+        let model = try TestPaths.model(entry.model)
+        for image in entry.images {
+            let folder = TestPaths.modelGoldens.appendingPathComponent("\(name)/\(image)")
+            let input = try NumPyArray(contentsOf: folder.appendingPathComponent("input_0.npy").path)
+            let outputs = try runModel(model, inputs: [input], options: .init(threads: threads))
+            let references = try (0..<entry.outputs).map { try NumPyArray(contentsOf: folder.appendingPathComponent("output_\($0).npy").path) }
+            XCTAssertEqual(outputs.count, references.count)
+            if entry.detection {
+                checkDetections(outputs, references, "\(name) on \(image)")
+            } else {
+                for (i, (ours, reference)) in zip(outputs, references).enumerated() {
+                    assertClose(ours, reference, "\(name) on \(image), output \(i)")
+                }
+            }
+        }
+    }
+
+    /// Post-process outputs: the same count and classes, boxes and scores within tolerance, for the filled slots.
+    func checkDetections(_ ours: [NumPyArray], _ reference: [NumPyArray], _ label: String) {
+        let count = Int(reference[3].floats()[0])
+        XCTAssertEqual(ours[3].floats(), reference[3].floats(), "\(label): detection count")
+        XCTAssertGreaterThan(count, 0, "\(label): LiteRT found nothing; pick another photo")
+        XCTAssertEqual(Array(ours[1].floats().prefix(count)), Array(reference[1].floats().prefix(count)), "\(label): classes")
+        for (index, width) in [(0, 4), (2, 1)] {
+            let a = Array(ours[index].floats().prefix(count * width)), b = Array(reference[index].floats().prefix(count * width))
+            let worst = zip(a, b).map { abs($0 - $1) }.max() ?? 0
+            XCTAssertLessThanOrEqual(worst, 1e-4, "\(label): output \(index) differs by \(worst)")
+        }
+    }
+
+    func testMobileNetV2Float() throws { try check("mobilenet_v2_1.0_224_dequant_float") }
+    func testMobileNetV2FloatTwoThreads() throws { try check("mobilenet_v2_1.0_224_dequant_float", threads: 2) }
+    func testMobileNetV1WithMetadata() throws { try check("mobilenet_v1_0.25_224_1_metadata_1") }
+    func testFaceDetectionShortRange() throws { try check("face_detection_short_range") }
+    func testCocoSSDFloatWithPostProcess() throws { try check("coco_ssd_mobilenet_v1_1.0_dequant_float") }
+}

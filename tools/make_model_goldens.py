@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Runs real models from ../shared/models on real photos from ../shared/images with LiteRT and records inputs
+and outputs as .npy under .goldens/models/<model>/<image>/ (not committed: the input tensors are large).
+
+    pip install ai-edge-litert numpy pillow
+    python3 tools/make_model_goldens.py
+
+Each input tensor is the photo resized (bilinear, PIL) to the model's input size and scaled the way the model
+expects; the test feeds the same tensor to our engine, so preprocessing is not what is compared.
+Reference: LiteRT's built-in kernels (BUILTIN_WITHOUT_DEFAULT_DELEGATES).
+"""
+import json
+import os
+import sys
+
+import numpy as np
+from PIL import Image
+from ai_edge_litert import interpreter as litert
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, ".."))
+SHARED = os.path.normpath(os.path.join(ROOT, "..", "shared"))
+OUT = os.path.join(ROOT, ".goldens", "models")
+
+# model path (under ../shared/models) -> how pixels in [0, 255] become the float input
+FLOAT_MODELS = {
+    "classification/mobilenet_v2_1.0_224_dequant_float.tflite": lambda px: (px - 128.0) / 128.0,
+    "classification/mobilenet_v1_0.25_224_1_metadata_1.tflite": lambda px: (px - 127.5) / 127.5,
+    "detection/face_detection_short_range.tflite": lambda px: px / 127.5 - 1.0,
+    "detection/coco_ssd_mobilenet_v1_1.0_dequant_float.tflite": lambda px: (px - 128.0) / 128.0,
+}
+IMAGES = ["bird.png", "grace_hopper.bmp", "pets.jpg", "cats_and_dogs.jpg", "multi_objects.jpg", "face.jpg", "kite_and_cold.jpg"]
+
+
+def main():
+    manifest = {}
+    for model, scale in FLOAT_MODELS.items():
+        path = os.path.join(SHARED, "models", model)
+        interp = litert.Interpreter(model_path=path, experimental_op_resolver_type=litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
+        interp.allocate_tensors()
+        detail = interp.get_input_details()[0]
+        _, h, w, _ = detail["shape"]
+        name = os.path.splitext(os.path.basename(model))[0]
+        cases = []
+        for image in IMAGES:
+            pixels = np.asarray(Image.open(os.path.join(SHARED, "images", image)).convert("RGB").resize((w, h), Image.BILINEAR), dtype=np.float32)
+            x = scale(pixels)[np.newaxis].astype(np.float32)
+            interp.set_tensor(detail["index"], x)
+            interp.invoke()
+            folder = os.path.join(OUT, name, os.path.splitext(image)[0])
+            os.makedirs(folder, exist_ok=True)
+            np.save(os.path.join(folder, "input_0.npy"), x)
+            for i, out in enumerate(interp.get_output_details()):
+                np.save(os.path.join(folder, f"output_{i}.npy"), interp.get_tensor(out["index"]))
+            cases.append(os.path.splitext(image)[0])
+        manifest[name] = {"model": model, "images": cases, "outputs": len(interp.get_output_details()),
+                          "detection": "TFLite_Detection_PostProcess" in {op["op_name"] for op in interp._get_ops_details()}}
+        print(f"{name}: {len(cases)} images")
+    json.dump(manifest, open(os.path.join(OUT, "manifest.json"), "w"), indent=1)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
