@@ -1,8 +1,6 @@
-import Foundation
-
 /// ABS: |x|.
-enum AbsOperation: UnaryFloatOperation {
-    @inline(__always) static func apply(_ x: Float) -> Float { Swift.abs(x) }
+final class Abs: UnaryElementwise {
+    override func run(_ context: RunContext) throws {
+        compute(context.threads) { x in Swift.abs(x) }
+    }
 }
-
-typealias Abs = UnaryElementwise<AbsOperation>

@@ -1,7 +1,8 @@
 /// ADD: a + b with broadcasting and a fused activation.
-enum AddOperation: BinaryFloatOperation {
-    static let hasFusedActivation = true
-    @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a + b }
-}
+final class Add: BinaryElementwise {
+    override class var hasFusedActivation: Bool { true }
 
-typealias Add = BinaryElementwise<AddOperation>
+    override func run(_ context: RunContext) throws {
+        compute { a, b in a + b }
+    }
+}

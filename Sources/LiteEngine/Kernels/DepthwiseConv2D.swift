@@ -3,8 +3,9 @@ import LiteFormat
 /// DEPTHWISE_CONV_2D: input [N, H, W, Cin], filter [1, KH, KW, Cin * M], bias [Cin * M].
 /// Output channel `c * M + m` convolves input channel `c` (M is the depth multiplier, `Cout / Cin`).
 ///
-/// Fast path (M = 1): for each output pixel, 16 channels at a time in SIMD registers, accumulating over the
-/// in-bounds taps; bias is the accumulator's start value and the activation clamps before the store.
+/// Fast path (M = 1): 16 channels at a time in SIMD registers, four horizontally adjacent output pixels at
+/// once away from the left and right edges (each weight vector loaded once for four pixels); the bias is the
+/// accumulators' start value and the activation clamps the finished pixels.
 final class DepthwiseConv2D: Kernel {
     var options: DepthwiseConv2DOptions
     var geometryH: SpatialGeometry!
@@ -42,74 +43,146 @@ final class DepthwiseConv2D: Kernel {
 
     override func run(_ context: RunContext) throws {
         let input = node.inputs[0]!, filter = node.inputs[1]!, output = node.outputs[0]
-        let (batches, inH, inW, inC) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
-        let (kh, kw, outC) = (filter.dim(1), filter.dim(2), filter.dim(3))
-        let (outH, outW) = (geometryH.output, geometryW.output)
-        let src = input.floats, weights = UnsafePointer(filter.floats), dst = output.floats
+        let geometry = Geometry(
+            batches: input.dim(0), inH: input.dim(1), inW: input.dim(2), inC: input.dim(3),
+            kh: filter.dim(1), kw: filter.dim(2), outC: filter.dim(3), outH: geometryH.output, outW: geometryW.output,
+            strideH: options.strideH, strideW: options.strideW, dilationH: options.dilationH, dilationW: options.dilationW,
+            padH: geometryH.padBefore, padW: geometryW.padBefore, multiplier: multiplier)
+        let src = UnsafePointer(input.floats), weights = UnsafePointer(filter.floats), dst = output.floats
         let bias = optionalInput(2).map { UnsafePointer($0.floats) }
         let (low, high) = activation
-        let options = self.options, padH = geometryH.padBefore, padW = geometryW.padBefore, multiplier = self.multiplier
-
-        parallelFor(batches * outH, threads: context.threads) { range in
+        parallelFor(geometry.batches * geometry.outH, threads: context.threads) { range in
             for by in range {
-                let b = by / outH, oy = by % outH
-                let iy0 = oy * options.strideH - padH
-                for ox in 0..<outW {
-                    let ix0 = ox * options.strideW - padW
-                    let out = dst + ((b * outH + oy) * outW + ox) * outC
-                    if multiplier != 1 {
-                        for oc in 0..<outC {
-                            let ic = oc / multiplier
-                            var sum = bias?[oc] ?? 0
-                            for ky in 0..<kh {
-                                let iy = iy0 + ky * options.dilationH
-                                guard iy >= 0 && iy < inH else { continue }
-                                for kx in 0..<kw {
-                                    let ix = ix0 + kx * options.dilationW
-                                    guard ix >= 0 && ix < inW else { continue }
-                                    sum += src[((b * inH + iy) * inW + ix) * inC + ic] * weights[(ky * kw + kx) * outC + oc]
-                                }
-                            }
-                            out[oc] = Swift.min(Swift.max(sum, low), high)
-                        }
-                        continue
+                let b = by / geometry.outH, oy = by % geometry.outH
+                var ox = 0
+                while ox < geometry.outW {
+                    let out = dst + ((b * geometry.outH + oy) * geometry.outW + ox) * geometry.outC
+                    if geometry.multiplier == 1 && ox + 4 <= geometry.outW && geometry.isInteriorX(ox) && geometry.isInteriorX(ox + 3) {
+                        Self.fourPixels(geometry, src, weights, bias, out, b: b, oy: oy, ox: ox)
+                        clamp(out, count: 4 * geometry.outC, low, high)
+                        ox += 4
+                    } else {
+                        Self.onePixel(geometry, src, weights, bias, out, b: b, oy: oy, ox: ox)
+                        clamp(out, count: geometry.outC, low, high)
+                        ox += 1
                     }
-                    var c = 0
-                    while c + 16 <= outC {
-                        var acc = bias.map { UnsafeRawPointer($0 + c).loadUnaligned(as: SIMD16<Float>.self) } ?? SIMD16<Float>()
-                        for ky in 0..<kh {
-                            let iy = iy0 + ky * options.dilationH
-                            guard iy >= 0 && iy < inH else { continue }
-                            let row = src + ((b * inH + iy) * inW) * inC + c
-                            let wrow = weights + ky * kw * outC + c
-                            for kx in 0..<kw {
-                                let ix = ix0 + kx * options.dilationW
-                                guard ix >= 0 && ix < inW else { continue }
-                                let x = UnsafeRawPointer(row + ix * inC).loadUnaligned(as: SIMD16<Float>.self)
-                                let w = UnsafeRawPointer(wrow + kx * outC).loadUnaligned(as: SIMD16<Float>.self)
-                                acc += x * w
-                            }
-                        }
-                        UnsafeMutableRawPointer(out + c).storeBytes(of: acc, as: SIMD16<Float>.self)
-                        c += 16
-                    }
-                    while c < outC {
-                        var sum = bias?[c] ?? 0
-                        for ky in 0..<kh {
-                            let iy = iy0 + ky * options.dilationH
-                            guard iy >= 0 && iy < inH else { continue }
-                            for kx in 0..<kw {
-                                let ix = ix0 + kx * options.dilationW
-                                guard ix >= 0 && ix < inW else { continue }
-                                sum += src[((b * inH + iy) * inW + ix) * inC + c] * weights[(ky * kw + kx) * outC + c]
-                            }
-                        }
-                        out[c] = sum
-                        c += 1
-                    }
-                    clamp(out, count: outC, low, high)
                 }
             }
+        }
+    }
+
+    struct Geometry {
+        let batches, inH, inW, inC, kh, kw, outC, outH, outW, strideH, strideW, dilationH, dilationW, padH, padW, multiplier: Int
+
+        /// Every horizontal tap of output column `ox` lies inside the input.
+        @inline(__always) func isInteriorX(_ ox: Int) -> Bool {
+            let ix = ox * strideW - padW
+            return ix >= 0 && ix + (kw - 1) * dilationW < inW
+        }
+    }
+
+    /// Four horizontally adjacent output pixels whose taps are all inside the input in x: each weight vector is
+    /// loaded once and used four times, 16 channels per step.
+    @inline(__always)
+    static func fourPixels(_ g: Geometry, _ src: UnsafePointer<Float>, _ weights: UnsafePointer<Float>, _ bias: UnsafePointer<Float>?,
+                           _ out: UnsafeMutablePointer<Float>, b: Int, oy: Int, ox: Int) {
+        let iy0 = oy * g.strideH - g.padH, ix0 = ox * g.strideW - g.padW
+        let step = g.strideW * g.inC
+        var c = 0
+        while c + 16 <= g.outC {
+            var a0 = bias.map { UnsafeRawPointer($0 + c).loadUnaligned(as: SIMD16<Float>.self) } ?? SIMD16<Float>()
+            var a1 = a0, a2 = a0, a3 = a0
+            for ky in 0..<g.kh {
+                let iy = iy0 + ky * g.dilationH
+                guard iy >= 0 && iy < g.inH else { continue }
+                let row = src + ((b * g.inH + iy) * g.inW + ix0) * g.inC + c
+                let wrow = weights + ky * g.kw * g.outC + c
+                for kx in 0..<g.kw {
+                    let w = UnsafeRawPointer(wrow + kx * g.outC).loadUnaligned(as: SIMD16<Float>.self)
+                    let p = UnsafeRawPointer(row + kx * g.dilationW * g.inC)
+                    a0 += p.loadUnaligned(as: SIMD16<Float>.self) * w
+                    a1 += p.loadUnaligned(fromByteOffset: 4 * step, as: SIMD16<Float>.self) * w
+                    a2 += p.loadUnaligned(fromByteOffset: 8 * step, as: SIMD16<Float>.self) * w
+                    a3 += p.loadUnaligned(fromByteOffset: 12 * step, as: SIMD16<Float>.self) * w
+                }
+            }
+            let o = UnsafeMutableRawPointer(out + c)
+            o.storeBytes(of: a0, as: SIMD16<Float>.self)
+            o.storeBytes(of: a1, toByteOffset: 4 * g.outC, as: SIMD16<Float>.self)
+            o.storeBytes(of: a2, toByteOffset: 8 * g.outC, as: SIMD16<Float>.self)
+            o.storeBytes(of: a3, toByteOffset: 12 * g.outC, as: SIMD16<Float>.self)
+            c += 16
+        }
+        while c < g.outC {
+            for pixel in 0..<4 {
+                var sum = bias?[c] ?? 0
+                for ky in 0..<g.kh {
+                    let iy = iy0 + ky * g.dilationH
+                    guard iy >= 0 && iy < g.inH else { continue }
+                    for kx in 0..<g.kw {
+                        let ix = ix0 + pixel * g.strideW + kx * g.dilationW
+                        sum += src[((b * g.inH + iy) * g.inW + ix) * g.inC + c] * weights[(ky * g.kw + kx) * g.outC + c]
+                    }
+                }
+                out[pixel * g.outC + c] = sum
+            }
+            c += 1
+        }
+    }
+
+    /// One output pixel, any position and depth multiplier.
+    @inline(__always)
+    static func onePixel(_ g: Geometry, _ src: UnsafePointer<Float>, _ weights: UnsafePointer<Float>, _ bias: UnsafePointer<Float>?,
+                         _ out: UnsafeMutablePointer<Float>, b: Int, oy: Int, ox: Int) {
+        let iy0 = oy * g.strideH - g.padH, ix0 = ox * g.strideW - g.padW
+        if g.multiplier != 1 {
+            for oc in 0..<g.outC {
+                let ic = oc / g.multiplier
+                var sum = bias?[oc] ?? 0
+                for ky in 0..<g.kh {
+                    let iy = iy0 + ky * g.dilationH
+                    guard iy >= 0 && iy < g.inH else { continue }
+                    for kx in 0..<g.kw {
+                        let ix = ix0 + kx * g.dilationW
+                        guard ix >= 0 && ix < g.inW else { continue }
+                        sum += src[((b * g.inH + iy) * g.inW + ix) * g.inC + ic] * weights[(ky * g.kw + kx) * g.outC + oc]
+                    }
+                }
+                out[oc] = sum
+            }
+            return
+        }
+        var c = 0
+        while c + 16 <= g.outC {
+            var acc = bias.map { UnsafeRawPointer($0 + c).loadUnaligned(as: SIMD16<Float>.self) } ?? SIMD16<Float>()
+            for ky in 0..<g.kh {
+                let iy = iy0 + ky * g.dilationH
+                guard iy >= 0 && iy < g.inH else { continue }
+                let row = src + ((b * g.inH + iy) * g.inW) * g.inC + c
+                let wrow = weights + ky * g.kw * g.outC + c
+                for kx in 0..<g.kw {
+                    let ix = ix0 + kx * g.dilationW
+                    guard ix >= 0 && ix < g.inW else { continue }
+                    acc += UnsafeRawPointer(row + ix * g.inC).loadUnaligned(as: SIMD16<Float>.self)
+                        * UnsafeRawPointer(wrow + kx * g.outC).loadUnaligned(as: SIMD16<Float>.self)
+                }
+            }
+            UnsafeMutableRawPointer(out + c).storeBytes(of: acc, as: SIMD16<Float>.self)
+            c += 16
+        }
+        while c < g.outC {
+            var sum = bias?[c] ?? 0
+            for ky in 0..<g.kh {
+                let iy = iy0 + ky * g.dilationH
+                guard iy >= 0 && iy < g.inH else { continue }
+                for kx in 0..<g.kw {
+                    let ix = ix0 + kx * g.dilationW
+                    guard ix >= 0 && ix < g.inW else { continue }
+                    sum += src[((b * g.inH + iy) * g.inW + ix) * g.inC + c] * weights[(ky * g.kw + kx) * g.outC + c]
+                }
+            }
+            out[c] = sum
+            c += 1
         }
     }
 

@@ -1,7 +1,8 @@
 /// DIV: a / b with broadcasting and a fused activation (IEEE division: x / 0 is ±inf or NaN, as TFLite's float kernel).
-enum DivOperation: BinaryFloatOperation {
-    static let hasFusedActivation = true
-    @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a / b }
-}
+final class Div: BinaryElementwise {
+    override class var hasFusedActivation: Bool { true }
 
-typealias Div = BinaryElementwise<DivOperation>
+    override func run(_ context: RunContext) throws {
+        compute { a, b in a / b }
+    }
+}

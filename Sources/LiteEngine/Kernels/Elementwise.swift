@@ -1,28 +1,23 @@
 import Foundation
 import LiteFormat
 
-/// A float operation on two values.
-///
-/// Kernels apply it in plain loops over pointers, which LLVM vectorizes; Swift SIMD comparisons and
-/// min/max do not vectorize without target CPU flags (see `clamp`).
-protocol BinaryFloatOperation {
-    /// Whether the op's options table starts with a fused activation (ADD, SUB, MUL, DIV).
-    static var hasFusedActivation: Bool { get }
-    static func apply(_ a: Float, _ b: Float) -> Float
-}
-
-/// Broadcasting binary kernel (numpy rules, any rank up to the model limit), specialised per operation.
+/// Broadcasting binary float kernel (numpy rules, any rank up to the model limit). Each op is a final
+/// subclass whose `run` calls ``compute(_:)`` with its operation as a closure literal, so the operation is
+/// inlined into the loops (a generic class dispatched through the registry would call it through a protocol
+/// witness per element).
 ///
 /// The loop runs over the output's last dimension with each operand's stride there 0 (broadcast) or 1, and
 /// over the leading dimensions with an index counter, so the common cases (same shape, per-channel
-/// vector, scalar) all reach the SIMD inner loop.
-final class BinaryElementwise<Operation: BinaryFloatOperation>: Kernel {
+/// vector, scalar) are all plain loops that LLVM vectorizes.
+class BinaryElementwise: Kernel {
+    /// Whether the op's options table starts with a fused activation (ADD, SUB, MUL, DIV).
+    class var hasFusedActivation: Bool { false }
     var activation: (Float, Float) = (-.infinity, .infinity)
 
     required init(_ node: NodeContext) throws {
         try super.init(node)
         try expectCounts(inputs: 2...2, outputs: 1)
-        if Operation.hasFusedActivation {
+        if Self.hasFusedActivation {
             activation = try activationRange(try ArithmeticOptions(node.options).activation)
         }
     }
@@ -35,10 +30,11 @@ final class BinaryElementwise<Operation: BinaryFloatOperation>: Kernel {
         output.shape = try broadcastShape(a.shape, b.shape)
     }
 
-    override func run(_ context: RunContext) throws {
+    @inline(__always)
+    final func compute(_ operation: (Float, Float) -> Float) {
         let a = node.inputs[0]!, b = node.inputs[1]!, output = node.outputs[0]
         broadcastBinary(a: a.floats, aShape: a.shape, b: b.floats, bShape: b.shape, out: output.floats, outShape: output.shape,
-                        activation: activation, Operation.apply)
+                        activation: activation, operation)
     }
 }
 
@@ -104,13 +100,8 @@ func broadcastBinary(a: UnsafePointer<Float>, aShape: [Int], b: UnsafePointer<Fl
     }
 }
 
-/// A float function of one value.
-protocol UnaryFloatOperation {
-    static func apply(_ x: Float) -> Float
-}
-
-/// Elementwise kernel of one input, same shape out.
-final class UnaryElementwise<Operation: UnaryFloatOperation>: Kernel {
+/// Elementwise float kernel of one input, same shape out; subclasses call ``compute(_:)`` with their function.
+class UnaryElementwise: Kernel {
     required init(_ node: NodeContext) throws {
         try super.init(node)
         try expectCounts(inputs: 1...1, outputs: 1)
@@ -123,11 +114,12 @@ final class UnaryElementwise<Operation: UnaryFloatOperation>: Kernel {
         output.shape = input.shape
     }
 
-    override func run(_ context: RunContext) throws {
+    @inline(__always)
+    final func compute(_ threads: Int, _ function: (Float) -> Float) {
         let input = node.inputs[0]!.floats, output = node.outputs[0].floats
         let count = node.inputs[0]!.elementCount
-        parallelFor(count, threads: context.threads, minimumChunk: 4096) { range in
-            for i in range { output[i] = Operation.apply(input[i]) }
+        parallelFor(count, threads: threads, minimumChunk: 4096) { range in
+            for i in range { output[i] = function(input[i]) }
         }
     }
 }

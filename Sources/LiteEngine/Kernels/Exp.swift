@@ -1,8 +1,8 @@
 import Foundation
 
 /// EXP: e^x.
-enum ExpOperation: UnaryFloatOperation {
-    @inline(__always) static func apply(_ x: Float) -> Float { expf(x) }
+final class Exp: UnaryElementwise {
+    override func run(_ context: RunContext) throws {
+        compute(context.threads) { x in expf(x) }
+    }
 }
-
-typealias Exp = UnaryElementwise<ExpOperation>

@@ -1,7 +1,6 @@
 /// MAXIMUM: elementwise max with broadcasting.
-enum MaximumOperation: BinaryFloatOperation {
-    static let hasFusedActivation = false
-    @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { Swift.max(a, b) }
+final class Maximum: BinaryElementwise {
+    override func run(_ context: RunContext) throws {
+        compute { a, b in Swift.max(a, b) }
+    }
 }
-
-typealias Maximum = BinaryElementwise<MaximumOperation>

@@ -1,7 +1,6 @@
 /// MINIMUM: elementwise min with broadcasting.
-enum MinimumOperation: BinaryFloatOperation {
-    static let hasFusedActivation = false
-    @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { Swift.min(a, b) }
+final class Minimum: BinaryElementwise {
+    override func run(_ context: RunContext) throws {
+        compute { a, b in Swift.min(a, b) }
+    }
 }
-
-typealias Minimum = BinaryElementwise<MinimumOperation>

@@ -1,7 +1,8 @@
 /// MUL: a * b with broadcasting and a fused activation.
-enum MulOperation: BinaryFloatOperation {
-    static let hasFusedActivation = true
-    @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a * b }
-}
+final class Mul: BinaryElementwise {
+    override class var hasFusedActivation: Bool { true }
 
-typealias Mul = BinaryElementwise<MulOperation>
+    override func run(_ context: RunContext) throws {
+        compute { a, b in a * b }
+    }
+}

@@ -1,6 +1,6 @@
 /// NEG: -x.
-enum NegOperation: UnaryFloatOperation {
-    @inline(__always) static func apply(_ x: Float) -> Float { -x }
+final class Neg: UnaryElementwise {
+    override func run(_ context: RunContext) throws {
+        compute(context.threads) { x in -x }
+    }
 }
-
-typealias Neg = UnaryElementwise<NegOperation>

@@ -1,6 +1,6 @@
 /// RELU: max(x, 0).
-enum ReluOperation: UnaryFloatOperation {
-    @inline(__always) static func apply(_ x: Float) -> Float { x < 0 ? 0 : x }
+final class Relu: UnaryElementwise {
+    override func run(_ context: RunContext) throws {
+        compute(context.threads) { x in x < 0 ? 0 : x }
+    }
 }
-
-typealias Relu = UnaryElementwise<ReluOperation>

@@ -1,8 +1,6 @@
-import Foundation
-
 /// RSQRT: 1 / sqrt(x).
-enum RsqrtOperation: UnaryFloatOperation {
-    @inline(__always) static func apply(_ x: Float) -> Float { 1 / x.squareRoot() }
+final class Rsqrt: UnaryElementwise {
+    override func run(_ context: RunContext) throws {
+        compute(context.threads) { x in 1 / x.squareRoot() }
+    }
 }
-
-typealias Rsqrt = UnaryElementwise<RsqrtOperation>

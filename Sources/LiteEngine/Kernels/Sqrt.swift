@@ -1,8 +1,6 @@
-import Foundation
-
 /// SQRT: square root (NaN below 0).
-enum SqrtOperation: UnaryFloatOperation {
-    @inline(__always) static func apply(_ x: Float) -> Float { x.squareRoot() }
+final class Sqrt: UnaryElementwise {
+    override func run(_ context: RunContext) throws {
+        compute(context.threads) { x in x.squareRoot() }
+    }
 }
-
-typealias Sqrt = UnaryElementwise<SqrtOperation>

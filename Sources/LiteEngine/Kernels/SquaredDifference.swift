@@ -1,7 +1,6 @@
 /// SQUARED_DIFFERENCE: (a - b)² with broadcasting.
-enum SquaredDifferenceOperation: BinaryFloatOperation {
-    static let hasFusedActivation = false
-    @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { (a - b) * (a - b) }
+final class SquaredDifference: BinaryElementwise {
+    override func run(_ context: RunContext) throws {
+        compute { a, b in (a - b) * (a - b) }
+    }
 }
-
-typealias SquaredDifference = BinaryElementwise<SquaredDifferenceOperation>

@@ -1,7 +1,8 @@
 /// SUB: a - b with broadcasting and a fused activation.
-enum SubOperation: BinaryFloatOperation {
-    static let hasFusedActivation = true
-    @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a - b }
-}
+final class Sub: BinaryElementwise {
+    override class var hasFusedActivation: Bool { true }
 
-typealias Sub = BinaryElementwise<SubOperation>
+    override func run(_ context: RunContext) throws {
+        compute { a, b in a - b }
+    }
+}

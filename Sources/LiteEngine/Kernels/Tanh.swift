@@ -1,8 +1,8 @@
 import Foundation
 
 /// TANH: hyperbolic tangent.
-enum TanhOperation: UnaryFloatOperation {
-    @inline(__always) static func apply(_ x: Float) -> Float { tanhf(x) }
+final class Tanh: UnaryElementwise {
+    override func run(_ context: RunContext) throws {
+        compute(context.threads) { x in tanhf(x) }
+    }
 }
-
-typealias Tanh = UnaryElementwise<TanhOperation>

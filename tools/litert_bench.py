@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""Times LiteRT on a model: XNNPACK (the default delegate) or the built-in kernels, median of N runs.
+
+    python3 tools/litert_bench.py MODEL [--threads N] [--runs N] [--warmup N] [--builtin] [--json]
+"""
+import argparse
+import json
+import time
+
+import numpy as np
+from ai_edge_litert import interpreter as litert
+
+
+def bench(model, threads=1, runs=50, warmup=5, builtin=False):
+    kwargs = {"num_threads": threads}
+    if builtin:
+        kwargs["experimental_op_resolver_type"] = litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES
+    start = time.perf_counter()
+    interp = litert.Interpreter(model_path=model, **kwargs)
+    interp.allocate_tensors()
+    load_ms = (time.perf_counter() - start) * 1e3
+    rng = np.random.default_rng(0)
+    for d in interp.get_input_details():
+        if d["dtype"] == np.float32:
+            x = rng.uniform(-1, 1, d["shape"]).astype(np.float32)
+        else:
+            info = np.iinfo(d["dtype"])
+            x = rng.integers(info.min, info.max, d["shape"], endpoint=True).astype(d["dtype"])
+        interp.set_tensor(d["index"], x)
+    for _ in range(warmup):
+        interp.invoke()
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        interp.invoke()
+        times.append((time.perf_counter() - t) * 1e3)
+    times.sort()
+    return {"median_ms": times[len(times) // 2], "min_ms": times[0], "p90_ms": times[min(len(times) - 1, len(times) * 9 // 10)], "load_ms": load_ms}
+
+
+if __name__ == "__main__":
+    p = argparse.ArgumentParser()
+    p.add_argument("model")
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--runs", type=int, default=50)
+    p.add_argument("--warmup", type=int, default=5)
+    p.add_argument("--builtin", action="store_true")
+    p.add_argument("--json", action="store_true")
+    a = p.parse_args()
+    r = bench(a.model, a.threads, a.runs, a.warmup, a.builtin)
+    print(json.dumps(r) if a.json else f"median {r['median_ms']:.3f} ms  min {r['min_ms']:.3f} ms")
