@@ -34,15 +34,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .executableTarget(
-            name: "model-fuzz",
-            dependencies: ["LiteEngine"],
-            path: "tools/model-fuzz"
-        ),
-        .testTarget(name: "LiteFormatTests", dependencies: ["LiteFormat"]),
+        .target(name: "ModelFuzzing", dependencies: ["LiteEngine"], path: "tools/ModelFuzzing"),
+        .executableTarget(name: "model-fuzz", dependencies: ["ModelFuzzing"], path: "tools/model-fuzz"),
+        .testTarget(name: "LiteFormatTests", dependencies: ["LiteFormat"], exclude: ["Goldens"]),
         .testTarget(
             name: "LiteEngineTests",
-            dependencies: ["LiteEngine"],
+            dependencies: ["LiteEngine", "ModelFuzzing"],
             exclude: ["Goldens"]
         ),
         .executableTarget(

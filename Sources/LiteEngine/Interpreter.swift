@@ -19,10 +19,14 @@ public final class Interpreter: @unchecked Sendable {
         /// Threads for OpenBLAS and the engine's own kernels.
         public var threads: Int
         public var numerics: Numerics
+        /// Most bytes the interpreter may allocate for intermediate, scratch and variable tensors; a model
+        /// (or an input resize) that needs more fails with an error instead of exhausting memory.
+        public var memoryLimit: Int
 
-        public init(threads: Int = 1, numerics: Numerics = .fast) {
+        public init(threads: Int = 1, numerics: Numerics = .fast, memoryLimit: Int = 4 << 30) {
             self.threads = max(1, threads)
             self.numerics = numerics
+            self.memoryLimit = memoryLimit
         }
     }
 
@@ -62,6 +66,7 @@ public final class Interpreter: @unchecked Sendable {
                                                    reason: "buffer holds \(available) bytes, shape \(tensor.shape) of \(tensor.type) needs \(tensor.byteCount)"))
             }
         }
+        try Self.validateGraph(subgraph, tensors: tensors, codes: subgraph.operators.map { model.operatorCodes[$0.opcodeIndex] })
         var kernels: [Kernel] = []
         var codes: [OperatorCode] = []
         let tensors = self.tensors
@@ -74,6 +79,9 @@ public final class Interpreter: @unchecked Sendable {
             guard registration.versions.contains(code.version) else {
                 throw EngineError.unsupportedOperator(node: index, op: code.description, version: code.version)
             }
+            guard op.outputs.allSatisfy({ $0 >= 0 }) else {
+                throw EngineError.invalidNode(node: index, op: code.description, reason: "an output is marked as omitted (-1)")
+            }
             let context = NodeContext(
                 model: model, index: index, code: code, options: op.builtinOptions, customOptions: op.customOptions,
                 inputs: op.inputs.map { $0 < 0 ? nil : tensors[$0] },
@@ -85,10 +93,48 @@ public final class Interpreter: @unchecked Sendable {
         }
         self.kernels = kernels
         self.nodeCodes = codes
+        let variableBytes = tensors.filter(\.isVariable).reduce(0) { $0 + $1.byteCount }
+        guard variableBytes <= options.memoryLimit else {
+            throw EngineError.invalidArgument("variable tensors need \(variableBytes) bytes, over the memory limit of \(options.memoryLimit)")
+        }
         for tensor in tensors where tensor.isVariable {
             tensor.makePersistent(byteCount: tensor.byteCount)
         }
         try allocateTensors()
+    }
+
+    /// The graph must be a valid dataflow program: every tensor written by at most one node, never a constant
+    /// or a graph input, and written before any node reads it. Kernels rely on this (a tensor written twice
+    /// with two shapes, or read before its shape is known, would be sized wrongly in the arena).
+    private static func validateGraph(_ graph: SubGraphDescription, tensors: [Tensor], codes: [OperatorCode]) throws {
+        var producer: [Int: Int] = [:]
+        let inputs = Set(graph.inputs)
+        for index in graph.inputs where tensors[index].storage == .constant {
+            throw EngineError.format(.malformed(path: "subgraphs[0].inputs", reason: "input tensor \(index) has constant data"))
+        }
+        for (node, op) in graph.operators.enumerated() {
+            for index in op.outputs where index >= 0 {
+                let problem: String?
+                if tensors[index].storage == .constant || tensors[index].isVariable {
+                    problem = "writes tensor \(index), which is constant or a variable"
+                } else if inputs.contains(index) {
+                    problem = "writes tensor \(index), which is a graph input"
+                } else if let other = producer[index] {
+                    problem = "writes tensor \(index), already written by node \(other)"
+                } else {
+                    problem = nil
+                }
+                if let problem { throw EngineError.invalidNode(node: node, op: codes[node].description, reason: problem) }
+                producer[index] = node
+            }
+        }
+        for (node, op) in graph.operators.enumerated() {
+            for index in op.inputs where index >= 0 {
+                if let writer = producer[index], writer >= node {
+                    throw EngineError.invalidNode(node: node, op: codes[node].description, reason: "reads tensor \(index) before node \(writer) writes it")
+                }
+            }
+        }
     }
 
     deinit {
@@ -210,13 +256,18 @@ public final class Interpreter: @unchecked Sendable {
     public func allocateTensors() throws {
         guard needsPlan else { return }
         for (index, kernel) in kernels.enumerated() {
-            try Self.nodeStep(index, nodeCodes[index]) { try kernel.prepare() }
+            try Self.nodeStep(index, nodeCodes[index]) {
+                try kernel.prepare()
+                for output in kernel.node.outputs where Tensor.checkedCount(output.shape) == nil {
+                    throw KernelError.invalid("output \(output.index) would have shape \(output.shape), beyond the size limit")
+                }
+            }
         }
-        planArena()
+        try planArena()
         needsPlan = false
     }
 
-    private func planArena() {
+    private func planArena() throws {
         let end = kernels.count
         var first = [Int: Int]()
         var last = [Int: Int]()
@@ -237,7 +288,15 @@ public final class Interpreter: @unchecked Sendable {
             guard let firstUse = first[tensor.index] ?? last[tensor.index].map({ _ in -1 }) else { continue }
             requests.append(.init(id: tensor.index, bytes: tensor.byteCount, firstUse: firstUse, lastUse: last[tensor.index] ?? firstUse))
         }
+        let neededScratch = kernels.map(\.scratchBytes).max() ?? 0
+        let requested = requests.reduce(0) { $0 + $1.bytes } + neededScratch
+        guard requests.allSatisfy({ $0.bytes <= options.memoryLimit }), requested <= options.memoryLimit * 4 else {
+            throw EngineError.invalidArgument("the plan needs more than the memory limit of \(options.memoryLimit) bytes")
+        }
         let (offsets, size) = ArenaPlanner.plan(requests)
+        guard size + neededScratch <= options.memoryLimit else {
+            throw EngineError.invalidArgument("the plan needs \(size) arena + \(neededScratch) scratch bytes, over the memory limit of \(options.memoryLimit)")
+        }
         arena?.deallocate()
         arena = UnsafeMutableRawBufferPointer.allocate(byteCount: max(size, ArenaPlanner.alignment), alignment: ArenaPlanner.alignment)
         arena!.initializeMemory(as: UInt8.self, repeating: 0)
@@ -250,7 +309,6 @@ public final class Interpreter: @unchecked Sendable {
                 tensor.data = nil
             }
         }
-        let neededScratch = kernels.map(\.scratchBytes).max() ?? 0
         if neededScratch > scratchBytes || scratch == nil {
             scratch?.deallocate()
             scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: max(neededScratch, ArenaPlanner.alignment), alignment: ArenaPlanner.alignment)

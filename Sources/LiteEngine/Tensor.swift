@@ -50,6 +50,18 @@ public final class Tensor: @unchecked Sendable {
     deinit { ownedBytes?.deallocate() }
 
     public var elementCount: Int { shape.reduce(1, *) }
+
+    /// The element count of `shape`, or nil when a dimension is negative or the count exceeds the model limit.
+    static func checkedCount(_ shape: [Int]) -> Int? {
+        var count = 1
+        for d in shape {
+            guard d >= 0 else { return nil }
+            let (product, overflow) = count.multipliedReportingOverflow(by: d)
+            guard !overflow, product <= TFLiteModel.Limits.maxElements else { return nil }
+            count = product
+        }
+        return count
+    }
     public var rank: Int { shape.count }
 
     /// Bytes the tensor needs at its current shape (0 for types without a fixed size).

@@ -28,6 +28,13 @@ public final class ModelBytes: @unchecked Sendable {
         unmap = { munmap(base, size) }
     }
 
+    /// Refers to `bytes` without copying or owning them; the caller keeps them alive and unchanged while
+    /// any model made from this object is in use (the fuzzer mutates one buffer in place this way).
+    public init(unsafeBorrowing bytes: UnsafeRawBufferPointer) {
+        self.bytes = bytes
+        unmap = {}
+    }
+
     /// Copies `data` into memory aligned for any tensor type.
     public init<Bytes: Collection>(copying data: Bytes) where Bytes.Element == UInt8 {
         let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(data.count, 1), alignment: 64)
@@ -60,6 +67,8 @@ public struct TFLiteModel: @unchecked Sendable {
     public enum Limits {
         public static let maxRank = 16
         public static let maxElements = 1 << 34
+        /// Tensors or operators in one subgraph; real models have a few thousand at most.
+        public static let maxGraphItems = 1 << 16
     }
 
     public init(path: String) throws {
@@ -150,7 +159,11 @@ public struct TFLiteModel: @unchecked Sendable {
     }
 
     private static func parseSubgraph(_ table: FlatTable, bufferCount: Int, opcodeCount: Int) throws -> SubGraphDescription {
-        let tensors = try table.tables(0, "tensors").map { try parseTensor($0, bufferCount: bufferCount) }
+        let tensorTables = try table.tables(0, "tensors")
+        guard tensorTables.count <= Limits.maxGraphItems else {
+            throw FormatError.malformed(path: table.path, reason: "\(tensorTables.count) tensors exceed the limit of \(Limits.maxGraphItems)")
+        }
+        let tensors = try tensorTables.map { try parseTensor($0, bufferCount: bufferCount) }
         let count = tensors.count
         func indices(_ list: [Int32]?, _ what: String, optional: Bool) throws -> [Int] {
             try (list ?? []).map { value in
@@ -164,7 +177,11 @@ public struct TFLiteModel: @unchecked Sendable {
         }
         let inputs = try indices(table.scalars(1, "inputs", as: Int32.self), "inputs", optional: false)
         let outputs = try indices(table.scalars(2, "outputs", as: Int32.self), "outputs", optional: false)
-        let operators = try table.tables(3, "operators").map { op -> OperatorDescription in
+        let operatorTables = try table.tables(3, "operators")
+        guard operatorTables.count <= Limits.maxGraphItems else {
+            throw FormatError.malformed(path: table.path, reason: "\(operatorTables.count) operators exceed the limit of \(Limits.maxGraphItems)")
+        }
+        let operators = try operatorTables.map { op -> OperatorDescription in
             let opcode = Int(try op.scalar(0, default: UInt32(0)))
             guard opcode < opcodeCount else {
                 throw FormatError.malformed(path: op.path, reason: "opcode index \(opcode) of \(opcodeCount)")

@@ -45,7 +45,7 @@ final class Conv2D: Kernel {
     override var scratchBytes: Int {
         guard let input = node.inputs[0], let filter = node.inputs[1], geometryH != nil else { return 0 }
         if isPointwise && geometryH.padBefore == 0 && geometryW.padBefore == 0 { return 0 }
-        return input.dim(0) * geometryH.output * geometryW.output * filter.dim(1) * filter.dim(2) * filter.dim(3) * 4
+        return saturatingProduct(input.dim(0), geometryH.output, geometryW.output, filter.dim(1), filter.dim(2), filter.dim(3), 4)
     }
 
     override func run(_ context: RunContext) throws {

@@ -46,3 +46,15 @@ func clamp(_ values: UnsafeMutablePointer<Float>, count: Int, _ low: Float, _ hi
         values[i] = x > high ? high : x
     }
 }
+
+/// The product of `factors`, saturating at `Int.max / 2` (scratch sizes of hostile shapes must not trap;
+/// the interpreter then rejects them against its memory limit).
+func saturatingProduct(_ factors: Int...) -> Int {
+    var result = 1
+    for f in factors {
+        let (product, overflow) = result.multipliedReportingOverflow(by: max(f, 0))
+        if overflow || product > Int.max / 2 { return Int.max / 2 }
+        result = product
+    }
+    return result
+}

@@ -8,7 +8,7 @@ class ShapeOnly: Kernel {
     override func prepare() throws {
         let input = try self.input(0), output = try self.output(0)
         let shape = try outputShape(for: input)
-        guard shape.reduce(1, *) == input.elementCount else {
+        guard Tensor.checkedCount(shape) == input.elementCount else {
             throw KernelError.invalid("cannot reshape \(input.shape) (\(input.elementCount) values) to \(shape)")
         }
         output.type = input.type
@@ -39,7 +39,7 @@ final class Reshape: ShapeOnly {
             shape = node.outputs[0].shape
         }
         if let unknown = shape.firstIndex(of: -1) {
-            let known = shape.enumerated().filter { $0.offset != unknown }.map(\.element).reduce(1, *)
+            let known = Tensor.checkedCount(shape.enumerated().filter { $0.offset != unknown }.map(\.element)) ?? 0
             guard known > 0, input.elementCount % known == 0 else {
                 throw KernelError.invalid("cannot infer -1 in \(shape) for \(input.elementCount) values")
             }

@@ -18,7 +18,7 @@ final class ResizeBilinear: Kernel {
         try expectType(input, .float32)
         try expectRank(input, 4)
         let size = try integers(try self.input(1))
-        guard size.count == 2, size[0] > 0, size[1] > 0, size[0] * size[1] <= TFLiteModel.Limits.maxElements else { throw KernelError.invalid("bad output size \(size)") }
+        guard size.count == 2, size[0] > 0, size[1] > 0, Tensor.checkedCount(size) != nil else { throw KernelError.invalid("bad output size \(size)") }
         output.type = .float32
         output.shape = [input.dim(0), size[0], size[1], input.dim(3)]
     }

@@ -38,7 +38,7 @@ final class TransposeConv: Kernel {
 
     override var scratchBytes: Int {
         guard let input = node.inputs[2], let weights = node.inputs[1] else { return 0 }
-        return input.dim(0) * input.dim(1) * input.dim(2) * weights.dim(0) * weights.dim(1) * weights.dim(2) * 4
+        return saturatingProduct(input.dim(0), input.dim(1), input.dim(2), weights.dim(0), weights.dim(1), weights.dim(2), 4)
     }
 
     override func run(_ context: RunContext) throws {

@@ -1,0 +1,20 @@
+import LiteEngine
+import ModelFuzzing
+import XCTest
+
+/// The CI-sized run of tools/model-fuzz: mutated copies of every shared model must load or fail with a typed
+/// error. (A crash would end the test process, failing the run.) The full run is
+/// `swift run -c release model-fuzz --cases 100000`.
+final class FuzzTests: XCTestCase {
+    func testMutatedModelsNeverCrash() throws {
+        let models = ModelFuzzer.models(under: TestPaths.models.path)
+        XCTAssertGreaterThanOrEqual(models.count, 19)
+        var fuzzer = ModelFuzzer(seed: 2026, runBelowBytes: 300_000)
+        let outcome = try fuzzer.run(models: models, count: 4000)
+        XCTAssertEqual(outcome.cases, 4000)
+        XCTAssertGreaterThan(outcome.loaded, 0, "no mutant loaded: the mutations are too destructive to test the engine")
+        XCTAssertGreaterThan(outcome.formatErrors, 0)
+        XCTAssertLessThan(outcome.slowest, 5, "one mutant took \(outcome.slowest) s: \(outcome.slowestCase)")
+        print("fuzz: \(outcome)")
+    }
+}

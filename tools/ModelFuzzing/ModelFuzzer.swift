@@ -1,0 +1,143 @@
+import Foundation
+import LiteEngine
+import LiteFormat
+
+/// Mutates real model files and feeds each mutant to the reader and the planner (and, for small models, runs
+/// it). A mutant may load or fail with a typed error; it must never trap, hang or exhaust memory. Any trap
+/// ends the process, which is how a crash is reported.
+///
+/// Mutations, each applied to one buffer in place and undone afterwards (no per-case copy):
+/// truncation to a random length, 1-8 random bit flips, rewriting a 32-bit word that looks like an offset
+/// (to a nearby, a random, an out-of-range or a self-referencing value), and zeroing a byte run.
+public struct ModelFuzzer {
+    public struct Outcome: CustomStringConvertible {
+        public var cases = 0
+        public var loaded = 0
+        public var ran = 0
+        public var formatErrors = 0
+        public var engineErrors = 0
+        public var slowest = 0.0
+        public var slowestCase = ""
+
+        public var description: String {
+            "\(cases) cases: \(loaded) loaded (\(ran) also ran), \(formatErrors) rejected by the reader, \(engineErrors) by the engine; 0 crashes; slowest case \(String(format: "%.1f", slowest * 1000)) ms (\(slowestCase))"
+        }
+    }
+
+    var generator: SplitMix64
+    let runBelowBytes: Int
+
+    /// - Parameters:
+    ///   - seed: the random seed; the same seed and models give the same cases.
+    ///   - runBelowBytes: mutants of models smaller than this are also invoked when they load.
+    public init(seed: UInt64, runBelowBytes: Int = 1 << 20) {
+        generator = SplitMix64(seed: seed)
+        self.runBelowBytes = runBelowBytes
+    }
+
+    /// Runs `count` cases spread over `models` (paths), calling `progress` every 1000 cases.
+    public mutating func run(models: [String], count: Int, progress: ((Outcome) -> Void)? = nil) throws -> Outcome {
+        var outcome = Outcome()
+        let files = try models.map { path -> (String, UnsafeMutableRawBufferPointer) in
+            guard let data = FileManager.default.contents(atPath: path) else { throw FormatError.io(path: path, reason: "cannot read") }
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: data.count, alignment: 64)
+            data.copyBytes(to: buffer)
+            return (path, buffer)
+        }
+        defer { files.forEach { $0.1.deallocate() } }
+        for index in 0..<count {
+            let (path, buffer) = files[index % files.count]
+            let start = DispatchTime.now().uptimeNanoseconds
+            let label = try mutateAndCheck(buffer, path: path, outcome: &outcome)
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            if seconds > outcome.slowest { outcome.slowest = seconds; outcome.slowestCase = "\((path as NSString).lastPathComponent) \(label)" }
+            outcome.cases += 1
+            if (index + 1) % 1000 == 0 { progress?(outcome) }
+        }
+        return outcome
+    }
+
+    private mutating func mutateAndCheck(_ buffer: UnsafeMutableRawBufferPointer, path: String, outcome: inout Outcome) throws -> String {
+        let size = buffer.count
+        var length = size
+        var undo: [(Int, UInt8)] = []
+        func set(_ offset: Int, _ value: UInt8) {
+            undo.append((offset, buffer[offset]))
+            buffer[offset] = value
+        }
+        let label: String
+        switch generator.next() % 4 {
+        case 0:
+            // Truncations cluster near the start (headers, vtables) and are spread over the rest.
+            length = generator.next() % 2 == 0 ? Int(generator.next() % UInt64(min(size, 4096))) : Int(generator.next() % UInt64(size))
+            label = "truncated to \(length)"
+        case 1:
+            let flips = Int(generator.next() % 8) + 1
+            for _ in 0..<flips {
+                let offset = generator.next() % 2 == 0 ? Int(generator.next() % UInt64(min(size, 65536))) : Int(generator.next() % UInt64(size))
+                set(offset, buffer[offset] ^ (1 << UInt8(generator.next() % 8)))
+            }
+            label = "\(flips) bit flips"
+        case 2:
+            // A word whose value is a plausible in-file offset, rewritten.
+            var offset = 0
+            for _ in 0..<64 {
+                offset = Int(generator.next() % UInt64(max(size / 4, 1))) * 4
+                if offset + 4 <= size, Int(buffer.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) < size { break }
+            }
+            guard offset + 4 <= size else { return "skipped" }
+            let old = buffer.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
+            let replacements: [UInt32] = [old &+ 4, old &- 4, UInt32(truncatingIfNeeded: generator.next()), UInt32(size), UInt32.max, 0, UInt32(truncatingIfNeeded: -offset)]
+            let value = replacements[Int(generator.next() % UInt64(replacements.count))]
+            withUnsafeBytes(of: value.littleEndian) { bytes in for i in 0..<4 { set(offset + i, bytes[i]) } }
+            label = "offset at \(offset) rewritten \(old) -> \(value)"
+        default:
+            let offset = Int(generator.next() % UInt64(size))
+            let run = min(Int(generator.next() % 64) + 1, size - offset)
+            for i in 0..<run { set(offset + i, 0) }
+            label = "\(run) bytes zeroed at \(offset)"
+        }
+        defer { for (offset, value) in undo.reversed() { buffer[offset] = value } }
+
+        let view = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[0..<length])
+        do {
+            let model = try TFLiteModel(storage: ModelBytes(unsafeBorrowing: view))
+            let interpreter = try Interpreter(model: model, options: .init(memoryLimit: 256 << 20))
+            outcome.loaded += 1
+            if size < runBelowBytes {
+                try interpreter.invoke()
+                outcome.ran += 1
+            }
+        } catch is FormatError {
+            outcome.formatErrors += 1
+        } catch let error as EngineError {
+            if case .format = error { outcome.formatErrors += 1 } else { outcome.engineErrors += 1 }
+        }
+        return label
+    }
+
+    /// Every .tflite file under `directory`, sorted.
+    public static func models(under directory: String) -> [String] {
+        let enumerator = FileManager.default.enumerator(atPath: directory)
+        var found: [String] = []
+        while let item = enumerator?.nextObject() as? String {
+            if item.hasSuffix(".tflite") { found.append((directory as NSString).appendingPathComponent(item)) }
+        }
+        return found.sorted()
+    }
+}
+
+/// A small, fast, seedable generator (Steele et al.'s SplitMix64), so fuzz runs are reproducible.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
