@@ -87,6 +87,18 @@ public struct TensorDescription: Sendable {
     public var quantization: Quantization?
     public var isVariable: Bool
     public var sparsity: Sparsity?
+
+    public init(name: String, type: TensorType, shape: [Int], shapeSignature: [Int], buffer: Int, quantization: Quantization?,
+                isVariable: Bool, sparsity: Sparsity?) {
+        self.name = name
+        self.type = type
+        self.shape = shape
+        self.shapeSignature = shapeSignature
+        self.buffer = buffer
+        self.quantization = quantization
+        self.isVariable = isVariable
+        self.sparsity = sparsity
+    }
 }
 
 /// An operator code: a builtin op (the effective code is `max(builtin_code, deprecated_builtin_code)`) or a custom op by name.
@@ -94,6 +106,12 @@ public struct OperatorCode: Sendable, Hashable, CustomStringConvertible {
     public var builtin: BuiltinOperator
     public var customName: String?
     public var version: Int
+
+    public init(builtin: BuiltinOperator, customName: String?, version: Int) {
+        self.builtin = builtin
+        self.customName = customName
+        self.version = version
+    }
 
     public var description: String {
         builtin == .custom ? "CUSTOM(\(customName ?? "?"))" : builtin.description

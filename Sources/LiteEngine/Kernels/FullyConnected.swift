@@ -45,3 +45,17 @@ final class FullyConnected: Kernel {
                            activation: activation, threads: context.threads)
     }
 }
+
+extension FullyConnected {
+    /// The definition, for tests: out[r, u] = act(bias[u] + Σ_k in[r, k] * weights[u, k]).
+    static func reference(input: [Float], rows: Int, weights: [Float], units: Int, bias: [Float]?, activation: FusedActivation) throws -> [Float] {
+        let depth = weights.count / units
+        let (low, high) = try activationRange(activation)
+        return (0..<rows * units).map { i in
+            let (r, u) = (i / units, i % units)
+            var sum = bias?[u] ?? 0
+            for k in 0..<depth { sum += input[r * depth + k] * weights[u * depth + k] }
+            return min(max(sum, low), high)
+        }
+    }
+}

@@ -67,3 +67,24 @@ class Pool2D: Kernel {
         }
     }
 }
+
+extension Pool2D {
+    /// The definition, for tests: each output is the mean or max of its window's in-bounds inputs.
+    static func reference(input: [Float], shape: [Int], options: Pool2DOptions, average: Bool) throws -> (values: [Float], shape: [Int]) {
+        let (batches, inH, inW, channels) = (shape[0], shape[1], shape[2], shape[3])
+        let gh = try SpatialGeometry(input: inH, filter: options.filterH, stride: options.strideH, dilation: 1, padding: options.padding)
+        let gw = try SpatialGeometry(input: inW, filter: options.filterW, stride: options.strideW, dilation: 1, padding: options.padding)
+        let (low, high) = try activationRange(options.activation)
+        var out: [Float] = []
+        for b in 0..<batches { for oy in 0..<gh.output { for ox in 0..<gw.output { for c in 0..<channels {
+            var values: [Float] = []
+            for ky in 0..<options.filterH { for kx in 0..<options.filterW {
+                let iy = oy * options.strideH - gh.padBefore + ky, ix = ox * options.strideW - gw.padBefore + kx
+                if iy >= 0, iy < inH, ix >= 0, ix < inW { values.append(input[((b * inH + iy) * inW + ix) * channels + c]) }
+            } }
+            let v = average ? values.reduce(0, +) / Float(max(values.count, 1)) : (values.max() ?? 0)
+            out.append(min(max(v, low), high))
+        } } } }
+        return (out, [batches, gh.output, gw.output, channels])
+    }
+}

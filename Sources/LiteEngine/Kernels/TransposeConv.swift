@@ -6,7 +6,7 @@ import LiteFormat
 ///
 /// Fast path: one sgemm gives every pixel's contribution [N*H*W, Cout*KH*KW], then a col2im pass adds them in.
 final class TransposeConv: Kernel {
-    let options: TransposeConvOptions
+    var options: TransposeConvOptions
     var padH = 0, padW = 0
     var activation: (Float, Float) = (-.infinity, .infinity)
 
@@ -71,5 +71,27 @@ final class TransposeConv: Kernel {
         }
         addBiasAndActivate(out, rows: batches * outH * outW, channels: outC, bias: optionalInput(3)?.floats,
                            activation: activation, threads: context.threads)
+    }
+}
+
+extension TransposeConv {
+    /// The definition, for tests: every input pixel adds input · weights into the output window it maps to.
+    static func reference(input: [Float], inputShape: [Int], weights: [Float], weightsShape: [Int], outputShape: [Int],
+                          bias: [Float]?, options: TransposeConvOptions) throws -> [Float] {
+        let (batches, inH, inW, inC) = (inputShape[0], inputShape[1], inputShape[2], inputShape[3])
+        let (outC, kh, kw) = (weightsShape[0], weightsShape[1], weightsShape[2])
+        let (outH, outW) = (outputShape[1], outputShape[2])
+        let padH = try SpatialGeometry(input: outH, filter: kh, stride: options.strideH, dilation: 1, padding: options.padding).padBefore
+        let padW = try SpatialGeometry(input: outW, filter: kw, stride: options.strideW, dilation: 1, padding: options.padding).padBefore
+        var out = [Float](repeating: 0, count: batches * outH * outW * outC)
+        for b in 0..<batches { for y in 0..<inH { for x in 0..<inW { for ky in 0..<kh { for kx in 0..<kw {
+            let oy = y * options.strideH + ky - padH, ox = x * options.strideW + kx - padW
+            guard oy >= 0, oy < outH, ox >= 0, ox < outW else { continue }
+            for oc in 0..<outC { for ic in 0..<inC {
+                out[((b * outH + oy) * outW + ox) * outC + oc] += input[((b * inH + y) * inW + x) * inC + ic] * weights[((oc * kh + ky) * kw + kx) * inC + ic]
+            } }
+        } } } } }
+        let (low, high) = try activationRange(options.activation)
+        return out.enumerated().map { min(max($0.element + (bias?[$0.offset % outC] ?? 0), low), high) }
     }
 }

@@ -1,0 +1,153 @@
+@testable import LiteEngine
+import LiteFormat
+import XCTest
+
+/// Each fast kernel against the plain reference kernel beside it, over a sweep of random shapes, strides,
+/// dilations, paddings and activations (ggml's test-backend-ops style: normalized max error).
+final class KernelConsistencyTests: XCTestCase {
+    var generator = SystemRandomNumberGenerator()
+    var model: TFLiteModel!
+
+    override func setUpWithError() throws {
+        model = try TFLiteModel(path: TestPaths.goldens.appendingPathComponent("ops/conv_1x1/model.tflite").path)
+    }
+
+    func tensor(_ index: Int, _ shape: [Int], _ values: [Float]? = nil) -> Tensor {
+        let description = TensorDescription(name: "t\(index)", type: .float32, shape: shape, shapeSignature: shape, buffer: 0,
+                                            quantization: nil, isVariable: false, sparsity: nil)
+        let t = Tensor(index: index, description: description, constant: nil)
+        t.makePersistent(byteCount: max(t.byteCount, 4))
+        if let values { t.floats.update(from: values, count: values.count) }
+        return t
+    }
+
+    func random(_ count: Int) -> [Float] { (0..<count).map { _ in Float.random(in: -1...1, using: &generator) } }
+
+    func node(_ inputs: [Tensor?], _ outputs: [Tensor]) -> NodeContext {
+        NodeContext(model: model, index: 0, code: OperatorCode(builtin: .add, customName: nil, version: 1), options: nil,
+                    customOptions: nil, inputs: inputs, outputs: outputs, intermediates: [], numerics: .fast)
+    }
+
+    func run(_ kernel: Kernel, threads: Int = 1) throws {
+        try kernel.prepare()
+        for output in kernel.node.outputs { output.makePersistent(byteCount: max(output.byteCount, 4)) }
+        let scratch = UnsafeMutableRawPointer.allocate(byteCount: max(kernel.scratchBytes, 64), alignment: 64)
+        defer { scratch.deallocate() }
+        try kernel.run(RunContext(scratch: scratch, threads: threads))
+    }
+
+    func assertNear(_ fast: [Float], _ reference: [Float], _ label: String) {
+        XCTAssertEqual(fast.count, reference.count, label)
+        let scale = max(1, reference.map(abs).max() ?? 0)
+        let error = zip(fast, reference).map { abs($0 - $1) }.max() ?? 0
+        XCTAssertLessThanOrEqual(error, 1e-5 * scale, label)
+    }
+
+    let activations: [FusedActivation] = [.none, .relu, .relu6, .reluN1To1]
+
+    func testConv2DMatchesReference() throws {
+        for trial in 0..<60 {
+            var options = try Conv2DOptions(nil)
+            options.padding = Bool.random() ? .same : .valid
+            options.strideH = Int.random(in: 1...3); options.strideW = Int.random(in: 1...3)
+            options.dilationH = Int.random(in: 1...2); options.dilationW = Int.random(in: 1...2)
+            options.activation = activations.randomElement()!
+            if trial % 4 == 0 { options.strideH = 1; options.strideW = 1; options.dilationH = 1; options.dilationW = 1 }
+            let kh = trial % 4 == 0 ? 1 : Int.random(in: 1...4), kw = trial % 4 == 0 ? 1 : Int.random(in: 1...4)
+            let inputShape = [Int.random(in: 1...2), Int.random(in: kh * 2...12), Int.random(in: kw * 2...12), Int.random(in: 1...20)]
+            let filterShape = [Int.random(in: 1...24), kh, kw, inputShape[3]]
+            let x = random(inputShape.reduce(1, *)), w = random(filterShape.reduce(1, *)), b = random(filterShape[0])
+            let output = tensor(3, [1])
+            let kernel = try Conv2D(node([tensor(0, inputShape, x), tensor(1, filterShape, w), tensor(2, [filterShape[0]], b)], [output]))
+            kernel.options = options
+            kernel.activation = try activationRange(options.activation)
+            try run(kernel, threads: 1 + trial % 2)
+            let expected = try Conv2D.reference(input: x, inputShape: inputShape, filter: w, filterShape: filterShape, bias: b, options: options)
+            XCTAssertEqual(output.shape, expected.shape)
+            assertNear(output.toArray(of: Float.self), expected.values, "conv \(inputShape) * \(filterShape) \(options)")
+        }
+    }
+
+    func testDepthwiseConv2DMatchesReference() throws {
+        for trial in 0..<60 {
+            var options = try DepthwiseConv2DOptions(nil)
+            options.padding = Bool.random() ? .same : .valid
+            options.strideH = Int.random(in: 1...2); options.strideW = Int.random(in: 1...2)
+            options.dilationH = trial % 3 == 0 ? 2 : 1; options.dilationW = options.dilationH
+            options.activation = activations.randomElement()!
+            let k = [1, 3, 5].randomElement()!, multiplier = trial % 5 == 0 ? 2 : 1
+            let inputShape = [Int.random(in: 1...2), Int.random(in: k * 2...14), Int.random(in: k * 2...14), Int.random(in: 1...40)]
+            let filterShape = [1, k, k, inputShape[3] * multiplier]
+            let x = random(inputShape.reduce(1, *)), w = random(filterShape.reduce(1, *)), b = random(filterShape[3])
+            let output = tensor(3, [1])
+            let kernel = try DepthwiseConv2D(node([tensor(0, inputShape, x), tensor(1, filterShape, w), tensor(2, [filterShape[3]], b)], [output]))
+            kernel.options = options
+            kernel.activation = try activationRange(options.activation)
+            try run(kernel, threads: 1 + trial % 2)
+            let expected = try DepthwiseConv2D.reference(input: x, inputShape: inputShape, filter: w, filterShape: filterShape, bias: b, options: options)
+            XCTAssertEqual(output.shape, expected.shape)
+            assertNear(output.toArray(of: Float.self), expected.values, "depthwise \(inputShape) * \(filterShape) \(options)")
+        }
+    }
+
+    func testFullyConnectedMatchesReference() throws {
+        for trial in 0..<30 {
+            let rows = Int.random(in: 1...9), depth = Int.random(in: 1...70), units = Int.random(in: 1...40)
+            let activation = activations[trial % activations.count]
+            let x = random(rows * depth), w = random(units * depth), b = random(units)
+            let output = tensor(3, [1])
+            let kernel = try FullyConnected(node([tensor(0, [rows, depth], x), tensor(1, [units, depth], w), tensor(2, [units], b)], [output]))
+            kernel.activation = try activationRange(activation)
+            try run(kernel)
+            assertNear(output.toArray(of: Float.self), try FullyConnected.reference(input: x, rows: rows, weights: w, units: units, bias: b, activation: activation),
+                       "fully connected \(rows)x\(depth) -> \(units)")
+        }
+    }
+
+    func testPoolingMatchesReference() throws {
+        for trial in 0..<40 {
+            var options = try Pool2DOptions(nil)
+            options.padding = Bool.random() ? .same : .valid
+            options.filterH = Int.random(in: 1...4); options.filterW = Int.random(in: 1...4)
+            options.strideH = Int.random(in: 1...3); options.strideW = Int.random(in: 1...3)
+            options.activation = activations.randomElement()!
+            let shape = [Int.random(in: 1...2), Int.random(in: 4...11), Int.random(in: 4...11), Int.random(in: 1...33)]
+            let x = random(shape.reduce(1, *))
+            let average = trial % 2 == 0
+            let output = tensor(1, [1])
+            let kernel: Pool2D = average ? try AveragePool2D(node([tensor(0, shape, x)], [output])) : try MaxPool2D(node([tensor(0, shape, x)], [output]))
+            kernel.options = options
+            kernel.activation = try activationRange(options.activation)
+            try run(kernel)
+            let expected = try Pool2D.reference(input: x, shape: shape, options: options, average: average)
+            XCTAssertEqual(output.shape, expected.shape)
+            assertNear(output.toArray(of: Float.self), expected.values, "\(average ? "average" : "max") pool \(shape) \(options)")
+        }
+    }
+
+    func testTransposeConvMatchesReference() throws {
+        for _ in 0..<30 {
+            var options = try TransposeConvOptions(nil)
+            options.padding = Bool.random() ? .same : .valid
+            options.strideH = Int.random(in: 1...3); options.strideW = Int.random(in: 1...3)
+            let k = Int.random(in: 1...4), inC = Int.random(in: 1...6), outC = Int.random(in: 1...6)
+            let inputShape = [1, Int.random(in: 1...6), Int.random(in: 1...6), inC]
+            let outH = options.padding == .same ? inputShape[1] * options.strideH : (inputShape[1] - 1) * options.strideH + k
+            let outW = options.padding == .same ? inputShape[2] * options.strideW : (inputShape[2] - 1) * options.strideW + k
+            let outputShape = [1, outH, outW, outC], weightsShape = [outC, k, k, inC]
+            let x = random(inputShape.reduce(1, *)), w = random(weightsShape.reduce(1, *)), b = random(outC)
+            let shapeTensor = Tensor(index: 0, description: TensorDescription(name: "shape", type: .int32, shape: [4], shapeSignature: [4], buffer: 0,
+                                                                             quantization: nil, isVariable: false, sparsity: nil), constant: nil)
+            shapeTensor.makePersistent(byteCount: 16)
+            for (i, d) in outputShape.enumerated() { shapeTensor.pointer(Int32.self)[i] = Int32(d) }
+            shapeTensor.storage = Tensor.Storage.constant
+            let output = tensor(4, [1])
+            let kernel = try TransposeConv(node([shapeTensor, tensor(1, weightsShape, w), tensor(2, inputShape, x), tensor(3, [outC], b)], [output]))
+            kernel.options = options
+            try run(kernel)
+            let expected = try TransposeConv.reference(input: x, inputShape: inputShape, weights: w, weightsShape: weightsShape,
+                                                       outputShape: outputShape, bias: b, options: options)
+            assertNear(output.toArray(of: Float.self), expected, "transpose conv \(inputShape) -> \(outputShape) \(options)")
+        }
+    }
+}
