@@ -39,7 +39,7 @@ let package = Package(
         .testTarget(name: "LiteFormatTests", dependencies: ["LiteFormat"], exclude: ["Goldens"]),
         .testTarget(
             name: "LiteEngineTests",
-            dependencies: ["LiteEngine", "ModelFuzzing"],
+            dependencies: ["LiteEngine", "ModelFuzzing", "vision-cli"],
             exclude: ["Goldens"]
         ),
         .executableTarget(

@@ -1,0 +1,96 @@
+import Foundation
+import LiteEngine
+import XCTest
+
+/// The command-line contracts other tools rely on: `vision-cli inspect`, `run` and `bench`.
+final class CLITests: XCTestCase {
+    static var binary: URL {
+        // Tests run from the build products directory, next to the vision-cli executable.
+        let bundle = Bundle(for: CLITests.self).bundleURL
+        let candidates = [bundle, bundle.deletingLastPathComponent()].map { $0.appendingPathComponent("vision-cli") }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
+    }
+
+    @discardableResult
+    func cli(_ arguments: [String], expectStatus status: Int32 = 0) throws -> (out: String, err: String) {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile(), errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let result = (String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+        XCTAssertEqual(process.terminationStatus, status, "vision-cli \(arguments.joined(separator: " "))\n\(result.0)\n\(result.1)")
+        return result
+    }
+
+    func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    func testRunWritesOutputsAsNumPyWithTheTensorsDtypeAndShape() throws {
+        let folder = TestPaths.goldens.appendingPathComponent("ops/split")
+        let out = try temporaryDirectory()
+        try cli(["run", folder.appendingPathComponent("model.tflite").path, "--input", folder.appendingPathComponent("input_0.npy").path,
+                 "--output-dir", out.path])
+        for i in 0..<3 {
+            let ours = try NumPyArray(contentsOf: out.appendingPathComponent("output_\(i).npy").path)
+            let reference = try NumPyArray(contentsOf: folder.appendingPathComponent("output_\(i).npy").path)
+            assertClose(ours, reference, "split output \(i)")
+        }
+        let argmax = TestPaths.goldens.appendingPathComponent("ops/arg_max")
+        try cli(["run", argmax.appendingPathComponent("model.tflite").path, "--input", argmax.appendingPathComponent("input_0.npy").path, "--output-dir", out.path])
+        let indices = try NumPyArray(contentsOf: out.appendingPathComponent("output_0.npy").path)
+        XCTAssertEqual(indices, try NumPyArray(contentsOf: argmax.appendingPathComponent("output_0.npy").path))
+        XCTAssertEqual(indices.type, .int64)
+    }
+
+    func testRunRejectsWrongDtypeShapeAndCount() throws {
+        let folder = TestPaths.goldens.appendingPathComponent("ops/conv_1x1")
+        let model = folder.appendingPathComponent("model.tflite").path
+        let out = try temporaryDirectory()
+        let wrongType = out.appendingPathComponent("int.npy")
+        try Data(NumPyArray(type: .int32, shape: [1, 8, 8, 24], bytes: Array(repeating: 0, count: 8 * 8 * 24 * 4)).encoded()).write(to: wrongType)
+        var result = try cli(["run", model, "--input", wrongType.path, "--output-dir", out.path], expectStatus: 1)
+        XCTAssert(result.err.contains("int32") && result.err.contains("float32"), result.err)
+        let wrongShape = out.appendingPathComponent("shape.npy")
+        try Data(NumPyArray(type: .float32, shape: [1, 4, 4, 24], bytes: Array(repeating: 0, count: 4 * 4 * 24 * 4)).encoded()).write(to: wrongShape)
+        result = try cli(["run", model, "--input", wrongShape.path, "--output-dir", out.path], expectStatus: 1)
+        XCTAssert(result.err.contains("[1, 4, 4, 24]"), result.err)
+        result = try cli(["run", model, "--output-dir", out.path], expectStatus: 1)
+        XCTAssert(result.err.contains("1 inputs"), result.err)
+        let garbage = out.appendingPathComponent("garbage.npy")
+        try Data("not numpy".utf8).write(to: garbage)
+        result = try cli(["run", model, "--input", garbage.path, "--output-dir", out.path], expectStatus: 1)
+        XCTAssert(result.err.contains(".npy"), result.err)
+    }
+
+    func testBenchEndsWithOneJSONLine() throws {
+        let model = TestPaths.goldens.appendingPathComponent("ops/conv_3x3_same_relu/model.tflite").path
+        let (out, _) = try cli(["bench", model, "--runs", "3", "--warmup", "1", "--json"])
+        let last = try XCTUnwrap(out.split(separator: "\n").last)
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])
+        for key in ["median_ms", "min_ms", "load_ms"] { XCTAssertNotNil(object[key] as? Double, key) }
+    }
+
+    func testInspectReportsGraphOpsMetadataAndArena() throws {
+        let model = try TestPaths.model("classification/mobilenet_v1_0.25_224_1_metadata_1.tflite")
+        let (text, _) = try cli(["inspect", model])
+        for expected in ["inputs:", "float32 [1, 224, 224, 3]", "CONV_2D", "all ops supported: yes", "TFLITE_METADATA", "planned arena:"] {
+            XCTAssert(text.contains(expected), "missing \(expected) in\n\(text)")
+        }
+        let (json, _) = try cli(["inspect", model, "--json"])
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        XCTAssertEqual(object["allOpsSupported"] as? Bool, true)
+        XCTAssertGreaterThan(object["arenaBytes"] as? Int ?? 0, 0)
+        let (unsupported, _) = try cli(["inspect", try TestPaths.model("lstm/trained_lstm.tflite")])
+        XCTAssert(unsupported.contains("UNSUPPORTED"), unsupported)
+        let (_, err) = try cli(["inspect", "/nonexistent.tflite"], expectStatus: 1)
+        XCTAssert(err.contains("nonexistent"), err)
+    }
+}
