@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Times vision-cli and LiteRT on the same models in one run and prints the ratios as a Markdown table.
+
+    python3 tools/bench_vs_litert.py [--cli PATH] [--runs N] [--rounds N] [--threads 1 2] [--write Docs/benchmarks.md]
+
+For each model and thread count it alternates our engine, LiteRT with XNNPACK (its default) and LiteRT's
+built-in kernels (BUILTIN_WITHOUT_DEFAULT_DELEGATES), `--rounds` times, and keeps each one's best median, so
+that a burst of load on this shared machine does not land on one side only. Without --cli it builds with
+tools/build.sh.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, ".."))
+MODELS = os.path.normpath(os.path.join(ROOT, "..", "shared", "models"))
+sys.path.insert(0, HERE)
+from litert_bench import bench as litert_bench  # noqa: E402
+
+DEFAULT_MODELS = [
+    "classification/mobilenet_v2_1.0_224_dequant_float.tflite",
+    "classification/mobilenet_v1_0.25_224_1_metadata_1.tflite",
+    "detection/face_detection_short_range.tflite",
+    "detection/coco_ssd_mobilenet_v1_1.0_dequant_float.tflite",
+]
+
+
+def ours(cli, model, threads, runs):
+    out = subprocess.run([cli, "bench", model, "--threads", str(threads), "--runs", str(runs), "--warmup", "5", "--json"],
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def cpu_name():
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor()
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--cli")
+    p.add_argument("--runs", type=int, default=50)
+    p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--threads", type=int, nargs="+", default=[1])
+    p.add_argument("--models", nargs="+", default=DEFAULT_MODELS)
+    p.add_argument("--write")
+    a = p.parse_args()
+    cli = a.cli or subprocess.run([os.path.join(HERE, "build.sh")], check=True, capture_output=True, text=True).stdout.strip()
+
+    rows = []
+    blas = "?"
+    for rel in a.models:
+        model = os.path.join(MODELS, rel)
+        for threads in a.threads:
+            best = {"ours": None, "xnnpack": None, "builtin": None}
+            load = None
+            for _ in range(a.rounds):
+                r = ours(cli, model, threads, a.runs)
+                blas = r.get("blas_core", blas)
+                best["ours"] = min(best["ours"] or 1e9, r["median_ms"])
+                load = min(load or 1e9, r["load_ms"])
+                best["xnnpack"] = min(best["xnnpack"] or 1e9, litert_bench(model, threads, a.runs)["median_ms"])
+                best["builtin"] = min(best["builtin"] or 1e9, litert_bench(model, threads, max(10, a.runs // 3), builtin=True)["median_ms"])
+            rows.append((rel, threads, best["ours"], best["xnnpack"], best["builtin"], load))
+            print(f"{os.path.basename(rel):50s} {threads}t  ours {best['ours']:7.2f} ms  XNNPACK {best['xnnpack']:7.2f} ms "
+                  f"({best['ours'] / best['xnnpack']:.2f}x)  built-in {best['builtin']:7.2f} ms ({best['ours'] / best['builtin']:.2f}x)  load {load:.2f} ms",
+                  flush=True)
+
+    flags = subprocess.run([os.path.join(HERE, "swift-flags.sh")], capture_output=True, text=True).stdout.strip() or "(none)"
+    table = ["| model | threads | ours (ms) | LiteRT XNNPACK (ms) | ours / XNNPACK | LiteRT built-in (ms) | ours / built-in | our load (ms) |",
+             "|---|---|---|---|---|---|---|---|"]
+    for rel, threads, o, x, b, load in rows:
+        table.append(f"| {os.path.basename(rel)} | {threads} | {o:.2f} | {x:.2f} | {o / x:.2f} | {b:.2f} | {o / b:.2f} | {load:.2f} |")
+    machine = (f"{cpu_name()}, {os.cpu_count()} cores; OpenBLAS kernels: {blas}; Swift flags: `{flags}`; "
+               f"medians of {a.runs} runs, best of {a.rounds} alternating rounds; {datetime.date.today().isoformat()}")
+    print()
+    print("\n".join(table))
+    print()
+    print(machine)
+    if a.write:
+        path = os.path.join(ROOT, a.write)
+        text = open(path).read() if os.path.exists(path) else ""
+        start, end = "<!-- bench_vs_litert:start -->", "<!-- bench_vs_litert:end -->"
+        block = f"{start}\n{machine}\n\n" + "\n".join(table) + f"\n{end}"
+        if start in text and end in text:
+            text = text[:text.index(start)] + block + text[text.index(end) + len(end):]
+        else:
+            text += "\n" + block + "\n"
+        open(path, "w").write(text)
+        print(f"wrote {a.write}")
+
+
+if __name__ == "__main__":
+    main()
