@@ -27,10 +27,16 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "
 CASES = []
 
 
-def case(name, input_shapes, dtype=np.float32, low=-2.0, high=2.0, optimize=None, ints=None):
-    """Registers a case: fn(*inputs) -> output(s); inputs are random in [low, high]."""
+def case(name, input_shapes, dtype=np.float32, low=-2.0, high=2.0, optimize=None, ints=None, keras=False, run_shapes=None):
+    """Registers a case: fn(*inputs) -> output(s); inputs are random in [low, high].
+
+    keras=True: fn() returns a Keras model, converted with from_keras_model (how PReLU layers become PRELU).
+    Shapes may contain None (a resizable dimension, -1 in the file's shape_signature); run_shapes then gives the
+    shapes LiteRT and our engine are resized to before running.
+    """
     def register(fn):
-        CASES.append(dict(name=name, fn=fn, shapes=input_shapes, dtype=dtype, low=low, high=high, optimize=optimize, ints=ints))
+        CASES.append(dict(name=name, fn=fn, shapes=input_shapes, dtype=dtype, low=low, high=high, optimize=optimize, ints=ints,
+                          keras=keras, run_shapes=run_shapes))
         return fn
     return register
 
@@ -130,10 +136,18 @@ for opname, fn, lo, hi in [("relu", tf.nn.relu, -2, 2), ("relu6", tf.nn.relu6, -
 case("softmax_wide", [(3, 1001)], low=-6, high=6)(lambda x: tf.nn.softmax(x))
 
 
-@case("prelu", [(1, 4, 4, 3)])
-def prelu(x):
-    alpha = tf.constant([0.1, 0.25, -0.5])
-    return tf.nn.relu(x) - alpha * tf.nn.relu(-x)
+@case("prelu", [(1, 4, 4, 3)], keras=True)
+def prelu():
+    inputs = tf.keras.Input(shape=(4, 4, 3), batch_size=1)
+    layer = tf.keras.layers.PReLU(alpha_initializer=tf.constant_initializer([0.1, 0.25, -0.5]), shared_axes=[1, 2])
+    return tf.keras.Model(inputs, layer(inputs))
+
+
+@case("prelu_elementwise_alpha", [(1, 3, 5, 2)], keras=True)
+def prelu_full():
+    inputs = tf.keras.Input(shape=(3, 5, 2), batch_size=1)
+    layer = tf.keras.layers.PReLU(alpha_initializer=tf.keras.initializers.RandomUniform(-0.5, 0.5, seed=3))
+    return tf.keras.Model(inputs, layer(inputs))
 
 
 # ---- pooling and reductions ------------------------------------------------------------------------------
@@ -150,6 +164,11 @@ case("sum_two_axes", [(2, 3, 4, 5)])(lambda x: tf.reduce_sum(x, axis=[1, 3]))
 case("reshape", [(2, 3, 4)])(lambda x: tf.reshape(x, (4, 6)) * 1.0)
 case("squeeze", [(1, 3, 1, 4)])(lambda x: tf.squeeze(x, axis=[0, 2]) + 1.0)
 case("expand_dims", [(3, 4)])(lambda x: tf.expand_dims(x + 1.0, axis=1))
+case("squeeze_dynamic_batch", [(None, None, 1, 4)], run_shapes=[(2, 3, 1, 4)])(lambda x: tf.squeeze(x, axis=[2]) * 2.0)
+case("expand_dims_dynamic_batch", [(None, 4)], run_shapes=[(3, 4)])(lambda x: tf.expand_dims(x, axis=-1) * 2.0)
+case("conv_dynamic_batch_resized", [(None, 6, 6, 3)], run_shapes=[(3, 6, 6, 3)])(
+    lambda x: tf.nn.relu(tf.nn.conv2d(x, tf.constant(np.linspace(-1, 1, 3 * 3 * 3 * 4, dtype=np.float32).reshape(3, 3, 3, 4)), 1, "SAME")))
+case("mean_dynamic_batch", [(None, 5, 5, 8)], run_shapes=[(2, 5, 5, 8)])(lambda x: tf.reduce_mean(x, axis=[1, 2]))
 case("concatenation_axis3", [(1, 4, 4, 3), (1, 4, 4, 5)])(lambda x, y: tf.concat([x, y], axis=3))
 case("concatenation_axis1_three", [(2, 3, 4), (2, 1, 4), (2, 2, 4)])(lambda x, y, z: tf.concat([x, y, z], axis=1))
 case("pad", [(1, 3, 4, 2)])(lambda x: tf.pad(x, [[0, 0], [1, 2], [2, 1], [0, 0]]))
@@ -191,6 +210,9 @@ case("densify_sparse_weights", [(2, 64)], optimize="sparsity")(lambda x: tf.matm
 
 
 def convert(c):
+    if c["keras"]:
+        converter = tf.lite.TFLiteConverter.from_keras_model(c["fn"]())
+        return converter.convert()
     specs = [tf.TensorSpec(s, tf.float32) for s in c["shapes"]]
     fn = tf.function(c["fn"], input_signature=specs, autograph=False)
     converter = tf.lite.TFLiteConverter.from_concrete_functions([fn.get_concrete_function()], fn)
@@ -219,10 +241,14 @@ def main():
         os.makedirs(folder)
         open(os.path.join(folder, "model.tflite"), "wb").write(model)
         interp = litert.Interpreter(model_content=model, experimental_op_resolver_type=litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
+        for detail, shape in zip(interp.get_input_details(), c["run_shapes"] or []):
+            interp.resize_tensor_input(detail["index"], shape)
         interp.allocate_tensors()
         case_rng = np.random.default_rng(zlib.crc32(c["name"].encode()))
         for i, detail in enumerate(interp.get_input_details()):
             x = case_rng.uniform(c["low"], c["high"], size=detail["shape"]).astype(detail["dtype"])
+            if c["run_shapes"]:
+                assert list(detail["shape"]) == list(c["run_shapes"][i]) and -1 in detail["shape_signature"], c["name"]
             np.save(os.path.join(folder, f"input_{i}.npy"), x)
             interp.set_tensor(detail["index"], x)
         interp.invoke()
