@@ -1,8 +1,18 @@
 #!/usr/bin/env bash
 # The project's test command: installs what is missing, records LiteRT's outputs on the real models
-# (tools/make_model_goldens.py), then runs every Swift test.
+# (tools/make_model_goldens.py), then runs every Swift test and ends with one "N passed, M failed" line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh
 python3 tools/make_model_goldens.py
-swift test "$@"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+status=0
+swift test "$@" 2>&1 | tee "$log" || status=$?
+summary=$(grep -E "^[[:space:]]*Executed [0-9]+ tests?, with [0-9]+ failures?" "$log" | tail -n 1 || true)
+if [ -n "$summary" ]; then
+  total=$(echo "$summary" | sed -E 's/.*Executed ([0-9]+) tests?.*/\1/')
+  failed=$(echo "$summary" | sed -E 's/.*with ([0-9]+) failures?.*/\1/')
+  echo "$((total - failed)) passed, $failed failed"
+fi
+exit "$status"
