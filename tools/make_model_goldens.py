@@ -32,6 +32,46 @@ FLOAT_MODELS = {
 IMAGES = ["bird.png", "grace_hopper.bmp", "pets.jpg", "cats_and_dogs.jpg", "multi_objects.jpg", "face.jpg", "kite_and_cold.jpg"]
 
 
+def mnist_inputs():
+    """The ten MNIST digits that come with the tflite-micro LSTM example, scaled to [0, 1], plus two random inputs."""
+    folder = os.path.join(SHARED, "models", "lstm", "mnist_samples")
+    for i in range(10):
+        yield f"sample{i}", (np.asarray(Image.open(os.path.join(folder, f"sample{i}.png")).convert("L"), dtype=np.float32) / 255.0)[np.newaxis]
+    rng = np.random.default_rng(28)
+    for k in range(2):
+        yield f"random{k}", rng.uniform(0, 1, (1, 28, 28)).astype(np.float32)
+
+
+def quickdraw_inputs():
+    """Stroke sequences of the Quick, Draw! BiLSTM's full 3711 steps: (dx, dy, pen-up) from real sketches in
+    ../shared/ink, zero-padded, plus one random sequence."""
+    import gzip
+    rng = np.random.default_rng(3711)
+    with gzip.open(os.path.join(SHARED, "ink", "quickdraw.ndjson.gz"), "rt") as f:
+        for k, line in enumerate(f):
+            if k >= 4:
+                break
+            sample = json.loads(line)
+            points = []
+            for stroke in sample["strokes"]:
+                for j, p in enumerate(stroke):
+                    points.append([p[0], p[1], 1.0 if j == len(stroke) - 1 else 0.0])
+            pts = np.array(points, dtype=np.float32)
+            seq = np.zeros((3711, 3), dtype=np.float32)
+            deltas = np.concatenate([pts[:1, :2] * 0, np.diff(pts[:, :2], axis=0)]) / 255.0
+            n = min(len(pts), 3711)
+            seq[:n, :2] = deltas[:n]
+            seq[:n, 2] = pts[:n, 2]
+            yield f"sketch{k}_{sample['label'].replace(' ', '_')}", seq[np.newaxis]
+    yield "random", rng.normal(0, 0.05, (1, 3711, 3)).astype(np.float32)
+
+
+SEQUENCE_MODELS = {
+    "lstm/trained_lstm.tflite": mnist_inputs,
+    "lstm/quickdraw_rnn_bilstm_345_float_noclip.tflite": quickdraw_inputs,
+}
+
+
 def main():
     manifest = {}
     for model, scale in FLOAT_MODELS.items():
@@ -56,6 +96,24 @@ def main():
         manifest[name] = {"model": model, "images": cases, "outputs": len(interp.get_output_details()),
                           "detection": "TFLite_Detection_PostProcess" in {op["op_name"] for op in interp._get_ops_details()}}
         print(f"{name}: {len(cases)} images")
+    for model, inputs in SEQUENCE_MODELS.items():
+        path = os.path.join(SHARED, "models", model)
+        interp = litert.Interpreter(model_path=path, experimental_op_resolver_type=litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
+        name = os.path.splitext(os.path.basename(model))[0]
+        cases = []
+        for label, x in inputs():
+            interp.allocate_tensors()
+            interp.reset_all_variables()
+            interp.set_tensor(interp.get_input_details()[0]["index"], x)
+            interp.invoke()
+            folder = os.path.join(OUT, name, label)
+            os.makedirs(folder, exist_ok=True)
+            np.save(os.path.join(folder, "input_0.npy"), x)
+            for i, out in enumerate(interp.get_output_details()):
+                np.save(os.path.join(folder, f"output_{i}.npy"), interp.get_tensor(out["index"]))
+            cases.append(label)
+        manifest[name] = {"model": model, "images": cases, "outputs": len(interp.get_output_details()), "detection": False}
+        print(f"{name}: {len(cases)} inputs")
     json.dump(manifest, open(os.path.join(OUT, "manifest.json"), "w"), indent=1)
 
 

@@ -282,7 +282,9 @@ public final class Interpreter: @unchecked Sendable {
                 first[index] = min(first[index] ?? node, node); last[index] = max(last[index] ?? node, node)
             }
         }
-        for index in subgraph.outputs { last[index] = end }
+        // Inputs and outputs are never overwritten (as TFLite's planner): a caller may invoke again on the same
+        // input or read an output after another run.
+        for index in subgraph.outputs + subgraph.inputs { last[index] = end }
         var requests: [ArenaPlanner.Request] = []
         for tensor in tensors where tensor.storage == .arena {
             guard let firstUse = first[tensor.index] ?? last[tensor.index].map({ _ in -1 }) else { continue }

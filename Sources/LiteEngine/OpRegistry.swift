@@ -64,6 +64,8 @@ enum OpRegistry {
         .spaceToDepth: .init(versions: 1...2, kernel: SpaceToDepth.self),
         .dequantize: .init(versions: 1...6, kernel: Dequantize.self),
         .densify: .init(versions: 1...1, kernel: Densify.self),
+        .reverseV2: .init(versions: 1...3, kernel: ReverseV2.self),
+        .unidirectionalSequenceLstm: .init(versions: 1...4, kernel: UnidirectionalSequenceLSTM.self),
     ]
 
     static let custom: [String: Registration] = [

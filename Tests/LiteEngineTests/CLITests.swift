@@ -88,7 +88,7 @@ final class CLITests: XCTestCase {
         let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
         XCTAssertEqual(object["allOpsSupported"] as? Bool, true)
         XCTAssertGreaterThan(object["arenaBytes"] as? Int ?? 0, 0)
-        let (unsupported, _) = try cli(["inspect", try TestPaths.model("lstm/trained_lstm.tflite")])
+        let (unsupported, _) = try cli(["inspect", try TestPaths.model("lstm/keras_lstm_mnist_ptq.tflite")])
         XCTAssert(unsupported.contains("UNSUPPORTED"), unsupported)
         let (_, err) = try cli(["inspect", "/nonexistent.tflite"], expectStatus: 1)
         XCTAssert(err.contains("nonexistent"), err)

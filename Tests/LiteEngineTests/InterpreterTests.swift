@@ -79,8 +79,8 @@ final class InterpreterTests: XCTestCase {
         XCTAssertThrowsError(try Interpreter(modelPath: "/nonexistent/model.tflite")) { error in
             XCTAssert("\(error)".contains("/nonexistent/model.tflite"), "\(error)")
         }
-        XCTAssertThrowsError(try Interpreter(modelPath: TestPaths.model("lstm/trained_lstm.tflite"))) { error in
-            XCTAssertEqual("\(error)", "node 0: UNIDIRECTIONAL_SEQUENCE_LSTM version 1 is not supported")
+        XCTAssertThrowsError(try Interpreter(modelPath: TestPaths.model("lstm/keras_lstm_mnist_ptq.tflite"))) { error in
+            XCTAssertEqual("\(error)", "node 0: QUANTIZE version 1 is not supported")
         }
     }
 }

@@ -4,7 +4,8 @@ import XCTest
 
 /// Real float models on real photos, compared with LiteRT (goldens from tools/make_model_goldens.py, which
 /// .ci/run runs first; a missing golden is a failure, not a skip).
-final class ModelGoldenTests: XCTestCase {
+/// Loads a model's goldens and compares our outputs with LiteRT's.
+struct ModelGoldenChecker {
     struct Entry: Decodable {
         let model: String
         let images: [String]
@@ -54,9 +55,39 @@ final class ModelGoldenTests: XCTestCase {
         }
     }
 
-    func testMobileNetV2Float() throws { try check("mobilenet_v2_1.0_224_dequant_float") }
-    func testMobileNetV2FloatTwoThreads() throws { try check("mobilenet_v2_1.0_224_dequant_float", threads: 2) }
-    func testMobileNetV1WithMetadata() throws { try check("mobilenet_v1_0.25_224_1_metadata_1") }
-    func testFaceDetectionShortRange() throws { try check("face_detection_short_range") }
-    func testCocoSSDFloatWithPostProcess() throws { try check("coco_ssd_mobilenet_v1_1.0_dequant_float") }
+}
+
+final class ModelGoldenTests: XCTestCase {
+    let goldens = ModelGoldenChecker()
+
+    func testMobileNetV2Float() throws { try goldens.check("mobilenet_v2_1.0_224_dequant_float") }
+    func testMobileNetV2FloatTwoThreads() throws { try goldens.check("mobilenet_v2_1.0_224_dequant_float", threads: 2) }
+    func testMobileNetV1WithMetadata() throws { try goldens.check("mobilenet_v1_0.25_224_1_metadata_1") }
+    func testFaceDetectionShortRange() throws { try goldens.check("face_detection_short_range") }
+    func testCocoSSDFloatWithPostProcess() throws { try goldens.check("coco_ssd_mobilenet_v1_1.0_dequant_float") }
+}
+
+/// The float LSTM models: tflite-micro's MNIST LSTM on its ten sample digits, and the Quick, Draw! BiLSTM stack
+/// (UNIDIRECTIONAL_SEQUENCE_LSTM + REVERSE_V2) on full 3711-step stroke sequences.
+final class SequenceModelGoldenTests: XCTestCase {
+    let goldens = ModelGoldenChecker()
+
+    func testMNISTLSTM() throws { try goldens.check("trained_lstm") }
+    func testQuickDrawBiLSTMOn3711Steps() throws { try goldens.check("quickdraw_rnn_bilstm_345_float_noclip") }
+
+    func testStateIsKeptAcrossInvocationsUntilReset() throws {
+        let interpreter = try Interpreter(modelPath: TestPaths.model("lstm/trained_lstm.tflite"))
+        let folder = TestPaths.modelGoldens.appendingPathComponent("trained_lstm/sample3")
+        let input = try NumPyArray(contentsOf: folder.appendingPathComponent("input_0.npy").path)
+        let reference = try NumPyArray(contentsOf: folder.appendingPathComponent("output_0.npy").path)
+        try input.bytes.withUnsafeBytes { try interpreter.copy($0, toInputAt: 0) }
+        try interpreter.invoke()
+        assertClose(try interpreter.output(at: 0).numpy(), reference, "first invocation")
+        try interpreter.invoke()
+        let second = try interpreter.output(at: 0).toArray(of: Float.self)
+        XCTAssertNotEqual(second, reference.floats(), "the second run starts from the first run's state")
+        interpreter.resetVariableTensors()
+        try interpreter.invoke()
+        assertClose(try interpreter.output(at: 0).numpy(), reference, "after reset")
+    }
 }
