@@ -17,7 +17,8 @@ import LiteFormat
 /// new c; h = o·act(c), projected and clipped to ±proj_clip when there is a projection.
 ///
 /// Speed: the input contributions W_x·x of all time steps are four sgemm calls before the time loop; each
-/// step then does the recurrent product for the whole batch with one sgemm per gate.
+/// step then does the recurrent product for the whole batch with one sgemm per gate, or with SIMD
+/// matrix-vector products when the step is small.
 final class UnidirectionalSequenceLSTM: Kernel {
     let options: SequenceLSTMOptions
     var batches = 0, steps = 0, inputSize = 0, cells = 0, outputSize = 0
@@ -136,13 +137,22 @@ final class UnidirectionalSequenceLSTM: Kernel {
         let cellClip = options.cellClip, projClip = options.projClip
         let activation = self.activation
         let out = output.floats
+        // Below this many multiply-adds per gate and step a BLAS call costs more than the arithmetic (20-cell
+        // MNIST LSTM: 0.056 -> 0.049 ms); above it OpenBLAS wins (128 cells: 137 vs 168 ms for the BiLSTM).
+        let smallRecurrence = B * C * O <= 4096
 
         for t in 0..<T {
             for g in gates {
                 // gate = W_x·x_t + W_h·h_prev for the whole batch.
                 stepGates[g].update(from: inputGates[g] + t * B * C, count: B * C)
-                BLAS.sgemm(transposeB: true, m: B, n: C, k: O, a: outputState, lda: O, b: recurrentWeights(g), ldb: O,
-                           beta: 1, c: stepGates[g], ldc: C, threads: context.threads)
+                if smallRecurrence {
+                    for b in 0..<B {
+                        matrixVectorAccumulate(recurrentWeights(g), rows: C, columns: O, outputState + b * O, into: stepGates[g] + b * C)
+                    }
+                } else {
+                    BLAS.sgemm(transposeB: true, m: B, n: C, k: O, a: outputState, lda: O, b: recurrentWeights(g), ldb: O,
+                               beta: 1, c: stepGates[g], ldc: C, threads: context.threads)
+                }
             }
             for b in 0..<B {
                 let cell = cellState + b * C
@@ -170,7 +180,12 @@ final class UnidirectionalSequenceLSTM: Kernel {
                 for c in 0..<C { h[c] = sigmoid(o[c]) * activation(cell[c]) }
             }
             if let projection {
-                BLAS.sgemm(transposeB: true, m: B, n: O, k: C, a: hidden, lda: C, b: projection, ldb: C, c: outputState, ldc: O, threads: context.threads)
+                if smallRecurrence {
+                    outputState.update(repeating: 0, count: B * O)
+                    for b in 0..<B { matrixVectorAccumulate(projection, rows: O, columns: C, hidden + b * C, into: outputState + b * O) }
+                } else {
+                    BLAS.sgemm(transposeB: true, m: B, n: O, k: C, a: hidden, lda: C, b: projection, ldb: C, c: outputState, ldc: O, threads: context.threads)
+                }
                 for b in 0..<B {
                     let h = outputState + b * O
                     if let projectionBias { for k in 0..<O { h[k] += projectionBias[k] } }
