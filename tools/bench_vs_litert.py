@@ -27,6 +27,8 @@ DEFAULT_MODELS = [
     "classification/mobilenet_v1_0.25_224_1_metadata_1.tflite",
     "detection/face_detection_short_range.tflite",
     "detection/coco_ssd_mobilenet_v1_1.0_dequant_float.tflite",
+    "lstm/trained_lstm.tflite",
+    "lstm/quickdraw_rnn_bilstm_345_float_noclip.tflite",
 ]
 
 
@@ -65,12 +67,13 @@ def main():
             best = {"ours": None, "xnnpack": None, "builtin": None}
             load = None
             for _ in range(a.rounds):
-                r = ours(cli, model, threads, a.runs)
+                runs = a.runs if "quickdraw" not in rel else max(5, a.runs // 10)
+                r = ours(cli, model, threads, runs)
                 blas = r.get("blas_core", blas)
                 best["ours"] = min(best["ours"] or 1e9, r["median_ms"])
                 load = min(load or 1e9, r["load_ms"])
-                best["xnnpack"] = min(best["xnnpack"] or 1e9, litert_bench(model, threads, a.runs)["median_ms"])
-                best["builtin"] = min(best["builtin"] or 1e9, litert_bench(model, threads, max(10, a.runs // 3), builtin=True)["median_ms"])
+                best["xnnpack"] = min(best["xnnpack"] or 1e9, litert_bench(model, threads, runs)["median_ms"])
+                best["builtin"] = min(best["builtin"] or 1e9, litert_bench(model, threads, max(5, runs // 3), builtin=True)["median_ms"])
             rows.append((rel, threads, best["ours"], best["xnnpack"], best["builtin"], load))
             print(f"{os.path.basename(rel):50s} {threads}t  ours {best['ours']:7.2f} ms  XNNPACK {best['xnnpack']:7.2f} ms "
                   f"({best['ours'] / best['xnnpack']:.2f}x)  built-in {best['builtin']:7.2f} ms ({best['ours'] / best['builtin']:.2f}x)  load {load:.2f} ms",
