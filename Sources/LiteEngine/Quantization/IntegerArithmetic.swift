@@ -1,0 +1,78 @@
+import Foundation
+import LiteFormat
+
+/// TensorFlow Lite's fixed-point requantization, bit for bit (tensorflow/lite/kernels/internal/common.h,
+/// quantization_util.cc and gemmlowp's fixedpoint.h). Every quantized kernel rescales its int32 accumulators
+/// with these functions and nothing else, so bit-exactness with TFLite is decided in this one file.
+///
+/// A real multiplier `M` (for example `input_scale * filter_scale / output_scale`) is stored as a Q31 integer
+/// `m` in [2^30, 2^31) and a power-of-two exponent `e`: `M ≈ m * 2^(e - 31)`.
+public enum IntegerArithmetic {
+    /// `QuantizeMultiplier`: `frexp` splits M into q in [0.5, 1) and e; `m = round(q * 2^31)` with ties away
+    /// from zero. Rounding can reach exactly 2^31 (q close to 1), which does not fit int32: then m is halved
+    /// and e incremented. Multipliers below 2^-31 (e < -31) flush to zero, as TFLite does.
+    public static func quantizeMultiplier(_ multiplier: Double) -> (multiplier: Int32, shift: Int) {
+        guard multiplier != 0, multiplier.isFinite else { return (0, 0) }
+        let q = multiplier.significand / 2  // frexp: q in [0.5, 1)
+        var shift = Int(multiplier.exponent) + 1
+        var fixed = Int64((q * Double(1 << 31)).rounded(.toNearestOrAwayFromZero))
+        if fixed == 1 << 31 {
+            fixed /= 2
+            shift += 1
+        }
+        if shift < -31 {
+            return (0, 0)
+        }
+        // A multiplier of 2^31 or more (shift > 30) is outside what the kernels accept; callers check the range.
+        return (Int32(truncatingIfNeeded: fixed), shift)
+    }
+
+    /// `SaturatingRoundingDoublingHighMul`: `a·b / 2^31` rounded to nearest. The ±2^30 nudge followed by C's
+    /// truncating division makes ties round toward +infinity for both signs (-1.5 becomes -1). The only
+    /// overflow, INT32_MIN · INT32_MIN, saturates to INT32_MAX.
+    @inline(__always)
+    public static func saturatingRoundingDoublingHighMul(_ a: Int32, _ b: Int32) -> Int32 {
+        if a == b && a == .min { return .max }
+        let product = Int64(a) * Int64(b)
+        let nudge: Int64 = product >= 0 ? 1 << 30 : 1 - (1 << 30)
+        // Swift's `/` truncates toward zero, like C++'s.
+        return Int32(truncatingIfNeeded: (product + nudge) / (1 << 31))
+    }
+
+    /// `RoundingDivideByPOT`: `x / 2^exponent` rounded to nearest, ties away from zero. `exponent` in 0...31.
+    @inline(__always)
+    public static func roundingDivideByPOT(_ x: Int32, _ exponent: Int) -> Int32 {
+        let mask = Int32(truncatingIfNeeded: (Int64(1) << exponent) - 1)
+        let remainder = x & mask
+        let threshold = (mask >> 1) + (x < 0 ? 1 : 0)
+        return (x >> Int32(exponent)) + (remainder > threshold ? 1 : 0)
+    }
+
+    /// `MultiplyByQuantizedMultiplier` with TFLite's default double rounding: shift left first (for
+    /// multipliers above 1), high-multiply with rounding, then rounding right shift. The left shift wraps on
+    /// overflow like the int32 arithmetic of TFLite's builds.
+    @inline(__always)
+    public static func multiplyByQuantizedMultiplier(_ x: Int32, _ multiplier: Int32, _ shift: Int) -> Int32 {
+        let left = shift > 0 ? shift : 0
+        let right = shift > 0 ? 0 : -shift
+        return roundingDivideByPOT(saturatingRoundingDoublingHighMul(x &* (1 << Int32(left)), multiplier), right)
+    }
+
+    /// The quantized clamp range of a fused activation (`CalculateActivationRangeQuantized`): the type's range
+    /// intersected with the quantized 0, 6 or ±1, where `quantize(f) = zero_point + round(f / scale)`.
+    public static func activationRange(_ activation: FusedActivation, scale: Float, zeroPoint: Int32,
+                                       typeMin: Int32, typeMax: Int32) throws -> (Int32, Int32) {
+        func quantize(_ value: Float) -> Int32 {
+            let scaled = (value / scale).rounded(.toNearestOrAwayFromZero)
+            guard scaled.isFinite, abs(scaled) < 1e9 else { return scaled > 0 ? typeMax : typeMin }
+            return zeroPoint + Int32(scaled)
+        }
+        switch activation {
+        case .none: return (typeMin, typeMax)
+        case .relu: return (max(typeMin, quantize(0)), typeMax)
+        case .relu6: return (max(typeMin, quantize(0)), min(typeMax, quantize(6)))
+        case .reluN1To1: return (max(typeMin, quantize(-1)), min(typeMax, quantize(1)))
+        case .tanh, .signBit: throw KernelError.unsupported("fused activation \(activation) on quantized tensors")
+        }
+    }
+}
