@@ -29,6 +29,15 @@ FLOAT_MODELS = {
     "detection/face_detection_short_range.tflite": lambda px: px / 127.5 - 1.0,
     "detection/coco_ssd_mobilenet_v1_1.0_dequant_float.tflite": lambda px: (px - 128.0) / 128.0,
 }
+# Quantized models take the resized pixels as uint8 (all of these have uint8 image inputs).
+QUANTIZED_MODELS = [
+    "classification/mobilenet_v2_1.0_224_quant.tflite",
+    "classification/mobilenet_v1_0.25_128_quant.tflite",
+    "classification/mobilenet_v1_0.25_224_quant.tflite",
+    "classification/mobilenet_v2_1.0_224_inat_bird_quant.tflite",
+    "classification/automl_labeler_model.tflite",
+    "mlkit/bird_classifier.tflite",
+]
 IMAGES = ["bird.png", "grace_hopper.bmp", "pets.jpg", "cats_and_dogs.jpg", "multi_objects.jpg", "face.jpg", "kite_and_cold.jpg"]
 
 
@@ -96,6 +105,26 @@ def main():
         manifest[name] = {"model": model, "images": cases, "outputs": len(interp.get_output_details()),
                           "detection": "TFLite_Detection_PostProcess" in {op["op_name"] for op in interp._get_ops_details()}}
         print(f"{name}: {len(cases)} images")
+    for model in QUANTIZED_MODELS:
+        path = os.path.join(SHARED, "models", model)
+        interp = litert.Interpreter(model_path=path, experimental_op_resolver_type=litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
+        interp.allocate_tensors()
+        detail = interp.get_input_details()[0]
+        _, h, w, _ = detail["shape"]
+        name = os.path.splitext(os.path.basename(model))[0]
+        cases = []
+        for image in IMAGES:
+            x = np.asarray(Image.open(os.path.join(SHARED, "images", image)).convert("RGB").resize((w, h), Image.BILINEAR), dtype=np.uint8)[np.newaxis]
+            interp.set_tensor(detail["index"], x)
+            interp.invoke()
+            folder = os.path.join(OUT, name, os.path.splitext(image)[0])
+            os.makedirs(folder, exist_ok=True)
+            np.save(os.path.join(folder, "input_0.npy"), x)
+            for i, out in enumerate(interp.get_output_details()):
+                np.save(os.path.join(folder, f"output_{i}.npy"), interp.get_tensor(out["index"]))
+            cases.append(os.path.splitext(image)[0])
+        manifest[name] = {"model": model, "images": cases, "outputs": len(interp.get_output_details()), "detection": False}
+        print(f"{name}: {len(cases)} images (quantized)")
     for model, inputs in SEQUENCE_MODELS.items():
         path = os.path.join(SHARED, "models", model)
         interp = litert.Interpreter(model_path=path, experimental_op_resolver_type=litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)

@@ -17,11 +17,17 @@ public enum BLAS {
         Float, UnsafePointer<Float>?, Int32, UnsafePointer<Float>?, Int32,
         Float, UnsafeMutablePointer<Float>?, Int32
     ) -> Void
+    typealias DgemmFunction = @convention(c) (
+        CBLAS_ORDER, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, Int32, Int32, Int32,
+        Double, UnsafePointer<Double>?, Int32, UnsafePointer<Double>?, Int32,
+        Double, UnsafeMutablePointer<Double>?, Int32
+    ) -> Void
     typealias SetThreadsFunction = @convention(c) (Int32) -> Void
     typealias CorenameFunction = @convention(c) () -> UnsafeMutablePointer<CChar>?
 
     struct Library: @unchecked Sendable {
         let sgemm: SgemmFunction
+        let dgemm: DgemmFunction
         let setThreads: SetThreadsFunction?
         let corename: String
     }
@@ -67,14 +73,15 @@ public enum BLAS {
         guard let handle = names.lazy.compactMap({ dlopen($0, RTLD_NOW | RTLD_LOCAL) }).first else {
             fatalError("LiteEngine needs OpenBLAS (apt-get install libopenblas-dev): \(String(cString: dlerror()))")
         }
-        guard let sgemm = dlsym(handle, "cblas_sgemm") else { fatalError("OpenBLAS has no cblas_sgemm") }
+        guard let sgemm = dlsym(handle, "cblas_sgemm"), let dgemm = dlsym(handle, "cblas_dgemm") else { fatalError("OpenBLAS has no cblas_sgemm/dgemm") }
         let setThreads = dlsym(handle, "openblas_set_num_threads").map { unsafeBitCast($0, to: SetThreadsFunction.self) }
         var corename = "unknown"
         if let symbol = dlsym(handle, "openblas_get_corename"),
            let name = unsafeBitCast(symbol, to: CorenameFunction.self)() {
             corename = String(cString: name)
         }
-        return Library(sgemm: unsafeBitCast(sgemm, to: SgemmFunction.self), setThreads: setThreads, corename: corename)
+        return Library(sgemm: unsafeBitCast(sgemm, to: SgemmFunction.self), dgemm: unsafeBitCast(dgemm, to: DgemmFunction.self),
+                       setThreads: setThreads, corename: corename)
     }
 
     nonisolated(unsafe) private static var currentThreads: Int32 = -1
@@ -94,5 +101,21 @@ public enum BLAS {
         threadLock.unlock()
         lib.sgemm(CblasRowMajor, transposeA ? CblasTrans : CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
                   Int32(m), Int32(n), Int32(k), 1, a, Int32(lda), b, Int32(ldb), beta, c, Int32(ldc))
+    }
+
+    /// Row-major double `C = A · Bᵀ`. Quantized kernels use it for exact integer dot products: every product
+    /// of two 8-bit values and every partial sum below 2^53 is represented exactly, so the result equals the
+    /// int32 accumulation of TFLite's kernels.
+    @inline(__always)
+    static func dgemmTransposedB(m: Int, n: Int, k: Int, a: UnsafePointer<Double>, b: UnsafePointer<Double>,
+                                 c: UnsafeMutablePointer<Double>, threads: Int) {
+        let lib = library
+        threadLock.lock()
+        if currentThreads != Int32(threads) {
+            lib.setThreads?(Int32(threads))
+            currentThreads = Int32(threads)
+        }
+        threadLock.unlock()
+        lib.dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(m), Int32(n), Int32(k), 1, a, Int32(k), b, Int32(k), 0, c, Int32(n))
     }
 }

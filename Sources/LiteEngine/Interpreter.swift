@@ -327,6 +327,17 @@ public final class Interpreter: @unchecked Sendable {
         }
     }
 
+    /// Runs the model and calls `observer` after each node with the node index and its output tensors
+    /// (for debugging a model node by node against another runtime).
+    public func invoke(observingEachNode observer: (Int, [Tensor]) throws -> Void) throws {
+        try allocateTensors()
+        let context = RunContext(scratch: scratch!.baseAddress!, threads: options.threads)
+        for (index, kernel) in kernels.enumerated() {
+            try Self.nodeStep(index, nodeCodes[index]) { try kernel.run(context) }
+            try observer(index, kernel.node.outputs)
+        }
+    }
+
     /// Runs nodes one at a time and reports each one's wall time (for profiling).
     public func invokeProfiled() throws -> [(node: Int, op: String, seconds: Double)] {
         try allocateTensors()

@@ -10,6 +10,7 @@ struct Run: ParsableCommand {
     @Option(name: .long, help: "Directory for output_<i>.npy.") var outputDir: String
     @Option(name: .long, help: "Threads.") var threads = 1
     @Option(name: .long, help: "Quantized arithmetic: exact or fast.") var numerics: String = "fast"
+    @Flag(name: .long, help: "Also write every node's outputs as DIR/tensors/t<tensor index>.npy (for debugging).") var dumpTensors = false
 
     func validate() throws {
         guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
@@ -34,8 +35,18 @@ struct Run: ParsableCommand {
             for (i, array) in arrays.enumerated() {
                 try array.bytes.withUnsafeBytes { try interpreter.copy($0, toInputAt: i) }
             }
-            try interpreter.invoke()
             try FileManager.default.createDirectory(atPath: outputDir, withIntermediateDirectories: true)
+            if dumpTensors {
+                let folder = URL(fileURLWithPath: outputDir).appendingPathComponent("tensors")
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                try interpreter.invoke { _, outputs in
+                    for tensor in outputs {
+                        try Data(tensor.numpy().encoded()).write(to: folder.appendingPathComponent("t\(tensor.index).npy"))
+                    }
+                }
+            } else {
+                try interpreter.invoke()
+            }
             for i in 0..<interpreter.outputCount {
                 let bytes = try interpreter.output(at: i).numpy().encoded()
                 try Data(bytes).write(to: URL(fileURLWithPath: outputDir).appendingPathComponent("output_\(i).npy"))

@@ -85,6 +85,22 @@ final class IntegerArithmeticTests: XCTestCase {
         }
     }
 
+    func testRoundingUpVariantEveryShift() {
+        for shift in -31...30 {
+            for m: Int32 in [1 << 30, 1_363_945_730, .max] {
+                for x in edgeValues() {
+                    let left = max(shift, 0), right = max(-shift, 0)
+                    let high = Int128(oracleHighMul(Int32(truncatingIfNeeded: Int64(x) << left), m))
+                    // Ties toward +infinity: floor(high / 2^right + 1/2).
+                    let expected = right == 0 ? high : floorDivide(2 * high + (Int128(1) << right), Int128(1) << (right + 1))
+                    XCTAssertEqual(Int128(IA.multiplyByQuantizedMultiplierRoundingUp(x, m, shift)), expected, "\(x) * \(m) shift \(shift)")
+                }
+            }
+        }
+        XCTAssertEqual(IA.roundingDivideByPOT(-3200, 8), -13)
+        XCTAssertEqual(IA.multiplyByQuantizedMultiplierRoundingUp(-3200, 1 << 30, -7), -12, "-12.5 rounds up")
+    }
+
     func testQuantizeMultiplierAgainstFrexp() {
         var generator = SystemRandomNumberGenerator()
         var cases: [Double] = [1, 0.5, 0.25, 2, 3, 1e-3, 1e-9, 1.0 / 3, 0.9999999999, 0.99999999999999, Double(Float.leastNormalMagnitude),

@@ -91,3 +91,13 @@ final class SequenceModelGoldenTests: XCTestCase {
         assertClose(try interpreter.output(at: 0).numpy(), reference, "after reset")
     }
 }
+
+/// Quantized (uint8) models on real photos: every output byte equal to LiteRT's built-in kernels.
+final class QuantizedModelGoldenTests: XCTestCase {
+    let goldens = ModelGoldenChecker()
+
+    func testMobileNetV2Quant() throws { try goldens.check("mobilenet_v2_1.0_224_quant") }
+    func testMobileNetV1Quant128() throws { try goldens.check("mobilenet_v1_0.25_128_quant") }
+    func testMobileNetV1Quant224() throws { try goldens.check("mobilenet_v1_0.25_224_quant") }
+    func testAutoMLLabeler() throws { try goldens.check("automl_labeler_model") }
+}

@@ -1,8 +1,87 @@
-/// ADD: a + b with broadcasting and a fused activation.
+import LiteFormat
+
+/// ADD: a + b with broadcasting and a fused activation; float32, or uint8/int8 with TFLite's integer
+/// arithmetic (add.cc, reference/add.h): both inputs are shifted left by 20 bits, rescaled to twice the
+/// larger input scale, summed, and the sum rescaled to the output.
 final class Add: BinaryElementwise {
     override class var hasFusedActivation: Bool { true }
 
+    struct QuantizedParameters {
+        let offset1: Int32, offset2: Int32, outputOffset: Int32
+        let multiplier1: Int32, shift1: Int
+        let multiplier2: Int32, shift2: Int
+        let outputMultiplier: Int32, outputShift: Int
+        let leftShift: Int32
+        let low: Int32, high: Int32
+    }
+
+    var quantized: QuantizedParameters?
+
+    override func prepare() throws {
+        let a = try input(0), b = try input(1), output = try self.output(0)
+        guard a.type == .uint8 || a.type == .int8 else { return try super.prepare() }
+        guard b.type == a.type, output.type == a.type else { throw KernelError.unsupported("ADD of \(a.type) and \(b.type) into \(output.type)") }
+        let qa = try QuantizedTensorInfo(a), qb = try QuantizedTensorInfo(b), qo = try QuantizedTensorInfo(output)
+        let leftShift: Int32 = 20
+        let twiceMaxInputScale = 2 * Double(max(qa.scale, qb.scale))
+        let (m1, s1) = IntegerArithmetic.quantizeMultiplier(Double(qa.scale) / twiceMaxInputScale)
+        let (m2, s2) = IntegerArithmetic.quantizeMultiplier(Double(qb.scale) / twiceMaxInputScale)
+        let (mo, so) = IntegerArithmetic.quantizeMultiplier(twiceMaxInputScale / (Double(1 << leftShift) * Double(qo.scale)))
+        guard s1 <= 0, s2 <= 0, so <= 0 else { throw KernelError.unsupported("ADD rescaling multipliers above 1") }
+        let (typeMin, typeMax) = try quantizedRange(output.type)
+        let (low, high) = try IntegerArithmetic.activationRange(try ArithmeticOptions(node.options).activation, scale: qo.scale,
+                                                                zeroPoint: qo.zeroPoint, typeMin: typeMin, typeMax: typeMax)
+        quantized = QuantizedParameters(offset1: -qa.zeroPoint, offset2: -qb.zeroPoint, outputOffset: qo.zeroPoint,
+                                        multiplier1: m1, shift1: s1, multiplier2: m2, shift2: s2, outputMultiplier: mo, outputShift: so,
+                                        leftShift: leftShift, low: low, high: high)
+        output.shape = try broadcastShape(a.shape, b.shape)
+    }
+
     override func run(_ context: RunContext) throws {
-        compute { a, b in a + b }
+        guard let q = quantized else { return compute { a, b in a + b } }
+        let a = node.inputs[0]!, b = node.inputs[1]!, output = node.outputs[0]
+        let signed = a.type == .int8
+        let pa = UnsafeRawPointer(a.data!), pb = UnsafeRawPointer(b.data!), out = output.data!
+        forEachBroadcastPair(aShape: a.shape, bShape: b.shape, outShape: output.shape) { i, ia, ib in
+            let x = (loadQuantized(pa, ia, signed: signed) + q.offset1) << q.leftShift
+            let y = (loadQuantized(pb, ib, signed: signed) + q.offset2) << q.leftShift
+            let sum = IntegerArithmetic.multiplyByQuantizedMultiplier(x, q.multiplier1, q.shift1)
+                &+ IntegerArithmetic.multiplyByQuantizedMultiplier(y, q.multiplier2, q.shift2)
+            let value = IntegerArithmetic.multiplyByQuantizedMultiplier(sum, q.outputMultiplier, q.outputShift) + q.outputOffset
+            storeQuantized(out, i, min(max(value, q.low), q.high), signed: signed)
+        }
+    }
+}
+
+/// Calls `body(outputIndex, aIndex, bIndex)` for every output element of a numpy broadcast.
+@inline(__always)
+func forEachBroadcastPair(aShape: [Int], bShape: [Int], outShape: [Int], _ body: (Int, Int, Int) -> Void) {
+    let total = outShape.reduce(1, *)
+    if aShape == bShape {
+        for i in 0..<total { body(i, i, i) }
+        return
+    }
+    let rank = outShape.count
+    func strides(_ shape: [Int]) -> [Int] {
+        let padded = Array(repeating: 1, count: rank - shape.count) + shape
+        let natural = rowMajorStrides(padded)
+        return (0..<rank).map { padded[$0] == 1 ? 0 : natural[$0] }
+    }
+    let sa = strides(aShape), sb = strides(bShape)
+    var index = Array(repeating: 0, count: rank)
+    var ia = 0, ib = 0
+    for i in 0..<total {
+        body(i, ia, ib)
+        var d = rank - 1
+        while d >= 0 {
+            index[d] += 1
+            ia += sa[d]
+            ib += sb[d]
+            if index[d] < outShape[d] { break }
+            ia -= sa[d] * outShape[d]
+            ib -= sb[d] * outShape[d]
+            index[d] = 0
+            d -= 1
+        }
     }
 }

@@ -23,8 +23,18 @@ final class Conv2D: Kernel {
         return filter.dim(1) == 1 && filter.dim(2) == 1 && options.strideH == 1 && options.strideW == 1
     }
 
+    /// Integer path state (uint8 per-tensor or int8 per-channel): filter as doubles minus its zero point.
+    var quantized: QuantizedConvolution?
+
     override func prepare() throws {
         let input = try self.input(0), filter = try self.input(1), output = try self.output(0)
+        if input.type == .uint8 || input.type == .int8 {
+            geometryH = try SpatialGeometry(input: input.dim(1), filter: filter.dim(1), stride: options.strideH, dilation: options.dilationH, padding: options.padding)
+            geometryW = try SpatialGeometry(input: input.dim(2), filter: filter.dim(2), stride: options.strideW, dilation: options.dilationW, padding: options.padding)
+            quantized = try QuantizedConvolution(input: input, filter: filter, bias: optionalInput(2), output: output, activation: options.activation,
+                                                 outputShape: [input.dim(0), geometryH.output, geometryW.output, filter.dim(0)], existing: quantized)
+            return
+        }
         try expectType(input, .float32)
         try expectType(filter, .float32)
         try expectRank(input, 4)
@@ -44,12 +54,21 @@ final class Conv2D: Kernel {
 
     override var scratchBytes: Int {
         guard let input = node.inputs[0], let filter = node.inputs[1], geometryH != nil else { return 0 }
+        if quantized != nil {
+            let rows = saturatingProduct(input.dim(0), geometryH.output, geometryW.output)
+            return saturatingProduct(rows, filter.dim(1) * filter.dim(2) * filter.dim(3) + filter.dim(0), 8)
+        }
         if isPointwise && geometryH.padBefore == 0 && geometryW.padBefore == 0 { return 0 }
         return saturatingProduct(input.dim(0), geometryH.output, geometryW.output, filter.dim(1), filter.dim(2), filter.dim(3), 4)
     }
 
     override func run(_ context: RunContext) throws {
         let input = node.inputs[0]!, filter = node.inputs[1]!, output = node.outputs[0]
+        if let quantized {
+            quantized.run(input: input, filter: filter, bias: optionalInput(2), output: output, geometryH: geometryH, geometryW: geometryW, options: options,
+                          scratch: context.scratch, threads: context.threads)
+            return
+        }
         let rows = input.dim(0) * geometryH.output * geometryW.output
         let depth = filter.dim(1) * filter.dim(2) * filter.dim(3)
         let outChannels = filter.dim(0)

@@ -20,10 +20,12 @@ final class DepthwiseConv2D: Kernel {
         activation = try activationRange(options.activation)
     }
 
+    var quantized: QuantizedDepthwiseConvolution?
+
     override func prepare() throws {
         let input = try self.input(0), filter = try self.input(1), output = try self.output(0)
-        try expectType(input, .float32)
-        try expectType(filter, .float32)
+        try expectType(input, .float32, .uint8, .int8)
+        try expectType(filter, .float32, .uint8, .int8)
         try expectRank(input, 4)
         try expectRank(filter, 4)
         let inC = input.dim(3), outC = filter.dim(3)
@@ -31,18 +33,31 @@ final class DepthwiseConv2D: Kernel {
             throw KernelError.invalid("filter \(filter.shape) does not fit input \(input.shape)")
         }
         multiplier = outC / inC
+        geometryH = try SpatialGeometry(input: input.dim(1), filter: filter.dim(1), stride: options.strideH, dilation: options.dilationH, padding: options.padding)
+        geometryW = try SpatialGeometry(input: input.dim(2), filter: filter.dim(2), stride: options.strideW, dilation: options.dilationW, padding: options.padding)
+        if input.type != .float32 {
+            if quantized == nil {
+                quantized = try QuantizedDepthwiseConvolution(input: input, filter: filter, bias: optionalInput(2), output: output, activation: options.activation)
+            }
+            output.shape = [input.dim(0), geometryH.output, geometryW.output, outC]
+            return
+        }
+        try expectType(filter, .float32)
         if let bias = optionalInput(2) {
             try expectType(bias, .float32)
             guard bias.elementCount == outC else { throw KernelError.invalid("bias has \(bias.elementCount) values for \(outC) channels") }
         }
-        geometryH = try SpatialGeometry(input: input.dim(1), filter: filter.dim(1), stride: options.strideH, dilation: options.dilationH, padding: options.padding)
-        geometryW = try SpatialGeometry(input: input.dim(2), filter: filter.dim(2), stride: options.strideW, dilation: options.dilationW, padding: options.padding)
         output.type = .float32
         output.shape = [input.dim(0), geometryH.output, geometryW.output, outC]
     }
 
     override func run(_ context: RunContext) throws {
         let input = node.inputs[0]!, filter = node.inputs[1]!, output = node.outputs[0]
+        if let quantized {
+            quantized.run(input: input, bias: optionalInput(2), output: output, kh: filter.dim(1), kw: filter.dim(2), multiplier: multiplier,
+                          geometryH: geometryH, geometryW: geometryW, options: options, threads: context.threads)
+            return
+        }
         let geometry = Geometry(
             batches: input.dim(0), inH: input.dim(1), inW: input.dim(2), inC: input.dim(3),
             kh: filter.dim(1), kw: filter.dim(2), outC: filter.dim(3), outH: geometryH.output, outW: geometryW.output,

@@ -18,18 +18,64 @@ class Pool2D: Kernel {
         activation = try activationRange(options.activation)
     }
 
+    /// Clamp range of the integer path (uint8/int8: same scale and zero point in and out, as TFLite requires).
+    var quantizedRange: (Int32, Int32)?
+
     override func prepare() throws {
         let input = try self.input(0), output = try self.output(0)
-        try expectType(input, .float32)
+        try expectType(input, .float32, .uint8, .int8)
         try expectRank(input, 4)
+        if input.type != .float32 {
+            guard output.type == input.type else { throw KernelError.unsupported("\(input.type) pooling into \(output.type)") }
+            let qo = try QuantizedTensorInfo(output)
+            let (typeMin, typeMax) = try LiteEngine.quantizedRange(input.type)
+            quantizedRange = try IntegerArithmetic.activationRange(options.activation, scale: qo.scale, zeroPoint: qo.zeroPoint, typeMin: typeMin, typeMax: typeMax)
+        }
         geometryH = try SpatialGeometry(input: input.dim(1), filter: options.filterH, stride: options.strideH, dilation: 1, padding: options.padding)
         geometryW = try SpatialGeometry(input: input.dim(2), filter: options.filterW, stride: options.strideW, dilation: 1, padding: options.padding)
-        output.type = .float32
+        if input.type == .float32 { output.type = .float32 }
         output.shape = [input.dim(0), geometryH.output, geometryW.output, input.dim(3)]
+    }
+
+    /// uint8/int8 pooling as TFLite's reference kernels: int32 sums, the average rounded half away from zero
+    /// (`(acc ± count/2) / count`), the maximum as is, then the activation clamp.
+    func runQuantized(_ input: Tensor, _ output: Tensor, range: (Int32, Int32)) {
+        let (batches, inH, inW, channels) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
+        let (outH, outW) = (geometryH.output, geometryW.output)
+        let src = UnsafeRawPointer(input.data!), dst = output.data!
+        let signed = input.type == .int8, average = isAverage
+        var acc = [Int32](repeating: 0, count: channels)
+        for b in 0..<batches {
+            for oy in 0..<outH {
+                let y0 = max(oy * options.strideH - geometryH.padBefore, 0), y1 = min(oy * options.strideH - geometryH.padBefore + options.filterH, inH)
+                for ox in 0..<outW {
+                    let x0 = max(ox * options.strideW - geometryW.padBefore, 0), x1 = min(ox * options.strideW - geometryW.padBefore + options.filterW, inW)
+                    for c in 0..<channels { acc[c] = average ? 0 : (signed ? -128 : 0) }
+                    var count: Int32 = 0
+                    for y in y0..<max(y0, y1) {
+                        for x in x0..<max(x0, x1) {
+                            let base = ((b * inH + y) * inW + x) * channels
+                            for c in 0..<channels {
+                                let v = loadQuantized(src, base + c, signed: signed)
+                                acc[c] = average ? acc[c] + v : max(acc[c], v)
+                            }
+                            count += 1
+                        }
+                    }
+                    let out = ((b * outH + oy) * outW + ox) * channels
+                    for c in 0..<channels {
+                        var v = acc[c]
+                        if average && count > 0 { v = v > 0 ? (v + count / 2) / count : (v - count / 2) / count }
+                        storeQuantized(dst, out + c, min(max(v, range.0), range.1), signed: signed)
+                    }
+                }
+            }
+        }
     }
 
     override func run(_ context: RunContext) throws {
         let input = node.inputs[0]!, output = node.outputs[0]
+        if let quantizedRange { return runQuantized(input, output, range: quantizedRange) }
         let (batches, inH, inW, channels) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
         let (outH, outW) = (geometryH.output, geometryW.output)
         let src = input.floats, dst = output.floats

@@ -11,16 +11,56 @@ final class Softmax: Kernel {
         try expectCounts(inputs: 1...1, outputs: 1)
     }
 
+    /// uint8/int8: `table[255 - v] = expf(-input_scale * beta * v)`, as TFLite's optimized kernel
+    /// (PopulateSoftmaxLookupTable), with the output scale and zero point.
+    var table: [Float]?
+    var outputScale: Float = 0, outputZeroPoint: Int32 = 0
+
     override func prepare() throws {
         let input = try self.input(0), output = try self.output(0)
-        try expectType(input, .float32)
+        try expectType(input, .float32, .uint8, .int8)
         guard input.rank >= 1 else { throw KernelError.invalid("softmax needs rank >= 1") }
-        output.type = .float32
+        if input.type != .float32 {
+            guard output.type == input.type else { throw KernelError.unsupported("\(input.type) softmax into \(output.type)") }
+            let qi = try QuantizedTensorInfo(input), qo = try QuantizedTensorInfo(output)
+            let scale = -qi.scale * beta
+            var table = [Float](repeating: 0, count: 256)
+            for v in 0...255 { table[255 - v] = expf(scale * Float(v)) }
+            self.table = table
+            outputScale = qo.scale
+            outputZeroPoint = qo.zeroPoint
+        } else {
+            output.type = .float32
+        }
         output.shape = input.shape
+    }
+
+    /// TFLite's optimized quantized softmax: float table lookups relative to the row maximum, a float sum in
+    /// order, probabilities rounded half away from zero onto the output's quantization.
+    func runQuantized(_ input: Tensor, _ output: Tensor, table: [Float]) {
+        let depth = input.dim(-1)
+        let signed = input.type == .int8
+        let (low, high): (Int32, Int32) = signed ? (-128, 127) : (0, 255)
+        let src = UnsafeRawPointer(input.data!), dst = output.data!
+        for r in 0..<(input.elementCount / max(depth, 1)) {
+            let base = r * depth
+            var maximum = Int32.min
+            for j in 0..<depth { maximum = max(maximum, loadQuantized(src, base + j, signed: signed)) }
+            let offset = Int(255 - maximum)
+            var sum: Float = 0
+            for j in 0..<depth { sum += table[offset + Int(loadQuantized(src, base + j, signed: signed))] }
+            let inverse = 1 / (sum * outputScale)
+            for j in 0..<depth {
+                let probability = table[offset + Int(loadQuantized(src, base + j, signed: signed))] * inverse
+                let q = Int32(probability.rounded(.toNearestOrAwayFromZero)) + outputZeroPoint
+                storeQuantized(dst, base + j, min(max(q, low), high), signed: signed)
+            }
+        }
     }
 
     override func run(_ context: RunContext) throws {
         let input = node.inputs[0]!, output = node.outputs[0]
+        if let table { return runQuantized(input, output, table: table) }
         let depth = input.dim(-1)
         guard depth > 0 else { return }
         let rows = input.elementCount / depth

@@ -1,0 +1,100 @@
+import LiteFormat
+
+/// The integer CONV_2D of TFLite (reference/conv.h for uint8, reference/integer_ops/conv.h for int8):
+/// `acc = bias[c] + Σ (x - x_zero) · (w - w_zero[c])` in int32, then the per-channel requantization with the
+/// rounding of TFLite's GEMM path (`multiplyByQuantizedMultiplierRoundingUp`).
+///
+/// The sum is computed as a double-precision GEMM over im2col'd `x - x_zero` and `w - w_zero`: products of
+/// 8-bit values and their sums stay far below 2^53, so every double is the exact integer TFLite's int32
+/// loop produces, in any summation order. Padding contributes nothing, like TFLite's skipped taps.
+final class QuantizedConvolution {
+    let signed: Bool
+    let inputZeroPoint: Int32
+    let requantization: ChannelRequantization
+    /// [Cout, KH*KW*Cin] filter minus its zero point, computed once.
+    let filter: UnsafeMutableBufferPointer<Double>
+
+    init(input: Tensor, filter filterTensor: Tensor, bias: Tensor?, output: Tensor, activation: FusedActivation, outputShape: [Int],
+         existing: QuantizedConvolution?) throws {
+        guard filterTensor.type == input.type || (input.type == .int8 && filterTensor.type == .int8) else {
+            throw KernelError.unsupported("\(input.type) input with \(filterTensor.type) filter")
+        }
+        guard input.rank == 4, filterTensor.rank == 4, filterTensor.dim(3) == input.dim(3) else {
+            throw KernelError.invalid("filter \(filterTensor.shape) does not fit input \(input.shape)")
+        }
+        guard output.type == input.type else { throw KernelError.unsupported("output type \(output.type) for \(input.type) input") }
+        let channels = filterTensor.dim(0)
+        if let bias {
+            guard bias.type == .int32, bias.elementCount == channels else { throw KernelError.unsupported("bias must be int32 [\(channels)], is \(bias)") }
+        }
+        let inputInfo = try QuantizedTensorInfo(input), filterInfo = try QuantizedTensorInfo(filterTensor), outputInfo = try QuantizedTensorInfo(output)
+        signed = input.type == .int8
+        inputZeroPoint = inputInfo.zeroPoint
+        requantization = try ChannelRequantization(input: inputInfo, filter: filterInfo, output: outputInfo, channels: channels,
+                                                   activation: activation, outputType: output.type)
+        output.shape = outputShape
+        if let existing, existing.filter.count == filterTensor.elementCount {
+            filter = existing.filter
+            existing.ownsFilter = false
+        } else {
+            let depth = filterTensor.elementCount / max(channels, 1)
+            filter = .allocate(capacity: max(filterTensor.elementCount, 1))
+            let raw = UnsafeRawPointer(filterTensor.data!)
+            let signedFilter = filterTensor.type == .int8
+            for c in 0..<channels {
+                let zero = filterInfo.zeroPoints.count == 1 ? filterInfo.zeroPoints[0] : filterInfo.zeroPoints[c]
+                for k in 0..<depth {
+                    filter[c * depth + k] = Double(loadQuantized(raw, c * depth + k, signed: signedFilter) - zero)
+                }
+            }
+        }
+    }
+
+    var ownsFilter = true
+
+    deinit { if ownsFilter { filter.deallocate() } }
+
+    func run(input: Tensor, filter filterTensor: Tensor, bias biasTensor: Tensor?, output: Tensor, geometryH: SpatialGeometry, geometryW: SpatialGeometry,
+             options: Conv2DOptions, scratch: UnsafeMutableRawPointer, threads: Int) {
+        let (batches, inH, inW, inC) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
+        let (outC, kh, kw) = (filterTensor.dim(0), filterTensor.dim(1), filterTensor.dim(2))
+        let (outH, outW) = (geometryH.output, geometryW.output)
+        let rows = batches * outH * outW, depth = kh * kw * inC
+        let columns = scratch.assumingMemoryBound(to: Double.self)
+        let products = columns + rows * depth
+        let src = UnsafeRawPointer(input.data!), signed = self.signed, zero = inputZeroPoint
+        parallelFor(batches * outH, threads: threads) { range in
+            for by in range {
+                let b = by / outH, oy = by % outH
+                for ox in 0..<outW {
+                    var dst = columns + ((b * outH + oy) * outW + ox) * depth
+                    for ky in 0..<kh {
+                        let iy = oy * options.strideH - geometryH.padBefore + ky * options.dilationH
+                        for kx in 0..<kw {
+                            let ix = ox * options.strideW - geometryW.padBefore + kx * options.dilationW
+                            if iy >= 0 && iy < inH && ix >= 0 && ix < inW {
+                                let base = ((b * inH + iy) * inW + ix) * inC
+                                for c in 0..<inC { dst[c] = Double(loadQuantized(src, base + c, signed: signed) - zero) }
+                            } else {
+                                dst.update(repeating: 0, count: inC)
+                            }
+                            dst += inC
+                        }
+                    }
+                }
+            }
+        }
+        BLAS.dgemmTransposedB(m: rows, n: outC, k: depth, a: columns, b: UnsafePointer(filter.baseAddress!), c: products, threads: threads)
+        let bias = biasTensor.map { UnsafePointer($0.pointer(Int32.self)) }
+        let out = output.data!
+        let requantization = self.requantization
+        parallelFor(rows, threads: threads, minimumChunk: 64) { range in
+            for r in range {
+                for c in 0..<outC {
+                    let acc = Int32(products[r * outC + c]) &+ (bias?[c] ?? 0)
+                    storeQuantized(out, r * outC + c, requantization.applyRoundingUp(acc, channel: c), signed: signed)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import LiteFormat
+
+/// The integer view of an affine-quantized tensor: one scale and zero point, or one per channel.
+struct QuantizedTensorInfo {
+    let scales: [Float]
+    let zeroPoints: [Int32]
+    let dimension: Int
+
+    init(_ tensor: Tensor) throws {
+        guard let q = tensor.quantization, !q.scale.isEmpty else {
+            throw KernelError.invalid("tensor \(tensor.index) (\(tensor.type)) has no quantization parameters")
+        }
+        guard q.scale.allSatisfy({ $0 > 0 && $0.isFinite }) else { throw KernelError.invalid("tensor \(tensor.index) has a non-positive scale") }
+        scales = q.scale
+        zeroPoints = try q.zeroPoint.map { z in
+            guard let value = Int32(exactly: z), abs(value) <= 1 << 16 else { throw KernelError.invalid("zero point \(z) out of range") }
+            return value
+        }
+        dimension = q.quantizedDimension
+    }
+
+    var scale: Float { scales[0] }
+    var zeroPoint: Int32 { zeroPoints[0] }
+}
+
+/// The range of a quantized element type.
+func quantizedRange(_ type: TensorType) throws -> (Int32, Int32) {
+    switch type {
+    case .uint8: return (0, 255)
+    case .int8: return (-128, 127)
+    case .int16: return (-32768, 32767)
+    default: throw KernelError.unsupported("quantized type \(type)")
+    }
+}
+
+/// Per-output-channel requantization of a convolution, as TFLite's `PopulateConvolutionQuantizationParams`:
+/// `input_scale * filter_scale[c] / output_scale` in double, then `QuantizeMultiplier`.
+struct ChannelRequantization {
+    let multipliers: [Int32]
+    let shifts: [Int]
+    let outputZeroPoint: Int32
+    let low: Int32, high: Int32
+
+    init(input: QuantizedTensorInfo, filter: QuantizedTensorInfo, output: QuantizedTensorInfo, channels: Int,
+         activation: FusedActivation, outputType: TensorType) throws {
+        guard filter.scales.count == 1 || filter.scales.count == channels else {
+            throw KernelError.invalid("\(filter.scales.count) filter scales for \(channels) channels")
+        }
+        var multipliers: [Int32] = [], shifts: [Int] = []
+        for c in 0..<channels {
+            let filterScale = filter.scales.count == 1 ? filter.scales[0] : filter.scales[c]
+            // uint8 per-tensor kernels take TFLite's legacy GetQuantizedConvolutionMultipler, whose
+            // input_scale * filter_scale product is a float (MobileNetV1 0.25 and the AutoML labeler differ by
+            // one step in a few outputs otherwise); per-channel multipliers are computed in double.
+            let product = filter.scales.count == 1 && outputType == .uint8 ? Double(input.scale * filterScale) : Double(input.scale) * Double(filterScale)
+            let (m, s) = IntegerArithmetic.quantizeMultiplier(product / Double(output.scale))
+            guard s <= 30 else { throw KernelError.unsupported("requantization multiplier of channel \(c) is too large") }
+            multipliers.append(m)
+            shifts.append(s)
+        }
+        self.multipliers = multipliers
+        self.shifts = shifts
+        outputZeroPoint = output.zeroPoint
+        let (typeMin, typeMax) = try quantizedRange(outputType)
+        (low, high) = try IntegerArithmetic.activationRange(activation, scale: output.scale, zeroPoint: output.zeroPoint, typeMin: typeMin, typeMax: typeMax)
+    }
+
+    /// The rescale of TFLite's GEMM-based kernels (ties of the final shift toward +infinity), clamped.
+    @inline(__always)
+    func applyRoundingUp(_ accumulator: Int32, channel: Int) -> Int32 {
+        let scaled = IntegerArithmetic.multiplyByQuantizedMultiplierRoundingUp(accumulator, multipliers[channel], shifts[channel]) + outputZeroPoint
+        return min(max(scaled, low), high)
+    }
+
+    /// `clamp(MultiplyByQuantizedMultiplier(acc, m[c], shift[c]) + output_zero_point)`.
+    @inline(__always)
+    func apply(_ accumulator: Int32, channel: Int) -> Int32 {
+        let scaled = IntegerArithmetic.multiplyByQuantizedMultiplier(accumulator, multipliers[channel], shifts[channel]) + outputZeroPoint
+        return min(max(scaled, low), high)
+    }
+}
+
+/// Reads element `i` of a uint8 or int8 tensor as int32.
+@inline(__always)
+func loadQuantized(_ pointer: UnsafeRawPointer, _ i: Int, signed: Bool) -> Int32 {
+    signed ? Int32(pointer.load(fromByteOffset: i, as: Int8.self)) : Int32(pointer.load(fromByteOffset: i, as: UInt8.self))
+}
+
+/// Stores an already clamped value into element `i` of a uint8 or int8 tensor.
+@inline(__always)
+func storeQuantized(_ pointer: UnsafeMutableRawPointer, _ i: Int, _ value: Int32, signed: Bool) {
+    if signed {
+        pointer.storeBytes(of: Int8(truncatingIfNeeded: value), toByteOffset: i, as: Int8.self)
+    } else {
+        pointer.storeBytes(of: UInt8(truncatingIfNeeded: value), toByteOffset: i, as: UInt8.self)
+    }
+}
