@@ -23,6 +23,9 @@ final class QuantizedConvolution {
             throw KernelError.invalid("filter \(filterTensor.shape) does not fit input \(input.shape)")
         }
         guard output.type == input.type else { throw KernelError.unsupported("output type \(output.type) for \(input.type) input") }
+        guard filterTensor.storage != .arena, filterTensor.data != nil else {
+            throw KernelError.unsupported("quantized filters must be constant (tensor \(filterTensor.index) is not)")
+        }
         let channels = filterTensor.dim(0)
         if let bias {
             guard bias.type == .int32, bias.elementCount == channels else { throw KernelError.unsupported("bias must be int32 [\(channels)], is \(bias)") }

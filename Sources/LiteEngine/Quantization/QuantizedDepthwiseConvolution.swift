@@ -14,6 +14,9 @@ final class QuantizedDepthwiseConvolution {
         guard filterTensor.type == input.type, output.type == input.type else {
             throw KernelError.unsupported("\(input.type) input with \(filterTensor.type) filter and \(output.type) output")
         }
+        guard filterTensor.storage != .arena, filterTensor.data != nil else {
+            throw KernelError.unsupported("quantized filters must be constant (tensor \(filterTensor.index) is not)")
+        }
         let channels = filterTensor.dim(3)
         if let bias {
             guard bias.type == .int32, bias.elementCount == channels else { throw KernelError.unsupported("bias must be int32 [\(channels)], is \(bias)") }
