@@ -37,6 +37,7 @@ QUANTIZED_MODELS = [
     "classification/mobilenet_v2_1.0_224_inat_bird_quant.tflite",
     "classification/automl_labeler_model.tflite",
     "mlkit/bird_classifier.tflite",
+    "mlkit/object_labeler.tflite",
 ]
 IMAGES = ["bird.png", "grace_hopper.bmp", "pets.jpg", "cats_and_dogs.jpg", "multi_objects.jpg", "face.jpg", "kite_and_cold.jpg"]
 

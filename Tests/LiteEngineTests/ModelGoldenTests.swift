@@ -100,4 +100,7 @@ final class QuantizedModelGoldenTests: XCTestCase {
     func testMobileNetV1Quant128() throws { try goldens.check("mobilenet_v1_0.25_128_quant") }
     func testMobileNetV1Quant224() throws { try goldens.check("mobilenet_v1_0.25_224_quant") }
     func testAutoMLLabeler() throws { try goldens.check("automl_labeler_model") }
+    func testINatBirds() throws { try goldens.check("mobilenet_v2_1.0_224_inat_bird_quant") }
+    func testMLKitBirdClassifier() throws { try goldens.check("bird_classifier") }
+    func testMLKitObjectLabeler() throws { try goldens.check("object_labeler") }
 }

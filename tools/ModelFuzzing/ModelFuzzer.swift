@@ -45,10 +45,16 @@ public struct ModelFuzzer {
             return (path, buffer)
         }
         defer { files.forEach { $0.1.deallocate() } }
+        // Mutants are run only while their planned memory stays near the original's: a mutated dimension can
+        // turn a small model into a legitimately huge computation, which is slow, not wrong.
+        let baselines = files.map { _, buffer -> Int? in
+            let model = try? TFLiteModel(storage: ModelBytes(unsafeBorrowing: UnsafeRawBufferPointer(buffer)))
+            return model.flatMap { try? Interpreter(model: $0).arenaBytes }
+        }
         for index in 0..<count {
             let (path, buffer) = files[index % files.count]
             let start = DispatchTime.now().uptimeNanoseconds
-            let label = try mutateAndCheck(buffer, path: path, outcome: &outcome)
+            let label = try mutateAndCheck(buffer, path: path, runBelowArena: baselines[index % files.count].map { 2 * $0 + 4096 }, outcome: &outcome)
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             if seconds > outcome.slowest { outcome.slowest = seconds; outcome.slowestCase = "\((path as NSString).lastPathComponent) \(label)" }
             outcome.cases += 1
@@ -57,7 +63,8 @@ public struct ModelFuzzer {
         return outcome
     }
 
-    private mutating func mutateAndCheck(_ buffer: UnsafeMutableRawBufferPointer, path: String, outcome: inout Outcome) throws -> String {
+    private mutating func mutateAndCheck(_ buffer: UnsafeMutableRawBufferPointer, path: String, runBelowArena: Int?,
+                                         outcome: inout Outcome) throws -> String {
         let size = buffer.count
         var length = size
         var undo: [(Int, UInt8)] = []
@@ -104,7 +111,7 @@ public struct ModelFuzzer {
             let model = try TFLiteModel(storage: ModelBytes(unsafeBorrowing: view))
             let interpreter = try Interpreter(model: model, options: .init(memoryLimit: 256 << 20))
             outcome.loaded += 1
-            if size < runBelowBytes {
+            if size < runBelowBytes, let limit = runBelowArena, interpreter.arenaBytes <= limit {
                 try interpreter.invoke()
                 outcome.ran += 1
             }

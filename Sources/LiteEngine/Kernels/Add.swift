@@ -1,8 +1,13 @@
 import LiteFormat
 
 /// ADD: a + b with broadcasting and a fused activation; float32, or uint8/int8 with TFLite's integer
-/// arithmetic (add.cc, reference/add.h): both inputs are shifted left by 20 bits, rescaled to twice the
-/// larger input scale, summed, and the sum rescaled to the output.
+/// arithmetic (add.cc, optimized_ops AddElementwise): both inputs are shifted left by 20 bits, rescaled to
+/// twice the larger input scale, summed, and the sum rescaled to the output.
+///
+/// The input rescale ends with a *truncating* right shift, not a rounding one: LiteRT's builds run the NEON
+/// version of AddElementwise (emulated with SSE on x86), which uses `vshlq_s32` there and rounds only the
+/// output. The reference kernel rounds both; on real photos the two disagree on exact ties (MobileNetV2
+/// birds on pets.jpg: one value of 75,264), and LiteRT's results are the ones to match.
 final class Add: BinaryElementwise {
     override class var hasFusedActivation: Bool { true }
 
@@ -45,8 +50,8 @@ final class Add: BinaryElementwise {
         forEachBroadcastPair(aShape: a.shape, bShape: b.shape, outShape: output.shape) { i, ia, ib in
             let x = (loadQuantized(pa, ia, signed: signed) + q.offset1) << q.leftShift
             let y = (loadQuantized(pb, ib, signed: signed) + q.offset2) << q.leftShift
-            let sum = IntegerArithmetic.multiplyByQuantizedMultiplier(x, q.multiplier1, q.shift1)
-                &+ IntegerArithmetic.multiplyByQuantizedMultiplier(y, q.multiplier2, q.shift2)
+            let sum = (IntegerArithmetic.saturatingRoundingDoublingHighMul(x, q.multiplier1) >> Int32(-q.shift1))
+                &+ (IntegerArithmetic.saturatingRoundingDoublingHighMul(y, q.multiplier2) >> Int32(-q.shift2))
             let value = IntegerArithmetic.multiplyByQuantizedMultiplier(sum, q.outputMultiplier, q.outputShift) + q.outputOffset
             storeQuantized(out, i, min(max(value, q.low), q.high), signed: signed)
         }

@@ -28,6 +28,8 @@ final class Conv2D: Kernel {
 
     override func prepare() throws {
         let input = try self.input(0), filter = try self.input(1), output = try self.output(0)
+        try expectRank(input, 4)
+        try expectRank(filter, 4)
         if input.type == .uint8 || input.type == .int8 {
             geometryH = try SpatialGeometry(input: input.dim(1), filter: filter.dim(1), stride: options.strideH, dilation: options.dilationH, padding: options.padding)
             geometryW = try SpatialGeometry(input: input.dim(2), filter: filter.dim(2), stride: options.strideW, dilation: options.dilationW, padding: options.padding)

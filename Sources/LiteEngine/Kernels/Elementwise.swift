@@ -101,7 +101,12 @@ func broadcastBinary(a: UnsafePointer<Float>, aShape: [Int], b: UnsafePointer<Fl
 }
 
 /// Elementwise float kernel of one input, same shape out; subclasses call ``compute(_:)`` with their function.
+/// Ops whose `quantizedFunction` is not nil also take uint8/int8 through a 256-entry lookup table.
 class UnaryElementwise: Kernel {
+    /// The float function for building a quantized lookup table; nil where the op has no quantized form here.
+    class var quantizedFunction: ((Float) -> Float)? { nil }
+    var lookupTable: QuantizedLookupTable?
+
     required init(_ node: NodeContext) throws {
         try super.init(node)
         try expectCounts(inputs: 1...1, outputs: 1)
@@ -109,9 +114,21 @@ class UnaryElementwise: Kernel {
 
     override func prepare() throws {
         let input = try self.input(0), output = try self.output(0)
+        if let function = Self.quantizedFunction, input.type == .uint8 || input.type == .int8 {
+            lookupTable = try QuantizedLookupTable(input: input, output: output, transform: function)
+            output.shape = input.shape
+            return
+        }
         try expectType(input, .float32)
         output.type = .float32
         output.shape = input.shape
+    }
+
+    /// Runs the quantized lookup table when there is one; returns false for float tensors.
+    final func runLookupTable() -> Bool {
+        guard let lookupTable else { return false }
+        lookupTable.apply(node.inputs[0]!, node.outputs[0])
+        return true
     }
 
     @inline(__always)

@@ -14,12 +14,20 @@ final class FullyConnected: Kernel {
         guard options.weightsFormat == 0 else { throw KernelError.unsupported("shuffled weights format \(options.weightsFormat)") }
     }
 
+    /// uint8/int8 path: weights minus their zero point as doubles (exact integer dot products through dgemm).
+    var quantizedWeights: [Double]?
+    var requantization: ChannelRequantization?
+
     override func prepare() throws {
         let input = try self.input(0), weights = try self.input(1), output = try self.output(0)
-        try expectType(input, .float32)
-        try expectType(weights, .float32)
         try expectRank(weights, 2)
         let depth = weights.dim(1), units = weights.dim(0)
+        if input.type == .uint8 || input.type == .int8 {
+            try prepareQuantized(input, weights, output, depth: depth, units: units)
+            return
+        }
+        try expectType(input, .float32)
+        try expectType(weights, .float32)
         guard depth > 0, input.elementCount % depth == 0 else {
             throw KernelError.invalid("input \(input.shape) does not divide into rows of \(depth)")
         }
@@ -36,7 +44,59 @@ final class FullyConnected: Kernel {
         }
     }
 
+    private func prepareQuantized(_ input: Tensor, _ weights: Tensor, _ output: Tensor, depth: Int, units: Int) throws {
+        guard weights.type == input.type, output.type == input.type else {
+            throw KernelError.unsupported("\(input.type) input with \(weights.type) weights into \(output.type)")
+        }
+        guard weights.storage != .arena, weights.data != nil else { throw KernelError.unsupported("quantized weights must be constant") }
+        guard depth > 0, input.elementCount % depth == 0 else { throw KernelError.invalid("input \(input.shape) does not divide into rows of \(depth)") }
+        if let bias = optionalInput(2) {
+            guard bias.type == .int32, bias.elementCount == units else { throw KernelError.unsupported("bias must be int32 [\(units)], is \(bias)") }
+        }
+        let weightInfo = try QuantizedTensorInfo(weights)
+        if quantizedWeights == nil {
+            let raw = UnsafeRawPointer(weights.data!), signed = weights.type == .int8
+            quantizedWeights = (0..<weights.elementCount).map { i in
+                let zero = weightInfo.zeroPoints.count == 1 ? weightInfo.zeroPoints[0] : weightInfo.zeroPoints[i / depth]
+                return Double(loadQuantized(raw, i, signed: signed) - zero)
+            }
+        }
+        requantization = try ChannelRequantization(input: try QuantizedTensorInfo(input), filter: weightInfo, output: try QuantizedTensorInfo(output),
+                                                   channels: units, activation: options.activation, outputType: output.type)
+        output.shape = options.keepNumDims ? Array(input.shape.dropLast()) + [units] : [input.elementCount / depth, units]
+    }
+
+    override var scratchBytes: Int {
+        guard requantization != nil, let input = node.inputs[0], let weights = node.inputs[1] else { return 0 }
+        let rows = input.elementCount / max(weights.dim(1), 1)
+        return saturatingProduct(rows, weights.dim(1) + weights.dim(0), 8)
+    }
+
+    /// The integer FULLY_CONNECTED (reference/fully_connected.h, integer_ops/fully_connected.h) with the rounding
+    /// of TFLite's GEMM path, like CONV_2D.
+    private func runQuantized(_ context: RunContext, requantization: ChannelRequantization, weights quantizedWeights: [Double]) {
+        let input = node.inputs[0]!, weights = node.inputs[1]!, output = node.outputs[0]
+        let depth = weights.dim(1), units = weights.dim(0), rows = input.elementCount / max(depth, 1)
+        let signed = input.type == .int8
+        let zero = (try? QuantizedTensorInfo(input).zeroPoint) ?? 0
+        let x = context.scratch.assumingMemoryBound(to: Double.self), products = x + rows * depth
+        let src = UnsafeRawPointer(input.data!)
+        for i in 0..<(rows * depth) { x[i] = Double(loadQuantized(src, i, signed: signed) - zero) }
+        quantizedWeights.withUnsafeBufferPointer { w in
+            BLAS.dgemmTransposedB(m: rows, n: units, k: depth, a: x, b: w.baseAddress!, c: products, threads: context.threads)
+        }
+        let bias = optionalInput(2).map { UnsafePointer($0.pointer(Int32.self)) }
+        let out = output.data!
+        for r in 0..<rows {
+            for u in 0..<units {
+                let acc = Int32(products[r * units + u]) &+ (bias?[u] ?? 0)
+                storeQuantized(out, r * units + u, requantization.applyRoundingUp(acc, channel: u), signed: signed)
+            }
+        }
+    }
+
     override func run(_ context: RunContext) throws {
+        if let requantization, let quantizedWeights { return runQuantized(context, requantization: requantization, weights: quantizedWeights) }
         let input = node.inputs[0]!, weights = node.inputs[1]!, output = node.outputs[0]
         let depth = weights.dim(1), units = weights.dim(0), rows = input.elementCount / max(depth, 1)
         BLAS.sgemm(transposeB: true, m: rows, n: units, k: depth, a: input.floats, lda: depth,

@@ -1,8 +1,11 @@
 import Foundation
 
-/// LOGISTIC: 1 / (1 + e^-x).
+/// LOGISTIC: 1 / (1 + e^-x); uint8/int8 through TFLite's float lookup table.
 final class Logistic: UnaryElementwise {
+    override class var quantizedFunction: ((Float) -> Float)? { { x in 1 / (1 + expf(-x)) } }
+
     override func run(_ context: RunContext) throws {
+        if runLookupTable() { return }
         compute(context.threads) { x in 1 / (1 + expf(-x)) }
     }
 }

@@ -1,8 +1,11 @@
 import Foundation
 
-/// TANH: hyperbolic tangent.
+/// TANH: hyperbolic tangent; uint8/int8 through TFLite's float lookup table.
 final class Tanh: UnaryElementwise {
+    override class var quantizedFunction: ((Float) -> Float)? { { x in tanhf(x) } }
+
     override func run(_ context: RunContext) throws {
+        if runLookupTable() { return }
         compute(context.threads) { x in tanhf(x) }
     }
 }

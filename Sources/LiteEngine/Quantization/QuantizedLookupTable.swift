@@ -1,0 +1,35 @@
+import Foundation
+import LiteFormat
+
+/// A 256-entry table mapping every uint8/int8 input to its output, built as TFLite's `PopulateLookupTable`
+/// builds it: dequantize in float, apply `transform` in float, `round` (half away from zero) onto the output
+/// scale, add the zero point, clamp.
+struct QuantizedLookupTable {
+    let table: [UInt8]
+    let signed: Bool
+
+    init(input: Tensor, output: Tensor, transform: (Float) -> Float) throws {
+        guard input.type == .uint8 || input.type == .int8, output.type == input.type else {
+            throw KernelError.unsupported("\(input.type) input into \(output.type)")
+        }
+        let qi = try QuantizedTensorInfo(input), qo = try QuantizedTensorInfo(output)
+        signed = input.type == .int8
+        let (minimum, maximum): (Int32, Int32) = signed ? (-128, 127) : (0, 255)
+        let inverseScale = 1 / qo.scale
+        var table = [UInt8](repeating: 0, count: 256)
+        for value in minimum...maximum {
+            let dequantized = qi.scale * Float(value - qi.zeroPoint)
+            let rescaled = (transform(dequantized) * inverseScale).rounded(.toNearestOrAwayFromZero)
+            let quantized = Int32(exactly: (rescaled + Float(qo.zeroPoint)).rounded(.towardZero)) ?? (rescaled > 0 ? maximum : minimum)
+            table[Int(UInt8(truncatingIfNeeded: value))] = UInt8(truncatingIfNeeded: min(max(quantized, minimum), maximum))
+        }
+        self.table = table
+    }
+
+    func apply(_ input: Tensor, _ output: Tensor) {
+        let src = input.data!.assumingMemoryBound(to: UInt8.self), dst = output.data!.assumingMemoryBound(to: UInt8.self)
+        table.withUnsafeBufferPointer { t in
+            for i in 0..<input.elementCount { dst[i] = t[Int(src[i])] }
+        }
+    }
+}
