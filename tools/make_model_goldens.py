@@ -38,6 +38,8 @@ QUANTIZED_MODELS = [
     "classification/automl_labeler_model.tflite",
     "mlkit/bird_classifier.tflite",
     "mlkit/object_labeler.tflite",
+    "detection/coco_ssd_mobilenet_v1_1.0_quant_2018_06_29.tflite",
+    "detection/coco_ssd_mobilenet_v1_1.0_raw.tflite",
 ]
 IMAGES = ["bird.png", "grace_hopper.bmp", "pets.jpg", "cats_and_dogs.jpg", "multi_objects.jpg", "face.jpg", "kite_and_cold.jpg"]
 
@@ -124,7 +126,8 @@ def main():
             for i, out in enumerate(interp.get_output_details()):
                 np.save(os.path.join(folder, f"output_{i}.npy"), interp.get_tensor(out["index"]))
             cases.append(os.path.splitext(image)[0])
-        manifest[name] = {"model": model, "images": cases, "outputs": len(interp.get_output_details()), "detection": False}
+        manifest[name] = {"model": model, "images": cases, "outputs": len(interp.get_output_details()),
+                          "detection": "TFLite_Detection_PostProcess" in {op["op_name"] for op in interp._get_ops_details()}}
         print(f"{name}: {len(cases)} images (quantized)")
     for model, inputs in SEQUENCE_MODELS.items():
         path = os.path.join(SHARED, "models", model)

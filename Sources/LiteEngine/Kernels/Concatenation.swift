@@ -1,6 +1,9 @@
 import LiteFormat
 
-/// CONCATENATION along `axis` (negative counts from the end), any element type, with an optional fused activation for floats.
+/// CONCATENATION along `axis` (negative counts from the end), any element type, with an optional fused activation
+/// for floats. uint8/int8 inputs whose scale or zero point differ from the output's are requantized as
+/// TFLite's `ConcatenationWithScaling`: `round(q * s + b) + output_zero_point` in float, with
+/// `s = input_scale * (1 / output_scale)` and `b = -input_zero_point * s`.
 final class Concatenation: Kernel {
     let options: ConcatenationOptions
     var axis = 0
@@ -32,7 +35,20 @@ final class Concatenation: Kernel {
         guard first.type.byteSize != nil else { throw KernelError.unsupported("type \(first.type)") }
         output.type = first.type
         output.shape = shape
+        if first.type == .uint8 || first.type == .int8 {
+            let qo = try QuantizedTensorInfo(output)
+            let inverse = 1 / qo.scale
+            rescale = try (0..<node.inputs.count).map { i in
+                let qi = try QuantizedTensorInfo(try input(i))
+                if qi.scale == qo.scale && qi.zeroPoint == qo.zeroPoint { return nil }
+                let scale = qi.scale * inverse
+                return (scale, -Float(qi.zeroPoint) * scale, qo.zeroPoint)
+            }
+        }
     }
+
+    /// Per input: nil to copy, or the float scale, bias and output zero point of TFLite's requantizing copy.
+    var rescale: [(Float, Float, Int32)?] = []
 
     override func run(_ context: RunContext) throws {
         let output = node.outputs[0]
@@ -41,12 +57,24 @@ final class Concatenation: Kernel {
         let inner = output.shape[(axis + 1)...].reduce(1, *) * element
         let outRow = output.shape[axis] * inner
         var offset = 0
-        for tensor in node.inputs {
+        for (index, tensor) in node.inputs.enumerated() {
             let t = tensor!
             let row = t.shape[axis] * inner
             if row > 0, let src = t.data, let dst = output.data {
-                for o in 0..<outer {
-                    (dst + o * outRow + offset).copyMemory(from: src + o * row, byteCount: row)
+                if index < rescale.count, let (scale, bias, zeroPoint) = rescale[index] {
+                    let signed = output.type == .int8
+                    let (low, high): (Int32, Int32) = signed ? (-128, 127) : (0, 255)
+                    for o in 0..<outer {
+                        for j in 0..<row {
+                            let q = Float(loadQuantized(src, o * row + j, signed: signed))
+                            let value = Int32((q * scale + bias).rounded(.toNearestOrAwayFromZero)) + zeroPoint
+                            storeQuantized(dst + o * outRow + offset, j, min(max(value, low), high), signed: signed)
+                        }
+                    }
+                } else {
+                    for o in 0..<outer {
+                        (dst + o * outRow + offset).copyMemory(from: src + o * row, byteCount: row)
+                    }
                 }
             }
             offset += row
