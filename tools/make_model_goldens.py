@@ -38,6 +38,7 @@ QUANTIZED_MODELS = [
     "classification/automl_labeler_model.tflite",
     "mlkit/bird_classifier.tflite",
     "mlkit/object_labeler.tflite",
+    "classification/tf2_mobilenet_v2_1.0_224_ptq.tflite",
     "detection/coco_ssd_mobilenet_v1_1.0_quant_2018_06_29.tflite",
     "detection/coco_ssd_mobilenet_v1_1.0_raw.tflite",
 ]

@@ -65,6 +65,7 @@ enum OpRegistry {
         .dequantize: .init(versions: 1...6, kernel: Dequantize.self),
         .densify: .init(versions: 1...1, kernel: Densify.self),
         .reverseV2: .init(versions: 1...3, kernel: ReverseV2.self),
+        .quantize: .init(versions: 1...3, kernel: Quantize.self),
         .unidirectionalSequenceLstm: .init(versions: 1...4, kernel: UnidirectionalSequenceLSTM.self),
     ]
 

@@ -103,6 +103,7 @@ final class QuantizedModelGoldenTests: XCTestCase {
     func testINatBirds() throws { try goldens.check("mobilenet_v2_1.0_224_inat_bird_quant") }
     func testMLKitBirdClassifier() throws { try goldens.check("bird_classifier") }
     func testMLKitObjectLabeler() throws { try goldens.check("object_labeler") }
+    func testTF2MobileNetV2Int8PerChannel() throws { try goldens.check("tf2_mobilenet_v2_1.0_224_ptq") }
     func testCocoSSDQuantWithPostProcess() throws { try goldens.check("coco_ssd_mobilenet_v1_1.0_quant_2018_06_29") }
     func testCocoSSDRawOutputs() throws { try goldens.check("coco_ssd_mobilenet_v1_1.0_raw") }
 }
