@@ -68,7 +68,7 @@ struct ModelReport: Encodable {
         for graph in model.subgraphs { for op in graph.operators { counts[model.operatorCodes[op.opcodeIndex], default: 0] += 1 } }
         ops = counts.map { OpReport(op: $0.key.description, version: $0.key.version, count: $0.value, supported: Interpreter.supports($0.key)) }
             .sorted { ($0.count, $1.op) > ($1.count, $0.op) }
-        allOpsSupported = ops.allSatisfy(\.supported)
+        let opsKnown = ops.allSatisfy(\.supported)
         metadata = model.metadata.map { MetadataReport(name: $0.name, bytes: model.buffers[$0.bufferIndex].count) }
         signatures = model.signatureDefs.map(\.key)
         do {
@@ -79,6 +79,8 @@ struct ModelReport: Encodable {
             arenaBytes = nil
             planError = "\(error)"
         }
+        // Supported means every op, version and tensor type has a kernel: the plan was built.
+        allOpsSupported = opsKnown && planError == nil
     }
 
     var text: String {

@@ -89,7 +89,8 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(object["allOpsSupported"] as? Bool, true)
         XCTAssertGreaterThan(object["arenaBytes"] as? Int ?? 0, 0)
         let (unsupported, _) = try cli(["inspect", try TestPaths.model("lstm/keras_lstm_mnist_ptq.tflite")])
-        XCTAssert(unsupported.contains("UNSUPPORTED"), unsupported)
+        XCTAssert(unsupported.contains("plan: node 1 (UNIDIRECTIONAL_SEQUENCE_LSTM): unsupported"), unsupported)
+        XCTAssert(unsupported.contains("all ops supported: no"), unsupported)
         let (_, err) = try cli(["inspect", "/nonexistent.tflite"], expectStatus: 1)
         XCTAssert(err.contains("nonexistent"), err)
     }

@@ -80,7 +80,7 @@ final class InterpreterTests: XCTestCase {
             XCTAssert("\(error)".contains("/nonexistent/model.tflite"), "\(error)")
         }
         XCTAssertThrowsError(try Interpreter(modelPath: TestPaths.model("lstm/keras_lstm_mnist_ptq.tflite"))) { error in
-            XCTAssertEqual("\(error)", "node 0: QUANTIZE version 1 is not supported")
+            XCTAssertEqual("\(error)", "node 1 (UNIDIRECTIONAL_SEQUENCE_LSTM): unsupported: tensor 16 has type int8; supported: float32")
         }
     }
 }
