@@ -57,8 +57,7 @@ final class Conv2D: Kernel {
     override var scratchBytes: Int {
         guard let input = node.inputs[0], let filter = node.inputs[1], geometryH != nil else { return 0 }
         if quantized != nil {
-            let rows = saturatingProduct(input.dim(0), geometryH.output, geometryW.output)
-            return saturatingProduct(rows, filter.dim(1) * filter.dim(2) * filter.dim(3) + filter.dim(0), 8)
+            return QuantizedConvolution.scratchBytes(input: input, filter: filter, rows: saturatingProduct(input.dim(0), geometryH.output, geometryW.output))
         }
         if isPointwise && geometryH.padBefore == 0 && geometryW.padBefore == 0 { return 0 }
         return saturatingProduct(input.dim(0), geometryH.output, geometryW.output, filter.dim(1), filter.dim(2), filter.dim(3), 4)

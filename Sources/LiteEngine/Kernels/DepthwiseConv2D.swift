@@ -51,33 +51,47 @@ final class DepthwiseConv2D: Kernel {
         output.shape = [input.dim(0), geometryH.output, geometryW.output, outC]
     }
 
+    override var scratchBytes: Int {
+        guard quantized != nil, let input = node.inputs[0] else { return 0 }
+        return QuantizedDepthwiseConvolution.scratchBytes(input: input, output: node.outputs[0])
+    }
+
     override func run(_ context: RunContext) throws {
         let input = node.inputs[0]!, filter = node.inputs[1]!, output = node.outputs[0]
-        if let quantized {
-            quantized.run(input: input, bias: optionalInput(2), output: output, kh: filter.dim(1), kw: filter.dim(2), multiplier: multiplier,
-                          geometryH: geometryH, geometryW: geometryW, options: options, threads: context.threads)
-            return
-        }
         let geometry = Geometry(
             batches: input.dim(0), inH: input.dim(1), inW: input.dim(2), inC: input.dim(3),
             kh: filter.dim(1), kw: filter.dim(2), outC: filter.dim(3), outH: geometryH.output, outW: geometryW.output,
             strideH: options.strideH, strideW: options.strideW, dilationH: options.dilationH, dilationW: options.dilationW,
             padH: geometryH.padBefore, padW: geometryW.padBefore, multiplier: multiplier)
-        let src = UnsafePointer(input.floats), weights = UnsafePointer(filter.floats), dst = output.floats
+        if let quantized {
+            if quantized.exactInFloat {
+                quantized.run(input: input, output: output, geometry: geometry, activation: activation, scratch: context.scratch, threads: context.threads)
+            } else {
+                quantized.runInteger(input: input, bias: optionalInput(2), output: output, geometry: geometry, threads: context.threads)
+            }
+            return
+        }
         let bias = optionalInput(2).map { UnsafePointer($0.floats) }
+        Self.floatDepthwise(geometry, UnsafePointer(input.floats), UnsafePointer(filter.floats), bias, output.floats,
+                            activation: activation, threads: context.threads)
+    }
+
+    /// The float kernel on raw pointers (also the exact engine of the quantized path, see QuantizedDepthwiseConvolution).
+    static func floatDepthwise(_ geometry: Geometry, _ src: UnsafePointer<Float>, _ weights: UnsafePointer<Float>, _ bias: UnsafePointer<Float>?,
+                               _ dst: UnsafeMutablePointer<Float>, activation: (Float, Float), threads: Int) {
         let (low, high) = activation
-        parallelFor(geometry.batches * geometry.outH, threads: context.threads) { range in
+        parallelFor(geometry.batches * geometry.outH, threads: threads) { range in
             for by in range {
                 let b = by / geometry.outH, oy = by % geometry.outH
                 var ox = 0
                 while ox < geometry.outW {
                     let out = dst + ((b * geometry.outH + oy) * geometry.outW + ox) * geometry.outC
                     if geometry.multiplier == 1 && ox + 4 <= geometry.outW && geometry.isInteriorX(ox) && geometry.isInteriorX(ox + 3) {
-                        Self.fourPixels(geometry, src, weights, bias, out, b: b, oy: oy, ox: ox)
+                        fourPixels(geometry, src, weights, bias, out, b: b, oy: oy, ox: ox)
                         clamp(out, count: 4 * geometry.outC, low, high)
                         ox += 4
                     } else {
-                        Self.onePixel(geometry, src, weights, bias, out, b: b, oy: oy, ox: ox)
+                        onePixel(geometry, src, weights, bias, out, b: b, oy: oy, ox: ox)
                         clamp(out, count: geometry.outC, low, high)
                         ox += 1
                     }

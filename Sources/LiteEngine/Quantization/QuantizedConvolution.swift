@@ -57,31 +57,41 @@ final class QuantizedConvolution {
 
     deinit { if ownsFilter { filter.deallocate() } }
 
+    /// Scratch: the input as double offsets, the im2col matrix (unless 1x1 stride 1) and the accumulators.
+    static func scratchBytes(input: Tensor, filter: Tensor, rows: Int) -> Int {
+        let depth = filter.dim(1) * filter.dim(2) * filter.dim(3)
+        return saturatingProduct(input.elementCount + rows * depth + rows * filter.dim(0), 8)
+    }
+
     func run(input: Tensor, filter filterTensor: Tensor, bias biasTensor: Tensor?, output: Tensor, geometryH: SpatialGeometry, geometryW: SpatialGeometry,
              options: Conv2DOptions, scratch: UnsafeMutableRawPointer, threads: Int) {
         let (batches, inH, inW, inC) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
         let (outC, kh, kw) = (filterTensor.dim(0), filterTensor.dim(1), filterTensor.dim(2))
         let (outH, outW) = (geometryH.output, geometryW.output)
         let rows = batches * outH * outW, depth = kh * kw * inC
-        let columns = scratch.assumingMemoryBound(to: Double.self)
-        let products = columns + rows * depth
-        let src = UnsafeRawPointer(input.data!), signed = self.signed, zero = inputZeroPoint
-        parallelFor(batches * outH, threads: threads) { range in
-            for by in range {
-                let b = by / outH, oy = by % outH
-                for ox in 0..<outW {
-                    var dst = columns + ((b * outH + oy) * outW + ox) * depth
-                    for ky in 0..<kh {
-                        let iy = oy * options.strideH - geometryH.padBefore + ky * options.dilationH
-                        for kx in 0..<kw {
-                            let ix = ox * options.strideW - geometryW.padBefore + kx * options.dilationW
-                            if iy >= 0 && iy < inH && ix >= 0 && ix < inW {
-                                let base = ((b * inH + iy) * inW + ix) * inC
-                                for c in 0..<inC { dst[c] = Double(loadQuantized(src, base + c, signed: signed) - zero) }
-                            } else {
-                                dst.update(repeating: 0, count: inC)
+        let offsets = scratch.assumingMemoryBound(to: Double.self)
+        convertQuantized(input, zeroPoint: inputZeroPoint, into: offsets)
+        let pointwise = kh == 1 && kw == 1 && options.strideH == 1 && options.strideW == 1 && geometryH.padBefore == 0 && geometryW.padBefore == 0
+        let columns = pointwise ? offsets : offsets + input.elementCount
+        let products = offsets + input.elementCount + (pointwise ? 0 : rows * depth)
+        if !pointwise {
+            // im2col of the offsets; taps outside the input contribute 0, as TFLite skips them.
+            parallelFor(batches * outH, threads: threads) { range in
+                for by in range {
+                    let b = by / outH, oy = by % outH
+                    for ox in 0..<outW {
+                        var dst = columns + ((b * outH + oy) * outW + ox) * depth
+                        for ky in 0..<kh {
+                            let iy = oy * options.strideH - geometryH.padBefore + ky * options.dilationH
+                            for kx in 0..<kw {
+                                let ix = ox * options.strideW - geometryW.padBefore + kx * options.dilationW
+                                if iy >= 0 && iy < inH && ix >= 0 && ix < inW {
+                                    dst.update(from: offsets + ((b * inH + iy) * inW + ix) * inC, count: inC)
+                                } else {
+                                    dst.update(repeating: 0, count: inC)
+                                }
+                                dst += inC
                             }
-                            dst += inC
                         }
                     }
                 }
@@ -89,15 +99,9 @@ final class QuantizedConvolution {
         }
         BLAS.dgemmTransposedB(m: rows, n: outC, k: depth, a: columns, b: UnsafePointer(filter.baseAddress!), c: products, threads: threads)
         let bias = biasTensor.map { UnsafePointer($0.pointer(Int32.self)) }
-        let out = output.data!
-        let requantization = self.requantization
+        let out = output.data!, signed = self.signed, requantization = self.requantization
         parallelFor(rows, threads: threads, minimumChunk: 64) { range in
-            for r in range {
-                for c in 0..<outC {
-                    let acc = Int32(products[r * outC + c]) &+ (bias?[c] ?? 0)
-                    storeQuantized(out, r * outC + c, requantization.applyRoundingUp(acc, channel: c), signed: signed)
-                }
-            }
+            requantization.requantize(UnsafePointer(products), rows: range, channels: outC, bias: bias, into: out, signed: signed, roundingUp: true)
         }
     }
 }

@@ -95,3 +95,63 @@ func storeQuantized(_ pointer: UnsafeMutableRawPointer, _ i: Int, _ value: Int32
         pointer.storeBytes(of: UInt8(truncatingIfNeeded: value), toByteOffset: i, as: UInt8.self)
     }
 }
+
+extension ChannelRequantization {
+    /// Requantizes a [rows, channels] matrix of exact integer accumulators (held in a floating-point type) plus an
+    /// optional int32 bias into uint8/int8, with TFLite's rounding (`roundingUp`: the GEMM kernels' variant).
+    @inline(__always)
+    func requantize<Accumulator: ExactAccumulator>(_ accumulators: UnsafePointer<Accumulator>, rows: Range<Int>, channels: Int,
+                                                     bias: UnsafePointer<Int32>?, into output: UnsafeMutableRawPointer,
+                                                     signed: Bool, roundingUp: Bool) {
+        multipliers.withUnsafeBufferPointer { m in
+            shifts.withUnsafeBufferPointer { s in
+                let zero = outputZeroPoint, low = self.low, high = self.high
+                for r in rows {
+                    for c in 0..<channels {
+                        let acc = accumulators[r * channels + c].int32 &+ (bias?[c] ?? 0)
+                        let scaled = roundingUp
+                            ? IntegerArithmetic.multiplyByQuantizedMultiplierRoundingUp(acc, m[c], s[c])
+                            : IntegerArithmetic.multiplyByQuantizedMultiplier(acc, m[c], s[c])
+                        let value = min(max(scaled &+ zero, low), high)
+                        if signed {
+                            output.storeBytes(of: Int8(truncatingIfNeeded: value), toByteOffset: r * channels + c, as: Int8.self)
+                        } else {
+                            output.storeBytes(of: UInt8(truncatingIfNeeded: value), toByteOffset: r * channels + c, as: UInt8.self)
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Writes `x - zeroPoint` for every element of a uint8/int8 tensor into `destination`.
+@inline(__always)
+func convertQuantized<Value: ExactAccumulator>(_ tensor: Tensor, zeroPoint: Int32, into destination: UnsafeMutablePointer<Value>) {
+    if tensor.type == .int8 {
+        let src = tensor.pointer(Int8.self)
+        for i in 0..<tensor.elementCount { destination[i] = Value(exactly: Int32(src[i]) - zeroPoint) }
+    } else {
+        let src = tensor.pointer(UInt8.self)
+        for i in 0..<tensor.elementCount { destination[i] = Value(exactly: Int32(src[i]) - zeroPoint) }
+    }
+}
+
+/// A floating-point type holding exact integer accumulators. The conversions are concrete per type: Swift's
+/// generic `BinaryFloatingPoint` <-> integer conversions take a slow bit-by-bit path (measured: 30% of a
+/// quantized MobileNetV2 run).
+protocol ExactAccumulator {
+    init(exactly value: Int32)
+    var int32: Int32 { get }
+}
+
+extension Double: ExactAccumulator {
+    @inline(__always) init(exactly value: Int32) { self.init(value) }
+    @inline(__always) var int32: Int32 { Int32(self) }
+}
+
+extension Float: ExactAccumulator {
+    @inline(__always) init(exactly value: Int32) { self.init(value) }
+    @inline(__always) var int32: Int32 { Int32(self) }
+}
+
