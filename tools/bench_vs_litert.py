@@ -27,6 +27,8 @@ DEFAULT_MODELS = [
     "classification/mobilenet_v1_0.25_224_1_metadata_1.tflite",
     "detection/face_detection_short_range.tflite",
     "detection/coco_ssd_mobilenet_v1_1.0_dequant_float.tflite",
+    "classification/mobilenet_v2_1.0_224_quant.tflite",
+    "classification/tf2_mobilenet_v2_1.0_224_ptq.tflite",
     "lstm/trained_lstm.tflite",
     "lstm/quickdraw_rnn_bilstm_345_float_noclip.tflite",
 ]
