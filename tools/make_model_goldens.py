@@ -85,6 +85,17 @@ SEQUENCE_MODELS = {
 }
 
 
+def record(interp, name, label, x):
+    """Runs LiteRT on x and writes input_0.npy and every output_<i>.npy under .goldens/models/<name>/<label>/."""
+    interp.set_tensor(interp.get_input_details()[0]["index"], x)
+    interp.invoke()
+    folder = os.path.join(OUT, name, label)
+    os.makedirs(folder, exist_ok=True)
+    np.save(os.path.join(folder, "input_0.npy"), x)
+    for i, out in enumerate(interp.get_output_details()):
+        np.save(os.path.join(folder, f"output_{i}.npy"), interp.get_tensor(out["index"]))
+
+
 def main():
     manifest = {}
     for model, scale in FLOAT_MODELS.items():
@@ -97,14 +108,7 @@ def main():
         cases = []
         for image in IMAGES:
             pixels = np.asarray(Image.open(os.path.join(SHARED, "images", image)).convert("RGB").resize((w, h), Image.BILINEAR), dtype=np.float32)
-            x = scale(pixels)[np.newaxis].astype(np.float32)
-            interp.set_tensor(detail["index"], x)
-            interp.invoke()
-            folder = os.path.join(OUT, name, os.path.splitext(image)[0])
-            os.makedirs(folder, exist_ok=True)
-            np.save(os.path.join(folder, "input_0.npy"), x)
-            for i, out in enumerate(interp.get_output_details()):
-                np.save(os.path.join(folder, f"output_{i}.npy"), interp.get_tensor(out["index"]))
+            record(interp, name, os.path.splitext(image)[0], scale(pixels)[np.newaxis].astype(np.float32))
             cases.append(os.path.splitext(image)[0])
         manifest[name] = {"model": model, "images": cases, "outputs": len(interp.get_output_details()),
                           "detection": "TFLite_Detection_PostProcess" in {op["op_name"] for op in interp._get_ops_details()}}
@@ -119,13 +123,7 @@ def main():
         cases = []
         for image in IMAGES:
             x = np.asarray(Image.open(os.path.join(SHARED, "images", image)).convert("RGB").resize((w, h), Image.BILINEAR), dtype=np.uint8)[np.newaxis]
-            interp.set_tensor(detail["index"], x)
-            interp.invoke()
-            folder = os.path.join(OUT, name, os.path.splitext(image)[0])
-            os.makedirs(folder, exist_ok=True)
-            np.save(os.path.join(folder, "input_0.npy"), x)
-            for i, out in enumerate(interp.get_output_details()):
-                np.save(os.path.join(folder, f"output_{i}.npy"), interp.get_tensor(out["index"]))
+            record(interp, name, os.path.splitext(image)[0], x)
             cases.append(os.path.splitext(image)[0])
         manifest[name] = {"model": model, "images": cases, "outputs": len(interp.get_output_details()),
                           "detection": "TFLite_Detection_PostProcess" in {op["op_name"] for op in interp._get_ops_details()}}
@@ -138,13 +136,7 @@ def main():
         for label, x in inputs():
             interp.allocate_tensors()
             interp.reset_all_variables()
-            interp.set_tensor(interp.get_input_details()[0]["index"], x)
-            interp.invoke()
-            folder = os.path.join(OUT, name, label)
-            os.makedirs(folder, exist_ok=True)
-            np.save(os.path.join(folder, "input_0.npy"), x)
-            for i, out in enumerate(interp.get_output_details()):
-                np.save(os.path.join(folder, f"output_{i}.npy"), interp.get_tensor(out["index"]))
+            record(interp, name, label, x)
             cases.append(label)
         manifest[name] = {"model": model, "images": cases, "outputs": len(interp.get_output_details()), "detection": False}
         print(f"{name}: {len(cases)} inputs")

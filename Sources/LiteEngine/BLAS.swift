@@ -87,18 +87,24 @@ public enum BLAS {
     nonisolated(unsafe) private static var currentThreads: Int32 = -1
     private static let threadLock = NSLock()
 
+    /// Sets OpenBLAS's thread count when it changes (the call is not free).
+    @inline(__always)
+    private static func useThreads(_ threads: Int) {
+        threadLock.lock()
+        if currentThreads != Int32(threads) {
+            library.setThreads?(Int32(threads))
+            currentThreads = Int32(threads)
+        }
+        threadLock.unlock()
+    }
+
     /// Row-major `C = alpha * op(A) * op(B) + beta * C` with `op(A)` M x K and `op(B)` K x N.
     @inline(__always)
     static func sgemm(transposeA: Bool = false, transposeB: Bool, m: Int, n: Int, k: Int,
                       a: UnsafePointer<Float>, lda: Int, b: UnsafePointer<Float>, ldb: Int,
                       beta: Float = 0, c: UnsafeMutablePointer<Float>, ldc: Int, threads: Int) {
         let lib = library
-        threadLock.lock()
-        if currentThreads != Int32(threads) {
-            lib.setThreads?(Int32(threads))
-            currentThreads = Int32(threads)
-        }
-        threadLock.unlock()
+        useThreads(threads)
         lib.sgemm(CblasRowMajor, transposeA ? CblasTrans : CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
                   Int32(m), Int32(n), Int32(k), 1, a, Int32(lda), b, Int32(ldb), beta, c, Int32(ldc))
     }
@@ -110,12 +116,7 @@ public enum BLAS {
     static func dgemmTransposedB(m: Int, n: Int, k: Int, a: UnsafePointer<Double>, b: UnsafePointer<Double>,
                                  c: UnsafeMutablePointer<Double>, threads: Int) {
         let lib = library
-        threadLock.lock()
-        if currentThreads != Int32(threads) {
-            lib.setThreads?(Int32(threads))
-            currentThreads = Int32(threads)
-        }
-        threadLock.unlock()
+        useThreads(threads)
         lib.dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(m), Int32(n), Int32(k), 1, a, Int32(k), b, Int32(k), 0, c, Int32(n))
     }
 }

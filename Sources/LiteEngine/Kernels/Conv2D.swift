@@ -78,42 +78,14 @@ final class Conv2D: Kernel {
             left = UnsafePointer(input.floats)
         } else {
             let columns = context.scratch.assumingMemoryBound(to: Float.self)
-            im2col(input: input, filter: filter, into: columns, threads: context.threads)
+            im2col(UnsafePointer(input.floats), input: input, filter: filter, geometryH: geometryH, geometryW: geometryW, options: options,
+                   into: columns, threads: context.threads)
             left = UnsafePointer(columns)
         }
         BLAS.sgemm(transposeB: true, m: rows, n: outChannels, k: depth, a: left, lda: depth,
                    b: filter.floats, ldb: depth, c: output.floats, ldc: outChannels, threads: context.threads)
         addBiasAndActivate(output.floats, rows: rows, channels: outChannels, bias: optionalInput(2)?.floats,
                            activation: activation, threads: context.threads)
-    }
-
-    /// Each output pixel's receptive field as one row of `KH*KW*Cin` values, zeros where it hangs over the edge.
-    private func im2col(input: Tensor, filter: Tensor, into columns: UnsafeMutablePointer<Float>, threads: Int) {
-        let (batches, inH, inW, channels) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
-        let (kh, kw) = (filter.dim(1), filter.dim(2))
-        let (outH, outW) = (geometryH.output, geometryW.output)
-        let src = input.floats
-        let rowLength = kh * kw * channels
-        parallelFor(batches * outH, threads: threads) { range in
-            for by in range {
-                let b = by / outH, oy = by % outH
-                for ox in 0..<outW {
-                    var dst = columns + ((b * outH + oy) * outW + ox) * rowLength
-                    for ky in 0..<kh {
-                        let iy = oy * options.strideH - geometryH.padBefore + ky * options.dilationH
-                        for kx in 0..<kw {
-                            let ix = ox * options.strideW - geometryW.padBefore + kx * options.dilationW
-                            if iy >= 0 && iy < inH && ix >= 0 && ix < inW {
-                                dst.update(from: src + ((b * inH + iy) * inW + ix) * channels, count: channels)
-                            } else {
-                                dst.update(repeating: 0, count: channels)
-                            }
-                            dst += channels
-                        }
-                    }
-                }
-            }
-        }
     }
 
     /// The definition, for tests: a direct sum over the receptive field.
@@ -138,6 +110,38 @@ final class Conv2D: Kernel {
             out[((b * gh.output + oy) * gw.output + ox) * outC + oc] = min(max(sum, low), high)
         } } } }
         return (out, [batches, gh.output, gw.output, outC])
+    }
+}
+
+/// Each output pixel's receptive field as one row of `KH*KW*Cin` values of `source` (laid out like `input`),
+/// zeros where it hangs over the edge. Shared by the float and the exact quantized convolution.
+@inline(__always)
+func im2col<Element: ExactAccumulator>(_ source: UnsafePointer<Element>, input: Tensor, filter: Tensor, geometryH: SpatialGeometry,
+                                       geometryW: SpatialGeometry, options: Conv2DOptions, into columns: UnsafeMutablePointer<Element>, threads: Int) {
+    let (batches, inH, inW, channels) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
+    let (kh, kw) = (filter.dim(1), filter.dim(2))
+    let (outH, outW) = (geometryH.output, geometryW.output)
+    let rowLength = kh * kw * channels
+    let zero = Element(exactly: 0)
+    parallelFor(batches * outH, threads: threads) { range in
+        for by in range {
+            let b = by / outH, oy = by % outH
+            for ox in 0..<outW {
+                var dst = columns + ((b * outH + oy) * outW + ox) * rowLength
+                for ky in 0..<kh {
+                    let iy = oy * options.strideH - geometryH.padBefore + ky * options.dilationH
+                    for kx in 0..<kw {
+                        let ix = ox * options.strideW - geometryW.padBefore + kx * options.dilationW
+                        if iy >= 0 && iy < inH && ix >= 0 && ix < inW {
+                            dst.update(from: source + ((b * inH + iy) * inW + ix) * channels, count: channels)
+                        } else {
+                            dst.update(repeating: zero, count: channels)
+                        }
+                        dst += channels
+                    }
+                }
+            }
+        }
     }
 }
 

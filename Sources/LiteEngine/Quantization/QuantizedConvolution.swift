@@ -65,7 +65,7 @@ final class QuantizedConvolution {
 
     func run(input: Tensor, filter filterTensor: Tensor, bias biasTensor: Tensor?, output: Tensor, geometryH: SpatialGeometry, geometryW: SpatialGeometry,
              options: Conv2DOptions, scratch: UnsafeMutableRawPointer, threads: Int) {
-        let (batches, inH, inW, inC) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
+        let (batches, inC) = (input.dim(0), input.dim(3))
         let (outC, kh, kw) = (filterTensor.dim(0), filterTensor.dim(1), filterTensor.dim(2))
         let (outH, outW) = (geometryH.output, geometryW.output)
         let rows = batches * outH * outW, depth = kh * kw * inC
@@ -75,27 +75,9 @@ final class QuantizedConvolution {
         let columns = pointwise ? offsets : offsets + input.elementCount
         let products = offsets + input.elementCount + (pointwise ? 0 : rows * depth)
         if !pointwise {
-            // im2col of the offsets; taps outside the input contribute 0, as TFLite skips them.
-            parallelFor(batches * outH, threads: threads) { range in
-                for by in range {
-                    let b = by / outH, oy = by % outH
-                    for ox in 0..<outW {
-                        var dst = columns + ((b * outH + oy) * outW + ox) * depth
-                        for ky in 0..<kh {
-                            let iy = oy * options.strideH - geometryH.padBefore + ky * options.dilationH
-                            for kx in 0..<kw {
-                                let ix = ox * options.strideW - geometryW.padBefore + kx * options.dilationW
-                                if iy >= 0 && iy < inH && ix >= 0 && ix < inW {
-                                    dst.update(from: offsets + ((b * inH + iy) * inW + ix) * inC, count: inC)
-                                } else {
-                                    dst.update(repeating: 0, count: inC)
-                                }
-                                dst += inC
-                            }
-                        }
-                    }
-                }
-            }
+            // Taps outside the input contribute 0, as TFLite skips them.
+            im2col(UnsafePointer(offsets), input: input, filter: filterTensor, geometryH: geometryH, geometryW: geometryW, options: options,
+                   into: columns, threads: threads)
         }
         BLAS.dgemmTransposedB(m: rows, n: outC, k: depth, a: columns, b: UnsafePointer(filter.baseAddress!), c: products, threads: threads)
         let bias = biasTensor.map { UnsafePointer($0.pointer(Int32.self)) }
