@@ -98,36 +98,22 @@ def record(interp, name, label, x):
 
 def main():
     manifest = {}
-    for model, scale in FLOAT_MODELS.items():
+    image_models = [(model, lambda px, scale=scale: scale(px.astype(np.float32)).astype(np.float32), "") for model, scale in FLOAT_MODELS.items()]
+    image_models += [(model, lambda px: px, " (quantized)") for model in QUANTIZED_MODELS]
+    for model, prepare, kind in image_models:
         path = os.path.join(SHARED, "models", model)
         interp = litert.Interpreter(model_path=path, experimental_op_resolver_type=litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
         interp.allocate_tensors()
-        detail = interp.get_input_details()[0]
-        _, h, w, _ = detail["shape"]
+        _, h, w, _ = interp.get_input_details()[0]["shape"]
         name = os.path.splitext(os.path.basename(model))[0]
         cases = []
         for image in IMAGES:
-            pixels = np.asarray(Image.open(os.path.join(SHARED, "images", image)).convert("RGB").resize((w, h), Image.BILINEAR), dtype=np.float32)
-            record(interp, name, os.path.splitext(image)[0], scale(pixels)[np.newaxis].astype(np.float32))
+            pixels = np.asarray(Image.open(os.path.join(SHARED, "images", image)).convert("RGB").resize((w, h), Image.BILINEAR), dtype=np.uint8)
+            record(interp, name, os.path.splitext(image)[0], prepare(pixels)[np.newaxis])
             cases.append(os.path.splitext(image)[0])
         manifest[name] = {"model": model, "images": cases, "outputs": len(interp.get_output_details()),
                           "detection": "TFLite_Detection_PostProcess" in {op["op_name"] for op in interp._get_ops_details()}}
-        print(f"{name}: {len(cases)} images")
-    for model in QUANTIZED_MODELS:
-        path = os.path.join(SHARED, "models", model)
-        interp = litert.Interpreter(model_path=path, experimental_op_resolver_type=litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
-        interp.allocate_tensors()
-        detail = interp.get_input_details()[0]
-        _, h, w, _ = detail["shape"]
-        name = os.path.splitext(os.path.basename(model))[0]
-        cases = []
-        for image in IMAGES:
-            x = np.asarray(Image.open(os.path.join(SHARED, "images", image)).convert("RGB").resize((w, h), Image.BILINEAR), dtype=np.uint8)[np.newaxis]
-            record(interp, name, os.path.splitext(image)[0], x)
-            cases.append(os.path.splitext(image)[0])
-        manifest[name] = {"model": model, "images": cases, "outputs": len(interp.get_output_details()),
-                          "detection": "TFLite_Detection_PostProcess" in {op["op_name"] for op in interp._get_ops_details()}}
-        print(f"{name}: {len(cases)} images (quantized)")
+        print(f"{name}: {len(cases)} images{kind}")
     for model, inputs in SEQUENCE_MODELS.items():
         path = os.path.join(SHARED, "models", model)
         interp = litert.Interpreter(model_path=path, experimental_op_resolver_type=litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)

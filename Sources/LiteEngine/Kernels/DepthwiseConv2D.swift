@@ -165,20 +165,7 @@ final class DepthwiseConv2D: Kernel {
                          _ out: UnsafeMutablePointer<Float>, b: Int, oy: Int, ox: Int) {
         let iy0 = oy * g.strideH - g.padH, ix0 = ox * g.strideW - g.padW
         if g.multiplier != 1 {
-            for oc in 0..<g.outC {
-                let ic = oc / g.multiplier
-                var sum = bias?[oc] ?? 0
-                for ky in 0..<g.kh {
-                    let iy = iy0 + ky * g.dilationH
-                    guard iy >= 0 && iy < g.inH else { continue }
-                    for kx in 0..<g.kw {
-                        let ix = ix0 + kx * g.dilationW
-                        guard ix >= 0 && ix < g.inW else { continue }
-                        sum += src[((b * g.inH + iy) * g.inW + ix) * g.inC + ic] * weights[(ky * g.kw + kx) * g.outC + oc]
-                    }
-                }
-                out[oc] = sum
-            }
+            for oc in 0..<g.outC { out[oc] = scalarChannel(g, src, weights, bias, b: b, iy0: iy0, ix0: ix0, channel: oc) }
             return
         }
         var c = 0
@@ -200,19 +187,27 @@ final class DepthwiseConv2D: Kernel {
             c += 16
         }
         while c < g.outC {
-            var sum = bias?[c] ?? 0
-            for ky in 0..<g.kh {
-                let iy = iy0 + ky * g.dilationH
-                guard iy >= 0 && iy < g.inH else { continue }
-                for kx in 0..<g.kw {
-                    let ix = ix0 + kx * g.dilationW
-                    guard ix >= 0 && ix < g.inW else { continue }
-                    sum += src[((b * g.inH + iy) * g.inW + ix) * g.inC + c] * weights[(ky * g.kw + kx) * g.outC + c]
-                }
-            }
-            out[c] = sum
+            out[c] = scalarChannel(g, src, weights, bias, b: b, iy0: iy0, ix0: ix0, channel: c)
             c += 1
         }
+    }
+
+    /// One output channel of one pixel, any depth multiplier, skipping taps outside the input.
+    @inline(__always)
+    static func scalarChannel(_ g: Geometry, _ src: UnsafePointer<Float>, _ weights: UnsafePointer<Float>, _ bias: UnsafePointer<Float>?,
+                              b: Int, iy0: Int, ix0: Int, channel oc: Int) -> Float {
+        let ic = oc / g.multiplier
+        var sum = bias?[oc] ?? 0
+        for ky in 0..<g.kh {
+            let iy = iy0 + ky * g.dilationH
+            guard iy >= 0 && iy < g.inH else { continue }
+            for kx in 0..<g.kw {
+                let ix = ix0 + kx * g.dilationW
+                guard ix >= 0 && ix < g.inW else { continue }
+                sum += src[((b * g.inH + iy) * g.inW + ix) * g.inC + ic] * weights[(ky * g.kw + kx) * g.outC + oc]
+            }
+        }
+        return sum
     }
 
     /// The definition, for tests.
