@@ -9,6 +9,10 @@ let package = Package(
         .library(name: "LiteFormat", targets: ["LiteFormat"]),
         /// The inference engine: interpreter, arena planner and kernels. Depends on nothing but LiteFormat and OpenBLAS.
         .library(name: "LiteEngine", targets: ["LiteEngine"]),
+        /// Image decoding (PNG, JPEG, BMP, PPM), camera frames, orientation and MediaPipe-exact resampling.
+        .library(name: "LiteImage", targets: ["LiteImage"]),
+        /// The finished pipelines: MediaPipe's ImageClassifier, the model registry and cache.
+        .library(name: "LiteTasks", targets: ["LiteTasks"]),
         .executable(name: "vision-cli", targets: ["vision-cli"]),
     ],
     dependencies: [
@@ -20,23 +24,27 @@ let package = Package(
             name: "COpenBLAS",
             providers: [.apt(["libopenblas-dev"])]
         ),
-        .systemLibrary(
-            name: "CPNG",
-            pkgConfig: "libpng",
-            providers: [.apt(["libpng-dev"])]
+        .target(
+            name: "CImageCodecs",
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]
         ),
         .target(name: "LiteFormat"),
         .target(name: "LiteEngine", dependencies: ["LiteFormat", "COpenBLAS"]),
+        .target(name: "LiteImage", dependencies: ["CImageCodecs"]),
+        .target(name: "LiteTasks", dependencies: ["LiteEngine", "LiteImage"]),
         .executableTarget(
             name: "vision-cli",
             dependencies: [
                 "LiteEngine",
+                "LiteTasks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .target(name: "ModelFuzzing", dependencies: ["LiteEngine"], path: "tools/ModelFuzzing"),
         .executableTarget(name: "model-fuzz", dependencies: ["ModelFuzzing"], path: "tools/model-fuzz"),
         .testTarget(name: "LiteFormatTests", dependencies: ["LiteFormat"], exclude: ["Goldens"]),
+        .testTarget(name: "LiteImageTests", dependencies: ["LiteImage"]),
+        .testTarget(name: "LiteTasksTests", dependencies: ["LiteTasks"], exclude: ["Goldens"]),
         .testTarget(
             name: "LiteEngineTests",
             dependencies: ["LiteEngine", "ModelFuzzing", "vision-cli"],

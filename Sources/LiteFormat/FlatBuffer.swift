@@ -41,6 +41,12 @@ public struct FlatBuffer: @unchecked Sendable {
     }
 
     /// The root table: a little-endian `uoffset` at byte 0.
+    /// The string whose length prefix is at `position`.
+    public func string(at position: Int, _ what: String) throws -> String {
+        let vector = try FlatVector(buffer: self, position: position, elementSize: 1, path: what)
+        return String(decoding: vector.raw, as: UTF8.self)
+    }
+
     public func rootTable() throws -> FlatTable {
         let offset = Int(try load(UInt32.self, at: 0, "root offset"))
         return try FlatTable(buffer: self, position: offset, path: "root")

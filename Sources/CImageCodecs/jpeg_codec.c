@@ -1,0 +1,116 @@
+#include "image_codecs.h"
+
+#include <stdio.h>
+#include <jpeglib.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    struct jpeg_error_mgr manager;
+    jmp_buf escape;
+    char *message;
+} lv_jpeg_error;
+
+typedef struct {
+    struct jpeg_progress_mgr progress;
+    int max_scans;
+    j_common_ptr owner;
+} lv_jpeg_progress;
+
+static void lv_jpeg_error_exit(j_common_ptr info) {
+    lv_jpeg_error *error = (lv_jpeg_error *)info->err;
+    char text[JMSG_LENGTH_MAX];
+    (*info->err->format_message)(info, text);
+    snprintf(error->message, 200, "libjpeg: %s", text);
+    longjmp(error->escape, 1);
+}
+
+static void lv_jpeg_silence(j_common_ptr info, int level) {
+    (void)info;
+    (void)level;
+}
+
+// Progressive files can hold thousands of tiny scans that each cost a full pass (a known decompression bomb);
+// libjpeg-turbo's own advice is to stop after a bounded number of scans.
+static void lv_jpeg_count_scans(j_common_ptr info) {
+    lv_jpeg_progress *progress = (lv_jpeg_progress *)info->progress;
+    j_decompress_ptr decompress = (j_decompress_ptr)info;
+    if (decompress->is_decompressor && decompress->input_scan_number > progress->max_scans) {
+        lv_jpeg_error *error = (lv_jpeg_error *)info->err;
+        snprintf(error->message, 200, "progressive JPEG has more than %d scans", progress->max_scans);
+        longjmp(error->escape, 1);
+    }
+}
+
+static int lv_jpeg_open(struct jpeg_decompress_struct *info, lv_jpeg_error *error, const uint8_t *data, size_t size, lv_decoded_image *out) {
+    info->err = jpeg_std_error(&error->manager);
+    error->manager.error_exit = lv_jpeg_error_exit;
+    error->manager.emit_message = lv_jpeg_silence;
+    error->message = out->message;
+    jpeg_create_decompress(info);
+    jpeg_mem_src(info, data, (unsigned long)size);
+    jpeg_read_header(info, TRUE);
+    out->width = (int)info->image_width;
+    out->height = (int)info->image_height;
+    out->channels = info->num_components == 1 ? 1 : 3;
+    return 0;
+}
+
+int lv_jpeg_read_size(const uint8_t *data, size_t size, lv_decoded_image *out) {
+    struct jpeg_decompress_struct info;
+    lv_jpeg_error error;
+    memset(out, 0, sizeof(*out));
+    if (setjmp(error.escape)) {
+        jpeg_destroy_decompress(&info);
+        return 1;
+    }
+    lv_jpeg_open(&info, &error, data, size, out);
+    jpeg_destroy_decompress(&info);
+    return 0;
+}
+
+int lv_jpeg_decode(const uint8_t *data, size_t size, long long max_pixels, int max_scans, lv_decoded_image *out) {
+    struct jpeg_decompress_struct info;
+    lv_jpeg_error error;
+    lv_jpeg_progress progress;
+    uint8_t *volatile pixels = NULL;
+    memset(out, 0, sizeof(*out));
+    if (setjmp(error.escape)) {
+        free(pixels);
+        jpeg_destroy_decompress(&info);
+        out->pixels = NULL;
+        return 1;
+    }
+    lv_jpeg_open(&info, &error, data, size, out);
+    if ((long long)info.image_width * (long long)info.image_height > max_pixels) {
+        snprintf(out->message, sizeof(out->message), "JPEG is %ux%u, more than the %lld-pixel limit", info.image_width, info.image_height, max_pixels);
+        jpeg_destroy_decompress(&info);
+        return 2;
+    }
+    progress.progress.progress_monitor = lv_jpeg_count_scans;
+    progress.max_scans = max_scans;
+    info.progress = &progress.progress;
+    info.mem->max_memory_to_use = 512L * 1024 * 1024;
+    info.out_color_space = info.num_components == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    jpeg_start_decompress(&info);
+    size_t stride = (size_t)info.output_width * (size_t)info.output_components;
+    pixels = malloc(stride * info.output_height);
+    if (!pixels) {
+        snprintf(out->message, sizeof(out->message), "out of memory for a %ux%u image", info.output_width, info.output_height);
+        jpeg_destroy_decompress(&info);
+        return 3;
+    }
+    while (info.output_scanline < info.output_height) {
+        JSAMPROW row = pixels + stride * info.output_scanline;
+        jpeg_read_scanlines(&info, &row, 1);
+    }
+    jpeg_finish_decompress(&info);
+    out->width = (int)info.output_width;
+    out->height = (int)info.output_height;
+    out->channels = info.output_components;
+    out->pixels = pixels;
+    jpeg_destroy_decompress(&info);
+    return 0;
+}

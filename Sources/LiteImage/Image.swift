@@ -1,0 +1,84 @@
+/// An 8-bit RGB image in memory: rows top-down, pixels interleaved R, G, B, no row padding.
+///
+/// Every decoder and camera-frame converter produces this one layout, so the resampler and the pipelines have a
+/// single input type. Alpha is dropped on the way in, as MediaPipe's image-to-tensor conversion does
+/// (`COLOR_RGBA2RGB`: no blending); gray is replicated into the three channels.
+public struct Image: Sendable, Equatable {
+    public let width: Int
+    public let height: Int
+    /// `width * height * 3` bytes.
+    public var pixels: [UInt8]
+
+    /// Wraps `pixels` (`width * height * 3` bytes, RGB, top-down).
+    public init(width: Int, height: Int, pixels: [UInt8]) throws {
+        guard width > 0, height > 0 else { throw ImageError.invalidDimensions(width: width, height: height, reason: "must be positive") }
+        let (count, overflow) = width.multipliedReportingOverflow(by: height)
+        guard !overflow, count <= ImageLimits.default.maximumPixels else {
+            throw ImageError.tooLarge(width: width, height: height, limit: ImageLimits.default.maximumPixels)
+        }
+        guard pixels.count == count * 3 else {
+            throw ImageError.invalidBuffer(reason: "\(pixels.count) bytes for a \(width)x\(height) RGB image, expected \(count * 3)")
+        }
+        self.width = width
+        self.height = height
+        self.pixels = pixels
+    }
+
+    init(uncheckedWidth width: Int, height: Int, pixels: [UInt8]) {
+        self.width = width
+        self.height = height
+        self.pixels = pixels
+    }
+
+    /// The pixel at column `x`, row `y`.
+    public subscript(x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8) {
+        let at = (y * width + x) * 3
+        return (pixels[at], pixels[at + 1], pixels[at + 2])
+    }
+}
+
+/// Bounds that keep hostile files from taking unbounded memory or time.
+public struct ImageLimits: Sendable {
+    /// The most pixels an image may have (width times height). The default, 100 megapixels, is 300 MB of RGB.
+    public var maximumPixels: Int
+    /// The most scans a progressive JPEG may have.
+    public var maximumJPEGScans: Int
+
+    public init(maximumPixels: Int = 100_000_000, maximumJPEGScans: Int = 1000) {
+        self.maximumPixels = maximumPixels
+        self.maximumJPEGScans = maximumJPEGScans
+    }
+
+    public static let `default` = ImageLimits()
+}
+
+/// Why an image could not be read or made.
+public enum ImageError: Error, Equatable, CustomStringConvertible, Sendable {
+    /// The bytes are not in any format this library reads.
+    case unknownFormat(firstBytes: [UInt8])
+    /// The file is in a known format but corrupt or truncated; `reason` says what the decoder found.
+    case corrupt(format: String, reason: String)
+    /// A valid file whose variant is not supported (for example a compressed BMP).
+    case unsupported(format: String, reason: String)
+    /// Width or height are zero, negative or inconsistent.
+    case invalidDimensions(width: Int, height: Int, reason: String)
+    /// More pixels than ``ImageLimits/maximumPixels``.
+    case tooLarge(width: Int, height: Int, limit: Int)
+    /// A raw pixel buffer whose size, stride or plane layout does not fit its description.
+    case invalidBuffer(reason: String)
+    /// The file could not be read.
+    case io(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case let .unknownFormat(bytes):
+            return "not a PNG, JPEG, BMP or PPM/PGM image (starts with \(bytes.map { String($0, radix: 16) }.joined(separator: " ")))"
+        case let .corrupt(format, reason): return "corrupt \(format): \(reason)"
+        case let .unsupported(format, reason): return "unsupported \(format): \(reason)"
+        case let .invalidDimensions(width, height, reason): return "invalid image size \(width)x\(height): \(reason)"
+        case let .tooLarge(width, height, limit): return "image is \(width)x\(height), more than the \(limit)-pixel limit"
+        case let .invalidBuffer(reason): return "invalid pixel buffer: \(reason)"
+        case let .io(path, reason): return "cannot read \(path): \(reason)"
+        }
+    }
+}

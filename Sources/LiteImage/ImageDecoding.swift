@@ -1,0 +1,159 @@
+import CImageCodecs
+import Foundation
+
+/// A decoded file: the stored pixels and the orientation its metadata asks for (EXIF for JPEG, `.up` otherwise).
+public struct DecodedImage: Sendable {
+    public var image: Image
+    public var orientation: ImageOrientation
+    /// "png", "jpeg", "bmp" or "pnm".
+    public var format: String
+}
+
+extension Image {
+    /// Decodes a PNG, JPEG, BMP or PPM/PGM file, keeping the EXIF orientation separate (see ``DecodedImage``).
+    public static func decode(contentsOfFile path: String, limits: ImageLimits = .default) throws -> DecodedImage {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            let reason = FileManager.default.fileExists(atPath: path) ? "not readable" : "no such file"
+            throw ImageError.io(path: path, reason: reason)
+        }
+        return try decode([UInt8](data), limits: limits)
+    }
+
+    /// Decodes image file bytes; the format is recognized from the first bytes, not from a file name.
+    public static func decode(_ bytes: [UInt8], limits: ImageLimits = .default) throws -> DecodedImage {
+        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
+            return DecodedImage(image: try decodePNG(bytes, limits: limits), orientation: .up, format: "png")
+        }
+        if bytes.starts(with: [0xFF, 0xD8, 0xFF]) {
+            let image = try decodeJPEG(bytes, limits: limits)
+            return DecodedImage(image: image, orientation: EXIF.orientation(inJPEG: bytes) ?? .up, format: "jpeg")
+        }
+        if bytes.starts(with: [0x42, 0x4D]) {
+            return DecodedImage(image: try BMP.decode(bytes, limits: limits), orientation: .up, format: "bmp")
+        }
+        if bytes.count >= 2, bytes[0] == 0x50, (0x31...0x36).contains(bytes[1]) {
+            return DecodedImage(image: try PNM.decode(bytes, limits: limits), orientation: .up, format: "pnm")
+        }
+        throw ImageError.unknownFormat(firstBytes: Array(bytes.prefix(8)))
+    }
+
+    /// Reads a file and applies its EXIF orientation: the picture as a viewer shows it.
+    public init(contentsOfFile path: String, limits: ImageLimits = .default) throws {
+        let decoded = try Image.decode(contentsOfFile: path, limits: limits)
+        self = decoded.image.applying(decoded.orientation)
+    }
+
+    static func decodePNG(_ bytes: [UInt8], limits: ImageLimits) throws -> Image {
+        var decoded = lv_decoded_image()
+        let status = bytes.withUnsafeBufferPointer { lv_png_decode($0.baseAddress, $0.count, Int64(limits.maximumPixels), &decoded) }
+        return try finish(&decoded, status: status, format: "PNG", limits: limits)
+    }
+
+    static func decodeJPEG(_ bytes: [UInt8], limits: ImageLimits) throws -> Image {
+        var decoded = lv_decoded_image()
+        let status = bytes.withUnsafeBufferPointer {
+            lv_jpeg_decode($0.baseAddress, $0.count, Int64(limits.maximumPixels), Int32(limits.maximumJPEGScans), &decoded)
+        }
+        return try finish(&decoded, status: status, format: "JPEG", limits: limits)
+    }
+
+    private static func finish(_ decoded: inout lv_decoded_image, status: Int32, format: String, limits: ImageLimits) throws -> Image {
+        defer { free(decoded.pixels) }
+        let message = withUnsafeBytes(of: decoded.message) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        switch status {
+        case 0: break
+        case 2: throw ImageError.tooLarge(width: Int(decoded.width), height: Int(decoded.height), limit: limits.maximumPixels)
+        default: throw ImageError.corrupt(format: format, reason: message)
+        }
+        let width = Int(decoded.width), height = Int(decoded.height), channels = Int(decoded.channels)
+        guard width > 0, height > 0, let source = decoded.pixels else {
+            throw ImageError.corrupt(format: format, reason: "decoder returned no pixels")
+        }
+        let count = width * height
+        var rgb = [UInt8](repeating: 0, count: count * 3)
+        rgb.withUnsafeMutableBufferPointer { target in
+            switch channels {
+            case 3:
+                target.baseAddress!.update(from: source, count: count * 3)
+            case 4:
+                for i in 0..<count {
+                    target[3 * i] = source[4 * i]
+                    target[3 * i + 1] = source[4 * i + 1]
+                    target[3 * i + 2] = source[4 * i + 2]
+                }
+            default:
+                for i in 0..<count {
+                    let value = source[i]
+                    target[3 * i] = value
+                    target[3 * i + 1] = value
+                    target[3 * i + 2] = value
+                }
+            }
+        }
+        return Image(uncheckedWidth: width, height: height, pixels: rgb)
+    }
+
+    /// Encodes the image as an 8-bit RGB PNG.
+    public func pngData() throws -> [UInt8] {
+        var output: UnsafeMutablePointer<UInt8>?
+        var size = 0
+        var message = [CChar](repeating: 0, count: 200)
+        let status = pixels.withUnsafeBufferPointer {
+            lv_png_encode($0.baseAddress, Int32(width), Int32(height), 3, &output, &size, &message, message.count)
+        }
+        guard status == 0, let output else {
+            throw ImageError.corrupt(format: "PNG", reason: String(cString: message))
+        }
+        defer { free(output) }
+        return Array(UnsafeBufferPointer(start: output, count: size))
+    }
+}
+
+/// The EXIF orientation tag of a JPEG (APP1 "Exif" segment, IFD0 tag 0x0112).
+enum EXIF {
+    static func orientation(inJPEG bytes: [UInt8]) -> ImageOrientation? {
+        var at = 2
+        while at + 4 <= bytes.count, bytes[at] == 0xFF {
+            let marker = bytes[at + 1]
+            if marker == 0xDA || marker == 0xD9 { return nil }
+            let length = Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
+            guard length >= 2, at + 2 + length <= bytes.count else { return nil }
+            if marker == 0xE1, length >= 8, bytes[(at + 4)..<(at + 10)].elementsEqual([0x45, 0x78, 0x69, 0x66, 0, 0]) {
+                return tiffOrientation(bytes[(at + 10)..<(at + 2 + length)])
+            }
+            at += 2 + length
+        }
+        return nil
+    }
+
+    static func tiffOrientation(_ tiff: ArraySlice<UInt8>) -> ImageOrientation? {
+        let base = tiff.startIndex
+        guard tiff.count >= 8 else { return nil }
+        let little: Bool
+        switch (tiff[base], tiff[base + 1]) {
+        case (0x49, 0x49): little = true
+        case (0x4D, 0x4D): little = false
+        default: return nil
+        }
+        func u16(_ offset: Int) -> Int? {
+            guard offset >= 0, offset + 2 <= tiff.count else { return nil }
+            let a = Int(tiff[base + offset]), b = Int(tiff[base + offset + 1])
+            return little ? a | b << 8 : a << 8 | b
+        }
+        func u32(_ offset: Int) -> Int? {
+            guard let low = u16(offset), let high = u16(offset + 2) else { return nil }
+            return little ? low | high << 16 : low << 16 | high
+        }
+        guard let ifd = u32(4), let count = u16(ifd) else { return nil }
+        for entry in 0..<count {
+            let at = ifd + 2 + entry * 12
+            guard let tag = u16(at) else { return nil }
+            if tag == 0x0112, let type = u16(at + 2), type == 3, let value = u16(at + 8) {
+                return ImageOrientation(rawValue: value)
+            }
+        }
+        return nil
+    }
+}

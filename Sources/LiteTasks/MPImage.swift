@@ -1,0 +1,29 @@
+import LiteImage
+
+/// An image with the orientation it must be shown in: MediaPipe's `MPImage` (ML Kit's `VisionImage` is the
+/// same idea). The pixels stay as stored; tasks apply the orientation before cropping or resizing, and regions
+/// of interest are given in the oriented picture's coordinates.
+public struct MPImage: Sendable {
+    public var image: Image
+    public var orientation: ImageOrientation
+
+    /// The width of the picture as shown (after orientation).
+    public var width: Int { orientation.swapsDimensions ? image.height : image.width }
+    /// The height of the picture as shown (after orientation).
+    public var height: Int { orientation.swapsDimensions ? image.width : image.height }
+
+    public init(image: Image, orientation: ImageOrientation = .up) {
+        self.image = image
+        self.orientation = orientation
+    }
+
+    /// Decodes a file; a JPEG's EXIF orientation becomes `orientation`, as `UIImage` does with
+    /// `imageOrientation`.
+    public init(contentsOfFile path: String, limits: ImageLimits = .default) throws {
+        let decoded = try TaskError.wrap { try Image.decode(contentsOfFile: path, limits: limits) }
+        self.init(image: decoded.image, orientation: decoded.orientation)
+    }
+
+    /// The upright picture.
+    public func oriented() -> Image { image.applying(orientation) }
+}

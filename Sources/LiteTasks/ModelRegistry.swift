@@ -1,0 +1,218 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One model the project knows: where it lives publicly and how to check it (an entry of models/registry.json).
+public struct RegisteredModel: Codable, Sendable, Equatable {
+    public var name: String
+    public var task: String
+    public var description: String
+    /// Path relative to a mirror directory (the layout of ../shared/models).
+    public var file: String
+    public var url: String
+    public var sha256: String
+    public var size: Int
+    public var license: String
+    public var aliases: [String]
+    /// The task this model is the default for, if any ("image-classification", "object-detection", ...).
+    public var defaultFor: String?
+
+    /// The file name in the cache.
+    public var cacheFileName: String { "\(name)-\(sha256.prefix(12)).tflite" }
+}
+
+/// The model registry and its per-user cache.
+///
+/// `fetch` looks in the cache, then in the mirror directory (`LITEVISION_MODEL_MIRROR`, or the `mirror` argument),
+/// then downloads the public URL. Every copy is written to `<file>.partial`, resumed from where a previous attempt
+/// stopped, checked against the registry's size and sha256, and only then renamed into place, so the cache never
+/// holds a half-written or wrong model.
+public struct ModelRegistry: Sendable {
+    public var models: [RegisteredModel]
+    /// Where fetched models are kept: `LITEVISION_CACHE_DIR`, else `$XDG_CACHE_HOME/litevision/models`, else
+    /// `~/.cache/litevision/models`.
+    public var cacheDirectory: URL
+    /// A directory laid out like ../shared/models, tried before the network.
+    public var mirrorDirectory: URL?
+
+    struct File: Codable { var version: Int; var models: [RegisteredModel] }
+
+    /// The registry shipped with the package (models/registry.json), or the file named by `LITEVISION_REGISTRY`.
+    public static func bundled(mirror: String? = nil, cacheDirectory: String? = nil) throws -> ModelRegistry {
+        let environment = ProcessInfo.processInfo.environment
+        let path = environment["LITEVISION_REGISTRY"] ?? Self.packageRoot.appendingPathComponent("models/registry.json").path
+        return try ModelRegistry(path: path, mirror: mirror, cacheDirectory: cacheDirectory)
+    }
+
+    /// The package checkout this library was built from (the registry and docs live there).
+    public static var packageRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    public init(path: String, mirror: String? = nil, cacheDirectory: String? = nil) throws {
+        guard let data = FileManager.default.contents(atPath: path) else { throw TaskError.notFound("model registry \(path)") }
+        do {
+            models = try JSONDecoder().decode(File.self, from: data).models
+        } catch {
+            throw TaskError.io("model registry \(path) is not valid: \(error)")
+        }
+        let environment = ProcessInfo.processInfo.environment
+        if let cacheDirectory = cacheDirectory ?? environment["LITEVISION_CACHE_DIR"] {
+            self.cacheDirectory = URL(fileURLWithPath: cacheDirectory)
+        } else if let xdg = environment["XDG_CACHE_HOME"], !xdg.isEmpty {
+            self.cacheDirectory = URL(fileURLWithPath: xdg).appendingPathComponent("litevision/models")
+        } else {
+            self.cacheDirectory = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/litevision/models")
+        }
+        mirrorDirectory = (mirror ?? environment["LITEVISION_MODEL_MIRROR"]).map { URL(fileURLWithPath: $0) }
+    }
+
+    /// The model named `name` or with that alias.
+    public func model(named name: String) throws -> RegisteredModel {
+        if let model = models.first(where: { $0.name == name || $0.aliases.contains(name) }) { return model }
+        throw TaskError.notFound("no model named \"\(name)\" in the registry (known: \(models.map(\.name).joined(separator: ", ")))")
+    }
+
+    /// The default model for `task`.
+    public func defaultModel(for task: String) throws -> RegisteredModel {
+        guard let model = models.first(where: { $0.defaultFor == task }) else { throw TaskError.notFound("no default model for \(task)") }
+        return model
+    }
+
+    /// Where `model` is (or would be) cached.
+    public func cachedPath(_ model: RegisteredModel) -> URL { cacheDirectory.appendingPathComponent(model.cacheFileName) }
+
+    public func isDownloaded(_ model: RegisteredModel) -> Bool {
+        FileManager.default.fileExists(atPath: cachedPath(model).path)
+    }
+
+    /// Deletes the cached copy of `model` (and any partial download). Returns whether something was removed.
+    @discardableResult
+    public func remove(_ model: RegisteredModel) throws -> Bool {
+        var removed = false
+        for url in [cachedPath(model), partialPath(model)] where FileManager.default.fileExists(atPath: url.path) {
+            do { try FileManager.default.removeItem(at: url) } catch { throw TaskError.io("cannot remove \(url.path): \(error)") }
+            removed = true
+        }
+        return removed
+    }
+
+    /// A local path to `model`, fetching it first if needed. `progress` gets (bytes so far, total bytes).
+    public func fetch(_ model: RegisteredModel, retries: Int = 3, progress: ((Int, Int) -> Void)? = nil) throws -> URL {
+        let destination = cachedPath(model)
+        if FileManager.default.fileExists(atPath: destination.path) { return destination }
+        do {
+            try FileManager.default.createDirectory(at: cacheDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw TaskError.io("cannot create the model cache \(cacheDirectory.path): \(error)")
+        }
+        let partial = partialPath(model)
+        var failures: [String] = []
+        let sources: [(String, (Int) throws -> Void)] = [
+            mirrorSource(model).map { mirrorFile in ("mirror \(mirrorFile.path)", { offset in try copy(from: mirrorFile, to: partial, offset: offset, total: model.size, progress: progress) }) },
+            ("\(model.url)", { offset in try download(model, to: partial, offset: offset, progress: progress) }),
+        ].compactMap { $0 }
+        for (label, source) in sources {
+            for _ in 0..<max(1, retries) {
+                do {
+                    let have = (try? FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? Int) ?? 0
+                    if have < model.size { try source(have) }
+                    try verify(partial, model)
+                    _ = try? FileManager.default.removeItem(at: destination)
+                    try FileManager.default.moveItem(at: partial, to: destination)
+                    return destination
+                } catch let error as TaskError {
+                    failures.append("\(label): \(error)")
+                    if case .io(let message) = error, message.hasPrefix("checksum") { _ = try? FileManager.default.removeItem(at: partial) }
+                } catch {
+                    failures.append("\(label): \(error)")
+                }
+            }
+        }
+        throw TaskError.io("could not fetch \(model.name): \(failures.joined(separator: "; "))")
+    }
+
+    func partialPath(_ model: RegisteredModel) -> URL { cacheDirectory.appendingPathComponent(model.cacheFileName + ".partial") }
+
+    func mirrorSource(_ model: RegisteredModel) -> URL? {
+        guard let mirrorDirectory else { return nil }
+        for candidate in [model.file, (model.file as NSString).lastPathComponent] {
+            let url = mirrorDirectory.appendingPathComponent(candidate)
+            if FileManager.default.fileExists(atPath: url.path) { return url }
+        }
+        return nil
+    }
+
+    func verify(_ file: URL, _ model: RegisteredModel) throws {
+        guard let handle = FileHandle(forReadingAtPath: file.path) else { throw TaskError.io("cannot read \(file.path)") }
+        defer { try? handle.close() }
+        var hasher = SHA256()
+        var size = 0
+        while true {
+            let chunk = handle.readData(ofLength: 1 << 20)
+            if chunk.isEmpty { break }
+            size += chunk.count
+            chunk.withUnsafeBytes { hasher.update($0) }
+        }
+        let digest = hasher.finalizeHex()
+        guard size == model.size, digest == model.sha256 else {
+            throw TaskError.io("checksum mismatch for \(model.name): got \(size) bytes with sha256 \(digest), expected \(model.size) bytes with \(model.sha256)")
+        }
+    }
+
+    func copy(from source: URL, to partial: URL, offset: Int, total: Int, progress: ((Int, Int) -> Void)?) throws {
+        guard let input = FileHandle(forReadingAtPath: source.path) else { throw TaskError.io("cannot read \(source.path)") }
+        defer { try? input.close() }
+        let output = try appendHandle(partial, offset: offset)
+        defer { try? output.close() }
+        try input.seek(toOffset: UInt64(offset))
+        var written = offset
+        while true {
+            let chunk = input.readData(ofLength: 1 << 20)
+            if chunk.isEmpty { break }
+            output.write(chunk)
+            written += chunk.count
+            progress?(written, total)
+            if written > total { throw TaskError.io("checksum: \(source.path) is larger than the registry's \(total) bytes") }
+        }
+    }
+
+    func appendHandle(_ partial: URL, offset: Int) throws -> FileHandle {
+        if !FileManager.default.fileExists(atPath: partial.path) {
+            FileManager.default.createFile(atPath: partial.path, contents: nil)
+        }
+        guard let output = FileHandle(forWritingAtPath: partial.path) else { throw TaskError.io("cannot write \(partial.path)") }
+        output.truncateFile(atOffset: UInt64(offset))
+        output.seek(toFileOffset: UInt64(offset))
+        return output
+    }
+
+    func download(_ model: RegisteredModel, to partial: URL, offset: Int, progress: ((Int, Int) -> Void)?) throws {
+        guard let url = URL(string: model.url) else { throw TaskError.io("bad URL \(model.url)") }
+        var request = URLRequest(url: url, timeoutInterval: 60)
+        if offset > 0 { request.setValue("bytes=\(offset)-", forHTTPHeaderField: "Range") }
+        let semaphore = DispatchSemaphore(value: 0)
+        let box = DownloadBox()
+        let task = URLSession.shared.dataTask(with: request) { data, response, error in
+            box.data = data
+            box.status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            box.error = error
+            semaphore.signal()
+        }
+        task.resume()
+        semaphore.wait()
+        if let error = box.error { throw TaskError.io("download failed: \(error.localizedDescription)") }
+        guard let data = box.data, box.status == 200 || box.status == 206 else { throw TaskError.io("download failed: HTTP \(box.status)") }
+        let output = try appendHandle(partial, offset: box.status == 206 ? offset : 0)
+        defer { try? output.close() }
+        output.write(data)
+        progress?((box.status == 206 ? offset : 0) + data.count, model.size)
+    }
+}
+
+private final class DownloadBox: @unchecked Sendable {
+    var data: Data?
+    var status = 0
+    var error: Error?
+}

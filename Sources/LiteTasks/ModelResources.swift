@@ -1,0 +1,143 @@
+import LiteEngine
+import LiteFormat
+
+/// A loaded model with its metadata and packed files: what MediaPipe calls `ModelResources`.
+public final class ModelResources: @unchecked Sendable {
+    public let model: TFLiteModel
+    /// The model's TFLite Metadata, if it has any.
+    public let metadata: ModelMetadata?
+    /// The zip archive appended to the model (empty when there is none).
+    public let associatedFiles: AssociatedFiles
+
+    public convenience init(path: String) throws {
+        let model = try TaskError.wrap { try TFLiteModel(path: path) }
+        try self.init(model: model)
+    }
+
+    public convenience init(bytes: [UInt8]) throws {
+        let model = try TaskError.wrap { try TFLiteModel(storage: ModelBytes(copying: bytes)) }
+        try self.init(model: model)
+    }
+
+    public init(model: TFLiteModel) throws {
+        self.model = model
+        metadata = try TaskError.wrap { try ModelMetadata(model: model) }
+        associatedFiles = try TaskError.wrap { try AssociatedFiles(model: model) }
+    }
+
+    /// Metadata of the main subgraph's input `index`, if the model has metadata for it.
+    public func inputMetadata(_ index: Int) -> TensorMetadata? {
+        guard let tensors = metadata?.subgraphs.first?.inputTensors, tensors.indices.contains(index) else { return nil }
+        return tensors[index]
+    }
+
+    /// Metadata of the main subgraph's output `index`, if the model has metadata for it.
+    public func outputMetadata(_ index: Int) -> TensorMetadata? {
+        guard let tensors = metadata?.subgraphs.first?.outputTensors, tensors.indices.contains(index) else { return nil }
+        return tensors[index]
+    }
+
+    /// The labels of output `index` with display names in `locale`, chosen as MediaPipe does: names from the
+    /// first TENSOR_AXIS_LABELS file of the tensor (any locale), display names from the first such file whose
+    /// locale equals `locale` exactly. Empty when the tensor has no labels file.
+    public func labels(forOutput index: Int, locale: String) throws -> [LabelItem] {
+        guard let tensor = outputMetadata(index),
+              let labelsFile = tensor.firstAssociatedFile(ofType: .tensorAxisLabels) else { return [] }
+        let displayFile = locale.isEmpty ? nil : tensor.firstAssociatedFile(ofType: .tensorAxisLabels, locale: locale)
+        let labelsText = try TaskError.wrap { try associatedFiles.text(of: labelsFile) }
+        let displayText = try displayFile.map { name in try TaskError.wrap { try associatedFiles.text(of: name) } }
+        return try LabelItem.labelMap(labels: labelsText, displayNames: displayText)
+    }
+
+    /// The per-class sigmoid calibration of output `index`, if its metadata has ScoreCalibrationOptions and a
+    /// TENSOR_AXIS_SCORE_CALIBRATION file.
+    public func scoreCalibration(forOutput index: Int) throws -> ScoreCalibration? {
+        guard let tensor = outputMetadata(index), let options = tensor.scoreCalibration else { return nil }
+        guard let file = tensor.firstAssociatedFile(ofType: .tensorAxisScoreCalibration) else {
+            throw TaskError.invalidArgument("output \(index) has ScoreCalibrationOptions but no TENSOR_AXIS_SCORE_CALIBRATION file")
+        }
+        let text = try TaskError.wrap { try associatedFiles.text(of: file) }
+        return try ScoreCalibration(options: options, csv: text)
+    }
+}
+
+/// One class of a classification head: its label and, when a localized labels file exists, its display name.
+public struct LabelItem: Sendable, Equatable {
+    public var name: String
+    public var displayName: String?
+
+    /// MediaPipe's `BuildLabelMapFromFiles`: one label per line (a trailing "\r" is dropped), the empty line
+    /// after a final newline ignored, display names required to have the same count.
+    static func labelMap(labels: String, displayNames: String?) throws -> [LabelItem] {
+        func lines(_ text: String) -> [String] {
+            var result = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+                line.hasSuffix("\r") ? String(line.dropLast()) : String(line)
+            }
+            if result.last == "" { result.removeLast() }
+            return result
+        }
+        guard !labels.isEmpty else { throw TaskError.invalidArgument("Expected non-empty labels file.") }
+        let names = lines(labels)
+        var items = names.map { LabelItem(name: $0, displayName: nil) }
+        if let displayNames, !displayNames.isEmpty {
+            let display = lines(displayNames)
+            guard display.count == names.count else {
+                throw TaskError.invalidArgument("Mismatch between number of labels (\(names.count)) and display names (\(display.count)).")
+            }
+            for i in items.indices { items[i].displayName = display[i] }
+        }
+        return items
+    }
+}
+
+/// Sigmoid score calibration from TFLite Metadata: for class `i` with parameters (scale, slope, offset,
+/// min_score), `f(x) = scale / (1 + exp(-(slope * g(x) + offset)))` when `x > min_score` (or no min_score),
+/// else `default_score`; `g` is identity, log or inverse logistic. Classes with no parameters get `default_score`.
+public struct ScoreCalibration: Sendable, Equatable {
+    public struct Parameters: Sendable, Equatable {
+        public var scale: Float
+        public var slope: Float
+        public var offset: Float
+        public var minScore: Float?
+    }
+
+    public var transformation: ScoreTransformation
+    public var defaultScore: Float
+    /// One entry per class; nil where the CSV line is empty.
+    public var parameters: [Parameters?]
+
+    init(options: ScoreCalibrationOptions, csv: String) throws {
+        transformation = options.transformation
+        defaultScore = options.defaultScore
+        var lines = csv.split(separator: "\n", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        if lines.last == "" { lines.removeLast() }
+        parameters = try lines.enumerated().map { number, line in
+            if line.isEmpty { return nil }
+            let values = line.split(separator: ",").map { Float($0.trimmingCharacters(in: .whitespaces)) }
+            guard values.count == 3 || values.count == 4, values.allSatisfy({ $0 != nil }) else {
+                throw TaskError.invalidArgument("score calibration line \(number + 1) \"\(line)\": expected 3 or 4 numbers")
+            }
+            return Parameters(scale: values[0]!, slope: values[1]!, offset: values[2]!, minScore: values.count == 4 ? values[3]! : nil)
+        }
+    }
+
+    /// The calibrated score of class `index` for raw score `x`, computed as MediaPipe's
+    /// `ScoreCalibrationCalculator` does (below `min_score` means strictly below; the sigmoid is evaluated in
+    /// its numerically stable form on either side of 0).
+    public func calibrate(_ x: Float, index: Int) -> Float {
+        guard index < parameters.count, let p = parameters[index] else { return defaultScore }
+        if let minScore = p.minScore, x < minScore { return defaultScore }
+        let transformed: Float
+        switch transformation {
+        case .identity: transformed = x
+        case .log: transformed = logf(x)
+        case .inverseLogistic: transformed = logf(x) - log1pf(-x)
+        }
+        let shifted = transformed * p.slope + p.offset
+        if shifted >= 0 { return p.scale / (1 + expf(-shifted)) }
+        let e = expf(shifted)
+        return p.scale * e / (1 + e)
+    }
+}
+
+import Foundation

@@ -1,0 +1,182 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import LiteEngine
+import LiteImage
+import LiteTasks
+
+struct Classify: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Classify images with MediaPipe's ImageClassifier semantics.",
+        discussion: "IMAGE may be files or folders (their PNG, JPEG, BMP and PPM files, in name order). The default model is the registry's default image classifier (ImageNet MobileNetV2)."
+    )
+
+    @Argument(help: "Images or folders of images.") var images: [String]
+    @Option(help: "A registry model name or alias (e.g. birds) or a .tflite path.") var model: String?
+    @Option(help: "Most categories per head (-1 for all).") var maxResults = 5
+    @Option(help: "Drop categories scoring below this (default: the model metadata's threshold).") var scoreThreshold: Float?
+    @Option(help: "Only these category names, comma-separated.") var allow: String?
+    @Option(help: "Never these category names, comma-separated.") var deny: String?
+    @Option(help: "Locale of display names.") var locale = "en"
+    @Option(help: "Orientation of the stored pixels: up, down, left, right (EXIF orientation is used when absent).") var orientation: String?
+    @Option(help: "Region of interest x,y,w,h in pixels of the oriented image.") var roi: String?
+    @Option(help: "Images classified in parallel (one inference thread each); for one image, inference threads.") var threads = 1
+    @Option(help: "Quantized numerics: exact or fast.") var numerics: Numerics = .fast
+    @Flag(help: "One JSON object (one image).") var json = false
+    @Flag(help: "One JSON line per image.") var jsonl = false
+    @OptionGroup var location: RegistryLocation
+
+    func run() throws {
+        let files = try expand(images)
+        guard !files.isEmpty else { throw ValidationError("no images found in \(images.joined(separator: " "))") }
+        if json, files.count > 1 { throw ValidationError("--json prints one image; use --jsonl for several") }
+        let explicitOrientation = try orientation.map { name -> ImageOrientation in
+            guard let value = ImageOrientation(name: name) else { throw ValidationError("unknown orientation \(name)") }
+            return value
+        }
+        let modelPath: String
+        do { modelPath = try location.resolve(model, task: "image-classification") } catch {
+            printError("error: \(error)")
+            throw ExitCode(2)
+        }
+        var options = ImageClassifierOptions()
+        options.baseOptions.modelAssetPath = modelPath
+        options.baseOptions.numerics = numerics
+        options.baseOptions.threads = files.count == 1 ? threads : 1
+        options.maxResults = maxResults
+        options.scoreThreshold = scoreThreshold
+        options.displayNamesLocale = locale
+        options.categoryAllowlist = allow.map { $0.split(separator: ",").map { String($0) } } ?? []
+        options.categoryDenylist = deny.map { $0.split(separator: ",").map { String($0) } } ?? []
+
+        let workers = max(1, min(threads, files.count))
+        let classifiers: [ImageClassifier]
+        do { classifiers = try (0..<workers).map { _ in try ImageClassifier(options: options) } } catch {
+            printError("error: \(error)")
+            throw ExitCode(2)
+        }
+        let outcomes = OutcomeTable(count: files.count)
+        let bar = files.count > 1 ? ProgressBar(label: "classify", total: files.count) : nil
+        let counter = Counter()
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            var index = worker
+            while index < files.count {
+                let file = files[index]
+                let started = DispatchTime.now().uptimeNanoseconds
+                do {
+                    var image = try MPImage(contentsOfFile: file)
+                    if let explicitOrientation { image.orientation = explicitOrientation }
+                    let region = try roi.map { try Self.normalizedRegion($0, width: image.width, height: image.height) }
+                    let result = try classifiers[worker].classify(image: image, regionOfInterest: region)
+                    let ms = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
+                    outcomes.set(index, .success(result, ms))
+                } catch {
+                    outcomes.set(index, .failure("\(error)"))
+                }
+                bar?.update(counter.increment())
+                index += workers
+            }
+        }
+        bar?.finish()
+
+        var failures = 0
+        for (index, file) in files.enumerated() {
+            switch outcomes.get(index) {
+            case let .success(result, ms):
+                if json || jsonl {
+                    print(Self.jsonLine(file: file, result: result, ms: ms, pretty: json))
+                } else {
+                    print(Self.text(file: file, result: result))
+                }
+            case let .failure(message):
+                failures += 1
+                printError("error: \(file): \(message)")
+                if jsonl { print(Self.jsonError(file: file, message: message)) }
+            case .none:
+                failures += 1
+            }
+        }
+        if failures > 0 { throw ExitCode(1) }
+    }
+
+    func expand(_ paths: [String]) throws -> [String] {
+        let extensions: Set<String> = ["png", "jpg", "jpeg", "bmp", "ppm", "pgm", "pnm"]
+        var files: [String] = []
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+                let names = try FileManager.default.contentsOfDirectory(atPath: path).sorted()
+                files += names.filter { extensions.contains(($0 as NSString).pathExtension.lowercased()) }.map { (path as NSString).appendingPathComponent($0) }
+            } else {
+                files.append(path)
+            }
+        }
+        return files
+    }
+
+    static func normalizedRegion(_ text: String, width: Int, height: Int) throws -> CGRect {
+        let parts = text.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard parts.count == 4 else { throw TaskError.invalidArgument("--roi wants x,y,w,h in pixels, got \(text)") }
+        return CGRect(x: parts[0] / Double(width), y: parts[1] / Double(height), width: parts[2] / Double(width), height: parts[3] / Double(height))
+    }
+
+    /// The layout of tflite-support's and MediaPipe's classifier demos: heads, then ranked categories.
+    static func text(file: String, result: ImageClassifierResult) -> String {
+        var lines = [file]
+        let heads = result.classificationResult.classifications
+        for head in heads {
+            lines.append(" Head #\(head.headIndex)\(head.headName.map { " (\($0))" } ?? ""):")
+            if head.categories.isEmpty { lines.append("  (no category above the score threshold)") }
+            for (rank, category) in head.categories.enumerated() {
+                lines.append("  Rank #\(rank):")
+                lines.append("   index       : \(category.index)")
+                lines.append("   score       : \(String(format: "%.5f", category.score))")
+                lines.append("   class name  : \(category.categoryName ?? "")")
+                lines.append("   display name: \(category.displayName ?? "")")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func jsonLine(file: String, result: ImageClassifierResult, ms: Double, pretty: Bool) -> String {
+        let object: [String: Any] = [
+            "image": file,
+            "ms": (ms * 1000).rounded() / 1000,
+            "classifications": result.classificationResult.classifications.map { head -> [String: Any] in
+                [
+                    "headIndex": head.headIndex,
+                    "headName": head.headName ?? NSNull(),
+                    "categories": head.categories.map { c -> [String: Any] in
+                        ["index": c.index, "score": Double(c.score), "categoryName": c.categoryName ?? NSNull(), "displayName": c.displayName ?? NSNull()]
+                    },
+                ]
+            },
+        ]
+        let data = try! JSONSerialization.data(withJSONObject: object, options: pretty ? [.prettyPrinted, .sortedKeys] : [.sortedKeys])
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func jsonError(file: String, message: String) -> String {
+        let data = try! JSONSerialization.data(withJSONObject: ["image": file, "error": message], options: [.sortedKeys])
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+enum Outcome {
+    case success(ImageClassifierResult, Double)
+    case failure(String)
+}
+
+final class OutcomeTable: @unchecked Sendable {
+    private var values: [Outcome?]
+    private let lock = NSLock()
+    init(count: Int) { values = Array(repeating: nil, count: count) }
+    func set(_ index: Int, _ value: Outcome) { lock.lock(); values[index] = value; lock.unlock() }
+    func get(_ index: Int) -> Outcome? { lock.lock(); defer { lock.unlock() }; return values[index] }
+}
+
+final class Counter: @unchecked Sendable {
+    private var value = 0
+    private let lock = NSLock()
+    func increment() -> Int { lock.lock(); defer { lock.unlock() }; value += 1; return value }
+}
