@@ -43,7 +43,7 @@ let package = Package(
         .target(name: "ModelFuzzing", dependencies: ["LiteEngine"], path: "tools/ModelFuzzing"),
         .executableTarget(name: "model-fuzz", dependencies: ["ModelFuzzing"], path: "tools/model-fuzz"),
         .testTarget(name: "LiteFormatTests", dependencies: ["LiteFormat"], exclude: ["Goldens"]),
-        .testTarget(name: "LiteImageTests", dependencies: ["LiteImage"]),
+        .testTarget(name: "LiteImageTests", dependencies: ["LiteImage", "LiteTasks"], exclude: ["Fixtures"]),
         .testTarget(name: "LiteTasksTests", dependencies: ["LiteTasks"], exclude: ["Goldens"]),
         .testTarget(
             name: "LiteEngineTests",

@@ -15,7 +15,7 @@ and for every classifier in ../shared/models/{classification,mlkit} and every ph
   * litert: the top 5 (index, score) of LiteRT's built-in kernels on MediaPipe's preprocessed tensor, scores
     dequantized as MediaPipe does, ties broken by the lower index;
   * mediapipe: MediaPipe's own ImageClassifier result (max_results=5, default options) on the same file,
-    where MediaPipe accepts the model. MediaPipe runs quantized models with XNNPACK, whose rounding differs from
+    where MediaPipe accepts the model, on the Pillow-decoded pixels. MediaPipe runs quantized models with XNNPACK, whose rounding differs from
     the built-in kernels by an LSB here and there, so for those only names and heads are comparable.
 """
 import glob
@@ -153,7 +153,9 @@ def main():
                 scores = [np.float32(v) for v in raw]
             entry["litert"][name] = top5(scores)
             if classifier is not None:
-                result = classifier.classify(mp.Image.create_from_file(os.path.join(SHARED, "images", name)))
+                # Pillow's pixels, not mp.Image.create_from_file: MediaPipe's own JPEG decoder rounds some pixels
+                # differently from libjpeg-turbo's defaults, which would hide what this golden is for.
+                result = classifier.classify(mp.Image(image_format=mp.ImageFormat.SRGB, data=np.ascontiguousarray(rgb)))
                 entry["mediapipe"][name] = [{
                     "headIndex": head.head_index, "headName": head.head_name,
                     "categories": [[c.index, float(c.score), c.category_name, c.display_name] for c in head.categories],

@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 #include <jpeglib.h>
+#include <jerror.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@ typedef struct {
     struct jpeg_error_mgr manager;
     jmp_buf escape;
     char *message;
+    int truncated;
 } lv_jpeg_error;
 
 typedef struct {
@@ -27,9 +29,11 @@ static void lv_jpeg_error_exit(j_common_ptr info) {
     longjmp(error->escape, 1);
 }
 
-static void lv_jpeg_silence(j_common_ptr info, int level) {
-    (void)info;
-    (void)level;
+// Warnings are not printed; the one that matters, "premature end of data" (libjpeg pads a truncated file with
+// gray and carries on), is remembered so a truncated file is reported as an error.
+static void lv_jpeg_note_warning(j_common_ptr info, int level) {
+    lv_jpeg_error *error = (lv_jpeg_error *)info->err;
+    if (level < 0 && info->err->msg_code == JWRN_JPEG_EOF) error->truncated = 1;
 }
 
 // Progressive files can hold thousands of tiny scans that each cost a full pass (a known decompression bomb);
@@ -47,7 +51,8 @@ static void lv_jpeg_count_scans(j_common_ptr info) {
 static int lv_jpeg_open(struct jpeg_decompress_struct *info, lv_jpeg_error *error, const uint8_t *data, size_t size, lv_decoded_image *out) {
     info->err = jpeg_std_error(&error->manager);
     error->manager.error_exit = lv_jpeg_error_exit;
-    error->manager.emit_message = lv_jpeg_silence;
+    error->manager.emit_message = lv_jpeg_note_warning;
+    error->truncated = 0;
     error->message = out->message;
     jpeg_create_decompress(info);
     jpeg_mem_src(info, data, (unsigned long)size);
@@ -107,6 +112,12 @@ int lv_jpeg_decode(const uint8_t *data, size_t size, long long max_pixels, int m
         jpeg_read_scanlines(&info, &row, 1);
     }
     jpeg_finish_decompress(&info);
+    if (error.truncated) {
+        snprintf(out->message, sizeof(out->message), "truncated: the data ends before the image is complete");
+        free(pixels);
+        jpeg_destroy_decompress(&info);
+        return 1;
+    }
     out->width = (int)info.output_width;
     out->height = (int)info.output_height;
     out->channels = info.output_components;

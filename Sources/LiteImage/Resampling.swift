@@ -12,45 +12,181 @@ public struct PixelRect: Sendable, Equatable, CustomStringConvertible {
         self.height = height
     }
 
+    /// A rectangle given by its centre, kept exactly as the Float values MediaPipe's `RotatedRect` would hold.
+    public init(centerX: Float, centerY: Float, width: Float, height: Float) {
+        self.x = Double(centerX) - Double(width) / 2
+        self.y = Double(centerY) - Double(height) / 2
+        self.width = Double(width)
+        self.height = Double(height)
+        exactCenter = (centerX, centerY)
+    }
+
+    var exactCenter: (Float, Float)?
+
+    public static func == (a: PixelRect, b: PixelRect) -> Bool {
+        a.x == b.x && a.y == b.y && a.width == b.width && a.height == b.height
+    }
+
     public var description: String { "(\(x), \(y), \(width)x\(height))" }
 }
 
+extension PixelRect {
+    /// The rectangle as MediaPipe's `RotatedRect` holds it: centre and size in Float.
+    var floatGeometry: (centerX: Float, centerY: Float, width: Float, height: Float) {
+        if let exactCenter { return (exactCenter.0, exactCenter.1, Float(width), Float(height)) }
+        return (Float(x + width / 2), Float(y + height / 2), Float(width), Float(height))
+    }
+}
+
+/// Where each output pixel samples the source, in 1/32 pixel (OpenCV's `INTER_BITS = 5` fixed point).
+struct SamplingGrid {
+    var x: [Int32]
+    var y: [Int32]
+
+    /// The grid OpenCV's `warpPerspective` computes for the rectangle with centre (`centerX`, `centerY`) and size
+    /// `width` x `height` mapped onto an `outputWidth` x `outputHeight` image, reproduced operation by operation:
+    /// the corners from `RotatedRect::points` in Float, the 8x8 system of `getPerspectiveTransform` solved by
+    /// OpenCV's LU (partial pivoting), the 3x3 inverse by cofactors as `cv::invert` does for 3x3, then per pixel
+    /// `cvRound((X0 + M0 * x1) * (32 / W))` with the row terms computed once per 64-pixel block as the
+    /// warp invoker does. The matrix is never exactly a scale, and its last-bit errors decide which way the
+    /// exact ties (sample positions on a 1/64 boundary) round, so nothing short of this matches MediaPipe.
+    init(centerX: Float, centerY: Float, width: Float, height: Float, outputWidth: Int, outputHeight: Int) {
+        let b: Float = 0.5
+        let p0 = (centerX - b * width, centerY + b * height)
+        let p1 = (centerX - b * width, centerY - b * height)
+        let p2 = (2 * centerX - p0.0, 2 * centerY - p0.1)
+        let p3 = (2 * centerX - p1.0, 2 * centerY - p1.1)
+        let source = [p0, p1, p2, p3]
+        let w = Float(outputWidth), h = Float(outputHeight)
+        let target: [(Float, Float)] = [(0, h), (0, 0), (w, 0), (w, h)]
+        var a = [[Double]](repeating: [Double](repeating: 0, count: 8), count: 8)
+        var rhs = [Double](repeating: 0, count: 8)
+        for i in 0..<4 {
+            a[i][0] = Double(source[i].0); a[i + 4][3] = Double(source[i].0)
+            a[i][1] = Double(source[i].1); a[i + 4][4] = Double(source[i].1)
+            a[i][2] = 1; a[i + 4][5] = 1
+            a[i][6] = Double(-source[i].0 * target[i].0)
+            a[i][7] = Double(-source[i].1 * target[i].0)
+            a[i + 4][6] = Double(-source[i].0 * target[i].1)
+            a[i + 4][7] = Double(-source[i].1 * target[i].1)
+            rhs[i] = Double(target[i].0)
+            rhs[i + 4] = Double(target[i].1)
+        }
+        let forward = SamplingGrid.solveLU(a, rhs) + [1]
+        let m = SamplingGrid.invert3x3(forward)
+
+        let blockHeight0 = min(16, outputHeight)
+        let blockWidth = min(1024 / blockHeight0, outputWidth)
+        var gridX = [Int32](repeating: 0, count: outputWidth * outputHeight)
+        var gridY = gridX
+        for row in 0..<outputHeight {
+            var blockStart = 0
+            while blockStart < outputWidth {
+                let xb = Double(blockStart), yy = Double(row)
+                let x0 = m[0] * xb + m[1] * yy + m[2]
+                let y0 = m[3] * xb + m[4] * yy + m[5]
+                let w0 = m[6] * xb + m[7] * yy + m[8]
+                for x1 in 0..<min(blockWidth, outputWidth - blockStart) {
+                    let offset = Double(x1)
+                    var weight = w0 + m[6] * offset
+                    weight = weight != 0 ? 32 / weight : 0
+                    let fx = ((x0 + m[0] * offset) * weight).clamped(Double(Int32.min), Double(Int32.max))
+                    let fy = ((y0 + m[3] * offset) * weight).clamped(Double(Int32.min), Double(Int32.max))
+                    let at = row * outputWidth + blockStart + x1
+                    gridX[at] = fx.isNaN ? 0 : Int32(fx.rounded(.toNearestOrEven))
+                    gridY[at] = fy.isNaN ? 0 : Int32(fy.rounded(.toNearestOrEven))
+                }
+                blockStart += blockWidth
+            }
+        }
+        x = gridX
+        y = gridY
+    }
+
+    /// OpenCV's `LUImpl`: Gaussian elimination with partial pivoting, then back substitution.
+    static func solveLU(_ matrix: [[Double]], _ rhs: [Double]) -> [Double] {
+        var a = matrix, b = rhs
+        let n = a.count
+        for i in 0..<n {
+            var pivot = i
+            for j in (i + 1)..<max(n, i + 1) where abs(a[j][i]) > abs(a[pivot][i]) { pivot = j }
+            if a[pivot][i] == 0 { return [Double](repeating: 0, count: n) }
+            if pivot != i {
+                a.swapAt(i, pivot)
+                b.swapAt(i, pivot)
+            }
+            let d = -1 / a[i][i]
+            for j in (i + 1)..<max(n, i + 1) {
+                let alpha = a[j][i] * d
+                for k in (i + 1)..<n { a[j][k] += alpha * a[i][k] }
+                b[j] += alpha * b[i]
+            }
+        }
+        for i in stride(from: n - 1, through: 0, by: -1) {
+            var s = b[i]
+            for k in (i + 1)..<max(n, i + 1) { s -= a[i][k] * b[k] }
+            b[i] = s / a[i][i]
+        }
+        return b
+    }
+
+    /// `cv::invert` of a 3x3 double matrix (the cofactor formula it uses for n <= 3).
+    static func invert3x3(_ s: [Double]) -> [Double] {
+        func m(_ r: Int, _ c: Int) -> Double { s[r * 3 + c] }
+        var d = m(0, 0) * (m(1, 1) * m(2, 2) - m(1, 2) * m(2, 1)) - m(0, 1) * (m(1, 0) * m(2, 2) - m(1, 2) * m(2, 0))
+            + m(0, 2) * (m(1, 0) * m(2, 1) - m(1, 1) * m(2, 0))
+        guard d != 0 else { return [Double](repeating: 0, count: 9) }
+        d = 1 / d
+        return [
+            (m(1, 1) * m(2, 2) - m(1, 2) * m(2, 1)) * d, (m(0, 2) * m(2, 1) - m(0, 1) * m(2, 2)) * d, (m(0, 1) * m(1, 2) - m(0, 2) * m(1, 1)) * d,
+            (m(1, 2) * m(2, 0) - m(1, 0) * m(2, 2)) * d, (m(0, 0) * m(2, 2) - m(0, 2) * m(2, 0)) * d, (m(0, 2) * m(1, 0) - m(0, 0) * m(1, 2)) * d,
+            (m(1, 0) * m(2, 1) - m(1, 1) * m(2, 0)) * d, (m(0, 1) * m(2, 0) - m(0, 0) * m(2, 1)) * d, (m(0, 0) * m(1, 1) - m(0, 1) * m(1, 0)) * d,
+        ]
+    }
+}
+
 extension Image {
-    /// Samples `region` into an `outputWidth` x `outputHeight` RGB image the way MediaPipe's CPU image-to-tensor
-    /// converter does: OpenCV's `warpPerspective` with `INTER_LINEAR` and `BORDER_REPLICATE`.
+    /// Samples `region` (default: the whole image) into an `outputWidth` x `outputHeight` RGB image exactly as
+    /// MediaPipe's CPU image-to-tensor converter does: OpenCV's `warpPerspective` with `INTER_LINEAR` and
+    /// `BORDER_REPLICATE`, the rectangle's corners mapped onto the output's corners (so output pixel `i` samples
+    /// near `x + i * width / outputWidth`, no half-pixel shift).
     ///
-    /// That means, bit for bit:
-    /// - output pixel `i` samples the source at `region.x + i * region.width / outputWidth` (no half-pixel
-    ///   centre shift: MediaPipe maps the rectangle's corners onto the output's corners);
-    /// - the source position is rounded to 1/32 of a pixel (`INTER_BITS = 5`, round half to even as `cvRound`);
-    /// - the four neighbours are weighted with 15-bit fixed-point weights `(32 - fx)(32 - fy) * 32` ... that sum
-    ///   to 32768, and the sum is rounded by adding 2^14 and shifting right by 15;
+    /// Bit for bit (checked against MediaPipe's own ImageToTensorCalculator on every test photo):
+    /// - sample positions come from ``SamplingGrid`` in 1/32 pixel;
+    /// - the four neighbours get OpenCV's 15-bit weights `(32 - fx)(32 - fy) * 32`, ..., which sum to 32768, and
+    ///   the sum is rounded by adding 2^14 and shifting right by 15;
     /// - neighbours outside the image repeat the edge pixel.
     ///
-    /// The horizontal pass gathers; the vertical pass is a plain loop over contiguous rows that the compiler
-    /// vectorizes.
+    /// When the grid is separable (every row samples the same columns, every column the same rows: the usual
+    /// case) a horizontal pass gathers and a vertical pass over contiguous rows runs as a plain loop the compiler
+    /// vectorizes; otherwise each pixel is sampled on its own.
     public func resampled(region: PixelRect? = nil, outputWidth: Int, outputHeight: Int) -> [UInt8] {
-        let region = region ?? PixelRect(x: 0, y: 0, width: Double(width), height: Double(height))
-        // The corners pass through Float in MediaPipe (cv::RotatedRect holds floats).
-        let x0 = Double(Float(region.x)), y0 = Double(Float(region.y))
-        let stepX = Double(Float(region.width)) / Double(outputWidth)
-        let stepY = Double(Float(region.height)) / Double(outputHeight)
-
-        func fixedPoint(_ origin: Double, _ step: Double, _ i: Int) -> Int {
-            let scaled = (origin + step * Double(i)) * 32
-            return Int(scaled.clamped(-1e9, 1e9).rounded(.toNearestOrEven))
+        let geometry = region?.floatGeometry ?? (Float(0.5) * Float(width), Float(0.5) * Float(height), Float(width), Float(height))
+        let grid = SamplingGrid(centerX: geometry.0, centerY: geometry.1, width: geometry.2, height: geometry.3,
+                                outputWidth: outputWidth, outputHeight: outputHeight)
+        var separable = true
+        check: for row in 0..<outputHeight {
+            for column in 0..<outputWidth where grid.x[row * outputWidth + column] != grid.x[column] || grid.y[row * outputWidth + column] != grid.y[row * outputWidth] {
+                separable = false
+                break check
+            }
         }
+        return separable
+            ? resampleSeparable(columns: Array(grid.x[0..<outputWidth]), rows: (0..<outputHeight).map { grid.y[$0 * outputWidth] }, outputWidth: outputWidth, outputHeight: outputHeight)
+            : resamplePerPixel(grid, outputWidth: outputWidth, outputHeight: outputHeight)
+    }
+
+    private func resampleSeparable(columns: [Int32], rows: [Int32], outputWidth: Int, outputHeight: Int) -> [UInt8] {
         var columnLeft = [Int](repeating: 0, count: outputWidth)
         var columnRight = [Int](repeating: 0, count: outputWidth)
         var columnWeight = [Int32](repeating: 0, count: outputWidth)
         for i in 0..<outputWidth {
-            let position = fixedPoint(x0, stepX, i)
+            let position = Int(columns[i])
             let left = position >> 5
             columnLeft[i] = 3 * min(max(left, 0), width - 1)
             columnRight[i] = 3 * min(max(left + 1, 0), width - 1)
             columnWeight[i] = Int32(position & 31)
         }
-
         let rowValues = outputWidth * 3
         var output = [UInt8](repeating: 0, count: outputHeight * rowValues)
         var upper = [Int32](repeating: 0, count: rowValues)
@@ -72,7 +208,7 @@ extension Image {
                 upper.withUnsafeMutableBufferPointer { top in
                     lower.withUnsafeMutableBufferPointer { bottom in
                         for j in 0..<outputHeight {
-                            let position = fixedPoint(y0, stepY, j)
+                            let position = Int(rows[j])
                             let above = min(max(position >> 5, 0), height - 1)
                             let below = min(max((position >> 5) + 1, 0), height - 1)
                             let wy = Int32(position & 31)
@@ -84,14 +220,14 @@ extension Image {
                                 }
                                 cachedUpper = above
                             }
-                            if cachedLower != below || cachedLower == -1 {
+                            if cachedLower != below {
                                 horizontal(below, into: bottom)
                                 cachedLower = below
                             }
                             let target = out.baseAddress! + j * rowValues
                             let inverse = 32 - wy
-                            // Weights of the two passes multiply to at most 1024 (= 32768 >> 5), so the
-                            // (sum + 2^14) >> 15 of OpenCV's 15-bit weights is (sum + 2^9) >> 10 here.
+                            // The two passes' weights multiply to at most 1024 (= 32768 >> 5), so OpenCV's
+                            // (sum + 2^14) >> 15 over 15-bit weights is (sum + 2^9) >> 10 here, exactly.
                             for k in 0..<rowValues {
                                 let value = (top[k] &* inverse &+ bottom[k] &* wy &+ 512) >> 10
                                 target[k] = UInt8(truncatingIfNeeded: value)
@@ -99,6 +235,23 @@ extension Image {
                         }
                     }
                 }
+            }
+        }
+        return output
+    }
+
+    private func resamplePerPixel(_ grid: SamplingGrid, outputWidth: Int, outputHeight: Int) -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: outputWidth * outputHeight * 3)
+        for index in 0..<(outputWidth * outputHeight) {
+            let px = Int(grid.x[index]), py = Int(grid.y[index])
+            let fx = Int32(px & 31), fy = Int32(py & 31)
+            let x0 = min(max(px >> 5, 0), width - 1), x1 = min(max((px >> 5) + 1, 0), width - 1)
+            let y0 = min(max(py >> 5, 0), height - 1), y1 = min(max((py >> 5) + 1, 0), height - 1)
+            for c in 0..<3 {
+                let p00 = Int32(pixels[(y0 * width + x0) * 3 + c]), p01 = Int32(pixels[(y0 * width + x1) * 3 + c])
+                let p10 = Int32(pixels[(y1 * width + x0) * 3 + c]), p11 = Int32(pixels[(y1 * width + x1) * 3 + c])
+                let value = ((p00 * (32 - fx) + p01 * fx) * (32 - fy) + (p10 * (32 - fx) + p11 * fx) * fy + 512) >> 10
+                output[index * 3 + c] = UInt8(truncatingIfNeeded: value)
             }
         }
         return output

@@ -88,9 +88,9 @@ extension CGRect {
         guard minX >= 0, minY >= 0, maxX <= 1, maxY <= 1 else {
             throw TaskError.invalidArgument("region of interest \(self) must lie within the normalized image [0, 1] x [0, 1]")
         }
-        // MediaPipe goes through a NormalizedRect (centre and size), then a pixel RotatedRect in Float.
-        let centerX = Float(midX) * Float(width), centerY = Float(midY) * Float(height)
+        // MediaPipe goes through a NormalizedRect (centre and size in Float), then a pixel RotatedRect in Float.
+        let centerX = Float(Float(minX + self.width / 2) * Float(width)), centerY = Float(Float(minY + self.height / 2) * Float(height))
         let w = Float(self.width) * Float(width), h = Float(self.height) * Float(height)
-        return PixelRect(x: Double(centerX - 0.5 * w), y: Double(centerY - 0.5 * h), width: Double(w), height: Double(h))
+        return PixelRect(centerX: centerX, centerY: centerY, width: w, height: h)
     }
 }

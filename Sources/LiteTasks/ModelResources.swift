@@ -70,8 +70,9 @@ public struct LabelItem: Sendable, Equatable {
     /// after a final newline ignored, display names required to have the same count.
     static func labelMap(labels: String, displayNames: String?) throws -> [LabelItem] {
         func lines(_ text: String) -> [String] {
-            var result = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
-                line.hasSuffix("\r") ? String(line.dropLast()) : String(line)
+            // Split the bytes, not the Characters: Swift treats "\r\n" as one Character.
+            var result = text.utf8.split(separator: 10, omittingEmptySubsequences: false).map { line -> String in
+                String(decoding: line.last == 13 ? line.dropLast() : line[...], as: UTF8.self)
             }
             if result.last == "" { result.removeLast() }
             return result

@@ -35,7 +35,8 @@ public struct AssociatedFiles: Sendable {
         String(decoding: try contents(of: name), as: UTF8.self)
     }
 
-    static func readDirectory(_ bytes: UnsafeRawBufferPointer) throws -> [String: Range<Int>] {
+    /// Parses the archive directory of a whole model file: entry name to byte range.
+    public static func readDirectory(_ bytes: UnsafeRawBufferPointer) throws -> [String: Range<Int>] {
         let size = bytes.count
         func u16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
         func u32(_ at: Int) -> Int { u16(at) | u16(at + 2) << 16 }

@@ -192,6 +192,11 @@ public enum ContentProperties: Sendable, Equatable {
 public struct NormalizationOptions: Sendable, Equatable {
     public var mean: [Float]
     public var std: [Float]
+
+    public init(mean: [Float], std: [Float]) {
+        self.mean = mean
+        self.std = std
+    }
 }
 
 public enum ScoreTransformation: Int8, Sendable, Equatable {
@@ -201,6 +206,11 @@ public enum ScoreTransformation: Int8, Sendable, Equatable {
 public struct ScoreCalibrationOptions: Sendable, Equatable {
     public var transformation: ScoreTransformation
     public var defaultScore: Float
+
+    public init(transformation: ScoreTransformation, defaultScore: Float) {
+        self.transformation = transformation
+        self.defaultScore = defaultScore
+    }
 }
 
 /// `ProcessUnit`: an out-of-graph step to apply to a tensor.

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Small synthetic image files in every variant the decoders must read, written with Pillow into
+Tests/LiteImageTests/Fixtures/, with fixtures.json giving the RGB pixels each must decode to (sha256).
+
+    python3 tools/make_image_fixtures.py
+
+The 8-bit content is a fixed pattern (gradients and a checkerboard, 37x23 so rows are not word-aligned); 16-bit
+files hold value*257 so every correct 16-to-8-bit reduction gives the 8-bit pattern back exactly. JPEG
+expectations are Pillow's own decode (libjpeg-turbo, default IDCT and upsampling).
+"""
+import hashlib
+import io
+import json
+import os
+
+import numpy as np
+from PIL import Image
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+OUT = os.path.join(ROOT, "Tests", "LiteImageTests", "Fixtures")
+W, H = 37, 23
+
+
+def pattern():
+    y, x = np.mgrid[0:H, 0:W]
+    r = (x * 255 // (W - 1)).astype(np.uint8)
+    g = (y * 255 // (H - 1)).astype(np.uint8)
+    b = (((x // 4 + y // 4) % 2) * 200 + 30).astype(np.uint8)
+    return np.dstack([r, g, b])
+
+
+def sha(array):
+    return hashlib.sha256(np.ascontiguousarray(array, dtype=np.uint8).tobytes()).hexdigest()
+
+
+def gray3(gray):
+    return np.dstack([gray, gray, gray])
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    rgb = pattern()
+    gray = rgb[:, :, 1]
+    alpha = (np.arange(W * H).reshape(H, W) % 256).astype(np.uint8)
+    expected = {}
+
+    def save(name, image, pixels, **kwargs):
+        image.save(os.path.join(OUT, name), **kwargs)
+        expected[name] = {"width": W, "height": H, "sha256": sha(pixels)}
+
+    save("rgb8.png", Image.fromarray(rgb), rgb)
+    save("rgba8.png", Image.fromarray(np.dstack([rgb, alpha]), "RGBA"), rgb)
+    save("gray8.png", Image.fromarray(gray), gray3(gray))
+    save("gray_alpha.png", Image.fromarray(np.dstack([gray, alpha]), "LA"), gray3(gray))
+    save("interlaced.png", Image.fromarray(rgb), rgb, interlace=1)
+    palette_image = Image.fromarray(rgb).quantize(colors=64)
+    save("palette.png", palette_image, np.asarray(palette_image.convert("RGB")))
+    gray16 = Image.fromarray(gray.astype(np.uint16) * 257)
+    save("gray16.png", gray16, gray3(gray))
+    # Pillow cannot write 16-bit RGB PNG; build it by hand (IHDR bit depth 16, colour type 2).
+    import struct, zlib
+    raw = b"".join(b"\x00" + (rgb[row].astype(">u2") * 257).tobytes() for row in range(H))
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    png16 = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", W, H, 16, 2, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+    open(os.path.join(OUT, "rgb16.png"), "wb").write(png16)
+    expected["rgb16.png"] = {"width": W, "height": H, "sha256": sha(rgb)}
+
+    for name, kwargs, mode in [("baseline.jpg", {"quality": 90}, "RGB"), ("progressive.jpg", {"quality": 90, "progressive": True}, "RGB"),
+                               ("gray.jpg", {"quality": 90}, "L")]:
+        source = Image.fromarray(rgb if mode == "RGB" else gray)
+        source.save(os.path.join(OUT, name), **kwargs)
+        decoded = Image.open(os.path.join(OUT, name)).convert("RGB")
+        expected[name] = {"width": W, "height": H, "sha256": sha(np.asarray(decoded))}
+    # EXIF orientation 6 (rotate 90 degrees clockwise to show): the stored pixels decode as usual and the
+    # orientation is reported separately.
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    Image.fromarray(rgb).save(os.path.join(OUT, "exif_right.jpg"), quality=90, exif=exif.tobytes())
+    decoded = Image.open(os.path.join(OUT, "exif_right.jpg")).convert("RGB")
+    expected["exif_right.jpg"] = {"width": W, "height": H, "sha256": sha(np.asarray(decoded)), "orientation": 6}
+
+    save("rgb24.bmp", Image.fromarray(rgb), rgb)
+    save("palette8.bmp", Image.fromarray(rgb).quantize(colors=64), np.asarray(Image.fromarray(rgb).quantize(colors=64).convert("RGB")))
+    # 32-bit BI_BITFIELDS and top-down 24-bit BMPs by hand.
+    def bmp(pixels, bits, top_down):
+        row_bytes = (W * bits + 31) // 32 * 4
+        rows = []
+        order = range(H) if top_down else range(H - 1, -1, -1)
+        for y in order:
+            if bits == 24:
+                data = pixels[y][:, ::-1].tobytes()
+            else:
+                data = np.dstack([pixels[y][:, 2], pixels[y][:, 1], pixels[y][:, 0], np.full(W, 255, np.uint8)]).tobytes()
+            rows.append(data + b"\x00" * (row_bytes - len(data)))
+        header_size = 40 if bits == 24 else 56
+        offset = 14 + header_size
+        info = struct.pack("<IiiHHIIiiII", header_size, W, -H if top_down else H, 1, bits, 0 if bits == 24 else 3, row_bytes * H, 2835, 2835, 0, 0)
+        if bits == 32:
+            info += struct.pack("<IIII", 0x00FF0000, 0x0000FF00, 0x000000FF, 0xFF000000)
+        body = b"".join(rows)
+        return b"BM" + struct.pack("<IHHI", offset + len(body), 0, 0, offset) + info + body
+    for name, bits, top_down in [("topdown24.bmp", 24, True), ("bitfields32.bmp", 32, False)]:
+        open(os.path.join(OUT, name), "wb").write(bmp(rgb, bits, top_down))
+        expected[name] = {"width": W, "height": H, "sha256": sha(rgb)}
+
+    save("rgb.ppm", Image.fromarray(rgb), rgb)
+    save("gray.pgm", Image.fromarray(gray), gray3(gray))
+    with open(os.path.join(OUT, "ascii.ppm"), "w") as f:
+        f.write(f"P3\n# comment\n{W} {H}\n255\n" + "\n".join(" ".join(str(v) for v in row.reshape(-1)) for row in rgb) + "\n")
+    expected["ascii.ppm"] = {"width": W, "height": H, "sha256": sha(rgb)}
+    with open(os.path.join(OUT, "fixtures.json"), "w") as f:
+        json.dump({"pattern": sha(rgb), "width": W, "height": H, "files": expected}, f, indent=1, sort_keys=True)
+    print("wrote", len(expected), "fixtures to", OUT)
+
+
+if __name__ == "__main__":
+    main()
