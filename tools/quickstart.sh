@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# The main job from a fresh clone: set up, build, then run real models on the engine and compare with
-# LiteRT on the same inputs and in the same run.
+# The main job from a fresh clone: set up, build, classify a real photo with the default model (fetched through
+# the model registry; ../shared/models is the offline mirror), then benchmark the engine against LiteRT on the
+# same inputs in the same run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh
 cli=$(tools/build.sh)
-model=../shared/models/classification/mobilenet_v2_1.0_224_dequant_float.tflite
-"$cli" inspect "$model"
+if [ -z "${LITEVISION_MODEL_MIRROR:-}" ] && [ -d ../shared/models ]; then
+  export LITEVISION_MODEL_MIRROR="$PWD/../shared/models"
+fi
+"$cli" classify ../shared/images/bird.png
+echo
+"$cli" classify ../shared/images/bird.png --model birds --max-results 3
 echo
 python3 tools/bench_vs_litert.py --cli "$cli" --runs 30

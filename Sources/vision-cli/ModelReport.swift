@@ -49,6 +49,32 @@ struct ModelReport: Encodable {
     let signatures: [String]
     let arenaBytes: Int?
     let planError: String?
+    /// The TFLite Metadata (M001) and associated files, when the model has them.
+    let tfliteMetadata: TFLiteMetadataReport?
+
+    struct TFLiteMetadataReport: Encodable {
+        struct TensorInfo: Encodable {
+            let name: String?
+            let description: String?
+            let content: String?
+            let normalizationMean: [Float]?
+            let normalizationStd: [Float]?
+            let scoreThreshold: Float?
+            let scoreCalibration: String?
+            let associatedFiles: [String]
+        }
+        let name: String?
+        let description: String?
+        let version: String?
+        let author: String?
+        let license: String?
+        let minParserVersion: String?
+        let inputs: [TensorInfo]
+        let outputs: [TensorInfo]
+        let associatedFiles: [String]
+        let packedFiles: [String: Int]
+        let error: String?
+    }
 
     init(path: String) throws {
         let model = try TFLiteModel(path: path)
@@ -71,6 +97,7 @@ struct ModelReport: Encodable {
         let opsKnown = ops.allSatisfy(\.supported)
         metadata = model.metadata.map { MetadataReport(name: $0.name, bytes: model.buffers[$0.bufferIndex].count) }
         signatures = model.signatureDefs.map(\.key)
+        tfliteMetadata = Self.readMetadata(model)
         do {
             let interpreter = try Interpreter(model: model)
             arenaBytes = interpreter.arenaBytes
@@ -81,6 +108,66 @@ struct ModelReport: Encodable {
         }
         // Supported means every op, version and tensor type has a kernel: the plan was built.
         allOpsSupported = opsKnown && planError == nil
+    }
+
+    static func readMetadata(_ model: TFLiteModel) -> TFLiteMetadataReport? {
+        func file(_ f: AssociatedFileMetadata) -> String {
+            "\(f.name) (\(f.type)\(f.locale.map { ", locale \($0)" } ?? ""))"
+        }
+        func info(_ t: TensorMetadata) -> TFLiteMetadataReport.TensorInfo {
+            let content: String?
+            switch t.content {
+            case .image(let p)?: content = "image (\(p.colorSpace))"
+            case .feature?: content = "feature"
+            case .boundingBox?: content = "bounding box"
+            case nil: content = nil
+            }
+            return .init(name: t.name, description: t.description, content: content, normalizationMean: t.normalization?.mean,
+                         normalizationStd: t.normalization?.std, scoreThreshold: t.scoreThreshold,
+                         scoreCalibration: t.scoreCalibration.map { "\($0.transformation), default \($0.defaultScore)" },
+                         associatedFiles: t.associatedFiles.map(file))
+        }
+        let packed = (try? AssociatedFiles(model: model))?.entries.mapValues(\.count) ?? [:]
+        do {
+            guard let m = try ModelMetadata(model: model) else {
+                return packed.isEmpty ? nil : .init(name: nil, description: nil, version: nil, author: nil, license: nil, minParserVersion: nil,
+                                                    inputs: [], outputs: [], associatedFiles: [], packedFiles: packed, error: nil)
+            }
+            let graph = m.subgraphs.first
+            return .init(name: m.name, description: m.description, version: m.version, author: m.author, license: m.license,
+                         minParserVersion: m.minParserVersion, inputs: graph?.inputTensors.map(info) ?? [],
+                         outputs: graph?.outputTensors.map(info) ?? [], associatedFiles: m.associatedFiles.map(file),
+                         packedFiles: packed, error: nil)
+        } catch {
+            return .init(name: nil, description: nil, version: nil, author: nil, license: nil, minParserVersion: nil,
+                         inputs: [], outputs: [], associatedFiles: [], packedFiles: packed, error: "\(error)")
+        }
+    }
+
+    var metadataText: [String] {
+        guard let m = tfliteMetadata else { return [] }
+        var lines = ["TFLite metadata:"]
+        if let error = m.error { lines.append("  unreadable: \(error)") }
+        for (key, value) in [("name", m.name), ("description", m.description), ("version", m.version), ("author", m.author),
+                             ("license", m.license), ("min parser version", m.minParserVersion)] {
+            if let value, !value.isEmpty { lines.append("  \(key): \(value.replacingOccurrences(of: "\n", with: " "))") }
+        }
+        for (kind, tensors) in [("input", m.inputs), ("output", m.outputs)] {
+            for (i, t) in tensors.enumerated() {
+                var parts = ["  \(kind) \(i): \(t.name ?? "")"]
+                if let c = t.content { parts.append(c) }
+                if let mean = t.normalizationMean, let std = t.normalizationStd { parts.append("normalization mean \(mean) std \(std)") }
+                if let threshold = t.scoreThreshold { parts.append("score threshold \(threshold)") }
+                if let calibration = t.scoreCalibration { parts.append("score calibration \(calibration)") }
+                if !t.associatedFiles.isEmpty { parts.append("files: " + t.associatedFiles.joined(separator: ", ")) }
+                lines.append(parts.joined(separator: "; "))
+            }
+        }
+        if !m.associatedFiles.isEmpty { lines.append("  model files: " + m.associatedFiles.joined(separator: ", ")) }
+        if !m.packedFiles.isEmpty {
+            lines.append("  packed (zip): " + m.packedFiles.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value) bytes" }.joined(separator: ", "))
+        }
+        return lines
     }
 
     var text: String {
@@ -117,6 +204,7 @@ struct ModelReport: Encodable {
         } else if let planError {
             lines.append("plan: \(planError)")
         }
+        lines += metadataText
         return lines.joined(separator: "\n")
     }
 }
