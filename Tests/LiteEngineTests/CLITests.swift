@@ -33,6 +33,35 @@ final class CLITests: XCTestCase {
         return url
     }
 
+    /// The main job through the registry (../shared/models as the mirror, a fresh cache): the default model says
+    /// chickadee, `--model birds` the Black-capped Chickadee; a bad image among several is reported, the others
+    /// still classified, and the exit status is 1.
+    func testClassifyThroughTheRegistry() throws {
+        let cache = try temporaryDirectory()
+        let mirror = TestPaths.models.path
+        let common = ["--mirror", mirror, "--cache-dir", cache.path]
+        let bird = TestPaths.shared.appendingPathComponent("images/bird.png").path
+        let imagenet = try cli(["classify", bird] + common).out
+        XCTAssertTrue(imagenet.contains("class name  : chickadee"), imagenet)
+        let birds = try cli(["classify", bird, "--model", "birds", "--json", "--max-results", "1"] + common).out
+        let object = try JSONSerialization.jsonObject(with: Data(birds.utf8)) as! [String: Any]
+        let head = (object["classifications"] as! [[String: Any]])[0]
+        let top = (head["categories"] as! [[String: Any]])[0]
+        XCTAssertEqual(top["categoryName"] as? String, "Poecile atricapillus (Black-capped Chickadee)")
+        let broken = cache.appendingPathComponent("broken.png")
+        try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0]).write(to: broken)
+        let many = try cli(["classify", bird, broken.path, bird, "--jsonl", "--threads", "2", "--max-results", "1"] + common, expectStatus: 1)
+        let lines = many.out.split(separator: "\n")
+        XCTAssertEqual(lines.count, 3)
+        XCTAssertTrue(lines[1].contains("\"error\""), String(lines[1]))
+        XCTAssertTrue(lines[0].contains("chickadee") && lines[2].contains("chickadee"))
+        XCTAssertTrue(many.err.contains("broken.png"))
+        let listed = try cli(["models", "list"] + common).out
+        XCTAssertTrue(listed.contains("mobilenet_v2_quant") && listed.contains("cached"), listed)
+        XCTAssertTrue(try cli(["models", "rm", "birds"] + common).out.contains("removed birds"))
+        try cli(["classify", bird, "--model", "no-such-model"] + common, expectStatus: 2)
+    }
+
     func testRunWritesOutputsAsNumPyWithTheTensorsDtypeAndShape() throws {
         let folder = TestPaths.goldens.appendingPathComponent("ops/split")
         let out = try temporaryDirectory()
