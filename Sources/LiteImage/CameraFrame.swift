@@ -94,7 +94,6 @@ extension Image {
             ? (76309, 16, 104597, 25675, 53279, 132201)
             : (65536, 0, 91881, 22554, 46802, 116130)
         var rgb = [UInt8](repeating: 0, count: width * height * 3)
-        let crBase = crPlane
         rgb.withUnsafeMutableBufferPointer { target in
             for y in 0..<height {
                 var to = y * width * 3
@@ -108,7 +107,7 @@ extension Image {
                         if format == .nv21 { swap(&cb, &cr) }
                     } else {
                         cb = Int(chromaPlane[chromaRow + x / 2])
-                        cr = Int(crBase![(y / 2) * crBytesPerRow! + x / 2])
+                        cr = Int(crPlane![(y / 2) * crBytesPerRow! + x / 2])
                     }
                     cb -= 128
                     cr -= 128

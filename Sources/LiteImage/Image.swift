@@ -11,13 +11,9 @@ public struct Image: Sendable, Equatable {
 
     /// Wraps `pixels` (`width * height * 3` bytes, RGB, top-down).
     public init(width: Int, height: Int, pixels: [UInt8]) throws {
-        guard width > 0, height > 0 else { throw ImageError.invalidDimensions(width: width, height: height, reason: "must be positive") }
-        let (count, overflow) = width.multipliedReportingOverflow(by: height)
-        guard !overflow, count <= ImageLimits.default.maximumPixels else {
-            throw ImageError.tooLarge(width: width, height: height, limit: ImageLimits.default.maximumPixels)
-        }
-        guard pixels.count == count * 3 else {
-            throw ImageError.invalidBuffer(reason: "\(pixels.count) bytes for a \(width)x\(height) RGB image, expected \(count * 3)")
+        try Image.checkSize(width: width, height: height)
+        guard pixels.count == width * height * 3 else {
+            throw ImageError.invalidBuffer(reason: "\(pixels.count) bytes for a \(width)x\(height) RGB image, expected \(width * height * 3)")
         }
         self.width = width
         self.height = height

@@ -1,41 +1,24 @@
-/// A rectangle in pixel coordinates (origin top-left, x right, y down), with fractional positions allowed.
+/// A rectangle in pixel coordinates (origin top-left, x right, y down), held as MediaPipe's `RotatedRect` holds
+/// it: centre and size in Float, so a region converted the way MediaPipe converts it samples the same pixels.
 public struct PixelRect: Sendable, Equatable, CustomStringConvertible {
-    public var x: Double
-    public var y: Double
-    public var width: Double
-    public var height: Double
+    public var centerX: Float
+    public var centerY: Float
+    public var width: Float
+    public var height: Float
 
-    public init(x: Double, y: Double, width: Double, height: Double) {
-        self.x = x
-        self.y = y
+    public init(centerX: Float, centerY: Float, width: Float, height: Float) {
+        self.centerX = centerX
+        self.centerY = centerY
         self.width = width
         self.height = height
     }
 
-    /// A rectangle given by its centre, kept exactly as the Float values MediaPipe's `RotatedRect` would hold.
-    public init(centerX: Float, centerY: Float, width: Float, height: Float) {
-        self.x = Double(centerX) - Double(width) / 2
-        self.y = Double(centerY) - Double(height) / 2
-        self.width = Double(width)
-        self.height = Double(height)
-        exactCenter = (centerX, centerY)
+    /// The rectangle with top-left corner (`x`, `y`).
+    public init(x: Double, y: Double, width: Double, height: Double) {
+        self.init(centerX: Float(x + width / 2), centerY: Float(y + height / 2), width: Float(width), height: Float(height))
     }
 
-    var exactCenter: (Float, Float)?
-
-    public static func == (a: PixelRect, b: PixelRect) -> Bool {
-        a.x == b.x && a.y == b.y && a.width == b.width && a.height == b.height
-    }
-
-    public var description: String { "(\(x), \(y), \(width)x\(height))" }
-}
-
-extension PixelRect {
-    /// The rectangle as MediaPipe's `RotatedRect` holds it: centre and size in Float.
-    var floatGeometry: (centerX: Float, centerY: Float, width: Float, height: Float) {
-        if let exactCenter { return (exactCenter.0, exactCenter.1, Float(width), Float(height)) }
-        return (Float(x + width / 2), Float(y + height / 2), Float(width), Float(height))
-    }
+    public var description: String { "(centre \(centerX), \(centerY), \(width)x\(height))" }
 }
 
 /// Where each output pixel samples the source, in 1/32 pixel (OpenCV's `INTER_BITS = 5` fixed point).
@@ -161,8 +144,8 @@ extension Image {
     /// case) a horizontal pass gathers and a vertical pass over contiguous rows runs as a plain loop the compiler
     /// vectorizes; otherwise each pixel is sampled on its own.
     public func resampled(region: PixelRect? = nil, outputWidth: Int, outputHeight: Int) -> [UInt8] {
-        let geometry = region?.floatGeometry ?? (Float(0.5) * Float(width), Float(0.5) * Float(height), Float(width), Float(height))
-        let grid = SamplingGrid(centerX: geometry.0, centerY: geometry.1, width: geometry.2, height: geometry.3,
+        let region = region ?? PixelRect(centerX: 0.5 * Float(width), centerY: 0.5 * Float(height), width: Float(width), height: Float(height))
+        let grid = SamplingGrid(centerX: region.centerX, centerY: region.centerY, width: region.width, height: region.height,
                                 outputWidth: outputWidth, outputHeight: outputHeight)
         var separable = true
         check: for row in 0..<outputHeight {

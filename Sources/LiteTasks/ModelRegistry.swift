@@ -108,25 +108,29 @@ public struct ModelRegistry: Sendable {
             throw TaskError.io("cannot create the model cache \(cacheDirectory.path): \(error)")
         }
         let partial = partialPath(model)
+        var sources: [(label: String, copy: (Int) throws -> Void)] = []
+        if let mirrorFile = mirrorSource(model) {
+            sources.append(("mirror \(mirrorFile.path)", { offset in try copy(from: mirrorFile, to: partial, offset: offset, total: model.size, progress: progress) }))
+        }
+        sources.append((model.url, { offset in try download(model, to: partial, offset: offset, progress: progress) }))
         var failures: [String] = []
-        let sources: [(String, (Int) throws -> Void)] = [
-            mirrorSource(model).map { mirrorFile in ("mirror \(mirrorFile.path)", { offset in try copy(from: mirrorFile, to: partial, offset: offset, total: model.size, progress: progress) }) },
-            ("\(model.url)", { offset in try download(model, to: partial, offset: offset, progress: progress) }),
-        ].compactMap { $0 }
-        for (label, source) in sources {
+        for source in sources {
             for _ in 0..<max(1, retries) {
                 do {
                     let have = (try? FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? Int) ?? 0
-                    if have < model.size { try source(have) }
-                    try verify(partial, model)
+                    if have < model.size { try source.copy(have) }
+                    do {
+                        try verify(partial, model)
+                    } catch {
+                        // A complete but wrong file cannot be resumed: start the next attempt from zero.
+                        _ = try? FileManager.default.removeItem(at: partial)
+                        throw error
+                    }
                     _ = try? FileManager.default.removeItem(at: destination)
                     try FileManager.default.moveItem(at: partial, to: destination)
                     return destination
-                } catch let error as TaskError {
-                    failures.append("\(label): \(error)")
-                    if case .io(let message) = error, message.hasPrefix("checksum") { _ = try? FileManager.default.removeItem(at: partial) }
                 } catch {
-                    failures.append("\(label): \(error)")
+                    failures.append("\(source.label): \(error)")
                 }
             }
         }
@@ -174,13 +178,13 @@ public struct ModelRegistry: Sendable {
             output.write(chunk)
             written += chunk.count
             progress?(written, total)
-            if written > total { throw TaskError.io("checksum: \(source.path) is larger than the registry's \(total) bytes") }
+            if written > total { throw TaskError.io("\(source.path) is larger than the registry's \(total) bytes") }
         }
     }
 
     func appendHandle(_ partial: URL, offset: Int) throws -> FileHandle {
         if !FileManager.default.fileExists(atPath: partial.path) {
-            FileManager.default.createFile(atPath: partial.path, contents: nil)
+            guard FileManager.default.createFile(atPath: partial.path, contents: nil) else { throw TaskError.io("cannot create \(partial.path)") }
         }
         guard let output = FileHandle(forWritingAtPath: partial.path) else { throw TaskError.io("cannot write \(partial.path)") }
         output.truncateFile(atOffset: UInt64(offset))
