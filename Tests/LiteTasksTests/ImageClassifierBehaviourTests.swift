@@ -1,4 +1,5 @@
 import Foundation
+import LiteEngine
 import LiteFormat
 import LiteImage
 @testable import LiteTasks
@@ -168,4 +169,31 @@ final class Received: @unchecked Sendable {
     private var items: [(Int, Int?, Error?)] = []
     func append(_ timestamp: Int, _ index: Int?, _ error: Error?) { lock.lock(); items.append((timestamp, index, error)); lock.unlock() }
     var values: [(Int, Int?, Error?)] { lock.lock(); defer { lock.unlock() }; return items }
+}
+
+/// A model with two outputs is two heads: each dequantized with its own parameters, sorted, indexed by output.
+final class MultiHeadClassifierTests: XCTestCase {
+    func testEveryOutputIsAHead() throws {
+        var builder = ModelBuilder()
+        let pixels = builder.addTensor(name: "image", type: .uint8, shape: [1, 2, 2, 3], quantization: Quantization(scale: [1], zeroPoint: [0]))
+        let shape = builder.addConstant(name: "shape", shape: [2], values: [Int32(1), 12])
+        let first = builder.addTensor(name: "head0", type: .uint8, shape: [1, 12], quantization: Quantization(scale: [0.5], zeroPoint: [0]))
+        let second = builder.addTensor(name: "head1", type: .uint8, shape: [1, 12], quantization: Quantization(scale: [0.25], zeroPoint: [10]))
+        builder.addOperator(.reshape, inputs: [pixels, shape], outputs: [first])
+        builder.addOperator(.reshape, inputs: [pixels, shape], outputs: [second])
+        builder.inputs = [pixels]
+        builder.outputs = [first, second]
+        var options = ImageClassifierOptions()
+        options.baseOptions.modelAssetBuffer = builder.build()
+        options.maxResults = 3
+        let classifier = try ImageClassifier(options: options)
+        let values: [UInt8] = [10, 200, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120]
+        let image = try Image(width: 2, height: 2, pixels: values)
+        let heads = try classifier.classify(image: MPImage(image: image)).classificationResult.classifications
+        XCTAssertEqual(heads.map(\.headIndex), [0, 1])
+        XCTAssertEqual(heads[0].categories.map(\.index), [1, 11, 10])
+        XCTAssertEqual(heads[0].categories.map(\.score), [100, 60, 55])
+        XCTAssertEqual(heads[1].categories.map(\.score), [47.5, 27.5, 25])
+        XCTAssertTrue(heads.allSatisfy { $0.categories.allSatisfy { $0.categoryName == nil } })
+    }
 }
