@@ -84,11 +84,6 @@ final class DetectionPostProcess: Kernel {
         outputs[3].shape = [1]
     }
 
-    override var scratchBytes: Int {
-        guard let scores = node.inputs[1] else { return 0 }
-        return (boxCount * 4 + scores.elementCount) * 4
-    }
-
     /// Reads element `i` of a float or uint8 tensor as float (uint8 as `(q - zero_point) * scale`).
     private static func reader(_ t: Tensor) -> (Int) -> Float {
         if t.type == .float32 {
@@ -102,27 +97,19 @@ final class DetectionPostProcess: Kernel {
 
     override func run(_ context: RunContext) throws {
         let encodings = node.inputs[0]!, scoresTensor = node.inputs[1]!, anchorsTensor = node.inputs[2]!
-        let n = boxCount, stride = encodings.dim(2)
-        let decoded = context.scratch.assumingMemoryBound(to: Float.self)
-        let scores = decoded + n * 4
+        let stride = encodings.dim(2)
         let encoding = Self.reader(encodings), anchor = Self.reader(anchorsTensor), score = Self.reader(scoresTensor)
-        let (sy, sx, sh, sw) = (Double(options.yScale), Double(options.xScale), Double(options.hScale), Double(options.wScale))
-        for i in 0..<n {
-            let (y, x, h, w) = (Double(encoding(i * stride)), Double(encoding(i * stride + 1)), Double(encoding(i * stride + 2)), Double(encoding(i * stride + 3)))
-            let (ay, ax, ah, aw) = (Double(anchor(i * 4)), Double(anchor(i * 4 + 1)), Double(anchor(i * 4 + 2)), Double(anchor(i * 4 + 3)))
-            // Decoding in double, rounded to float once per value, exactly as the reference.
-            let yCenter = Float(y / sy * ah + ay)
-            let xCenter = Float(x / sx * aw + ax)
-            let halfH = Float(0.5 * Foundation.exp(h / sh) * ah)
-            let halfW = Float(0.5 * Foundation.exp(w / sw) * aw)
-            let box = decoded + 4 * i
-            box[0] = yCenter - halfH
-            box[1] = xCenter - halfW
-            box[2] = yCenter + halfH
-            box[3] = xCenter + halfW
-            if box[0] > box[2] || box[1] > box[3] { throw KernelError.invalid("decoded box \(i) is inverted") }
+        let scales = CenterSizeBoxCoding.Scales(y: options.yScale, x: options.xScale, h: options.hScale, w: options.wScale)
+        var decoded: [DetectionBox] = []
+        decoded.reserveCapacity(boxCount)
+        for i in 0..<boxCount {
+            let prior = DetectionAnchor(yCenter: anchor(i * 4), xCenter: anchor(i * 4 + 1), height: anchor(i * 4 + 2), width: anchor(i * 4 + 3))
+            let box = CenterSizeBoxCoding.decode(ty: encoding(i * stride), tx: encoding(i * stride + 1), th: encoding(i * stride + 2),
+                                                 tw: encoding(i * stride + 3), anchor: prior, scales: scales)
+            if box.ymin > box.ymax || box.xmin > box.xmax { throw KernelError.invalid("decoded box \(i) is inverted") }
+            decoded.append(box)
         }
-        for i in 0..<scoresTensor.elementCount { scores[i] = score(i) }
+        let scores = (0..<scoresTensor.elementCount).map(score)
 
         for output in node.outputs { output.floats.update(repeating: 0, count: output.elementCount) }
         if options.useRegularNMS {
@@ -132,69 +119,44 @@ final class DetectionPostProcess: Kernel {
         }
     }
 
-    private static func iou(_ boxes: UnsafePointer<Float>, _ i: Int, _ j: Int) -> Float {
-        let a = boxes + 4 * i, b = boxes + 4 * j
-        let areaA = (a[2] - a[0]) * (a[3] - a[1]), areaB = (b[2] - b[0]) * (b[3] - b[1])
-        if areaA <= 0 || areaB <= 0 { return 0 }
-        let intersection = max(min(a[2], b[2]) - max(a[0], b[0]), 0) * max(min(a[3], b[3]) - max(a[1], b[1]), 0)
-        return intersection / (areaA + areaB - intersection)
+    private func singleClassNMS(decoded: [DetectionBox], scores: [Float], maxDetections: Int) -> [Int] {
+        CenterSizeBoxCoding.nonMaxSuppression(boxes: decoded, scores: scores, scoreThreshold: options.scoreThreshold,
+                                              iouThreshold: options.iouThreshold, maxDetections: maxDetections)
     }
 
-    /// Greedy NMS over one score per box: keep scores >= threshold, stable-sort descending, drop any box whose
-    /// IoU with an already kept one exceeds the threshold. Returns box indices.
-    func singleClassNMS(decoded: UnsafePointer<Float>, scores: [Float], maxDetections: Int) -> [Int] {
-        let kept = scores.indices.filter { scores[$0] >= options.scoreThreshold }
-        let order = kept.enumerated().sorted { a, b in
-            scores[a.element] != scores[b.element] ? scores[a.element] > scores[b.element] : a.offset < b.offset
-        }.map(\.element)
-        var active = [Bool](repeating: true, count: order.count)
-        var remaining = order.count
-        var selected: [Int] = []
-        let limit = min(order.count, maxDetections)
-        for i in 0..<order.count {
-            if remaining == 0 || selected.count >= limit { break }
-            guard active[i] else { continue }
-            selected.append(order[i])
-            active[i] = false
-            remaining -= 1
-            for j in (i + 1)..<max(order.count, i + 1) where active[j] {
-                if Self.iou(decoded, order[i], order[j]) > options.iouThreshold {
-                    active[j] = false
-                    remaining -= 1
-                }
-            }
-        }
-        return selected
+    private static func write(_ box: DetectionBox, to pointer: UnsafeMutablePointer<Float>) {
+        pointer[0] = box.ymin; pointer[1] = box.xmin; pointer[2] = box.ymax; pointer[3] = box.xmax
     }
 
     /// Indices of the `count` largest values, descending; ties keep the lower index first.
-    static func topIndices(_ values: UnsafePointer<Float>, _ n: Int, count: Int) -> [Int] {
+    static func topIndices(_ values: ArraySlice<Float>, count: Int) -> [Int] {
+        let base = values.startIndex
         if count == 1 {
-            var best = 0
-            for i in 1..<max(n, 1) where values[i] > values[best] { best = i }
-            return [best]
+            var best = base
+            for i in values.indices where values[i] > values[best] { best = i }
+            return [best - base]
         }
-        return Array((0..<n).sorted { values[$0] != values[$1] ? values[$0] > values[$1] : $0 < $1 }.prefix(count))
+        return Array(values.indices.sorted { values[$0] != values[$1] ? values[$0] > values[$1] : $0 < $1 }.prefix(count).map { $0 - base })
     }
 
-    private func fastNMS(decoded: UnsafePointer<Float>, scores: UnsafePointer<Float>, withBackground: Int) {
+    private func fastNMS(decoded: [DetectionBox], scores: [Float], withBackground: Int) {
         let offset = withBackground - options.numClasses
         let perAnchor = min(options.maxClassesPerDetection, options.numClasses)
         var topClasses: [[Int]] = []
         var maxScores: [Float] = []
         topClasses.reserveCapacity(boxCount)
         for row in 0..<boxCount {
-            let rowScores = scores + row * withBackground + offset
-            let classes = Self.topIndices(rowScores, options.numClasses, count: perAnchor)
+            let rowStart = row * withBackground + offset
+            let classes = Self.topIndices(scores[rowStart..<(rowStart + options.numClasses)], count: perAnchor)
             topClasses.append(classes)
-            maxScores.append(rowScores[classes[0]])
+            maxScores.append(scores[rowStart + classes[0]])
         }
         let selected = singleClassNMS(decoded: decoded, scores: maxScores, maxDetections: options.maxDetections)
         let (boxes, classes, outScores, count) = (node.outputs[0].floats, node.outputs[1].floats, node.outputs[2].floats, node.outputs[3].floats)
         for (k, anchor) in selected.enumerated() {
             for col in 0..<perAnchor {
                 let slot = options.maxClassesPerDetection * k + col
-                (boxes + 4 * slot).update(from: decoded + 4 * anchor, count: 4)
+                Self.write(decoded[anchor], to: boxes + 4 * slot)
                 classes[slot] = Float(topClasses[anchor][col])
                 outScores[slot] = scores[anchor * withBackground + offset + topClasses[anchor][col]]
             }
@@ -202,7 +164,7 @@ final class DetectionPostProcess: Kernel {
         count[0] = Float(selected.count)
     }
 
-    private func regularNMS(decoded: UnsafePointer<Float>, scores: UnsafePointer<Float>, withBackground: Int) {
+    private func regularNMS(decoded: [DetectionBox], scores: [Float], withBackground: Int) {
         let offset = withBackground - options.numClasses
         var best: [(score: Float, anchor: Int, cls: Int)] = []
         for cls in 0..<options.numClasses {
@@ -215,7 +177,7 @@ final class DetectionPostProcess: Kernel {
         }
         let (boxes, classes, outScores, count) = (node.outputs[0].floats, node.outputs[1].floats, node.outputs[2].floats, node.outputs[3].floats)
         for (k, detection) in best.enumerated() {
-            (boxes + 4 * k).update(from: decoded + 4 * detection.anchor, count: 4)
+            Self.write(decoded[detection.anchor], to: boxes + 4 * k)
             classes[k] = Float(detection.cls)
             outScores[k] = detection.score
         }

@@ -1,0 +1,89 @@
+import Foundation
+
+/// An axis-aligned box in normalized coordinates, in TFLite's detection order (ymin, xmin, ymax, xmax).
+public struct DetectionBox: Sendable, Equatable, Hashable, Codable {
+    public var ymin: Float
+    public var xmin: Float
+    public var ymax: Float
+    public var xmax: Float
+
+    public init(ymin: Float, xmin: Float, ymax: Float, xmax: Float) {
+        self.ymin = ymin
+        self.xmin = xmin
+        self.ymax = ymax
+        self.xmax = xmax
+    }
+
+    public var width: Float { xmax - xmin }
+    public var height: Float { ymax - ymin }
+    public var area: Float { (ymax - ymin) * (xmax - xmin) }
+
+    /// Intersection over union as `TFLite_Detection_PostProcess` computes it: 0 when either box has no area.
+    public func intersectionOverUnion(_ other: DetectionBox) -> Float {
+        let areaA = area, areaB = other.area
+        if areaA <= 0 || areaB <= 0 { return 0 }
+        let intersection = max(min(ymax, other.ymax) - max(ymin, other.ymin), 0) * max(min(xmax, other.xmax) - max(xmin, other.xmin), 0)
+        return intersection / (areaA + areaB - intersection)
+    }
+}
+
+/// An SSD anchor (prior box) in normalized coordinates: centre and size.
+public struct DetectionAnchor: Sendable, Equatable, Codable {
+    public var yCenter: Float
+    public var xCenter: Float
+    public var height: Float
+    public var width: Float
+
+    public init(yCenter: Float, xCenter: Float, height: Float, width: Float) {
+        self.yCenter = yCenter
+        self.xCenter = xCenter
+        self.height = height
+        self.width = width
+    }
+}
+
+/// The centre-size box coder of `TFLite_Detection_PostProcess` (tensorflow/lite/kernels/detection_postprocess.cc)
+/// and greedy non-maximum suppression as that op runs it. Shared by the op's kernel and by detectors whose models
+/// stop before the op, so both give the same boxes.
+public enum CenterSizeBoxCoding {
+    /// The op's `y_scale`, `x_scale`, `h_scale`, `w_scale`.
+    public struct Scales: Sendable, Equatable {
+        public var y: Float, x: Float, h: Float, w: Float
+        public init(y: Float, x: Float, h: Float, w: Float) {
+            self.y = y; self.x = x; self.h = h; self.w = w
+        }
+    }
+
+    /// Decodes one encoding (ty, tx, th, tw) against `anchor`. The op computes in double and rounds each
+    /// centre and half size to float once; the corners are float sums of those, so this matches it bit for bit.
+    @inline(__always)
+    public static func decode(ty: Float, tx: Float, th: Float, tw: Float, anchor: DetectionAnchor, scales: Scales) -> DetectionBox {
+        let yCenter = Float(Double(ty) / Double(scales.y) * Double(anchor.height) + Double(anchor.yCenter))
+        let xCenter = Float(Double(tx) / Double(scales.x) * Double(anchor.width) + Double(anchor.xCenter))
+        let halfH = Float(0.5 * Foundation.exp(Double(th) / Double(scales.h)) * Double(anchor.height))
+        let halfW = Float(0.5 * Foundation.exp(Double(tw) / Double(scales.w)) * Double(anchor.width))
+        return DetectionBox(ymin: yCenter - halfH, xmin: xCenter - halfW, ymax: yCenter + halfH, xmax: xCenter + halfW)
+    }
+
+    /// Greedy NMS over one score per box, as the op's `NonMaxSuppressionSingleClassHelper`: keep scores at or
+    /// above `scoreThreshold`, sort descending (ties by index, which the op's `std::sort` does not promise), take
+    /// the best, drop every later box whose IoU with it exceeds `iouThreshold`, repeat up to `maxDetections`.
+    /// Returns the kept box indices, best first.
+    public static func nonMaxSuppression(boxes: [DetectionBox], scores: [Float], scoreThreshold: Float,
+                                         iouThreshold: Float, maxDetections: Int) -> [Int] {
+        let candidates = scores.indices.filter { scores[$0] >= scoreThreshold }
+        let order = candidates.sorted { scores[$0] != scores[$1] ? scores[$0] > scores[$1] : $0 < $1 }
+        var active = [Bool](repeating: true, count: order.count)
+        var selected: [Int] = []
+        let limit = min(order.count, maxDetections)
+        for i in order.indices {
+            if selected.count >= limit { break }
+            guard active[i] else { continue }
+            selected.append(order[i])
+            for j in (i + 1)..<max(order.count, i + 1) where active[j] {
+                if boxes[order[i]].intersectionOverUnion(boxes[order[j]]) > iouThreshold { active[j] = false }
+            }
+        }
+        return selected
+    }
+}
