@@ -112,7 +112,7 @@ struct ClassificationPostprocessor: Sendable {
     func classifications(from interpreter: Interpreter) throws -> [Classifications] {
         try heads.map { head in
             let tensor = try TaskError.wrap { try interpreter.output(at: head.outputIndex) }
-            var scores = Self.dequantized(tensor, count: head.classCount)
+            var scores = tensor.dequantizedValues(count: head.classCount)
             if let calibration = head.calibration {
                 for i in scores.indices { scores[i] = calibration.calibrate(scores[i], index: i) }
             }
@@ -134,13 +134,17 @@ struct ClassificationPostprocessor: Sendable {
             return Classifications(headIndex: head.outputIndex, headName: head.name, categories: categories)
         }
     }
+}
 
-    /// Scores as floats: quantized outputs become `(q - zeroPoint) * scale`.
-    static func dequantized(_ tensor: Tensor, count: Int) -> [Float] {
-        guard let data = tensor.data else { return [] }
-        let scale = tensor.quantization?.scale.first ?? 1
-        let zeroPoint = Float(tensor.quantization?.zeroPoint.first ?? 0)
-        switch tensor.type {
+extension Tensor {
+    /// The first `count` values as floats: quantized tensors become `(q - zeroPoint) * scale` with the first
+    /// scale and zero point, computed in float as TFLite's dequantizing ops do.
+    func dequantizedValues(count: Int? = nil) -> [Float] {
+        let count = count ?? elementCount
+        guard let data else { return [] }
+        let scale = quantization?.scale.first ?? 1
+        let zeroPoint = Float(quantization?.zeroPoint.first ?? 0)
+        switch type {
         case .uint8:
             let q = data.assumingMemoryBound(to: UInt8.self)
             return (0..<count).map { (Float(q[$0]) - zeroPoint) * scale }

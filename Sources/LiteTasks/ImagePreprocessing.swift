@@ -14,7 +14,8 @@ struct ImageTensorSpecs: Sendable {
     var offset: Float = 0
     var quantization: (scale: Float, zeroPoint: Int)?
 
-    init(resources: ModelResources, input: Tensor) throws {
+    /// `normalization` (mean, std) stands in for the metadata's NormalizationOptions, for models without metadata.
+    init(resources: ModelResources, input: Tensor, normalization override: (mean: Float, std: Float)? = nil) throws {
         guard input.rank == 4, input.shape[0] == 1, input.shape[3] == 3 else {
             throw TaskError.invalidArgument("the input tensor should have dimensions 1 x height x width x 3, got \(input.shape)")
         }
@@ -25,7 +26,7 @@ struct ImageTensorSpecs: Sendable {
         case .uint8:
             break
         case .float32, .int8:
-            let normalization = resources.inputMetadata(0)?.normalization
+            let normalization = override.map { NormalizationOptions(mean: [$0.mean], std: [$0.std]) } ?? resources.inputMetadata(0)?.normalization
             if input.type == .float32, normalization == nil {
                 throw TaskError.invalidArgument("Input tensor has type float32: it requires specifying NormalizationOptions metadata to preprocess input images.")
             }
@@ -64,12 +65,15 @@ struct ImageTensorSpecs: Sendable {
             pixels.withUnsafeBytes { data.copyMemory(from: $0.baseAddress!, byteCount: pixels.count) }
         case .float32:
             let out = data.assumingMemoryBound(to: Float.self)
-            for i in pixels.indices { out[i] = Float(pixels[i]) * scale + offset }
+            // MediaPipe converts with OpenCV's convertTo, which rounds p * scale + offset once (computed here in
+            // double, where the product is exact); a float multiply then add differs in the last bit for ~1/4 of values.
+            let (scale, offset) = (Double(scale), Double(offset))
+            for i in pixels.indices { out[i] = Float(Double(pixels[i]) * scale + offset) }
         default:
             let out = data.assumingMemoryBound(to: Int8.self)
             let (qScale, zeroPoint) = quantization!
             for i in pixels.indices {
-                let real = Float(pixels[i]) * scale + offset
+                let real = Float(Double(pixels[i]) * Double(scale) + Double(offset))
                 out[i] = Int8(clamping: Int((real / qScale).rounded()) + zeroPoint)
             }
         }

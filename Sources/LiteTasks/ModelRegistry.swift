@@ -52,11 +52,18 @@ public struct ModelRegistry: Sendable {
 
     public init(path: String, mirror: String? = nil, cacheDirectory: String? = nil) throws {
         guard let data = FileManager.default.contents(atPath: path) else { throw TaskError.notFound("model registry \(path)") }
+        let models: [RegisteredModel]
         do {
             models = try JSONDecoder().decode(File.self, from: data).models
         } catch {
             throw TaskError.io("model registry \(path) is not valid: \(error)")
         }
+        self.init(models: models, mirror: mirror, cacheDirectory: cacheDirectory)
+    }
+
+    /// A registry of `models`, with the cache and mirror chosen as described on the type.
+    public init(models: [RegisteredModel], mirror: String? = nil, cacheDirectory: String? = nil) {
+        self.models = models
         let environment = ProcessInfo.processInfo.environment
         if let cacheDirectory = cacheDirectory ?? environment["LITEVISION_CACHE_DIR"] {
             self.cacheDirectory = URL(fileURLWithPath: cacheDirectory)

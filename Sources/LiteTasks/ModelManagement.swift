@@ -1,0 +1,157 @@
+import Dispatch
+import Foundation
+
+/// A model file on disk: ML Kit's `LocalModel` (there a bundled asset; here any path).
+public struct LocalModel: Sendable, Equatable {
+    public let path: String
+
+    public init(path: String) {
+        self.path = path
+    }
+}
+
+/// A model ML Kit fetches on demand. Here every remote model is an entry of the project's registry
+/// (models/registry.json), fetched through its cache and mirror.
+public protocol RemoteModel: Sendable {
+    /// The registry name (or alias) of the model.
+    var registryName: String { get }
+}
+
+/// ML Kit's `CustomRemoteModel`. ML Kit names the model through a Firebase model source; on Linux the source
+/// is the project's registry, so the model is named by its registry name or alias (for example "object_labeler").
+public struct CustomRemoteModel: RemoteModel, Hashable {
+    public let registryName: String
+
+    public init(registryName: String) {
+        self.registryName = registryName
+    }
+}
+
+/// ML Kit's `ModelDownloadConditions`. Linux has no cellular or background-download policy; the values are
+/// kept for source compatibility and do not change what happens.
+public struct ModelDownloadConditions: Sendable, Equatable {
+    public var allowsCellularAccess: Bool
+    public var allowsBackgroundDownloading: Bool
+
+    public init(allowsCellularAccess: Bool = true, allowsBackgroundDownloading: Bool = true) {
+        self.allowsCellularAccess = allowsCellularAccess
+        self.allowsBackgroundDownloading = allowsBackgroundDownloading
+    }
+}
+
+extension Notification.Name {
+    /// Posted by ``ModelManager`` when a download finished; `userInfo[ModelDownloadUserInfoKey.remoteModel]`.
+    public static let mlkitModelDownloadDidSucceed = Notification.Name("MLKModelDownloadDidSucceedNotification")
+    /// Posted when a download failed; `userInfo` has `.remoteModel` and `.error`.
+    public static let mlkitModelDownloadDidFail = Notification.Name("MLKModelDownloadDidFailNotification")
+}
+
+/// Keys of the download notifications' `userInfo`: ML Kit's `ModelDownloadUserInfoKey`.
+public enum ModelDownloadUserInfoKey: String, Sendable {
+    case remoteModel = "MLKModelDownloadUserInfoKeyRemoteModel"
+    case error = "MLKModelDownloadUserInfoKeyError"
+}
+
+/// Downloads, checks and deletes remote models: ML Kit's `ModelManager`, backed by ``ModelRegistry``.
+public final class ModelManager: @unchecked Sendable {
+    public let registry: ModelRegistry
+    private let queue = DispatchQueue(label: "litevision.model-manager", qos: .utility)
+
+    /// The manager for the registry shipped with the package, with the cache and mirror the environment names
+    /// (`LITEVISION_CACHE_DIR`, `LITEVISION_MODEL_MIRROR`).
+    public static func modelManager() -> ModelManager {
+        shared
+    }
+
+    private static let shared: ModelManager = {
+        // The bundled registry is part of the package; if it cannot be read, an empty registry fails every lookup.
+        let registry = (try? ModelRegistry.bundled()) ?? ModelRegistry(models: [])
+        return ModelManager(registry: registry)
+    }()
+
+    public init(registry: ModelRegistry) {
+        self.registry = registry
+    }
+
+    /// Whether the model is in the cache.
+    public func isModelDownloaded(_ model: RemoteModel) -> Bool {
+        guard let entry = try? registry.model(named: model.registryName) else { return false }
+        return registry.isDownloaded(entry)
+    }
+
+    /// The cached file of a downloaded model, else nil.
+    public func localPath(of model: RemoteModel) -> String? {
+        guard let entry = try? registry.model(named: model.registryName), registry.isDownloaded(entry) else { return nil }
+        return registry.cachedPath(entry).path
+    }
+
+    /// The registry names of every cached model.
+    public var downloadedModelNames: Set<String> {
+        Set(registry.models.filter { registry.isDownloaded($0) }.map(\.name))
+    }
+
+    /// Starts downloading `model` in the background and returns its progress (bytes). When it ends,
+    /// `.mlkitModelDownloadDidSucceed` or `.mlkitModelDownloadDidFail` is posted on the default center with the
+    /// model (and the error) in `userInfo`. A model already cached succeeds at once.
+    @discardableResult
+    public func download(_ model: RemoteModel, conditions: ModelDownloadConditions = ModelDownloadConditions()) -> Progress {
+        let progress = Progress(totalUnitCount: 1)
+        queue.async { [registry] in
+            do {
+                let entry = try registry.model(named: model.registryName)
+                progress.totalUnitCount = Int64(entry.size)
+                _ = try registry.fetch(entry) { done, total in
+                    progress.totalUnitCount = Int64(total)
+                    progress.completedUnitCount = Int64(min(done, total))
+                }
+                progress.completedUnitCount = progress.totalUnitCount
+                NotificationCenter.default.post(name: .mlkitModelDownloadDidSucceed, object: self,
+                                                userInfo: [ModelDownloadUserInfoKey.remoteModel.rawValue: model])
+            } catch {
+                NotificationCenter.default.post(name: .mlkitModelDownloadDidFail, object: self,
+                                                userInfo: [ModelDownloadUserInfoKey.remoteModel.rawValue: model,
+                                                           ModelDownloadUserInfoKey.error.rawValue: error])
+            }
+        }
+        return progress
+    }
+
+    /// Downloads `model` and returns its cached path (async form of ``download(_:conditions:)``, which also
+    /// posts the notifications).
+    public func download(_ model: RemoteModel, conditions: ModelDownloadConditions = ModelDownloadConditions()) async throws -> String {
+        let entry = try registry.model(named: model.registryName)
+        let registry = self.registry
+        return try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                do {
+                    let path = try registry.fetch(entry).path
+                    NotificationCenter.default.post(name: .mlkitModelDownloadDidSucceed, object: self,
+                                                    userInfo: [ModelDownloadUserInfoKey.remoteModel.rawValue: model])
+                    continuation.resume(returning: path)
+                } catch {
+                    NotificationCenter.default.post(name: .mlkitModelDownloadDidFail, object: self,
+                                                    userInfo: [ModelDownloadUserInfoKey.remoteModel.rawValue: model,
+                                                               ModelDownloadUserInfoKey.error.rawValue: error])
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+    }
+
+    /// Deletes the cached model; `completion` gets nil on success (also when nothing was cached) or the error.
+    public func deleteDownloadedModel(_ model: RemoteModel, completion: @escaping @Sendable (Error?) -> Void) {
+        queue.async { [registry] in
+            do {
+                try registry.remove(try registry.model(named: model.registryName))
+                completion(nil)
+            } catch {
+                completion(error)
+            }
+        }
+    }
+
+    /// Waits for every queued download and deletion.
+    public func waitForPendingOperations() {
+        queue.sync {}
+    }
+}
