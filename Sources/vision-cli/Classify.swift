@@ -27,7 +27,7 @@ struct Classify: ParsableCommand {
     @OptionGroup var location: RegistryLocation
 
     func run() throws {
-        let files = try expand(images)
+        let files = try expandImagePaths(images)
         guard !files.isEmpty else { throw ValidationError("no images found in \(images.joined(separator: " "))") }
         if json, files.count > 1 { throw ValidationError("--json prints one image; use --jsonl for several") }
         let explicitOrientation = try orientation.map { name -> ImageOrientation in
@@ -97,21 +97,6 @@ struct Classify: ParsableCommand {
             }
         }
         if failures > 0 { throw ExitCode(1) }
-    }
-
-    func expand(_ paths: [String]) throws -> [String] {
-        let extensions: Set<String> = ["png", "jpg", "jpeg", "bmp", "ppm", "pgm", "pnm"]
-        var files: [String] = []
-        for path in paths {
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-                let names = try FileManager.default.contentsOfDirectory(atPath: path).sorted()
-                files += names.filter { extensions.contains(($0 as NSString).pathExtension.lowercased()) }.map { (path as NSString).appendingPathComponent($0) }
-            } else {
-                files.append(path)
-            }
-        }
-        return files
     }
 
     static func normalizedRegion(_ text: String, width: Int, height: Int) throws -> CGRect {

@@ -1,0 +1,205 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import LiteEngine
+import LiteImage
+import LiteTasks
+
+/// Options shared by `detect` and `track`: the two models and ML Kit's classification options.
+struct DetectionModelOptions: ParsableArguments {
+    @Flag(help: "Up to five objects instead of the most prominent one.") var multiple = false
+    @Flag(help: "Label each object with the custom classifier.") var classify = false
+    @Option(help: "Classifier: a registry name or a .tflite path (default: the registry's object classifier, ML Kit's object_labeler).") var classifier: String?
+    @Option(help: "Minimum label confidence (default: the classifier metadata's threshold, else 0).") var threshold: Float?
+    @Option(help: "Most labels per object.") var maxLabels = 10
+    @Option(help: "Detector: a registry name or a .tflite path; a model without TFLite_Detection_PostProcess needs <name>_anchors.json or <name>.pbtxt beside it.") var detector: String?
+    @Option(help: "Minimum detector score (default: the detector metadata's threshold, else 0.5).") var detectorThreshold: Float?
+    @Option(help: "Orientation of the stored pixels: up, down, left, right, upMirrored, ... (EXIF orientation is used when absent).") var orientation: String?
+    @Option(help: "Engine threads.") var threads = 1
+    @Option(help: "Quantized numerics: exact or fast.") var numerics: Numerics = .fast
+    @OptionGroup var location: RegistryLocation
+
+    func makeDetector(mode: ObjectDetectorMode) throws -> ObjectDetector {
+        var options = CustomObjectDetectorOptions()
+        if classify {
+            options.localModel = LocalModel(path: try location.resolve(classifier, task: "object-classification"))
+        }
+        let detectorPath = try location.resolve(detector, task: "object-detection")
+        options.detectorModel = .local(LocalModel(path: detectorPath))
+        options.detectorMode = mode
+        options.shouldEnableMultipleObjects = multiple
+        options.shouldEnableClassification = classify
+        options.classificationConfidenceThreshold = threshold
+        options.maxPerObjectLabelCount = maxLabels
+        options.detectorScoreThreshold = detectorThreshold
+        options.threads = threads
+        options.numerics = numerics
+        return try ObjectDetector.objectDetector(options: options)
+    }
+
+    func load(_ file: String) throws -> VisionImage {
+        var image = try VisionImage(contentsOfFile: file)
+        if let orientation {
+            guard let value = ImageOrientation(name: orientation) else { throw ValidationError("unknown orientation \(orientation)") }
+            image.orientation = value
+        }
+        return image
+    }
+}
+
+struct Detect: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Detect objects (and label them with a custom classifier) with ML Kit's object detection semantics, single-image mode.",
+        discussion: "IMAGE may be files or folders. Frames are in pixels of the image as shown (after its orientation)."
+    )
+
+    @Argument(help: "Images or folders of images.") var images: [String]
+    @OptionGroup var models: DetectionModelOptions
+    @Option(help: "Write the image with boxes and labels drawn as PNG (with several images: OUT-<image name>.png).") var annotate: String?
+    @Flag(help: "One JSON object (one image).") var json = false
+    @Flag(help: "One JSON line per image.") var jsonl = false
+
+    func run() throws {
+        let files = try expandImagePaths(images)
+        guard !files.isEmpty else { throw ValidationError("no images found in \(images.joined(separator: " "))") }
+        if json, files.count > 1 { throw ValidationError("--json prints one image; use --jsonl for several") }
+        let detector: ObjectDetector
+        do { detector = try models.makeDetector(mode: .singleImage) } catch {
+            printError("error: \(error)")
+            throw ExitCode(2)
+        }
+        var failures = 0
+        for file in files {
+            let started = DispatchTime.now().uptimeNanoseconds
+            do {
+                let image = try models.load(file)
+                let objects = try detector.results(in: image)
+                let ms = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
+                if json || jsonl {
+                    print(objectsJSON(["image": file, "ms": (ms * 1000).rounded() / 1000], objects, pretty: json))
+                } else {
+                    print(objectsText(file, objects))
+                }
+                if let annotate {
+                    let out = files.count == 1 ? annotate : Self.numbered(annotate, file)
+                    try Data(image.oriented().annotated(with: objects).pngData()).write(to: URL(fileURLWithPath: out))
+                }
+            } catch {
+                failures += 1
+                printError("error: \(file): \(error)")
+                if jsonl { print(objectsJSON(["image": file, "error": "\(error)"], nil, pretty: false)) }
+            }
+        }
+        if failures > 0 { throw ExitCode(1) }
+    }
+
+    static func numbered(_ out: String, _ file: String) -> String {
+        let base = (out as NSString).deletingPathExtension
+        let stem = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+        return "\(base)-\(stem).png"
+    }
+}
+
+struct Track: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Track objects over an image sequence with ML Kit's stream mode: stable tracking IDs, labels as they become ready.",
+        discussion: "Frames are processed in name order. Objects are reported per frame with their tracking ID; an object may appear before its labels (stream mode labels at most two objects per frame)."
+    )
+
+    @Argument(help: "Frames, in order (sorted by name).") var frames: [String] = []
+    @Option(name: .customLong("frames"), help: "A folder of frames, in name order.") var framesDirectory: String?
+    @Option(help: "Frame rate, for the timestamps printed.") var fps: Double = 30
+    @OptionGroup var models: DetectionModelOptions
+    @Option(help: "Write every frame annotated as PNG into this folder.") var annotateDir: String?
+    @Flag(help: "One JSON document for the whole sequence.") var json = false
+    @Flag(help: "One JSON line per frame.") var jsonl = false
+
+    func run() throws {
+        guard fps > 0, fps.isFinite else { throw ValidationError("--fps must be positive") }
+        var files = try expandImagePaths(frames)
+        if let framesDirectory { files += try expandImagePaths([framesDirectory]) }
+        files.sort { ($0 as NSString).lastPathComponent < ($1 as NSString).lastPathComponent }
+        guard !files.isEmpty else { throw ValidationError("give frames as arguments or --frames DIR") }
+        let detector: ObjectDetector
+        do { detector = try models.makeDetector(mode: .stream) } catch {
+            printError("error: \(error)")
+            throw ExitCode(2)
+        }
+        if let annotateDir { try FileManager.default.createDirectory(atPath: annotateDir, withIntermediateDirectories: true) }
+        var documents: [String] = []
+        for (index, file) in files.enumerated() {
+            let started = DispatchTime.now().uptimeNanoseconds
+            let image: VisionImage
+            let objects: [Object]
+            do {
+                image = try models.load(file)
+                objects = try detector.results(in: image)
+            } catch {
+                printError("error: \(file): \(error)")
+                throw ExitCode(1)
+            }
+            let ms = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
+            let timestamp = (Double(index) * 1000 / fps).rounded()
+            let header: [String: Any] = ["frame": index, "image": file, "timestampMs": timestamp, "ms": (ms * 1000).rounded() / 1000]
+            if json {
+                documents.append(objectsJSON(header, objects, pretty: false))
+            } else if jsonl {
+                print(objectsJSON(header, objects, pretty: false))
+            } else {
+                print(objectsText("frame \(index) (\(Int(timestamp)) ms) \(file)", objects))
+            }
+            if let annotateDir {
+                let name = ((file as NSString).lastPathComponent as NSString).deletingPathExtension + ".png"
+                try Data(image.oriented().annotated(with: objects).pngData()).write(to: URL(fileURLWithPath: annotateDir).appendingPathComponent(name))
+            }
+        }
+        if json { print("{\"frames\": [\n" + documents.joined(separator: ",\n") + "\n]}") }
+    }
+}
+
+/// Files given directly, plus the PNG/JPEG/BMP/PPM files of given folders in name order.
+func expandImagePaths(_ paths: [String]) throws -> [String] {
+    let extensions: Set<String> = ["png", "jpg", "jpeg", "bmp", "ppm", "pgm", "pnm"]
+    var files: [String] = []
+    for path in paths {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            let names = try FileManager.default.contentsOfDirectory(atPath: path).sorted()
+            files += names.filter { extensions.contains(($0 as NSString).pathExtension.lowercased()) }.map { (path as NSString).appendingPathComponent($0) }
+        } else {
+            files.append(path)
+        }
+    }
+    return files
+}
+
+func objectsText(_ title: String, _ objects: [Object]) -> String {
+    var lines = [title]
+    if objects.isEmpty { lines.append("  (no object)") }
+    for (n, object) in objects.enumerated() {
+        let f = object.frame
+        let id = object.trackingID.map { " id \($0)" } ?? ""
+        lines.append(String(format: "  Object #%d%@: x %.1f y %.1f w %.1f h %.1f (detector score %.3f)", n, id, f.minX, f.minY, f.width, f.height, object.detectionConfidence))
+        for label in object.labels {
+            lines.append(String(format: "    %@ (index %d) %.4f", label.text ?? "-", label.index, label.confidence))
+        }
+    }
+    return lines.joined(separator: "\n")
+}
+
+func objectsJSON(_ header: [String: Any], _ objects: [Object]?, pretty: Bool) -> String {
+    var document = header
+    if let objects {
+        document["objects"] = objects.map { object -> [String: Any] in
+            let f = object.frame
+            return [
+                "frame": ["x": f.minX, "y": f.minY, "width": f.width, "height": f.height],
+                "trackingID": object.trackingID ?? NSNull(),
+                "detectionConfidence": Double(object.detectionConfidence),
+                "labels": object.labels.map { ["text": $0.text ?? NSNull(), "index": $0.index, "confidence": Double($0.confidence)] as [String: Any] },
+            ]
+        }
+    }
+    let data = try! JSONSerialization.data(withJSONObject: document, options: pretty ? [.prettyPrinted, .sortedKeys] : [.sortedKeys])
+    return String(decoding: data, as: UTF8.self)
+}
