@@ -42,9 +42,11 @@ let package = Package(
         ),
         .target(name: "ModelFuzzing", dependencies: ["LiteEngine"], path: "tools/ModelFuzzing"),
         .executableTarget(name: "model-fuzz", dependencies: ["ModelFuzzing"], path: "tools/model-fuzz"),
+        .target(name: "TrackingEvaluation", dependencies: ["LiteTasks", "LiteImage"], path: "tools/TrackingEvaluation"),
+        .executableTarget(name: "track-eval", dependencies: ["TrackingEvaluation"], path: "tools/track-eval"),
         .testTarget(name: "LiteFormatTests", dependencies: ["LiteFormat"], exclude: ["Goldens"]),
         .testTarget(name: "LiteImageTests", dependencies: ["LiteImage", "LiteTasks"], exclude: ["Fixtures"]),
-        .testTarget(name: "LiteTasksTests", dependencies: ["LiteTasks"], exclude: ["Goldens"]),
+        .testTarget(name: "LiteTasksTests", dependencies: ["LiteTasks", "TrackingEvaluation"], exclude: ["Goldens"]),
         .testTarget(
             name: "LiteEngineTests",
             dependencies: ["LiteEngine", "ModelFuzzing", "vision-cli"],

@@ -13,7 +13,7 @@ struct DetectionModelOptions: ParsableArguments {
     @Option(help: "Minimum label confidence (default: the classifier metadata's threshold, else 0).") var threshold: Float?
     @Option(help: "Most labels per object.") var maxLabels = 10
     @Option(help: "Detector: a registry name or a .tflite path; a model without TFLite_Detection_PostProcess needs <name>_anchors.json or <name>.pbtxt beside it.") var detector: String?
-    @Option(help: "Minimum detector score (default: the detector metadata's threshold, else 0.5).") var detectorThreshold: Float?
+    @Option(help: "Minimum detector score (default: the detector metadata's threshold, else 0.4).") var detectorThreshold: Float?
     @Option(help: "Orientation of the stored pixels: up, down, left, right, upMirrored, ... (EXIF orientation is used when absent).") var orientation: String?
     @Option(help: "Engine threads.") var threads = 1
     @Option(help: "Quantized numerics: exact or fast.") var numerics: Numerics = .fast

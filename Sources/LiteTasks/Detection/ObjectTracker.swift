@@ -6,8 +6,12 @@ import LiteEngine
 /// are matched to tracks in two greedy passes: first by IoU between the detection and the track's predicted box
 /// (last box moved by its velocity for every frame since it was seen), best overlap first, at least
 /// `minimumOverlap`; then, for what is left, by centre distance when the centres are within `maximumJump` of the
-/// track's size and the sizes within a factor of 2 (fast motion). Unmatched detections start new tracks with the
-/// next ID (IDs are never reused); a track not matched for more than `maximumMissedFrames` frames is dropped.
+/// track's size and the sizes within a factor of 4 in area (fast motion). A detection that lies mostly inside a
+/// better-scored one, or an unmatched one mostly inside a matched one, is a part of an object the detector also
+/// boxed and is dropped; any other unmatched detection starts a new track
+/// with the next ID (IDs are never reused). A track is reported once it has been seen in `confirmationFrames`
+/// frames; a reported track the detector misses keeps being reported at its predicted place for up to
+/// `coastingFrames` frames, and is dropped after `maximumMissedFrames` frames without a match.
 public struct ObjectTracker: Sendable {
     public struct Options: Sendable, Equatable {
         public var minimumOverlap: Float = 0.2
@@ -17,6 +21,12 @@ public struct ObjectTracker: Sendable {
         public var maximumMissedFrames = 10
         /// Weight of the newest motion in the velocity estimate.
         public var velocitySmoothing: Float = 0.5
+        /// Frames a new track must be seen in before it is reported (1: at once).
+        public var confirmationFrames = 1
+        /// Frames a reported track is still reported, at its predicted box, while the detector misses it.
+        public var coastingFrames = 3
+        /// An unmatched detection with at least this fraction of its area inside a matched one is a duplicate.
+        public var duplicateContainment: Float = 0.6
 
         public init() {}
     }
@@ -29,6 +39,8 @@ public struct ObjectTracker: Sendable {
         public internal(set) var missedFrames = 0
         /// Frames in which the track was matched.
         public internal(set) var hits = 1
+        /// Whether the track has been reported (seen in enough frames).
+        public internal(set) var confirmed = false
 
         /// Where the track is expected in the next frame.
         public var predicted: DetectionBox {
@@ -51,8 +63,24 @@ public struct ObjectTracker: Sendable {
         tracks.removeAll()
     }
 
-    /// Matches this frame's boxes to tracks and returns the track ID of each box, in the boxes' order.
-    public mutating func update(with boxes: [DetectionBox]) -> [Int] {
+    /// A track to report for this frame: its ID, box, and the index of the detection it matched (nil while
+    /// coasting through a missed detection).
+    public struct Report: Sendable, Equatable {
+        public var id: Int
+        public var box: DetectionBox
+        public var detection: Int?
+    }
+
+    /// Matches this frame's boxes to tracks and returns the tracks to report: matched confirmed tracks in the
+    /// boxes' order, then coasting ones.
+    public mutating func update(with detections: [DetectionBox]) -> [Report] {
+        // Boxes come best first; one mostly inside a better one is a part of that object, not an object.
+        var keep: [Int] = []
+        for b in detections.indices {
+            let area = max(detections[b].area, 1e-12)
+            if !keep.contains(where: { intersection(detections[b], detections[$0]) / area >= options.duplicateContainment }) { keep.append(b) }
+        }
+        let boxes = keep.map { detections[$0] }
         var assignment = [Int?](repeating: nil, count: boxes.count)
         var trackTaken = [Bool](repeating: false, count: tracks.count)
         let predictions = tracks.map(\.predicted)
@@ -86,30 +114,47 @@ public struct ObjectTracker: Sendable {
             assignment[jump.box] = jump.track
         }
 
-        var ids = [Int](repeating: 0, count: boxes.count)
+        var reports: [Report] = []
         for b in boxes.indices {
-            if let t = assignment[b] {
-                var track = tracks[t]
-                let steps = Float(track.missedFrames + 1)
-                let (oldX, oldY) = centre(track.box), (newX, newY) = centre(boxes[b])
-                let alpha = options.velocitySmoothing
-                track.velocityX = alpha * (newX - oldX) / steps + (1 - alpha) * track.velocityX
-                track.velocityY = alpha * (newY - oldY) / steps + (1 - alpha) * track.velocityY
-                track.box = boxes[b]
-                track.missedFrames = 0
-                track.hits += 1
-                tracks[t] = track
-                ids[b] = track.id
-            }
+            guard let t = assignment[b] else { continue }
+            var track = tracks[t]
+            let steps = Float(track.missedFrames + 1)
+            let (oldX, oldY) = centre(track.box), (newX, newY) = centre(boxes[b])
+            let alpha = options.velocitySmoothing
+            track.velocityX = alpha * (newX - oldX) / steps + (1 - alpha) * track.velocityX
+            track.velocityY = alpha * (newY - oldY) / steps + (1 - alpha) * track.velocityY
+            track.box = boxes[b]
+            track.missedFrames = 0
+            track.hits += 1
+            if track.hits >= options.confirmationFrames { track.confirmed = true }
+            tracks[t] = track
+            if track.confirmed { reports.append(Report(id: track.id, box: track.box, detection: keep[b])) }
         }
         for t in tracks.indices where !trackTaken[t] { tracks[t].missedFrames += 1 }
-        tracks.removeAll { $0.missedFrames > options.maximumMissedFrames }
-        for b in boxes.indices where assignment[b] == nil {
-            tracks.append(Track(id: nextID, box: boxes[b]))
-            ids[b] = nextID
-            nextID += 1
+        tracks.removeAll { $0.missedFrames > options.maximumMissedFrames || (!$0.confirmed && $0.missedFrames > 0) }
+        for track in tracks where track.confirmed && track.missedFrames > 0 && track.missedFrames <= options.coastingFrames {
+            // Where the track is expected in this frame (missedFrames already counts this one).
+            let steps = Float(track.missedFrames)
+            let box = DetectionBox(ymin: track.box.ymin + track.velocityY * steps, xmin: track.box.xmin + track.velocityX * steps,
+                                   ymax: track.box.ymax + track.velocityY * steps, xmax: track.box.xmax + track.velocityX * steps)
+            reports.append(Report(id: track.id, box: box, detection: nil))
         }
-        return ids
+        let matched = boxes.indices.filter { assignment[$0] != nil }
+        for b in boxes.indices where assignment[b] == nil {
+            let area = max(boxes[b].area, 1e-12)
+            let duplicate = matched.contains { m in intersection(boxes[b], boxes[m]) / area >= options.duplicateContainment }
+            if duplicate { continue }
+            var track = Track(id: nextID, box: boxes[b])
+            nextID += 1
+            track.confirmed = options.confirmationFrames <= 1
+            tracks.append(track)
+            if track.confirmed { reports.append(Report(id: track.id, box: track.box, detection: keep[b])) }
+        }
+        return reports
+    }
+
+    private func intersection(_ a: DetectionBox, _ b: DetectionBox) -> Float {
+        max(min(a.ymax, b.ymax) - max(a.ymin, b.ymin), 0) * max(min(a.xmax, b.xmax) - max(a.xmin, b.xmin), 0)
     }
 
     private func centre(_ box: DetectionBox) -> (Float, Float) { ((box.xmin + box.xmax) / 2, (box.ymin + box.ymax) / 2) }
