@@ -19,7 +19,7 @@ struct DetectionModelOptions: ParsableArguments {
     @Option(help: "Quantized numerics: exact or fast.") var numerics: Numerics = .fast
     @OptionGroup var location: RegistryLocation
 
-    func makeDetector(mode: ObjectDetectorMode) throws -> ObjectDetector {
+    func makeDetector(mode: ObjectDetectorMode, configure: (inout CustomObjectDetectorOptions) -> Void = { _ in }) throws -> ObjectDetector {
         var options = CustomObjectDetectorOptions()
         if classify {
             options.localModel = LocalModel(path: try location.resolve(classifier, task: "object-classification"))
@@ -34,6 +34,7 @@ struct DetectionModelOptions: ParsableArguments {
         options.detectorScoreThreshold = detectorThreshold
         options.threads = threads
         options.numerics = numerics
+        configure(&options)
         return try ObjectDetector.objectDetector(options: options)
     }
 
@@ -111,6 +112,8 @@ struct Track: ParsableCommand {
     @Option(help: "Frame rate, for the timestamps printed.") var fps: Double = 30
     @OptionGroup var models: DetectionModelOptions
     @Option(help: "Write every frame annotated as PNG into this folder.") var annotateDir: String?
+    @Option(help: "Most objects classified per frame; the others keep their labels or wait their turn.") var classificationsPerFrame = 2
+    @Option(help: "Frames after which an object's labels are refreshed.") var relabelInterval = 30
     @Flag(help: "One JSON document for the whole sequence.") var json = false
     @Flag(help: "One JSON line per frame.") var jsonl = false
 
@@ -121,18 +124,25 @@ struct Track: ParsableCommand {
         files.sort { ($0 as NSString).lastPathComponent < ($1 as NSString).lastPathComponent }
         guard !files.isEmpty else { throw ValidationError("give frames as arguments or --frames DIR") }
         let detector: ObjectDetector
-        do { detector = try models.makeDetector(mode: .stream) } catch {
+        do {
+            detector = try models.makeDetector(mode: .stream) { options in
+                options.classificationsPerFrame = classificationsPerFrame
+                options.relabelInterval = relabelInterval
+            }
+        } catch {
             printError("error: \(error)")
             throw ExitCode(2)
         }
         if let annotateDir { try FileManager.default.createDirectory(atPath: annotateDir, withIntermediateDirectories: true) }
         var documents: [String] = []
         for (index, file) in files.enumerated() {
-            let started = DispatchTime.now().uptimeNanoseconds
             let image: VisionImage
             let objects: [Object]
+            let started: UInt64
             do {
                 image = try models.load(file)
+                // The time of ML Kit's processing of a frame already in memory: decoding the file is not counted.
+                started = DispatchTime.now().uptimeNanoseconds
                 objects = try detector.results(in: image)
             } catch {
                 printError("error: \(file): \(error)")
@@ -193,7 +203,8 @@ func objectsJSON(_ header: [String: Any], _ objects: [Object]?, pretty: Bool) ->
         document["objects"] = objects.map { object -> [String: Any] in
             let f = object.frame
             return [
-                "frame": ["x": f.minX, "y": f.minY, "width": f.width, "height": f.height],
+                // CGFloat does not bridge to NSNumber in swift-corelibs-foundation's JSONSerialization.
+                "frame": ["x": Double(f.minX), "y": Double(f.minY), "width": Double(f.width), "height": Double(f.height)],
                 "trackingID": object.trackingID ?? NSNull(),
                 "detectionConfidence": Double(object.detectionConfidence),
                 "labels": object.labels.map { ["text": $0.text ?? NSNull(), "index": $0.index, "confidence": Double($0.confidence)] as [String: Any] },

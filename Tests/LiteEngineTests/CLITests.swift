@@ -123,4 +123,43 @@ final class CLITests: XCTestCase {
         let (_, err) = try cli(["inspect", "/nonexistent.tflite"], expectStatus: 1)
         XCTAssert(err.contains("nonexistent"), err)
     }
+
+    /// `detect`: JSON with frames and labels, an annotated PNG of the image's size; a bad image → exit 1, a bad
+    /// detector → exit 2. `track`: one JSON line per frame in name order with tracking IDs stable on a still scene.
+    func testDetectAndTrack() throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let detector = TestPaths.models.appendingPathComponent("detection/coco_ssd_mobilenet_v1_1.0_quant_2018_06_29.tflite").path
+        let classifier = TestPaths.models.appendingPathComponent("mlkit/object_labeler.tflite").path
+        let photo = TestPaths.shared.appendingPathComponent("images/pets.jpg").path
+        let annotated = folder.appendingPathComponent("pets-annotated.png")
+        let out = try cli(["detect", photo, "--multiple", "--classify", "--detector", detector, "--classifier", classifier,
+                           "--json", "--annotate", annotated.path]).out
+        let object = try JSONSerialization.jsonObject(with: Data(out.utf8)) as! [String: Any]
+        let objects = object["objects"] as! [[String: Any]]
+        XCTAssertEqual(objects.count, 2, out)
+        XCTAssertTrue(objects.allSatisfy { ($0["frame"] as! [String: Double])["width"]! > 50 })
+        let png = try Data(contentsOf: annotated)
+        XCTAssertEqual(Array(png.prefix(8)), [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        let width = png[16..<20].reduce(0) { $0 << 8 | Int($1) }, height = png[20..<24].reduce(0) { $0 << 8 | Int($1) }
+        XCTAssertEqual([width, height], [512, 430], "the annotated image has the photo's size")
+
+        try Data([0xFF, 0xD8, 0xFF]).write(to: folder.appendingPathComponent("broken.jpg"))
+        try cli(["detect", folder.appendingPathComponent("broken.jpg").path, "--detector", detector], expectStatus: 1)
+        try cli(["detect", photo, "--detector", folder.appendingPathComponent("broken.jpg").path], expectStatus: 2)
+
+        let frames = folder.appendingPathComponent("frames")
+        try FileManager.default.createDirectory(at: frames, withIntermediateDirectories: true)
+        for name in ["b.jpg", "a.jpg", "c.jpg"] { try FileManager.default.copyItem(atPath: photo, toPath: frames.appendingPathComponent(name).path) }
+        let lines = try cli(["track", "--frames", frames.path, "--multiple", "--detector", detector, "--jsonl", "--fps", "10",
+                             "--annotate-dir", folder.appendingPathComponent("annotated").path]).out.split(separator: "\n")
+        XCTAssertEqual(lines.count, 3)
+        let parsed = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+        XCTAssertEqual(parsed.map { ($0["image"] as! NSString).lastPathComponent }, ["a.jpg", "b.jpg", "c.jpg"])
+        XCTAssertEqual(parsed.map { $0["timestampMs"] as! Double }, [0, 100, 200])
+        let ids = parsed.map { Set(($0["objects"] as! [[String: Any]]).compactMap { $0["trackingID"] as? Int }) }
+        XCTAssertEqual(ids[0].count, 2)
+        XCTAssertEqual(ids[0], ids[2], "IDs are stable on a still scene")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("annotated").path).sorted(), ["a.png", "b.png", "c.png"])
+    }
 }
