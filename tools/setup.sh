@@ -2,7 +2,8 @@
 # Installs what the project needs on a Debian machine with Swift: OpenBLAS, libpng, libjpeg-turbo and
 # pkg-config from Debian; LiteRT, NumPy and Pillow from PyPI (the reference runtime for tests and benchmarks).
 # Idempotent and quiet when everything is there. TensorFlow is only needed to regenerate the op goldens:
-# `tools/setup.sh --tensorflow`.
+# `tools/setup.sh --tensorflow`. MediaPipe (for the classifier and detection goldens) pins numpy 2 and OpenCV, so
+# `tools/setup.sh --mediapipe` puts it in its own virtualenv, .venv-mediapipe.
 set -euo pipefail
 
 packages=(libopenblas-dev libpng-dev libjpeg62-turbo-dev pkg-config)
@@ -23,4 +24,13 @@ python_packages=(ai-edge-litert numpy pillow)
 if ! python3 -c "import ai_edge_litert, numpy, PIL" >/dev/null 2>&1 || [ "${1:-}" = "--tensorflow" ]; then
   echo "setup: pip install ${python_packages[*]}" >&2
   python3 -m pip install -q --disable-pip-version-check "${python_packages[@]}" 2>&1 | grep -v "^WARNING: Running pip as" >&2 || true
+fi
+
+if [ "${1:-}" = "--mediapipe" ]; then
+  cd "$(dirname "$0")/.."
+  if [ ! -x .venv-mediapipe/bin/python ] || ! .venv-mediapipe/bin/python -c "import mediapipe, ai_edge_litert, PIL" >/dev/null 2>&1; then
+    echo "setup: creating .venv-mediapipe (mediapipe==0.10.14, ai-edge-litert, pillow)" >&2
+    python3 -m venv .venv-mediapipe
+    .venv-mediapipe/bin/pip install -q --disable-pip-version-check mediapipe==0.10.14 ai-edge-litert pillow >&2
+  fi
 fi
