@@ -22,21 +22,26 @@ struct ModelGoldenChecker {
         return try JSONDecoder().decode([String: Entry].self, from: Data(contentsOf: url))
     }
 
-    func check(_ name: String, threads: Int = 1) throws {
+    /// `numerics`: the modes to check (both for quantized models: `fast` must also equal LiteRT on these inputs).
+    func check(_ name: String, threads: Int = 1, numerics: [Numerics] = [.fast]) throws {
+        for mode in numerics { try check(name, threads: threads, mode: mode) }
+    }
+
+    private func check(_ name: String, threads: Int, mode: Numerics) throws {
         guard let entry = try manifest()[name] else { return XCTFail("\(name) missing from the model goldens") }
         XCTAssertGreaterThanOrEqual(entry.images.count, 5)
         let model = try TestPaths.model(entry.model)
         for image in entry.images {
             let folder = TestPaths.modelGoldens.appendingPathComponent("\(name)/\(image)")
             let input = try NumPyArray(contentsOf: folder.appendingPathComponent("input_0.npy").path)
-            let outputs = try runModel(model, inputs: [input], options: .init(threads: threads))
+            let outputs = try runModel(model, inputs: [input], options: .init(threads: threads, numerics: mode))
             let references = try (0..<entry.outputs).map { try NumPyArray(contentsOf: folder.appendingPathComponent("output_\($0).npy").path) }
             XCTAssertEqual(outputs.count, references.count)
             if entry.detection {
-                checkDetections(outputs, references, "\(name) on \(image)")
+                checkDetections(outputs, references, "\(name) on \(image) (\(mode))")
             } else {
                 for (i, (ours, reference)) in zip(outputs, references).enumerated() {
-                    assertClose(ours, reference, "\(name) on \(image), output \(i)")
+                    assertClose(ours, reference, "\(name) on \(image), output \(i) (\(mode))")
                 }
             }
         }
@@ -96,14 +101,14 @@ final class SequenceModelGoldenTests: XCTestCase {
 final class QuantizedModelGoldenTests: XCTestCase {
     let goldens = ModelGoldenChecker()
 
-    func testMobileNetV2Quant() throws { try goldens.check("mobilenet_v2_1.0_224_quant") }
-    func testMobileNetV1Quant128() throws { try goldens.check("mobilenet_v1_0.25_128_quant") }
-    func testMobileNetV1Quant224() throws { try goldens.check("mobilenet_v1_0.25_224_quant") }
-    func testAutoMLLabeler() throws { try goldens.check("automl_labeler_model") }
-    func testINatBirds() throws { try goldens.check("mobilenet_v2_1.0_224_inat_bird_quant") }
-    func testMLKitBirdClassifier() throws { try goldens.check("bird_classifier") }
-    func testMLKitObjectLabeler() throws { try goldens.check("object_labeler") }
-    func testTF2MobileNetV2Int8PerChannel() throws { try goldens.check("tf2_mobilenet_v2_1.0_224_ptq") }
-    func testCocoSSDQuantWithPostProcess() throws { try goldens.check("coco_ssd_mobilenet_v1_1.0_quant_2018_06_29") }
-    func testCocoSSDRawOutputs() throws { try goldens.check("coco_ssd_mobilenet_v1_1.0_raw") }
+    func testMobileNetV2Quant() throws { try goldens.check("mobilenet_v2_1.0_224_quant", numerics: [.exact, .fast]) }
+    func testMobileNetV1Quant128() throws { try goldens.check("mobilenet_v1_0.25_128_quant", numerics: [.exact, .fast]) }
+    func testMobileNetV1Quant224() throws { try goldens.check("mobilenet_v1_0.25_224_quant", numerics: [.exact, .fast]) }
+    func testAutoMLLabeler() throws { try goldens.check("automl_labeler_model", numerics: [.exact, .fast]) }
+    func testINatBirds() throws { try goldens.check("mobilenet_v2_1.0_224_inat_bird_quant", numerics: [.exact, .fast]) }
+    func testMLKitBirdClassifier() throws { try goldens.check("bird_classifier", numerics: [.exact, .fast]) }
+    func testMLKitObjectLabeler() throws { try goldens.check("object_labeler", numerics: [.exact, .fast]) }
+    func testTF2MobileNetV2Int8PerChannel() throws { try goldens.check("tf2_mobilenet_v2_1.0_224_ptq", numerics: [.exact, .fast]) }
+    func testCocoSSDQuantWithPostProcess() throws { try goldens.check("coco_ssd_mobilenet_v1_1.0_quant_2018_06_29", numerics: [.exact, .fast]) }
+    func testCocoSSDRawOutputs() throws { try goldens.check("coco_ssd_mobilenet_v1_1.0_raw", numerics: [.exact, .fast]) }
 }

@@ -34,7 +34,8 @@ final class Conv2D: Kernel {
             geometryH = try SpatialGeometry(input: input.dim(1), filter: filter.dim(1), stride: options.strideH, dilation: options.dilationH, padding: options.padding)
             geometryW = try SpatialGeometry(input: input.dim(2), filter: filter.dim(2), stride: options.strideW, dilation: options.dilationW, padding: options.padding)
             quantized = try QuantizedConvolution(input: input, filter: filter, bias: optionalInput(2), output: output, activation: options.activation,
-                                                 outputShape: [input.dim(0), geometryH.output, geometryW.output, filter.dim(0)], existing: quantized)
+                                                 outputShape: [input.dim(0), geometryH.output, geometryW.output, filter.dim(0)],
+                                                 numerics: node.numerics, existing: quantized)
             return
         }
         try expectType(input, .float32)

@@ -4,18 +4,24 @@ import LiteFormat
 /// `acc = bias[c] + Σ (x - x_zero) · (w - w_zero[c])` in int32, then the per-channel requantization with the
 /// rounding of TFLite's GEMM path (`multiplyByQuantizedMultiplierRoundingUp`).
 ///
-/// The sum is computed as a double-precision GEMM over im2col'd `x - x_zero` and `w - w_zero`: products of
-/// 8-bit values and their sums stay far below 2^53, so every double is the exact integer TFLite's int32
-/// loop produces, in any summation order. Padding contributes nothing, like TFLite's skipped taps.
+/// In `exact` numerics the sum is a double-precision GEMM over im2col'd `x - x_zero` and `w - w_zero`: products
+/// of 8-bit values and their sums stay far below 2^53, so every double is the exact integer TFLite's int32 loop
+/// produces, in any summation order. In `fast` numerics it is a single-precision GEMM (twice the throughput):
+/// every partial sum is an integer, exact while it stays below 2^24 in magnitude (≥ 258 maximal products of one
+/// sign would be needed to leave that range); beyond it a sum is off by its float rounding, which moves an output
+/// by at most one step only when it lands next to a rounding boundary. Padding contributes nothing, like TFLite's
+/// skipped taps.
 final class QuantizedConvolution {
     let signed: Bool
     let inputZeroPoint: Int32
     let requantization: ChannelRequantization
-    /// [Cout, KH*KW*Cin] filter minus its zero point, computed once.
+    /// [Cout, KH*KW*Cin] filter minus its zero point, computed once (double for exact, float for fast numerics).
     let filter: UnsafeMutableBufferPointer<Double>
+    let filterSingle: UnsafeMutableBufferPointer<Float>
+    let single: Bool
 
     init(input: Tensor, filter filterTensor: Tensor, bias: Tensor?, output: Tensor, activation: FusedActivation, outputShape: [Int],
-         existing: QuantizedConvolution?) throws {
+         numerics: Numerics, existing: QuantizedConvolution?) throws {
         guard filterTensor.type == input.type || (input.type == .int8 && filterTensor.type == .int8) else {
             throw KernelError.unsupported("\(input.type) input with \(filterTensor.type) filter")
         }
@@ -36,18 +42,22 @@ final class QuantizedConvolution {
         requantization = try ChannelRequantization(input: inputInfo, filter: filterInfo, output: outputInfo, channels: channels,
                                                    activation: activation, outputType: output.type)
         output.shape = outputShape
-        if let existing, existing.filter.count == filterTensor.elementCount {
+        single = numerics == .fast
+        if let existing, existing.single == single, existing.filter.count + existing.filterSingle.count == filterTensor.elementCount {
             filter = existing.filter
+            filterSingle = existing.filterSingle
             existing.ownsFilter = false
         } else {
             let depth = filterTensor.elementCount / max(channels, 1)
-            filter = .allocate(capacity: max(filterTensor.elementCount, 1))
+            filter = .allocate(capacity: single ? 0 : filterTensor.elementCount)
+            filterSingle = .allocate(capacity: single ? filterTensor.elementCount : 0)
             let raw = UnsafeRawPointer(filterTensor.data!)
             let signedFilter = filterTensor.type == .int8
             for c in 0..<channels {
                 let zero = filterInfo.zeroPoints.count == 1 ? filterInfo.zeroPoints[0] : filterInfo.zeroPoints[c]
                 for k in 0..<depth {
-                    filter[c * depth + k] = Double(loadQuantized(raw, c * depth + k, signed: signedFilter) - zero)
+                    let value = loadQuantized(raw, c * depth + k, signed: signedFilter) - zero
+                    if single { filterSingle[c * depth + k] = Float(value) } else { filter[c * depth + k] = Double(value) }
                 }
             }
         }
@@ -55,7 +65,12 @@ final class QuantizedConvolution {
 
     var ownsFilter = true
 
-    deinit { if ownsFilter { filter.deallocate() } }
+    deinit {
+        if ownsFilter {
+            filter.deallocate()
+            filterSingle.deallocate()
+        }
+    }
 
     /// Scratch: the input as double offsets, the im2col matrix (unless 1x1 stride 1) and the accumulators.
     static func scratchBytes(input: Tensor, filter: Tensor, rows: Int) -> Int {
@@ -69,9 +84,30 @@ final class QuantizedConvolution {
         let (outC, kh, kw) = (filterTensor.dim(0), filterTensor.dim(1), filterTensor.dim(2))
         let (outH, outW) = (geometryH.output, geometryW.output)
         let rows = batches * outH * outW, depth = kh * kw * inC
-        let offsets = scratch.assumingMemoryBound(to: Double.self)
-        convertQuantized(input, zeroPoint: inputZeroPoint, into: offsets)
         let pointwise = kh == 1 && kw == 1 && options.strideH == 1 && options.strideW == 1 && geometryH.padBefore == 0 && geometryW.padBefore == 0
+        if single {
+            multiply(Float.self, filter: UnsafePointer(filterSingle.baseAddress!), input: input, filterTensor: filterTensor, rows: rows, depth: depth,
+                     outC: outC, pointwise: pointwise, geometryH: geometryH, geometryW: geometryW, options: options, scratch: scratch, threads: threads,
+                     bias: biasTensor, output: output) { m, n, k, a, b, c, threads in
+                BLAS.sgemm(transposeB: true, m: m, n: n, k: k, a: a, lda: k, b: b, ldb: k, c: c, ldc: n, threads: threads)
+            }
+        } else {
+            multiply(Double.self, filter: UnsafePointer(filter.baseAddress!), input: input, filterTensor: filterTensor, rows: rows, depth: depth,
+                     outC: outC, pointwise: pointwise, geometryH: geometryH, geometryW: geometryW, options: options, scratch: scratch, threads: threads,
+                     bias: biasTensor, output: output) { m, n, k, a, b, c, threads in
+                BLAS.dgemmTransposedB(m: m, n: n, k: k, a: a, b: b, c: c, threads: threads)
+            }
+        }
+    }
+
+    @inline(__always)
+    private func multiply<Value: ExactAccumulator>(_: Value.Type, filter: UnsafePointer<Value>, input: Tensor, filterTensor: Tensor, rows: Int, depth: Int,
+                                                   outC: Int, pointwise: Bool, geometryH: SpatialGeometry, geometryW: SpatialGeometry,
+                                                   options: Conv2DOptions, scratch: UnsafeMutableRawPointer, threads: Int, bias biasTensor: Tensor?,
+                                                   output: Tensor,
+                                                   gemm: (Int, Int, Int, UnsafePointer<Value>, UnsafePointer<Value>, UnsafeMutablePointer<Value>, Int) -> Void) {
+        let offsets = scratch.assumingMemoryBound(to: Value.self)
+        convertQuantized(input, zeroPoint: inputZeroPoint, into: offsets)
         let columns = pointwise ? offsets : offsets + input.elementCount
         let products = offsets + input.elementCount + (pointwise ? 0 : rows * depth)
         if !pointwise {
@@ -79,7 +115,7 @@ final class QuantizedConvolution {
             im2col(UnsafePointer(offsets), input: input, filter: filterTensor, geometryH: geometryH, geometryW: geometryW, options: options,
                    into: columns, threads: threads)
         }
-        BLAS.dgemmTransposedB(m: rows, n: outC, k: depth, a: columns, b: UnsafePointer(filter.baseAddress!), c: products, threads: threads)
+        gemm(rows, outC, depth, UnsafePointer(columns), filter, products, threads)
         let bias = biasTensor.map { UnsafePointer($0.pointer(Int32.self)) }
         let out = output.data!, signed = self.signed, requantization = self.requantization
         parallelFor(rows, threads: threads, minimumChunk: 64) { range in
