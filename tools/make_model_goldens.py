@@ -7,7 +7,9 @@ and outputs as .npy under .goldens/models/<model>/<image>/ (not committed: the i
 
 Each input tensor is the photo resized (bilinear, PIL) to the model's input size and scaled the way the model
 expects; the test feeds the same tensor to our engine, so preprocessing is not what is compared.
-Reference: LiteRT's built-in kernels (BUILTIN_WITHOUT_DEFAULT_DELEGATES).
+Reference: LiteRT's built-in kernels (BUILTIN_WITHOUT_DEFAULT_DELEGATES). For quantized models LiteRT's default
+XNNPACK path is recorded as well (output_<i>.xnnpack.npy): how far LiteRT's own fast path is from its reference is
+the yardstick for our `fast` numerics.
 """
 import json
 import os
@@ -85,8 +87,9 @@ SEQUENCE_MODELS = {
 }
 
 
-def record(interp, name, label, x):
-    """Runs LiteRT on x and writes input_0.npy and every output_<i>.npy under .goldens/models/<name>/<label>/."""
+def record(interp, name, label, x, xnnpack=None):
+    """Runs LiteRT on x and writes input_0.npy and every output_<i>.npy under .goldens/models/<name>/<label>/
+    (and output_<i>.xnnpack.npy from a second interpreter using XNNPACK)."""
     interp.set_tensor(interp.get_input_details()[0]["index"], x)
     interp.invoke()
     folder = os.path.join(OUT, name, label)
@@ -94,6 +97,11 @@ def record(interp, name, label, x):
     np.save(os.path.join(folder, "input_0.npy"), x)
     for i, out in enumerate(interp.get_output_details()):
         np.save(os.path.join(folder, f"output_{i}.npy"), interp.get_tensor(out["index"]))
+    if xnnpack is not None:
+        xnnpack.set_tensor(xnnpack.get_input_details()[0]["index"], x)
+        xnnpack.invoke()
+        for i, out in enumerate(xnnpack.get_output_details()):
+            np.save(os.path.join(folder, f"output_{i}.xnnpack.npy"), xnnpack.get_tensor(out["index"]))
 
 
 def main():
@@ -104,12 +112,16 @@ def main():
         path = os.path.join(SHARED, "models", model)
         interp = litert.Interpreter(model_path=path, experimental_op_resolver_type=litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
         interp.allocate_tensors()
+        xnnpack = None
+        if kind:
+            xnnpack = litert.Interpreter(model_path=path, num_threads=1)
+            xnnpack.allocate_tensors()
         _, h, w, _ = interp.get_input_details()[0]["shape"]
         name = os.path.splitext(os.path.basename(model))[0]
         cases = []
         for image in IMAGES:
             pixels = np.asarray(Image.open(os.path.join(SHARED, "images", image)).convert("RGB").resize((w, h), Image.BILINEAR), dtype=np.uint8)
-            record(interp, name, os.path.splitext(image)[0], prepare(pixels)[np.newaxis])
+            record(interp, name, os.path.splitext(image)[0], prepare(pixels)[np.newaxis], xnnpack)
             cases.append(os.path.splitext(image)[0])
         manifest[name] = {"model": model, "images": cases, "outputs": len(interp.get_output_details()),
                           "detection": "TFLite_Detection_PostProcess" in {op["op_name"] for op in interp._get_ops_details()}}

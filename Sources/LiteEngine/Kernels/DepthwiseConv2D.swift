@@ -37,7 +37,8 @@ final class DepthwiseConv2D: Kernel {
         geometryW = try SpatialGeometry(input: input.dim(2), filter: filter.dim(2), stride: options.strideW, dilation: options.dilationW, padding: options.padding)
         if input.type != .float32 {
             if quantized == nil {
-                quantized = try QuantizedDepthwiseConvolution(input: input, filter: filter, bias: optionalInput(2), output: output, activation: options.activation)
+                quantized = try QuantizedDepthwiseConvolution(input: input, filter: filter, bias: optionalInput(2), output: output, activation: options.activation,
+                                                                 numerics: node.numerics)
             }
             output.shape = [input.dim(0), geometryH.output, geometryW.output, outC]
             return

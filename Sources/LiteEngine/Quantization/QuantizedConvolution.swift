@@ -19,6 +19,8 @@ final class QuantizedConvolution {
     let filter: UnsafeMutableBufferPointer<Double>
     let filterSingle: UnsafeMutableBufferPointer<Float>
     let single: Bool
+    /// The bias as doubles for `fast` numerics (empty without bias).
+    let biasFloats: [Double]
 
     init(input: Tensor, filter filterTensor: Tensor, bias: Tensor?, output: Tensor, activation: FusedActivation, outputShape: [Int],
          numerics: Numerics, existing: QuantizedConvolution?) throws {
@@ -43,6 +45,7 @@ final class QuantizedConvolution {
                                                    activation: activation, outputType: output.type)
         output.shape = outputShape
         single = numerics == .fast
+        biasFloats = bias.map { b in (0..<channels).map { Double(b.pointer(Int32.self)[$0]) } } ?? []
         if let existing, existing.single == single, existing.filter.count + existing.filterSingle.count == filterTensor.elementCount {
             filter = existing.filter
             filterSingle = existing.filterSingle
@@ -118,6 +121,17 @@ final class QuantizedConvolution {
         gemm(rows, outC, depth, UnsafePointer(columns), filter, products, threads)
         let bias = biasTensor.map { UnsafePointer($0.pointer(Int32.self)) }
         let out = output.data!, signed = self.signed, requantization = self.requantization
+        if Value.self == Float.self {
+            let floats = UnsafePointer<Float>(OpaquePointer(products))
+            let floatBias = biasFloats
+            parallelFor(rows, threads: threads, minimumChunk: 64) { range in
+                floatBias.withUnsafeBufferPointer { b in
+                    requantization.requantizeFast(floats, rows: range, channels: outC, bias: b.isEmpty ? nil : b.baseAddress, into: out, signed: signed,
+                                                  roundingUp: true)
+                }
+            }
+            return
+        }
         parallelFor(rows, threads: threads, minimumChunk: 64) { range in
             requantization.requantize(UnsafePointer(products), rows: range, channels: outC, bias: bias, into: out, signed: signed, roundingUp: true)
         }

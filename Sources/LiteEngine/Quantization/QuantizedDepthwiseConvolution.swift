@@ -15,8 +15,12 @@ final class QuantizedDepthwiseConvolution {
     let filter: [Float]
     let bias: [Float]
     let exactInFloat: Bool
+    /// `fast` numerics: float requantization (see ``ChannelRequantization/requantizeFast``).
+    let fast: Bool
 
-    init(input: Tensor, filter filterTensor: Tensor, bias biasTensor: Tensor?, output: Tensor, activation: FusedActivation) throws {
+    init(input: Tensor, filter filterTensor: Tensor, bias biasTensor: Tensor?, output: Tensor, activation: FusedActivation,
+         numerics: Numerics = .exact) throws {
+        fast = numerics == .fast
         guard filterTensor.type == input.type, output.type == input.type else {
             throw KernelError.unsupported("\(input.type) input with \(filterTensor.type) filter and \(output.type) output")
         }
@@ -65,8 +69,13 @@ final class QuantizedDepthwiseConvolution {
         let outC = geometry.outC
         let dst = output.data!
         let requantization = self.requantization, signed = self.signed
+        let fast = self.fast
         parallelFor(output.elementCount / max(outC, 1), threads: threads, minimumChunk: 64) { range in
-            requantization.requantize(UnsafePointer(acc), rows: range, channels: outC, bias: nil, into: dst, signed: signed, roundingUp: false)
+            if fast {
+                requantization.requantizeFast(UnsafePointer(acc), rows: range, channels: outC, bias: nil, into: dst, signed: signed, roundingUp: false)
+            } else {
+                requantization.requantize(UnsafePointer(acc), rows: range, channels: outC, bias: nil, into: dst, signed: signed, roundingUp: false)
+            }
         }
     }
 

@@ -38,6 +38,11 @@ func quantizedRange(_ type: TensorType) throws -> (Int32, Int32) {
 struct ChannelRequantization {
     let multipliers: [Int32]
     let shifts: [Int]
+    /// For `fast` numerics: each multiplier as a double, and the left (2^shift, shift > 0) and right (2^shift,
+    /// shift ≤ 0) scale factors.
+    let fastMultipliers: [Double]
+    let fastLeft: [Double]
+    let fastRight: [Double]
     let outputZeroPoint: Int32
     let low: Int32, high: Int32
 
@@ -60,6 +65,9 @@ struct ChannelRequantization {
         }
         self.multipliers = multipliers
         self.shifts = shifts
+        fastMultipliers = multipliers.map { Double($0) }
+        fastLeft = shifts.map { $0 > 0 ? Double(sign: .plus, exponent: $0, significand: 1) : 1 }
+        fastRight = shifts.map { $0 > 0 ? 1 : Double(sign: .plus, exponent: $0, significand: 1) }
         outputZeroPoint = output.zeroPoint
         let (typeMin, typeMax) = try quantizedRange(outputType)
         (low, high) = try IntegerArithmetic.activationRange(activation, scale: output.scale, zeroPoint: output.zeroPoint, typeMin: typeMin, typeMax: typeMax)
@@ -123,6 +131,72 @@ extension ChannelRequantization {
             }
         }
     }
+}
+
+extension ChannelRequantization {
+    /// `fast` numerics: TFLite's fixed-point rescale replayed in double precision, in plain loops the compiler
+    /// vectorizes (the integer version needs 64-bit multiplies, which AVX2 lacks). `SaturatingRoundingDoublingHighMul`
+    /// is `floor(x·m / 2^31 + 1/2)` (ties toward +infinity, both signs); the final shift rounds ties toward +infinity
+    /// (`roundingUp`, the GEMM kernels) or away from zero. Every step is exact in double except x·m (up to 2^62),
+    /// rounded to 53 bits: the result can differ from TFLite's by one step only when x·m / 2^31 lies within 2^-21
+    /// of a half, about one value in two million.
+    @inline(__always)
+    func requantizeFast(_ accumulators: UnsafePointer<Float>, rows: Range<Int>, channels: Int, bias: UnsafePointer<Double>?,
+                        into output: UnsafeMutableRawPointer, signed: Bool, roundingUp: Bool) {
+        let zero = Double(outputZeroPoint), lowest = Double(low), highest = Double(high)
+        let magic: Double = 6_755_399_441_055_744
+        let magicBits = Int64(bitPattern: magic.bitPattern)
+        fastMultipliers.withUnsafeBufferPointer { m in
+            fastLeft.withUnsafeBufferPointer { l in
+                fastRight.withUnsafeBufferPointer { r in
+                    let multiplier = m.baseAddress!, left = l.baseAddress!, right = r.baseAddress!
+                    withUnsafeTemporaryAllocation(of: Int64.self, capacity: channels) { rounded in
+                        let values = rounded.baseAddress!
+                        for row in rows {
+                            let accumulator = accumulators + row * channels
+                            // Two loops rather than `bias?[c] ?? 0`, which compiles to a masked load from the null
+                            // pointer: legal, but AMD CPUs take a slow microcode assist on every one.
+                            if let bias {
+                                for c in 0..<channels { values[c] = Int64(bitPattern: (Double(accumulator[c]) + bias[c]).bitPattern) }
+                            } else {
+                                for c in 0..<channels { values[c] = Int64(bitPattern: Double(accumulator[c]).bitPattern) }
+                            }
+                            for c in 0..<channels {
+                                let x = Double(bitPattern: UInt64(bitPattern: values[c])) * left[c]
+                                let high = (x * multiplier[c] * 0x1p-31 + 0.5).rounded(.down)
+                                let y = high * right[c]
+                                var v = roundingUp ? (y + 0.5).rounded(.down) : (y + Double(signOf: y, magnitudeOf: 0.5)).rounded(.towardZero)
+                                v += zero
+                                v = v < lowest ? lowest : v
+                                v = v > highest ? highest : v
+                                values[c] = Int64(bitPattern: (v + magic).bitPattern) &- magicBits
+                            }
+                            if signed {
+                                let out = (output + row * channels).assumingMemoryBound(to: Int8.self)
+                                for c in 0..<channels { out[c] = Int8(truncatingIfNeeded: values[c]) }
+                            } else {
+                                let out = (output + row * channels).assumingMemoryBound(to: UInt8.self)
+                                for c in 0..<channels { out[c] = UInt8(truncatingIfNeeded: values[c]) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// TFLite's fixed-point steps in double (see `ChannelRequantization.requantizeFast`): `SaturatingRoundingDoublingHighMul`.
+@inline(__always)
+func highMultiplyInDouble(_ x: Double, _ multiplier: Double) -> Double {
+    (x * multiplier * 0x1p-31 + 0.5).rounded(.down)
+}
+
+/// `RoundingDivideByPOT` in double: `x · 2^-exponent` (given as `scale`), ties away from zero.
+@inline(__always)
+func divideByPowerOfTwoInDouble(_ x: Double, scale: Double) -> Double {
+    let y = x * scale
+    return (y + Double(signOf: y, magnitudeOf: 0.5)).rounded(.towardZero)
 }
 
 /// Writes `x - zeroPoint` for every element of a uint8/int8 tensor into `destination`.
