@@ -29,6 +29,8 @@ DEFAULT_MODELS = [
     "detection/coco_ssd_mobilenet_v1_1.0_dequant_float.tflite",
     "classification/mobilenet_v2_1.0_224_quant.tflite",
     "classification/tf2_mobilenet_v2_1.0_224_ptq.tflite",
+    "detection/coco_ssd_mobilenet_v1_1.0_quant_2018_06_29.tflite",
+    "mlkit/object_labeler.tflite",
     "lstm/trained_lstm.tflite",
     "lstm/quickdraw_rnn_bilstm_345_float_noclip.tflite",
 ]
