@@ -5,7 +5,7 @@ Writes Tests/LiteEngineTests/Goldens/ops/<case>/{model.tflite,input_<i>.npy,outp
 listing every case with the ops its model contains. The Swift tests run each model and compare with the
 recorded outputs (max |ours - LiteRT| <= 1e-4 * max(1, max |LiteRT|)).
 
-    pip install ai-edge-litert numpy tensorflow-cpu==2.21.0
+    pip install ai-edge-litert numpy tensorflow-cpu==2.21.0 tf_keras==2.21.0     (tools/setup.sh --tensorflow)
     python3 tools/make_op_goldens.py            # all cases
     python3 tools/make_op_goldens.py conv       # cases whose name contains "conv"
 
@@ -19,6 +19,9 @@ import sys
 import zlib
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+# Keras 2 (the tf_keras package): TensorFlow's converter fuses its LSTM layers into UNIDIRECTIONAL_SEQUENCE_LSTM;
+# Keras 3's LSTM converts to a WHILE loop over its cell instead, which the engine does not run.
+os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
 import numpy as np
 import tensorflow as tf
 from ai_edge_litert import interpreter as litert
@@ -199,6 +202,30 @@ case("cast_to_int32", [(3, 4)], low=-50, high=50)(lambda x: tf.cast(x, tf.int32)
 case("depth_to_space", [(1, 3, 4, 8)])(lambda x: tf.nn.depth_to_space(x, 2))
 case("space_to_depth", [(1, 4, 6, 3)])(lambda x: tf.nn.space_to_depth(x, 2))
 
+# ---- recurrent layers as TensorFlow's converter emits them (Keras 2 LSTM -> UNIDIRECTIONAL_SEQUENCE_LSTM; a
+# Bidirectional layer -> two of them with REVERSE_V2 and CONCATENATION or ADD) ---------------------------------
+def keras_sequence_model(time_steps, features, batch, layer_fn):
+    inputs = tf.keras.Input(shape=(time_steps, features), batch_size=batch)
+    return lambda: tf.keras.Model(inputs, layer_fn(inputs))
+
+
+def lstm_layer(units, seed, **kwargs):
+    return tf.keras.layers.LSTM(units, kernel_initializer=tf.keras.initializers.GlorotUniform(seed=seed),
+                                recurrent_initializer=tf.keras.initializers.Orthogonal(seed=seed + 1),
+                                bias_initializer=tf.keras.initializers.RandomUniform(-0.5, 0.5, seed=seed + 2), **kwargs)
+
+
+case("lstm_keras_dynamic_length", [(1, None, 6)], keras=True, run_shapes=[(1, 13, 6)])(
+    keras_sequence_model(None, 6, 1, lambda x: lstm_layer(12, 10, return_sequences=True)(x)))
+case("lstm_keras_last_output_batch2", [(2, 9, 5)], keras=True)(
+    keras_sequence_model(9, 5, 2, lambda x: lstm_layer(7, 20)(x)))
+case("lstm_keras_stacked", [(1, 11, 4)], keras=True)(
+    keras_sequence_model(11, 4, 1, lambda x: lstm_layer(6, 40, return_sequences=True)(lstm_layer(9, 30, return_sequences=True)(x))))
+case("bilstm_keras_concat", [(1, None, 3)], keras=True, run_shapes=[(1, 17, 3)])(
+    keras_sequence_model(None, 3, 1, lambda x: tf.keras.layers.Bidirectional(lstm_layer(8, 50, return_sequences=True))(x)))
+case("bilstm_keras_sum_last", [(1, 10, 4)], keras=True)(
+    keras_sequence_model(10, 4, 1, lambda x: tf.keras.layers.Bidirectional(lstm_layer(5, 60), merge_mode="sum")(x)))
+
 # ---- weight formats --------------------------------------------------------------------------------------
 fp16_w, fp16_b = const(3, 3, 4, 6), const(6)
 case("dequantize_float16_weights", [(1, 6, 6, 4)], optimize="float16")(
@@ -254,6 +281,11 @@ def main():
         interp.invoke()
         for i, detail in enumerate(interp.get_output_details()):
             np.save(os.path.join(folder, f"output_{i}.npy"), interp.get_tensor(detail["index"]))
+        if "LSTM" in " ".join(ops_of(model)):
+            # Recurrent state lives in variable tensors and carries over to the next invocation until a reset.
+            interp.invoke()
+            for i, detail in enumerate(interp.get_output_details()):
+                np.save(os.path.join(folder, f"output_{i}.second_invocation.npy"), interp.get_tensor(detail["index"]))
         manifest[c["name"]] = {"ops": ops_of(model), "inputs": len(interp.get_input_details()), "outputs": len(interp.get_output_details())}
         print(f"{c['name']:40s} {', '.join(manifest[c['name']]['ops'])}")
     json.dump(dict(sorted(manifest.items())), open(manifest_path, "w"), indent=1)

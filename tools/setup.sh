@@ -20,7 +20,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 python_packages=(ai-edge-litert numpy pillow)
-[ "${1:-}" = "--tensorflow" ] && python_packages+=(tensorflow-cpu==2.21.0)
+[ "${1:-}" = "--tensorflow" ] && python_packages+=(tensorflow-cpu==2.21.0 tf_keras==2.21.0)
 if ! python3 -c "import ai_edge_litert, numpy, PIL" >/dev/null 2>&1 || [ "${1:-}" = "--tensorflow" ]; then
   echo "setup: pip install ${python_packages[*]}" >&2
   python3 -m pip install -q --disable-pip-version-check "${python_packages[@]}" 2>&1 | grep -v "^WARNING: Running pip as" >&2 || true

@@ -38,6 +38,38 @@ final class OpGoldenTests: XCTestCase {
         }
     }
 
+    /// Recurrent models keep their state in variable tensors: a second invocation on the same input continues from
+    /// the first (LiteRT's outputs recorded for both), and `resetVariableTensors()` starts over.
+    func testRecurrentStateCarriesOverUntilReset() throws {
+        var checked = 0
+        for (name, entry) in try cases() where entry.ops.contains(where: { $0.contains("LSTM") }) {
+            let folder = TestPaths.goldens.appendingPathComponent("ops/\(name)")
+            let inputs = try (0..<entry.inputs).map { try NumPyArray(contentsOf: folder.appendingPathComponent("input_\($0).npy").path) }
+            let interpreter = try Interpreter(modelPath: folder.appendingPathComponent("model.tflite").path)
+            for (i, array) in inputs.enumerated() where try interpreter.input(at: i).shape != array.shape {
+                try interpreter.resizeInput(at: i, to: array.shape)
+            }
+            try interpreter.allocateTensors()
+            for (i, array) in inputs.enumerated() { try array.bytes.withUnsafeBytes { try interpreter.copy($0, toInputAt: i) } }
+            func outputs() throws -> [NumPyArray] { try (0..<interpreter.outputCount).map { try interpreter.output(at: $0).numpy() } }
+            try interpreter.invoke()
+            let first = try outputs()
+            try interpreter.invoke()
+            let second = try outputs()
+            for i in 0..<entry.outputs {
+                let reference = try NumPyArray(contentsOf: folder.appendingPathComponent("output_\(i).second_invocation.npy").path)
+                assertClose(second[i], reference, "\(name) output \(i), second invocation")
+                XCTAssertNotEqual(second[i].bytes, first[i].bytes, "\(name): the state did not carry over")
+            }
+            interpreter.resetVariableTensors()
+            try interpreter.invoke()
+            let reset = try outputs()
+            for i in 0..<entry.outputs { XCTAssertEqual(reset[i].bytes, first[i].bytes, "\(name): reset did not start over") }
+            checked += 1
+        }
+        XCTAssertGreaterThanOrEqual(checked, 5)
+    }
+
     func testEveryOpMatchesLiteRTWithTwoThreads() throws {
         for (name, entry) in try cases() {
             do {
