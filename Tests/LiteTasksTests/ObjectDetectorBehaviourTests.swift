@@ -203,6 +203,31 @@ final class ObjectDetectorBehaviourTests: XCTestCase {
         XCTAssertFalse(manager.isModelDownloaded(remote))
     }
 
+    /// Score calibration from the detector's metadata reaches the proposals: the calibrated COCO SSD's CSV is the
+    /// identity (inverse logistic, then a sigmoid with slope 1) for most classes and empty (default score 0) for
+    /// some, so its proposals equal the plain SSD's except those classes, which score 0.
+    func testDetectorScoreCalibrationFromMetadata() throws {
+        let calibratedPath = Paths.model("detection/coco_ssd_mobilenet_v1_1.0_quant_2018_06_29_score_calibration.tflite")
+        let calibrated = try DetectorModel(path: calibratedPath), plain = try DetectorModel(path: Self.ssd)
+        let calibration = try XCTUnwrap(try calibrated.resources.scoreCalibration(forOutput: 2))
+        XCTAssertEqual(calibration.transformation, .inverseLogistic)
+        let empty = Set(calibration.parameters.indices.filter { calibration.parameters[$0] == nil })
+        XCTAssertFalse(empty.isEmpty)
+        var compared = 0
+        for name in ["pets.jpg", "kite_and_cold.jpg", "multi_objects.jpg"] {
+            let image = try Image.decode(contentsOfFile: Paths.image(name)).image
+            let a = try calibrated.proposals(in: image), b = try plain.proposals(in: image)
+            XCTAssertEqual(a.count, b.count)
+            for (x, y) in zip(a, b) {
+                XCTAssertEqual(x.box, y.box)
+                XCTAssertEqual(x.classIndex, y.classIndex)
+                XCTAssertEqual(x.score, empty.contains(y.classIndex) ? 0 : y.score, accuracy: 1e-5, "\(name) class \(y.classIndex)")
+                compared += 1
+            }
+        }
+        XCTAssertGreaterThan(compared, 20)
+    }
+
     func testTrackerKeepsIDsAndNeverReusesThem() {
         var tracker = ObjectTracker()
         let a = DetectionBox(ymin: 0.1, xmin: 0.1, ymax: 0.4, xmax: 0.3)
