@@ -15,15 +15,19 @@ struct OpCase {
     let flops: Double
     let interpreter: Interpreter
 
-    init(_ name: String, flops: Double, threads: Int = 1, build: (inout ModelBuilder) -> Void) {
+    init(_ name: String, flops: Double, threads: Int = 1, numerics: Numerics = .fast, build: (inout ModelBuilder) -> Void) {
         var builder = ModelBuilder()
         build(&builder)
         self.name = name
         self.flops = flops
-        interpreter = try! Interpreter(model: TFLiteModel(bytes: builder.build()), options: .init(threads: threads))
+        interpreter = try! Interpreter(model: TFLiteModel(bytes: builder.build()), options: .init(threads: threads, numerics: numerics))
         var generator = SystemRandomNumberGenerator()
         for i in 0..<interpreter.inputCount {
             let tensor = try! interpreter.input(at: i)
+            if tensor.type == .uint8 {
+                try! interpreter.copy((0..<tensor.elementCount).map { _ in UInt8.random(in: 0...255, using: &generator) }, toInputAt: i)
+                continue
+            }
             let values = (0..<tensor.elementCount).map { _ in Float.random(in: 0...1, using: &generator) }
             try! interpreter.copy(values, toInputAt: i)
         }
@@ -62,7 +66,46 @@ func convolution(_ name: String, input: [Int], filters: Int, kernel: Int, stride
     }
 }
 
-let cases: [OpCase] = [
+/// The same convolutions in uint8 (per-tensor, MobileNetV2-quant-like scales), in one numerics mode.
+func quantizedConvolution(_ name: String, input: [Int], filters: Int, kernel: Int, stride: Int, depthwise: Bool = false,
+                          numerics: Numerics) -> OpCase {
+    let outH = (input[1] + stride - 1) / stride, outW = (input[2] + stride - 1) / stride
+    let channels = input[3]
+    let outC = depthwise ? channels : filters
+    let macs = Double(outH * outW * outC * kernel * kernel * (depthwise ? 1 : channels))
+    return OpCase("\(name), uint8 \(numerics)", flops: 2 * macs, numerics: numerics) { b in
+        let activation = Quantization(scale: [0.0235], zeroPoint: [0])
+        let x = b.addTensor(name: "x", type: .uint8, shape: input, quantization: activation)
+        let filterShape = depthwise ? [1, kernel, kernel, channels] : [filters, kernel, kernel, channels]
+        let weights = b.addBuffer((0..<filterShape.reduce(1, *)).map { _ in UInt8.random(in: 90...170) })
+        let w = b.addTensor(name: "w", type: .uint8, shape: filterShape, buffer: weights, quantization: Quantization(scale: [0.004], zeroPoint: [130]))
+        let biasBuffer = b.addBuffer((0..<outC).flatMap { _ in withUnsafeBytes(of: Int32.random(in: -5000...5000).littleEndian, Array.init) })
+        let bias = b.addTensor(name: "b", type: .int32, shape: [outC], buffer: biasBuffer, quantization: Quantization(scale: [0.0235 * 0.004], zeroPoint: [0]))
+        let y = b.addTensor(name: "y", type: .uint8, shape: [1, outH, outW, outC], quantization: activation)
+        var options = FlatTableBuilder()
+        options[0] = .int8(Padding.same.rawValue)
+        options[1] = .int32(Int32(stride))
+        options[2] = .int32(Int32(stride))
+        if depthwise {
+            options[3] = .int32(1)
+            options[4] = .int8(FusedActivation.relu6.rawValue)
+            b.addOperator(.depthwiseConv2d, version: 1, inputs: [x, w, bias], outputs: [y], optionsType: 2, options: options)
+        } else {
+            options[3] = .int8(FusedActivation.relu6.rawValue)
+            b.addOperator(.conv2d, version: 1, inputs: [x, w, bias], outputs: [y], optionsType: 1, options: options)
+        }
+        b.inputs = [x]
+        b.outputs = [y]
+    }
+}
+
+let quantizedCases: [OpCase] = [Numerics.exact, .fast].flatMap { numerics in [
+    quantizedConvolution("conv 1x1 112x112x16 -> 96 (expand)", input: [1, 112, 112, 16], filters: 96, kernel: 1, stride: 1, numerics: numerics),
+    quantizedConvolution("conv 3x3 19x19x512 -> 512 (SSD)", input: [1, 19, 19, 512], filters: 512, kernel: 3, stride: 1, numerics: numerics),
+    quantizedConvolution("depthwise 3x3 s1 56x56x144", input: [1, 56, 56, 144], filters: 0, kernel: 3, stride: 1, depthwise: true, numerics: numerics),
+] }
+
+let cases: [OpCase] = quantizedCases + [
     convolution("conv 3x3 s2 224x224x3 -> 32 (MobileNetV2 stem)", input: [1, 224, 224, 3], filters: 32, kernel: 3, stride: 2),
     convolution("conv 1x1 112x112x16 -> 96 (expand)", input: [1, 112, 112, 16], filters: 96, kernel: 1, stride: 1),
     convolution("conv 1x1 56x56x144 -> 24 (project)", input: [1, 56, 56, 144], filters: 24, kernel: 1, stride: 1),
