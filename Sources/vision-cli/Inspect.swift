@@ -8,11 +8,12 @@ struct Inspect: ParsableCommand {
 
     @Argument(help: "Path to a .tflite model.") var model: String
     @Flag(help: "Print one JSON object.") var json = false
+    @Flag(help: "List every tensor with its type, shape and quantization (per tensor or per channel).") var tensors = false
 
     func run() throws {
         let report: ModelReport
         do {
-            report = try ModelReport(path: model)
+            report = try ModelReport(path: model, allTensors: tensors)
         } catch {
             printError("error: \(error)")
             throw ExitCode(1)

@@ -32,6 +32,8 @@ struct ModelReport: Encodable {
         let operatorCount: Int
         let inputs: [TensorReport]
         let outputs: [TensorReport]
+        /// Every tensor, with `inspect --tensors`.
+        let tensors: [TensorReport]?
     }
 
     struct MetadataReport: Encodable {
@@ -76,7 +78,7 @@ struct ModelReport: Encodable {
         let error: String?
     }
 
-    init(path: String) throws {
+    init(path: String, allTensors: Bool = false) throws {
         let model = try TFLiteModel(path: path)
         self.path = path
         fileBytes = model.storage.bytes.count
@@ -88,7 +90,8 @@ struct ModelReport: Encodable {
         }
         subgraphs = model.subgraphs.map { graph in
             SubgraphReport(name: graph.name, tensorCount: graph.tensors.count, operatorCount: graph.operators.count,
-                           inputs: graph.inputs.map { report(graph, $0) }, outputs: graph.outputs.map { report(graph, $0) })
+                           inputs: graph.inputs.map { report(graph, $0) }, outputs: graph.outputs.map { report(graph, $0) },
+                           tensors: allTensors ? graph.tensors.indices.map { report(graph, $0) } : nil)
         }
         var counts: [OperatorCode: Int] = [:]
         for graph in model.subgraphs { for op in graph.operators { counts[model.operatorCodes[op.opcodeIndex], default: 0] += 1 } }
@@ -178,9 +181,11 @@ struct ModelReport: Encodable {
             if t.shapeSignature != t.shape { line += " signature \(t.shapeSignature)" }
             if let q = t.quantization {
                 if q.scale.count == 1 {
-                    line += "  quantized scale \(q.scale[0]) zero point \(q.zeroPoint[0])"
-                } else {
-                    line += "  quantized per channel (dimension \(q.quantizedDimension), \(q.scale.count) scales)"
+                    line += "  quantized per tensor: scale \(q.scale[0]) zero point \(q.zeroPoint.first ?? 0)"
+                } else if !q.scale.isEmpty {
+                    let zeros = Set(q.zeroPoint)
+                    line += "  quantized per channel: dimension \(q.quantizedDimension), \(q.scale.count) scales in [\(q.scale.min()!), \(q.scale.max()!)]"
+                    line += zeros.count == 1 ? ", zero point \(zeros.first!)" : ", \(q.zeroPoint.count) zero points"
                 }
             }
             return line
@@ -191,6 +196,10 @@ struct ModelReport: Encodable {
             lines += graph.inputs.map(describe)
             lines.append("  outputs:")
             lines += graph.outputs.map(describe)
+            if let tensors = graph.tensors {
+                lines.append("  tensors:")
+                lines += tensors.map(describe)
+            }
         }
         lines.append("ops:")
         for op in ops {

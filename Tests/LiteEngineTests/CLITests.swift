@@ -120,6 +120,9 @@ final class CLITests: XCTestCase {
         let (unsupported, _) = try cli(["inspect", try TestPaths.model("lstm/keras_lstm_mnist_ptq.tflite")])
         XCTAssert(unsupported.contains("plan: node 1 (UNIDIRECTIONAL_SEQUENCE_LSTM): unsupported"), unsupported)
         XCTAssert(unsupported.contains("all ops supported: no"), unsupported)
+        let (perChannel, _) = try cli(["inspect", try TestPaths.model("classification/tf2_mobilenet_v2_1.0_224_ptq.tflite"), "--tensors"])
+        XCTAssert(perChannel.contains("int8 [32, 3, 3, 3]  quantized per channel: dimension 0, 32 scales in ["), perChannel)
+        XCTAssert(perChannel.contains("uint8 [1, 224, 224, 3]  quantized per tensor: scale 0.007843138 zero point 127"), perChannel)
         let (_, err) = try cli(["inspect", "/nonexistent.tflite"], expectStatus: 1)
         XCTAssert(err.contains("nonexistent"), err)
     }
