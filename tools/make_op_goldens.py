@@ -226,6 +226,42 @@ case("bilstm_keras_concat", [(1, None, 3)], keras=True, run_shapes=[(1, 17, 3)])
 case("bilstm_keras_sum_last", [(1, 10, 4)], keras=True)(
     keras_sequence_model(10, 4, 1, lambda x: tf.keras.layers.Bidirectional(lstm_layer(5, 60), merge_mode="sum")(x)))
 
+# ---- full-integer quantized ops (post-training int8 with a representative dataset; int8 or uint8 in and out) ----
+def qcase(name, shapes, fn, low=-2.0, high=2.0, io="int8"):
+    case(name, shapes, low=low, high=high, optimize=f"quantize_{io}")(fn)
+
+
+q_other = const(1, 1, 3)
+qcase("q_add_same_shape", [(1, 4, 5, 3), (1, 4, 5, 3)], lambda x, y: x + y)
+qcase("q_add_broadcast_relu", [(1, 4, 5, 3)], lambda x: tf.nn.relu(x + q_other))
+qcase("q_sub_same_shape", [(1, 4, 5, 3), (1, 4, 5, 3)], lambda x, y: x - y)
+qcase("q_sub_broadcast", [(1, 4, 5, 3)], lambda x: x - q_other)
+qcase("q_mul_same_shape", [(1, 4, 5, 3), (1, 4, 5, 3)], lambda x, y: x * y)
+qcase("q_mul_broadcast", [(1, 4, 5, 3)], lambda x: x * q_other)
+qcase("q_hard_swish", [(1, 6, 6, 8)], lambda x: x * tf.nn.relu6(x + 3.0) / 6.0, low=-5, high=5)
+qcase("q_logistic", [(2, 5, 7)], tf.sigmoid, low=-6, high=6)
+qcase("q_tanh", [(2, 5, 7)], tf.tanh, low=-3, high=3)
+qcase("q_softmax", [(3, 10)], tf.nn.softmax, low=-4, high=4)
+qcase("q_resize_bilinear", [(1, 5, 7, 3)], lambda x: tf.compat.v1.image.resize_bilinear(x, (9, 4)))
+qcase("q_resize_bilinear_half_pixel", [(1, 5, 7, 3)], lambda x: tf.compat.v1.image.resize_bilinear(x, (10, 14), half_pixel_centers=True))
+qcase("q_resize_nearest", [(1, 5, 7, 3)], lambda x: tf.compat.v1.image.resize_nearest_neighbor(x, (11, 3)))
+qcase("q_pad", [(1, 3, 4, 2)], lambda x: tf.pad(x, [[0, 0], [1, 2], [2, 1], [0, 0]]))
+qcase("q_gather", [(5, 4)], lambda x: tf.gather(x, tf.constant([4, 0, 2, 2]), axis=0))
+qcase("q_strided_slice", [(4, 6, 5)], lambda x: x[1:3, ::2, 1:4])
+qcase("q_transpose", [(2, 3, 4, 5)], lambda x: tf.transpose(x, [0, 3, 1, 2]))
+qcase("q_concatenation_scales", [(1, 4, 4, 3), (1, 4, 4, 5)], lambda x, y: tf.concat([x, 3.0 * y], axis=3))
+qcase("q_mean_hw", [(1, 7, 7, 16)], lambda x: tf.reduce_mean(x, axis=[1, 2]))
+qcase("q_average_pool", [(1, 8, 9, 5)], lambda x: tf.nn.avg_pool2d(x, 2, 2, "VALID"))
+qcase("q_max_pool", [(1, 9, 7, 6)], lambda x: tf.nn.max_pool2d(x, 3, 2, "SAME"))
+qcase("q_arg_max", [(3, 7)], lambda x: tf.argmax(x, axis=1) + 0)
+q_conv_w, q_conv_b = const(3, 3, 4, 8), const(8)
+qcase("q_conv_per_channel_relu6", [(1, 9, 9, 4)], lambda x: tf.nn.relu6(tf.nn.bias_add(tf.nn.conv2d(x, q_conv_w, 1, "SAME"), q_conv_b)))
+q_dw_w = const(3, 3, 6, 1)
+qcase("q_depthwise", [(1, 8, 8, 6)], lambda x: tf.nn.depthwise_conv2d(x, q_dw_w, [1, 2, 2, 1], "SAME"))
+q_fc_w, q_fc_b = const(20, 12), const(12)
+qcase("q_fully_connected", [(3, 20)], lambda x: tf.matmul(x, q_fc_w) + q_fc_b)
+qcase("q_uint8_io_conv", [(1, 6, 6, 4)], lambda x: tf.nn.conv2d(x, q_conv_w, 1, "VALID"), io="uint8")
+
 # ---- weight formats --------------------------------------------------------------------------------------
 fp16_w, fp16_b = const(3, 3, 4, 6), const(6)
 case("dequantize_float16_weights", [(1, 6, 6, 4)], optimize="float16")(
@@ -248,6 +284,15 @@ def convert(c):
         converter.target_spec.supported_types = [tf.float16]
     elif c["optimize"] == "sparsity":
         converter.optimizations = [tf.lite.Optimize.EXPERIMENTAL_SPARSITY]
+    elif c["optimize"] and c["optimize"].startswith("quantize_"):
+        calibration_rng = np.random.default_rng(zlib.crc32(c["name"].encode()) + 1)
+        converter.optimizations = [tf.lite.Optimize.DEFAULT]
+        converter.representative_dataset = lambda: ([calibration_rng.uniform(c["low"], c["high"], size=s).astype(np.float32)
+                                                     for s in c["shapes"]] for _ in range(64))
+        converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+        io = tf.int8 if c["optimize"] == "quantize_int8" else tf.uint8
+        converter.inference_input_type = io
+        converter.inference_output_type = io
     return converter.convert()
 
 
@@ -273,7 +318,11 @@ def main():
         interp.allocate_tensors()
         case_rng = np.random.default_rng(zlib.crc32(c["name"].encode()))
         for i, detail in enumerate(interp.get_input_details()):
-            x = case_rng.uniform(c["low"], c["high"], size=detail["shape"]).astype(detail["dtype"])
+            if detail["dtype"] in (np.int8, np.uint8):
+                info = np.iinfo(detail["dtype"])
+                x = case_rng.integers(info.min, info.max + 1, size=detail["shape"]).astype(detail["dtype"])
+            else:
+                x = case_rng.uniform(c["low"], c["high"], size=detail["shape"]).astype(detail["dtype"])
             if c["run_shapes"]:
                 assert list(detail["shape"]) == list(c["run_shapes"][i]) and -1 in detail["shape_signature"], c["name"]
             np.save(os.path.join(folder, f"input_{i}.npy"), x)

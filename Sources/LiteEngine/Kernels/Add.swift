@@ -8,8 +8,12 @@ import LiteFormat
 /// version of AddElementwise (emulated with SSE on x86), which uses `vshlq_s32` there and rounds only the
 /// output. The reference kernel rounds both; on real photos the two disagree on exact ties (MobileNetV2
 /// birds on pets.jpg: one value of 75,264), and LiteRT's results are the ones to match.
-final class Add: BinaryElementwise {
+///
+/// SUB (a subclass) is the same kernel with the second input's multiplier negated, as TFLite's sub.cc does.
+class Add: BinaryElementwise {
     override class var hasFusedActivation: Bool { true }
+    /// SUB: the second input's rescale multiplier is negated.
+    class var subtracts: Bool { false }
 
     struct QuantizedParameters {
         let offset1: Int32, offset2: Int32, outputOffset: Int32
@@ -27,14 +31,15 @@ final class Add: BinaryElementwise {
     override func prepare() throws {
         let a = try input(0), b = try input(1), output = try self.output(0)
         guard a.type == .uint8 || a.type == .int8 else { return try super.prepare() }
-        guard b.type == a.type, output.type == a.type else { throw KernelError.unsupported("ADD of \(a.type) and \(b.type) into \(output.type)") }
+        guard b.type == a.type, output.type == a.type else { throw KernelError.unsupported("\(node.code) of \(a.type) and \(b.type) into \(output.type)") }
         let qa = try QuantizedTensorInfo(a), qb = try QuantizedTensorInfo(b), qo = try QuantizedTensorInfo(output)
         let leftShift: Int32 = 20
         let twiceMaxInputScale = 2 * Double(max(qa.scale, qb.scale))
         let (m1, s1) = IntegerArithmetic.quantizeMultiplier(Double(qa.scale) / twiceMaxInputScale)
-        let (m2, s2) = IntegerArithmetic.quantizeMultiplier(Double(qb.scale) / twiceMaxInputScale)
+        var (m2, s2) = IntegerArithmetic.quantizeMultiplier(Double(qb.scale) / twiceMaxInputScale)
+        if Self.subtracts { m2 = -m2 }
         let (mo, so) = IntegerArithmetic.quantizeMultiplier(twiceMaxInputScale / (Double(1 << leftShift) * Double(qo.scale)))
-        guard s1 <= 0, s2 <= 0, so <= 0 else { throw KernelError.unsupported("ADD rescaling multipliers above 1") }
+        guard s1 <= 0, s2 <= 0, so <= 0 else { throw KernelError.unsupported("\(node.code) rescaling multipliers above 1") }
         let (typeMin, typeMax) = try quantizedRange(output.type)
         let (low, high) = try IntegerArithmetic.activationRange(try ArithmeticOptions(node.options).activation, scale: qo.scale,
                                                                 zeroPoint: qo.zeroPoint, typeMin: typeMin, typeMax: typeMax)
@@ -49,7 +54,7 @@ final class Add: BinaryElementwise {
     }
 
     override func run(_ context: RunContext) throws {
-        guard let q = quantized else { return compute { a, b in a + b } }
+        guard let q = quantized else { return Self.subtracts ? compute { a, b in a - b } : compute { a, b in a + b } }
         let a = node.inputs[0]!, b = node.inputs[1]!, output = node.outputs[0]
         let signed = a.type == .int8
         let pa = UnsafeRawPointer(a.data!), pb = UnsafeRawPointer(b.data!), out = output.data!

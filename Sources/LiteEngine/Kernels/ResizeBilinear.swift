@@ -2,7 +2,9 @@ import Foundation
 import LiteFormat
 
 /// RESIZE_BILINEAR of NHWC float to the [height, width] in the constant second input, with TFLite's
-/// `align_corners` and `half_pixel_centers` coordinate rules (reference_ops::ResizeBilinear).
+/// `align_corners` and `half_pixel_centers` coordinate rules (reference_ops::ResizeBilinear); int8 with
+/// TFLite's integer version (reference_ops::ResizeBilinearInteger: 10-bit fixed-point coordinates, 20-bit
+/// weights products, rounding half away from zero). The output keeps the input's quantization.
 final class ResizeBilinear: Kernel {
     let options: ResizeOptions
 
@@ -15,11 +17,20 @@ final class ResizeBilinear: Kernel {
 
     override func prepare() throws {
         let input = try self.input(0), output = try self.output(0)
-        try expectType(input, .float32)
+        try expectType(input, .float32, .int8)
         try expectRank(input, 4)
         let size = try integers(try self.input(1))
         guard size.count == 2, size[0] > 0, size[1] > 0, Tensor.checkedCount(size) != nil else { throw KernelError.invalid("bad output size \(size)") }
-        output.type = .float32
+        if input.type == .int8 {
+            guard output.type == .int8, input.quantization?.scale == output.quantization?.scale,
+                  input.quantization?.zeroPoint == output.quantization?.zeroPoint else {
+                throw KernelError.unsupported("int8 RESIZE_BILINEAR needs an int8 output with the input's quantization")
+            }
+            guard size[0] < 1 << 20, size[1] < 1 << 20, input.dim(1) < 1 << 20, input.dim(2) < 1 << 20 else {
+                throw KernelError.unsupported("int8 RESIZE_BILINEAR sizes beyond 2^20")
+            }
+        }
+        output.type = input.type
         output.shape = [input.dim(0), size[0], size[1], input.dim(3)]
     }
 
@@ -35,8 +46,44 @@ final class ResizeBilinear: Kernel {
         alignCorners && output > 1 ? Float(input - 1) / Float(output - 1) : Float(input) / Float(output)
     }
 
+    /// `ComputeInterpolationValuesInteger`: the 10-bit fixed-point source coordinate and its neighbours (C division
+    /// truncates toward zero, which matters for the negative coordinates of half-pixel centres).
+    static func integerInterpolation(_ value: Int, scale10: Int, halfPixel: Bool, inputSize: Int) -> (Int, Int, Int) {
+        let scaled = halfPixel ? value * scale10 + scale10 / 2 - (1 << 9) : value * scale10
+        return (scaled, max(scaled / (1 << 10), 0), min((scaled + (1 << 10) - 1) / (1 << 10), inputSize - 1))
+    }
+
+    private func runInteger(_ input: Tensor, _ output: Tensor) {
+        let (batches, inH, inW, channels) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
+        let (outH, outW) = (output.dim(1), output.dim(2))
+        var scaleH = ((1 << 10) * inH + outH / 2) / outH, scaleW = ((1 << 10) * inW + outW / 2) / outW
+        if options.alignCorners && outH > 1 { scaleH = ((1 << 10) * (inH - 1) + (outH - 1) / 2) / (outH - 1) }
+        if options.alignCorners && outW > 1 { scaleW = ((1 << 10) * (inW - 1) + (outW - 1) / 2) / (outW - 1) }
+        let half = options.halfPixelCenters
+        let src = input.pointer(Int8.self), dst = output.pointer(Int8.self)
+        for b in 0..<batches {
+            for y in 0..<outH {
+                let (iy, y0, y1) = Self.integerInterpolation(y, scale10: scaleH, halfPixel: half, inputSize: inH)
+                let wy1 = iy - (1 << 10) * y0, wy0 = (1 << 10) - wy1
+                for x in 0..<outW {
+                    let (ix, x0, x1) = Self.integerInterpolation(x, scale10: scaleW, halfPixel: half, inputSize: inW)
+                    let wx1 = ix - (1 << 10) * x0, wx0 = (1 << 10) - wx1
+                    let out = dst + ((b * outH + y) * outW + x) * channels
+                    for c in 0..<channels {
+                        func at(_ yy: Int, _ xx: Int) -> Int { Int(src[((b * inH + yy) * inW + xx) * channels + c]) }
+                        let sum = at(y0, x0) * wy0 * wx0 + at(y1, x0) * wy1 * wx0 + at(y0, x1) * wy0 * wx1 + at(y1, x1) * wy1 * wx1
+                        // Round half away from zero, then C's truncating division by 2^20.
+                        let rounded = (sum + (sum > 0 ? 1 << 19 : -(1 << 19))) / (1 << 20)
+                        out[c] = Int8(truncatingIfNeeded: rounded)
+                    }
+                }
+            }
+        }
+    }
+
     override func run(_ context: RunContext) throws {
         let input = node.inputs[0]!, output = node.outputs[0]
+        if input.type == .int8 { return runInteger(input, output) }
         let (batches, inH, inW, channels) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
         let (outH, outW) = (output.dim(1), output.dim(2))
         let scaleH = Self.scale(input: inH, output: outH, alignCorners: options.alignCorners)

@@ -1,8 +1,5 @@
-/// SUB: a - b with broadcasting and a fused activation.
-final class Sub: BinaryElementwise {
-    override class var hasFusedActivation: Bool { true }
-
-    override func run(_ context: RunContext) throws {
-        compute { a, b in a - b }
-    }
+/// SUB: a - b with broadcasting and a fused activation; float32, or uint8/int8 as ADD with the second input's
+/// multiplier negated (see ``Add``).
+final class Sub: Add {
+    override class var subtracts: Bool { true }
 }
