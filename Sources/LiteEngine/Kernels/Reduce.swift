@@ -1,7 +1,8 @@
 import LiteFormat
 
 /// MEAN and SUM over the axes given by the second (constant) input, with keep_dims.
-/// Float sums accumulate in float in input order, as TFLite's reference reducer.
+/// Float sums accumulate in float in input order, as TFLite's reference reducer. uint8/int8: LiteRT's optimized
+/// mean for a kept-dims mean over height and width of a 4D tensor, its generic quantized reduction otherwise.
 class Reduce: Kernel {
     let keepDims: Bool
     var axes: Set<Int> = []
@@ -19,6 +20,11 @@ class Reduce: Kernel {
     /// 22 of the 1,280 means of tf2 MobileNetV2 on bird.png are one step off.
     var quantizedMean: (multiplier: Int32, shift: Int, bias: Int32)?
 
+    /// Every other uint8/int8 MEAN or SUM (TFLite's generic `QuantizedMeanOrSum`): the int32 sum over the axes,
+    /// minus `zero_point_in · count`, rescaled by `input_scale / output_scale` (a mean folds `1 / count` into the
+    /// multiplier: shifted left by up to 32 bits, integer-divided by the count), plus the output zero point.
+    var quantizedReduction: (multiplier: Int32, shift: Int, count: Int, inputZeroPoint: Int32, outputZeroPoint: Int32)?
+
     override func prepare() throws {
         let input = try self.input(0), output = try self.output(0)
         try expectType(input, .float32, .uint8, .int8)
@@ -27,10 +33,21 @@ class Reduce: Kernel {
             guard axis >= 0, axis < input.rank else { throw KernelError.invalid("axis \(a) out of range for \(input.shape)") }
             return axis
         })
-        if input.type != .float32 {
-            guard isMean, input.rank == 4, axes == [1, 2], output.type == input.type else {
-                throw KernelError.unsupported("quantized \(isMean ? "MEAN" : "SUM") other than a mean over height and width")
+        if input.type != .float32, !(isMean && keepDims && input.rank == 4 && axes == [1, 2]) {
+            guard output.type == input.type else { throw KernelError.unsupported("quantized \(isMean ? "MEAN" : "SUM") into \(output.type)") }
+            let qi = try QuantizedTensorInfo(input), qo = try QuantizedTensorInfo(output)
+            let count = axes.reduce(1) { $0 * input.dim($1) }
+            guard count > 0, count < 1 << 23 else { throw KernelError.unsupported("quantized reduction over \(count) elements") }
+            var (multiplier, shift) = IntegerArithmetic.quantizeMultiplier(Double(qi.scale) / Double(qo.scale))
+            if isMean {
+                // 63 - CountLeadingZeros(count): floor(log2(count)), limited as TFLite limits it.
+                var extra = Int.bitWidth - 1 - count.leadingZeroBitCount
+                extra = min(extra, 32, 31 + shift)
+                multiplier = Int32(truncatingIfNeeded: (Int64(multiplier) << Int64(extra)) / Int64(count))
+                shift -= extra
             }
+            quantizedReduction = (multiplier, shift, count, qi.zeroPoint, qo.zeroPoint)
+        } else if input.type != .float32 {
             let qi = try QuantizedTensorInfo(input), qo = try QuantizedTensorInfo(output)
             let count = Float(input.dim(1) * input.dim(2))
             // Float arithmetic throughout, as TFLite's kernel (the rounding of these floats decides the result).
@@ -60,9 +77,45 @@ class Reduce: Kernel {
         }
     }
 
+    func runQuantizedReduction(_ input: Tensor, _ output: Tensor) {
+        guard let q = quantizedReduction else { return }
+        let signed = input.type == .int8
+        let (low, high): (Int32, Int32) = signed ? (-128, 127) : (0, 255)
+        let rank = input.rank
+        var strides = Array(repeating: 0, count: rank)
+        var running = 1
+        for d in stride(from: rank - 1, through: 0, by: -1) where !axes.contains(d) {
+            strides[d] = running
+            running *= input.shape[d]
+        }
+        var sums = [Int32](repeating: 0, count: output.elementCount)
+        let src = UnsafeRawPointer(input.data!)
+        var index = Array(repeating: 0, count: rank)
+        var offset = 0
+        for i in 0..<input.elementCount {
+            sums[offset] &+= loadQuantized(src, i, signed: signed)
+            var d = rank - 1
+            while d >= 0 {
+                index[d] += 1
+                offset += strides[d]
+                if index[d] < input.shape[d] { break }
+                offset -= strides[d] * input.shape[d]
+                index[d] = 0
+                d -= 1
+            }
+        }
+        let dst = output.data!
+        for o in sums.indices {
+            let shifted = sums[o] &- q.inputZeroPoint &* Int32(q.count)
+            let value = IntegerArithmetic.multiplyByQuantizedMultiplier(shifted, q.multiplier, q.shift) + q.outputZeroPoint
+            storeQuantized(dst, o, min(max(value, low), high), signed: signed)
+        }
+    }
+
     override func run(_ context: RunContext) throws {
         let input = node.inputs[0]!, output = node.outputs[0]
         if let quantizedMean { return runQuantizedMean(input, output, quantizedMean) }
+        if quantizedReduction != nil { return runQuantizedReduction(input, output) }
         let src = input.floats, dst = output.floats
         let outCount = output.elementCount
         dst.update(repeating: 0, count: outCount)

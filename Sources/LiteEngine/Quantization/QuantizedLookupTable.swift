@@ -26,6 +26,16 @@ struct QuantizedLookupTable {
         self.table = table
     }
 
+    /// A table from an exact integer function of the stored input value (already clamped to the output type).
+    init(signed: Bool, function: (Int32) -> Int32) {
+        self.signed = signed
+        var table = [UInt8](repeating: 0, count: 256)
+        for value in (signed ? -128 : 0)...(signed ? 127 : 255) {
+            table[Int(UInt8(truncatingIfNeeded: value))] = UInt8(truncatingIfNeeded: function(Int32(value)))
+        }
+        self.table = table
+    }
+
     func apply(_ input: Tensor, _ output: Tensor) {
         let src = input.data!.assumingMemoryBound(to: UInt8.self), dst = output.data!.assumingMemoryBound(to: UInt8.self)
         table.withUnsafeBufferPointer { t in
