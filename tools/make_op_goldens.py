@@ -262,6 +262,13 @@ q_fc_w, q_fc_b = const(20, 12), const(12)
 qcase("q_fully_connected", [(3, 20)], lambda x: tf.matmul(x, q_fc_w) + q_fc_b)
 qcase("q_uint8_io_conv", [(1, 6, 6, 4)], lambda x: tf.nn.conv2d(x, q_conv_w, 1, "VALID"), io="uint8")
 
+# ---- hybrid ops: int8 constant weights, float activations (dynamic-range quantization) ---------------------------
+h_fc_w, h_fc_b = const(64, 48), const(48)
+case("hybrid_fully_connected", [(3, 64)], optimize="dynamic_range")(lambda x: tf.nn.relu(tf.matmul(x, h_fc_w) + h_fc_b))
+h_conv_w, h_conv_b = const(3, 3, 8, 16), const(16)
+case("hybrid_conv", [(1, 10, 10, 8)], optimize="dynamic_range")(
+    lambda x: tf.nn.relu6(tf.nn.bias_add(tf.nn.conv2d(x, h_conv_w, 1, "SAME"), h_conv_b)))
+
 # ---- weight formats --------------------------------------------------------------------------------------
 fp16_w, fp16_b = const(3, 3, 4, 6), const(6)
 case("dequantize_float16_weights", [(1, 6, 6, 4)], optimize="float16")(
@@ -284,6 +291,8 @@ def convert(c):
         converter.target_spec.supported_types = [tf.float16]
     elif c["optimize"] == "sparsity":
         converter.optimizations = [tf.lite.Optimize.EXPERIMENTAL_SPARSITY]
+    elif c["optimize"] == "dynamic_range":
+        converter.optimizations = [tf.lite.Optimize.DEFAULT]
     elif c["optimize"] and c["optimize"].startswith("quantize_"):
         calibration_rng = np.random.default_rng(zlib.crc32(c["name"].encode()) + 1)
         converter.optimizations = [tf.lite.Optimize.DEFAULT]

@@ -39,9 +39,15 @@ final class Conv2D: Kernel {
             return
         }
         try expectType(input, .float32)
-        try expectType(filter, .float32)
+        try expectType(filter, .float32, .int8)
         try expectRank(input, 4)
         try expectRank(filter, 4)
+        if filter.type == .int8 {
+            guard let q = filter.quantization, q.scale.count == filter.dim(0), q.scale.count > 1 || filter.dim(0) == 1 else {
+                throw KernelError.unsupported("hybrid CONV_2D with a per-tensor filter scale (only per-channel hybrid is implemented)")
+            }
+            if hybrid == nil { hybrid = try HybridWeights(filter, channels: filter.dim(0)) }
+        }
         guard filter.dim(3) > 0, input.dim(3) % filter.dim(3) == 0, input.dim(3) == filter.dim(3) else {
             throw KernelError.unsupported("input has \(input.dim(3)) channels, filter \(filter.dim(3)) (grouped convolution)")
         }
@@ -55,8 +61,55 @@ final class Conv2D: Kernel {
         output.shape = [input.dim(0), geometryH.output, geometryW.output, filter.dim(0)]
     }
 
+    /// Per-channel hybrid path (float input, int8 filter).
+    var hybrid: HybridWeights?
+
+    /// `HybridConvPerChannel`: each batch image quantized asymmetrically, padding taps take the zero point, exact
+    /// int32 sums, `float(acc − zero_point · Σw) · (channel_scale · input_scale) + bias`, clamped.
+    private func runHybrid(_ weights: HybridWeights) {
+        let input = node.inputs[0]!, filter = node.inputs[1]!, output = node.outputs[0]
+        let (batches, inH, inW, inC) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
+        let (outC, kh, kw) = (filter.dim(0), filter.dim(1), filter.dim(2))
+        let (outH, outW) = (geometryH.output, geometryW.output)
+        let bias = optionalInput(2)?.floats
+        let imageSize = inH * inW * inC
+        var quantized = [Int8](repeating: 0, count: imageSize)
+        let dst = output.floats
+        weights.values.withUnsafeBufferPointer { w in
+            quantized.withUnsafeMutableBufferPointer { q in
+                for b in 0..<batches {
+                    let (scale, offset) = HybridQuantization.quantizeAsymmetric(input.floats + b * imageSize, count: imageSize, into: q.baseAddress!)
+                    for oy in 0..<outH {
+                        for ox in 0..<outW {
+                            for oc in 0..<outC {
+                                var acc: Int32 = 0
+                                for ky in 0..<kh {
+                                    let iy = oy * options.strideH - geometryH.padBefore + ky * options.dilationH
+                                    for kx in 0..<kw {
+                                        let ix = ox * options.strideW - geometryW.padBefore + kx * options.dilationW
+                                        let taps = w.baseAddress! + ((oc * kh + ky) * kw + kx) * inC
+                                        if iy < 0 || iy >= inH || ix < 0 || ix >= inW {
+                                            for c in 0..<inC { acc &+= offset &* Int32(taps[c]) }
+                                            continue
+                                        }
+                                        let pixel = q.baseAddress! + (iy * inW + ix) * inC
+                                        for c in 0..<inC { acc &+= Int32(pixel[c]) &* Int32(taps[c]) }
+                                    }
+                                }
+                                acc &-= weights.rowSums[oc] &* offset
+                                let value = Float(acc) * (weights.scales[oc] * scale) + (bias?[oc] ?? 0)
+                                dst[((b * outH + oy) * outW + ox) * outC + oc] = Swift.min(Swift.max(value, activation.0), activation.1)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     override var scratchBytes: Int {
         guard let input = node.inputs[0], let filter = node.inputs[1], geometryH != nil else { return 0 }
+        if hybrid != nil { return 0 }
         if quantized != nil {
             return QuantizedConvolution.scratchBytes(input: input, filter: filter, rows: saturatingProduct(input.dim(0), geometryH.output, geometryW.output))
         }
@@ -71,6 +124,7 @@ final class Conv2D: Kernel {
                           scratch: context.scratch, threads: context.threads)
             return
         }
+        if let hybrid { return runHybrid(hybrid) }
         let rows = input.dim(0) * geometryH.output * geometryW.output
         let depth = filter.dim(1) * filter.dim(2) * filter.dim(3)
         let outChannels = filter.dim(0)

@@ -17,6 +17,9 @@ final class FullyConnected: Kernel {
     /// uint8/int8 path: weights minus their zero point as doubles (exact integer dot products through dgemm).
     var quantizedWeights: [Double]?
     var requantization: ChannelRequantization?
+    /// Hybrid path: float input, int8 weights (see ``HybridWeights``); inputs quantized symmetric or, with the
+    /// `asymmetric_quantize_inputs` option, asymmetric per row.
+    var hybridWeights: HybridWeights?
 
     override func prepare() throws {
         let input = try self.input(0), weights = try self.input(1), output = try self.output(0)
@@ -27,7 +30,8 @@ final class FullyConnected: Kernel {
             return
         }
         try expectType(input, .float32)
-        try expectType(weights, .float32)
+        try expectType(weights, .float32, .int8)
+        if weights.type == .int8, hybridWeights == nil { hybridWeights = try HybridWeights(weights, channels: units) }
         guard depth > 0, input.elementCount % depth == 0 else {
             throw KernelError.invalid("input \(input.shape) does not divide into rows of \(depth)")
         }
@@ -95,8 +99,37 @@ final class FullyConnected: Kernel {
         }
     }
 
+    private func runHybrid(_ weights: HybridWeights) {
+        let input = node.inputs[0]!, output = node.outputs[0]
+        let depth = weights.depth, units = weights.channels, rows = input.elementCount / max(depth, 1)
+        let src = input.floats, dst = output.floats
+        let bias = optionalInput(2)?.floats
+        var quantized = [Int8](repeating: 0, count: depth)
+        weights.values.withUnsafeBufferPointer { w in
+            quantized.withUnsafeMutableBufferPointer { q in
+                for r in 0..<rows {
+                    var scale: Float, offset: Int32 = 0
+                    if options.asymmetricQuantizeInputs {
+                        (scale, offset) = HybridQuantization.quantizeAsymmetric(src + r * depth, count: depth, into: q.baseAddress!)
+                    } else {
+                        scale = HybridQuantization.quantizeSymmetric(src + r * depth, count: depth, into: q.baseAddress!)
+                    }
+                    for u in 0..<units {
+                        var dot: Int32 = 0
+                        let row = w.baseAddress! + u * depth
+                        for k in 0..<depth { dot &+= Int32(row[k]) &* Int32(q[k]) }
+                        dot &-= weights.rowSums[u] &* offset
+                        let value = (bias?[u] ?? 0) + Float(dot) * (scale * weights.scales[u])
+                        dst[r * units + u] = Swift.min(Swift.max(value, activation.0), activation.1)
+                    }
+                }
+            }
+        }
+    }
+
     override func run(_ context: RunContext) throws {
         if let requantization, let quantizedWeights { return runQuantized(context, requantization: requantization, weights: quantizedWeights) }
+        if let hybridWeights { return runHybrid(hybridWeights) }
         let input = node.inputs[0]!, weights = node.inputs[1]!, output = node.outputs[0]
         let depth = weights.dim(1), units = weights.dim(0), rows = input.elementCount / max(depth, 1)
         BLAS.sgemm(transposeB: true, m: rows, n: units, k: depth, a: input.floats, lda: depth,

@@ -1,0 +1,86 @@
+import Foundation
+import LiteFormat
+
+/// Hybrid kernels: constant int8 weights, float activations (dynamic-range quantization). Each batch row of the
+/// input is quantized to int8 on the fly, multiplied with the int8 weights in int32 (exact), and the sums are
+/// scaled back to float: `out = bias + float(Σ q·w − offset · Σ w) · (input_scale · weight_scale[channel])`, as
+/// TFLite's hybrid FULLY_CONNECTED (`MatrixBatchVectorMultiplyAccumulate`) and per-channel hybrid CONV_2D
+/// (`HybridConvPerChannel`).
+struct HybridWeights {
+    /// [channels, depth] weights.
+    let values: [Int8]
+    let channels: Int
+    let depth: Int
+    /// One scale per channel (a per-tensor scale repeated).
+    let scales: [Float]
+    /// Σ_k w[c, k], for asymmetric inputs.
+    let rowSums: [Int32]
+
+    init(_ tensor: Tensor, channels: Int) throws {
+        guard tensor.type == .int8, tensor.storage != .arena, let data = tensor.data else {
+            throw KernelError.unsupported("hybrid weights must be a constant int8 tensor")
+        }
+        let info = try QuantizedTensorInfo(tensor)
+        guard info.zeroPoints.allSatisfy({ $0 == 0 }) else { throw KernelError.unsupported("hybrid weights must be symmetric (zero point 0)") }
+        guard info.scales.count == 1 || info.scales.count == channels else {
+            throw KernelError.invalid("\(info.scales.count) weight scales for \(channels) channels")
+        }
+        self.channels = channels
+        depth = tensor.elementCount / max(channels, 1)
+        values = Array(UnsafeBufferPointer(start: data.assumingMemoryBound(to: Int8.self), count: tensor.elementCount))
+        scales = info.scales.count == 1 ? Array(repeating: info.scales[0], count: channels) : info.scales
+        var sums = [Int32](repeating: 0, count: channels)
+        for c in 0..<channels { for k in 0..<depth { sums[c] += Int32(values[c * depth + k]) } }
+        rowSums = sums
+    }
+}
+
+enum HybridQuantization {
+    /// `tensor_utils::AsymmetricQuantizeFloats`: the range [min(0, min x), max(0, max x)] mapped onto [-128, 127]
+    /// with a nudged zero point, in double; values rounded half away from zero with the float inverse scale.
+    static func quantizeAsymmetric(_ values: UnsafePointer<Float>, count: Int, into output: UnsafeMutablePointer<Int8>) -> (scale: Float, offset: Int32) {
+        var low: Float = 0, high: Float = 0
+        for i in 0..<count {
+            low = Swift.min(low, values[i])
+            high = Swift.max(high, values[i])
+        }
+        let rmin = Double(low), rmax = Double(high)
+        if rmin == rmax {
+            output.update(repeating: 0, count: count)
+            return (1, 0)
+        }
+        let qmin = -128.0, qmax = 127.0
+        let scale = (rmax - rmin) / (qmax - qmin)
+        let fromMin = qmin - rmin / scale, fromMax = qmax - rmax / scale
+        let errorMin = abs(qmin) + abs(rmin / scale), errorMax = abs(qmax) + abs(rmax / scale)
+        let zero = errorMin < errorMax ? fromMin : fromMax
+        let offset: Int32 = zero <= qmin ? -128 : (zero >= qmax ? 127 : Int32(zero.rounded(.toNearestOrAwayFromZero)))
+        let floatScale = Float(scale)
+        let inverse = 1 / floatScale
+        for i in 0..<count {
+            let q = (Float(offset) + values[i] * inverse).rounded(.toNearestOrAwayFromZero)
+            output[i] = Int8(Swift.min(Swift.max(q, -128), 127))
+        }
+        return (floatScale, offset)
+    }
+
+    /// `tensor_utils::SymmetricQuantizeFloats`: scale max|x| / 127, values rounded half away from zero into [-127, 127].
+    static func quantizeSymmetric(_ values: UnsafePointer<Float>, count: Int, into output: UnsafeMutablePointer<Int8>) -> Float {
+        var low: Float = 0, high: Float = 0
+        for i in 0..<count {
+            low = Swift.min(low, values[i])
+            high = Swift.max(high, values[i])
+        }
+        let range = Swift.max(abs(low), abs(high))
+        if range == 0 {
+            output.update(repeating: 0, count: count)
+            return 1
+        }
+        let inverse = 127 / range
+        for i in 0..<count {
+            let q = (values[i] * inverse).rounded(.toNearestOrAwayFromZero)
+            output[i] = Int8(Swift.min(Swift.max(q, -127), 127))
+        }
+        return range / 127
+    }
+}
