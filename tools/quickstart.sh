@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job from a fresh clone: set up, build, classify a real photo with the default model (fetched through
-# the model registry; ../shared/models is the offline mirror), then benchmark the engine against LiteRT on the
+# the model registry; ../shared/models is the offline mirror), detect and label the objects of another (writing
+# pets-annotated.png), then benchmark the engine against LiteRT on the
 # same inputs in the same run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,5 +13,7 @@ fi
 "$cli" classify ../shared/images/bird.png
 echo
 "$cli" classify ../shared/images/bird.png --model birds --max-results 3
+echo
+"$cli" detect ../shared/images/pets.jpg --multiple --classify --annotate pets-annotated.png
 echo
 python3 tools/bench_vs_litert.py --cli "$cli" --runs 30
