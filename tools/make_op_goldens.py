@@ -268,6 +268,8 @@ case("hybrid_fully_connected", [(3, 64)], optimize="dynamic_range")(lambda x: tf
 h_conv_w, h_conv_b = const(3, 3, 8, 16), const(16)
 case("hybrid_conv", [(1, 10, 10, 8)], optimize="dynamic_range")(
     lambda x: tf.nn.relu6(tf.nn.bias_add(tf.nn.conv2d(x, h_conv_w, 1, "SAME"), h_conv_b)))
+case("hybrid_conv_per_tensor_batch2", [(2, 9, 9, 8)], optimize="dynamic_range_per_tensor")(
+    lambda x: tf.nn.bias_add(tf.nn.conv2d(x, h_conv_w, 2, "SAME"), h_conv_b))
 
 # ---- weight formats --------------------------------------------------------------------------------------
 fp16_w, fp16_b = const(3, 3, 4, 6), const(6)
@@ -291,8 +293,9 @@ def convert(c):
         converter.target_spec.supported_types = [tf.float16]
     elif c["optimize"] == "sparsity":
         converter.optimizations = [tf.lite.Optimize.EXPERIMENTAL_SPARSITY]
-    elif c["optimize"] == "dynamic_range":
+    elif c["optimize"] in ("dynamic_range", "dynamic_range_per_tensor"):
         converter.optimizations = [tf.lite.Optimize.DEFAULT]
+        converter._experimental_disable_per_channel = c["optimize"] == "dynamic_range_per_tensor"
     elif c["optimize"] and c["optimize"].startswith("quantize_"):
         calibration_rng = np.random.default_rng(zlib.crc32(c["name"].encode()) + 1)
         converter.optimizations = [tf.lite.Optimize.DEFAULT]

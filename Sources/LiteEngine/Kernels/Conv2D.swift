@@ -43,9 +43,10 @@ final class Conv2D: Kernel {
         try expectRank(input, 4)
         try expectRank(filter, 4)
         if filter.type == .int8 {
-            guard let q = filter.quantization, q.scale.count == filter.dim(0), q.scale.count > 1 || filter.dim(0) == 1 else {
-                throw KernelError.unsupported("hybrid CONV_2D with a per-tensor filter scale (only per-channel hybrid is implemented)")
+            guard let q = filter.quantization, q.scale.count == filter.dim(0) || q.scale.count == 1 else {
+                throw KernelError.invalid("hybrid CONV_2D filter needs one scale or one per output channel")
             }
+            hybridPerChannel = q.scale.count > 1
             if hybrid == nil { hybrid = try HybridWeights(filter, channels: filter.dim(0)) }
         }
         guard filter.dim(3) > 0, input.dim(3) % filter.dim(3) == 0, input.dim(3) == filter.dim(3) else {
@@ -61,11 +62,15 @@ final class Conv2D: Kernel {
         output.shape = [input.dim(0), geometryH.output, geometryW.output, filter.dim(0)]
     }
 
-    /// Per-channel hybrid path (float input, int8 filter).
+    /// Hybrid path (float input, int8 filter).
     var hybrid: HybridWeights?
+    /// Per-channel filter scales: TFLite's `HybridConvPerChannel` (asymmetric inputs); one scale: its `HybridConv`
+    /// (symmetric inputs, zero padding).
+    var hybridPerChannel = true
 
     /// `HybridConvPerChannel`: each batch image quantized asymmetrically, padding taps take the zero point, exact
-    /// int32 sums, `float(acc − zero_point · Σw) · (channel_scale · input_scale) + bias`, clamped.
+    /// int32 sums, `float(acc − zero_point · Σw) · (channel_scale · input_scale) + bias`, clamped. `HybridConv` is
+    /// the same with symmetric quantization (zero point 0).
     private func runHybrid(_ weights: HybridWeights) {
         let input = node.inputs[0]!, filter = node.inputs[1]!, output = node.outputs[0]
         let (batches, inH, inW, inC) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
@@ -78,7 +83,9 @@ final class Conv2D: Kernel {
         weights.values.withUnsafeBufferPointer { w in
             quantized.withUnsafeMutableBufferPointer { q in
                 for b in 0..<batches {
-                    let (scale, offset) = HybridQuantization.quantizeAsymmetric(input.floats + b * imageSize, count: imageSize, into: q.baseAddress!)
+                    let (scale, offset) = hybridPerChannel
+                        ? HybridQuantization.quantizeAsymmetric(input.floats + b * imageSize, count: imageSize, into: q.baseAddress!)
+                        : (HybridQuantization.quantizeSymmetric(input.floats + b * imageSize, count: imageSize, into: q.baseAddress!), 0)
                     for oy in 0..<outH {
                         for ox in 0..<outW {
                             for oc in 0..<outC {
