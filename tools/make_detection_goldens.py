@@ -15,7 +15,9 @@ For each acceptance photo it records:
     computes it in double precision), the sha256 of MediaPipe's 224x224 resample of that region, and LiteRT's
     labels for that crop tensor from mlkit/object_labeler.tflite (scores >= its metadata threshold 0.35, at
     most 10, ties by index) and mlkit/bird_classifier.tflite (top 3);
-and for face.jpg the detections of MediaPipe's own face detection calculators (SsdAnchorsCalculator,
+MediaPipe's own ObjectDetector on pets.jpg with the quantized SSD (integer pixel boxes; it runs XNNPACK, so only the
+boxes are compared: it stretches the image to the input as we do); and for face.jpg the detections of MediaPipe's
+own face detection calculators (SsdAnchorsCalculator,
 TensorsToDetectionsCalculator, NonMaxSuppressionCalculator with face_detection.pbtxt's options) on a stretched
 128x128 tensor, for the MediaPipe-anchor decoding path.
 """
@@ -31,6 +33,8 @@ from ai_edge_litert import interpreter as litert
 import mediapipe as mp
 from mediapipe.framework.formats import rect_pb2
 from mediapipe.python import packet_creator, packet_getter
+from mediapipe.tasks import python as mp_tasks
+from mediapipe.tasks.python import vision as mp_vision
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, ".."))
@@ -202,6 +206,12 @@ def main():
             })
         golden["photos"][name] = entry
         print(name, int(count.reshape(-1)[0]), "detections,", len(entry["crops"]), "crops", flush=True)
+    detector = mp_vision.ObjectDetector.create_from_options(mp_vision.ObjectDetectorOptions(
+        base_options=mp_tasks.BaseOptions(model_asset_path=os.path.join(SHARED, "models", SSD_QUANT)),
+        score_threshold=DETECTOR_THRESHOLD))
+    pets = detector.detect(mp.Image(image_format=mp.ImageFormat.SRGB, data=np.ascontiguousarray(decode("pets.jpg"))))
+    golden["mediapipeObjectDetector"] = {"image": "pets.jpg", "boxes": [
+        [d.bounding_box.origin_x, d.bounding_box.origin_y, d.bounding_box.width, d.bounding_box.height] for d in pets.detections]}
     face = decode("face.jpg")
     golden["face"] = {"image": "face.jpg", "input": sha256(mediapipe_tensor(face, 128, 128, value_range=(-1, 1))),
                       "detections": face_detections(face)}

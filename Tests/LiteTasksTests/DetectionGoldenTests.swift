@@ -28,6 +28,8 @@ struct DetectionGoldens: Decodable {
     var cropMargin: Double
     var photos: [String: Photo]
     var face: Face
+    struct MediaPipeDetections: Decodable { var image: String; var boxes: [[Double]] }
+    var mediapipeObjectDetector: MediaPipeDetections
 
     static let shared: DetectionGoldens = {
         let url = Paths.packageRoot.appendingPathComponent("Tests/LiteTasksTests/Goldens/detection.json")
@@ -189,6 +191,20 @@ final class DetectionGoldenTests: XCTestCase {
                 XCTAssertEqual(object.labels.map { [Double($0.index), Double($0.confidence)] }, crop.objectLabeler, name)
                 XCTAssertTrue(object.labels.allSatisfy { $0.text != nil })
             }
+        }
+    }
+
+    /// MediaPipe's own ObjectDetector with the same SSD: the same objects, boxes within 3 pixels (it runs XNNPACK,
+    /// whose rounding moves the box encodings slightly).
+    func testMediaPipeObjectDetectorFindsTheSameBoxes() throws {
+        let expected = goldens.mediapipeObjectDetector
+        let image = try upright(expected.image)
+        let proposals = try DetectorModel(path: Self.ssdQuant).proposals(in: image).filter { $0.score >= goldens.detectorThreshold }
+        XCTAssertEqual(proposals.count, expected.boxes.count)
+        for (p, box) in zip(proposals, expected.boxes) {
+            let ours = [Double(p.box.xmin) * Double(image.width), Double(p.box.ymin) * Double(image.height),
+                        Double(p.box.width) * Double(image.width), Double(p.box.height) * Double(image.height)]
+            for k in 0..<4 { XCTAssertEqual(ours[k], box[k], accuracy: 3, "\(ours) vs MediaPipe \(box)") }
         }
     }
 
