@@ -28,10 +28,9 @@ from PIL import Image
 from ai_edge_litert import interpreter as litert
 
 import mediapipe as mp
-from mediapipe.framework.formats import rect_pb2
-from mediapipe.python import packet_creator, packet_getter
 from mediapipe.tasks import python as mp_tasks
 from mediapipe.tasks.python import vision as mp_vision
+from mediapipe_reference import image_to_uint8
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, ".."))
@@ -62,29 +61,7 @@ ROI = (0.1, 0.2, 0.5, 0.6)  # x, y, width, height, normalized: the region-of-int
 
 def mediapipe_resample(rgb, width, height, roi=None):
     """MediaPipe's CPU ImageToTensorCalculator on `rgb`, as uint8 pixels (float range [0, 255] is exact)."""
-    config = f"""
-input_stream: "image"
-input_stream: "rect"
-output_stream: "floats"
-node {{ calculator: "ImageToTensorCalculator" input_stream: "IMAGE:image" input_stream: "NORM_RECT:rect"
-  output_stream: "TENSORS:tensors"
-  options {{ [mediapipe.ImageToTensorCalculatorOptions.ext] {{ output_tensor_width: {width}
-    output_tensor_height: {height} output_tensor_float_range {{ min: 0 max: 255 }} }} }} }}
-node {{ calculator: "TensorsToFloatsCalculator" input_stream: "TENSORS:tensors" output_stream: "FLOATS:floats" }}
-"""
-    graph = mp.CalculatorGraph(graph_config=config)
-    out = []
-    graph.observe_output_stream("floats", lambda stream, packet: out.append(np.array(packet_getter.get_float_list(packet))))
-    graph.start_run()
-    x, y, w, h = roi or (0.0, 0.0, 1.0, 1.0)
-    rect = rect_pb2.NormalizedRect(x_center=x + w / 2, y_center=y + h / 2, width=w, height=h)
-    image = mp.Image(image_format=mp.ImageFormat.SRGB, data=np.ascontiguousarray(rgb))
-    graph.add_packet_to_input_stream("image", packet_creator.create_image(image).at(0))
-    graph.add_packet_to_input_stream("rect", packet_creator.create_proto(rect).at(0))
-    graph.close()
-    values = out[0].reshape(height, width, 3)
-    assert np.array_equal(values, np.round(values)), "MediaPipe's resampled values are not integers"
-    return values.astype(np.uint8)
+    return image_to_uint8(rgb, width, height, roi)
 
 
 def normalization(model):

@@ -31,10 +31,10 @@ from PIL import Image
 from ai_edge_litert import interpreter as litert
 
 import mediapipe as mp
-from mediapipe.framework.formats import rect_pb2
 from mediapipe.python import packet_creator, packet_getter
 from mediapipe.tasks import python as mp_tasks
 from mediapipe.tasks.python import vision as mp_vision
+from mediapipe_reference import image_to_tensor, image_to_uint8
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, ".."))
@@ -60,40 +60,6 @@ def bits(values):
 def decode(name):
     with Image.open(os.path.join(SHARED, "images", name)) as image:
         return np.asarray(image.convert("RGB"))
-
-
-def mediapipe_tensor(rgb, width, height, roi=None, value_range=(0, 255)):
-    """MediaPipe's CPU ImageToTensorCalculator on `rgb` (stretching, no aspect ratio kept) as float values."""
-    config = f"""
-input_stream: "image"
-input_stream: "rect"
-output_stream: "floats"
-node {{ calculator: "ImageToTensorCalculator" input_stream: "IMAGE:image" input_stream: "NORM_RECT:rect"
-  output_stream: "TENSORS:tensors"
-  options {{ [mediapipe.ImageToTensorCalculatorOptions.ext] {{ output_tensor_width: {width}
-    output_tensor_height: {height} output_tensor_float_range {{ min: {value_range[0]} max: {value_range[1]} }} }} }} }}
-node {{ calculator: "TensorsToFloatsCalculator" input_stream: "TENSORS:tensors" output_stream: "FLOATS:floats" }}
-"""
-    graph = mp.CalculatorGraph(graph_config=config)
-    out = []
-    graph.observe_output_stream("floats", lambda stream, packet: out.append(np.array(packet_getter.get_float_list(packet), dtype=np.float32)))
-    graph.start_run()
-    if roi is None:
-        rect = rect_pb2.NormalizedRect(x_center=0.5, y_center=0.5, width=1.0, height=1.0)
-    else:
-        x, y, w, h = roi
-        rect = rect_pb2.NormalizedRect(x_center=x + w / 2, y_center=y + h / 2, width=w, height=h)
-    image = mp.Image(image_format=mp.ImageFormat.SRGB, data=np.ascontiguousarray(rgb))
-    graph.add_packet_to_input_stream("image", packet_creator.create_image(image).at(0))
-    graph.add_packet_to_input_stream("rect", packet_creator.create_proto(rect).at(0))
-    graph.close()
-    return out[0].reshape(height, width, 3)
-
-
-def uint8_tensor(rgb, width, height, roi=None):
-    values = mediapipe_tensor(rgb, width, height, roi)
-    assert np.array_equal(values, np.round(values)), "MediaPipe's resampled values are not integers"
-    return values.astype(np.uint8)
 
 
 def interpreter(model):
@@ -178,7 +144,7 @@ def main():
     labeler, birds = interpreter("mlkit/object_labeler.tflite"), interpreter("mlkit/bird_classifier.tflite")
     for name in PHOTOS:
         rgb = decode(name)
-        tensor = uint8_tensor(rgb, 300, 300)
+        tensor = image_to_uint8(rgb, 300, 300)
         boxes, classes, scores, count = run(quant, tensor)
         fboxes, fclasses, fscores, fcount = run(floating, (tensor.astype(np.float32) - 128) / 128)
         entry = {
@@ -194,7 +160,7 @@ def main():
             region = crop_region(boxes.reshape(-1, 4)[i])
             if region is None:
                 continue
-            crop = uint8_tensor(rgb, 224, 224, region)
+            crop = image_to_uint8(rgb, 224, 224, region)
             labels = dequantized_scores(labeler, run(labeler, crop)[0])
             kept = sorted((j for j in range(len(labels)) if labels[j] >= LABELER_THRESHOLD), key=lambda j: (-labels[j], j))[:10]
             bird_scores = dequantized_scores(birds, run(birds, crop)[0])
@@ -213,7 +179,7 @@ def main():
     golden["mediapipeObjectDetector"] = {"image": "pets.jpg", "boxes": [
         [d.bounding_box.origin_x, d.bounding_box.origin_y, d.bounding_box.width, d.bounding_box.height] for d in pets.detections]}
     face = decode("face.jpg")
-    golden["face"] = {"image": "face.jpg", "input": sha256(mediapipe_tensor(face, 128, 128, value_range=(-1, 1))),
+    golden["face"] = {"image": "face.jpg", "input": sha256(image_to_tensor(face, 128, 128, value_range=(-1, 1))),
                       "detections": face_detections(face)}
     print("face.jpg", len(golden["face"]["detections"]), "faces")
     os.makedirs(os.path.dirname(OUT), exist_ok=True)

@@ -38,6 +38,24 @@ func random(_ count: Int, scale: Float = 0.1) -> [Float] {
     (0..<count).map { _ in Float.random(in: -scale...scale) }
 }
 
+/// A SAME-padded CONV_2D or DEPTHWISE_CONV_2D (multiplier 1) with a fused ReLU6, as the graph's only op.
+func addConvolution(_ b: inout ModelBuilder, x: Int, w: Int, bias: Int, y: Int, stride: Int, depthwise: Bool) {
+    var options = FlatTableBuilder()
+    options[0] = .int8(Padding.same.rawValue)
+    options[1] = .int32(Int32(stride))
+    options[2] = .int32(Int32(stride))
+    if depthwise {
+        options[3] = .int32(1)
+        options[4] = .int8(FusedActivation.relu6.rawValue)
+        b.addOperator(.depthwiseConv2d, version: 1, inputs: [x, w, bias], outputs: [y], optionsType: 2, options: options)
+    } else {
+        options[3] = .int8(FusedActivation.relu6.rawValue)
+        b.addOperator(.conv2d, version: 1, inputs: [x, w, bias], outputs: [y], optionsType: 1, options: options)
+    }
+    b.inputs = [x]
+    b.outputs = [y]
+}
+
 func convolution(_ name: String, input: [Int], filters: Int, kernel: Int, stride: Int, depthwise: Bool = false) -> OpCase {
     let outH = (input[1] + stride - 1) / stride, outW = (input[2] + stride - 1) / stride
     let channels = input[3]
@@ -49,20 +67,7 @@ func convolution(_ name: String, input: [Int], filters: Int, kernel: Int, stride
         let w = b.addConstant(name: "w", shape: filterShape, values: random(filterShape.reduce(1, *)))
         let bias = b.addConstant(name: "b", shape: [outC], values: random(outC))
         let y = b.addTensor(name: "y", type: .float32, shape: [1, outH, outW, outC])
-        var options = FlatTableBuilder()
-        options[0] = .int8(Padding.same.rawValue)
-        options[1] = .int32(Int32(stride))
-        options[2] = .int32(Int32(stride))
-        if depthwise {
-            options[3] = .int32(1)
-            options[4] = .int8(FusedActivation.relu6.rawValue)
-            b.addOperator(.depthwiseConv2d, version: 1, inputs: [x, w, bias], outputs: [y], optionsType: 2, options: options)
-        } else {
-            options[3] = .int8(FusedActivation.relu6.rawValue)
-            b.addOperator(.conv2d, version: 1, inputs: [x, w, bias], outputs: [y], optionsType: 1, options: options)
-        }
-        b.inputs = [x]
-        b.outputs = [y]
+        addConvolution(&b, x: x, w: w, bias: bias, y: y, stride: stride, depthwise: depthwise)
     }
 }
 
@@ -82,20 +87,7 @@ func quantizedConvolution(_ name: String, input: [Int], filters: Int, kernel: In
         let biasBuffer = b.addBuffer((0..<outC).flatMap { _ in withUnsafeBytes(of: Int32.random(in: -5000...5000).littleEndian, Array.init) })
         let bias = b.addTensor(name: "b", type: .int32, shape: [outC], buffer: biasBuffer, quantization: Quantization(scale: [0.0235 * 0.004], zeroPoint: [0]))
         let y = b.addTensor(name: "y", type: .uint8, shape: [1, outH, outW, outC], quantization: activation)
-        var options = FlatTableBuilder()
-        options[0] = .int8(Padding.same.rawValue)
-        options[1] = .int32(Int32(stride))
-        options[2] = .int32(Int32(stride))
-        if depthwise {
-            options[3] = .int32(1)
-            options[4] = .int8(FusedActivation.relu6.rawValue)
-            b.addOperator(.depthwiseConv2d, version: 1, inputs: [x, w, bias], outputs: [y], optionsType: 2, options: options)
-        } else {
-            options[3] = .int8(FusedActivation.relu6.rawValue)
-            b.addOperator(.conv2d, version: 1, inputs: [x, w, bias], outputs: [y], optionsType: 1, options: options)
-        }
-        b.inputs = [x]
-        b.outputs = [y]
+        addConvolution(&b, x: x, w: w, bias: bias, y: y, stride: stride, depthwise: depthwise)
     }
 }
 

@@ -105,12 +105,9 @@ public final class ModelManager: @unchecked Sendable {
                     progress.completedUnitCount = Int64(min(done, total))
                 }
                 progress.completedUnitCount = progress.totalUnitCount
-                NotificationCenter.default.post(name: .mlkitModelDownloadDidSucceed, object: self,
-                                                userInfo: [ModelDownloadUserInfoKey.remoteModel.rawValue: model])
+                self.announce(model, error: nil)
             } catch {
-                NotificationCenter.default.post(name: .mlkitModelDownloadDidFail, object: self,
-                                                userInfo: [ModelDownloadUserInfoKey.remoteModel.rawValue: model,
-                                                           ModelDownloadUserInfoKey.error.rawValue: error])
+                self.announce(model, error: error)
             }
         }
         return progress
@@ -125,17 +122,21 @@ public final class ModelManager: @unchecked Sendable {
             queue.async {
                 do {
                     let path = try registry.fetch(entry).path
-                    NotificationCenter.default.post(name: .mlkitModelDownloadDidSucceed, object: self,
-                                                    userInfo: [ModelDownloadUserInfoKey.remoteModel.rawValue: model])
+                    self.announce(model, error: nil)
                     continuation.resume(returning: path)
                 } catch {
-                    NotificationCenter.default.post(name: .mlkitModelDownloadDidFail, object: self,
-                                                    userInfo: [ModelDownloadUserInfoKey.remoteModel.rawValue: model,
-                                                               ModelDownloadUserInfoKey.error.rawValue: error])
+                    self.announce(model, error: error)
                     continuation.resume(throwing: error)
                 }
             }
         }
+    }
+
+    /// Posts ML Kit's success or failure notification for `model`.
+    private func announce(_ model: RemoteModel, error: Error?) {
+        var info: [String: Any] = [ModelDownloadUserInfoKey.remoteModel.rawValue: model]
+        if let error { info[ModelDownloadUserInfoKey.error.rawValue] = error }
+        NotificationCenter.default.post(name: error == nil ? .mlkitModelDownloadDidSucceed : .mlkitModelDownloadDidFail, object: self, userInfo: info)
     }
 
     /// Deletes the cached model; `completion` gets nil on success (also when nothing was cached) or the error.

@@ -77,33 +77,40 @@ class Reduce: Kernel {
         }
     }
 
-    func runQuantizedReduction(_ input: Tensor, _ output: Tensor) {
-        guard let q = quantizedReduction else { return }
-        let signed = input.type == .int8
-        let (low, high): (Int32, Int32) = signed ? (-128, 127) : (0, 255)
-        let rank = input.rank
+    /// Calls `body(inputIndex, outputOffset)` for every input element in order, where the output offset drops the
+    /// reduced axes (output strides seen from input coordinates, 0 on reduced axes).
+    @inline(__always)
+    final func forEachInputElement(_ shape: [Int], _ body: (Int, Int) -> Void) {
+        let rank = shape.count
         var strides = Array(repeating: 0, count: rank)
         var running = 1
         for d in stride(from: rank - 1, through: 0, by: -1) where !axes.contains(d) {
             strides[d] = running
-            running *= input.shape[d]
+            running *= shape[d]
         }
-        var sums = [Int32](repeating: 0, count: output.elementCount)
-        let src = UnsafeRawPointer(input.data!)
         var index = Array(repeating: 0, count: rank)
         var offset = 0
-        for i in 0..<input.elementCount {
-            sums[offset] &+= loadQuantized(src, i, signed: signed)
+        for i in 0..<shape.reduce(1, *) {
+            body(i, offset)
             var d = rank - 1
             while d >= 0 {
                 index[d] += 1
                 offset += strides[d]
-                if index[d] < input.shape[d] { break }
-                offset -= strides[d] * input.shape[d]
+                if index[d] < shape[d] { break }
+                offset -= strides[d] * shape[d]
                 index[d] = 0
                 d -= 1
             }
         }
+    }
+
+    func runQuantizedReduction(_ input: Tensor, _ output: Tensor) {
+        guard let q = quantizedReduction else { return }
+        let signed = input.type == .int8
+        let (low, high): (Int32, Int32) = signed ? (-128, 127) : (0, 255)
+        var sums = [Int32](repeating: 0, count: output.elementCount)
+        let src = UnsafeRawPointer(input.data!)
+        forEachInputElement(input.shape) { i, offset in sums[offset] &+= loadQuantized(src, i, signed: signed) }
         let dst = output.data!
         for o in sums.indices {
             let shifted = sums[o] &- q.inputZeroPoint &* Int32(q.count)
@@ -119,28 +126,7 @@ class Reduce: Kernel {
         let src = input.floats, dst = output.floats
         let outCount = output.elementCount
         dst.update(repeating: 0, count: outCount)
-        let rank = input.rank
-        // Output strides seen from input coordinates (0 on reduced axes).
-        var strides = Array(repeating: 0, count: rank)
-        var running = 1
-        for d in stride(from: rank - 1, through: 0, by: -1) where !axes.contains(d) {
-            strides[d] = running
-            running *= input.shape[d]
-        }
-        var index = Array(repeating: 0, count: rank)
-        var offset = 0
-        for i in 0..<input.elementCount {
-            dst[offset] += src[i]
-            var d = rank - 1
-            while d >= 0 {
-                index[d] += 1
-                offset += strides[d]
-                if index[d] < input.shape[d] { break }
-                offset -= strides[d] * input.shape[d]
-                index[d] = 0
-                d -= 1
-            }
-        }
+        forEachInputElement(input.shape) { i, offset in dst[offset] += src[i] }
         if isMean {
             let count = Float(input.elementCount / max(outCount, 1))
             for i in 0..<outCount { dst[i] /= count }

@@ -43,9 +43,11 @@ public struct ObjectTracker: Sendable {
         public internal(set) var confirmed = false
 
         /// Where the track is expected in the next frame.
-        public var predicted: DetectionBox {
-            let steps = Float(missedFrames + 1)
-            let dx = velocityX * steps, dy = velocityY * steps
+        public var predicted: DetectionBox { moved(frames: missedFrames + 1) }
+
+        /// The last box moved by the velocity for `frames` frames.
+        func moved(frames: Int) -> DetectionBox {
+            let dx = velocityX * Float(frames), dy = velocityY * Float(frames)
             return DetectionBox(ymin: box.ymin + dy, xmin: box.xmin + dx, ymax: box.ymax + dy, xmax: box.xmax + dx)
         }
     }
@@ -134,10 +136,7 @@ public struct ObjectTracker: Sendable {
         tracks.removeAll { $0.missedFrames > options.maximumMissedFrames || (!$0.confirmed && $0.missedFrames > 0) }
         for track in tracks where track.confirmed && track.missedFrames > 0 && track.missedFrames <= options.coastingFrames {
             // Where the track is expected in this frame (missedFrames already counts this one).
-            let steps = Float(track.missedFrames)
-            let box = DetectionBox(ymin: track.box.ymin + track.velocityY * steps, xmin: track.box.xmin + track.velocityX * steps,
-                                   ymax: track.box.ymax + track.velocityY * steps, xmax: track.box.xmax + track.velocityX * steps)
-            reports.append(Report(id: track.id, box: box, detection: nil))
+            reports.append(Report(id: track.id, box: track.moved(frames: track.missedFrames), detection: nil))
         }
         let matched = boxes.indices.filter { assignment[$0] != nil }
         for b in boxes.indices where assignment[b] == nil {
