@@ -172,6 +172,15 @@ case("expand_dims_dynamic_batch", [(None, 4)], run_shapes=[(3, 4)])(lambda x: tf
 case("conv_dynamic_batch_resized", [(None, 6, 6, 3)], run_shapes=[(3, 6, 6, 3)])(
     lambda x: tf.nn.relu(tf.nn.conv2d(x, tf.constant(np.linspace(-1, 1, 3 * 3 * 3 * 4, dtype=np.float32).reshape(3, 3, 3, 4)), 1, "SAME")))
 case("mean_dynamic_batch", [(None, 5, 5, 8)], run_shapes=[(2, 5, 5, 8)])(lambda x: tf.reduce_mean(x, axis=[1, 2]))
+case("reduce_prod_axis1", [(3, 4, 5)], low=0.5, high=1.5)(lambda x: tf.reduce_prod(x, axis=1))
+case("reduce_max_two_axes_keepdims", [(2, 3, 4, 5)])(lambda x: tf.reduce_max(x, axis=[1, 3], keepdims=True))
+case("reduce_min_last_axis", [(4, 6)])(lambda x: tf.reduce_min(x, axis=-1))
+case("reduce_prod_max_int32", [(3, 5)], low=-4, high=4)(
+    lambda x: (tf.reduce_prod(tf.cast(x, tf.int32), axis=0), tf.reduce_max(tf.cast(x, tf.int32), axis=1)))
+case("shape_of_dynamic_input", [(None, 3, None)], run_shapes=[(2, 3, 7)])(lambda x: (tf.shape(x), x * 2.0))
+# A Keras Dense layer on a sequence of resizable length: SHAPE, GATHER, REDUCE_PROD, PACK build the RESHAPE's shape.
+case("dense_on_dynamic_sequence", [(1, None, 6)], keras=True, run_shapes=[(1, 9, 6)])(
+    lambda: (lambda i: tf.keras.Model(i, tf.keras.layers.Dense(4, bias_initializer="glorot_uniform")(i)))(tf.keras.Input((None, 6), batch_size=1)))
 case("concatenation_axis3", [(1, 4, 4, 3), (1, 4, 4, 5)])(lambda x, y: tf.concat([x, y], axis=3))
 case("concatenation_axis1_three", [(2, 3, 4), (2, 1, 4), (2, 2, 4)])(lambda x, y, z: tf.concat([x, y, z], axis=1))
 case("pad", [(1, 3, 4, 2)])(lambda x: tf.pad(x, [[0, 0], [1, 2], [2, 1], [0, 0]]))

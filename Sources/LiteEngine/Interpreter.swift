@@ -255,16 +255,39 @@ public final class Interpreter: @unchecked Sendable {
     /// Infers shapes and plans memory. Called by `init` and, after a resize, by `invoke`.
     public func allocateTensors() throws {
         guard needsPlan else { return }
+        var known = Set<Int>()
         for (index, kernel) in kernels.enumerated() {
             try Self.nodeStep(index, nodeCodes[index]) {
                 try kernel.prepare()
                 for output in kernel.node.outputs where Tensor.checkedCount(output.shape) == nil {
                     throw KernelError.invalid("output \(output.index) would have shape \(output.shape), beyond the size limit")
                 }
+                if Self.canFold(kernel, known: known) {
+                    for output in kernel.node.outputs {
+                        output.makePersistent(byteCount: output.byteCount)
+                        known.insert(output.index)
+                    }
+                    let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: max(kernel.scratchBytes, ArenaPlanner.alignment), alignment: ArenaPlanner.alignment)
+                    defer { scratch.deallocate() }
+                    try kernel.run(RunContext(scratch: scratch.baseAddress!, threads: 1))
+                }
             }
         }
         try planArena()
         needsPlan = false
+    }
+
+    /// Whether `kernel` is shape arithmetic that can run now: see ``Kernel/foldsAtPlanning``.
+    private static func canFold(_ kernel: Kernel, known: Set<Int>) -> Bool {
+        guard kernel.foldsAtPlanning else { return false }
+        for output in kernel.node.outputs {
+            guard output.type == .int32 || output.type == .int64, output.elementCount <= 4096, !output.isVariable else { return false }
+        }
+        if kernel is Shape { return true }
+        return kernel.node.inputs.allSatisfy { input in
+            guard let input else { return true }
+            return input.storage == .constant || known.contains(input.index)
+        }
     }
 
     private func planArena() throws {

@@ -41,6 +41,12 @@ class Kernel {
 
     func prepare() throws {}
 
+    /// Whether the interpreter may run this node while planning when every input it reads is known then
+    /// (constant, or itself computed while planning) and its outputs are small integer tensors: the shape
+    /// arithmetic converters emit (SHAPE, GATHER, REDUCE_PROD, PACK, ...) so that a RESHAPE reading it sees a
+    /// constant. SHAPE reads only its input's shape and always folds.
+    var foldsAtPlanning: Bool { false }
+
     /// Scratch bytes `run` needs at the current shapes.
     var scratchBytes: Int { 0 }
 

@@ -5,6 +5,8 @@ import LiteFormat
 /// TFLite's `ConcatenationWithScaling`: `round(q * s + b) + output_zero_point` in float, with
 /// `s = input_scale * (1 / output_scale)` and `b = -input_zero_point * s`.
 final class Concatenation: Kernel {
+    override var foldsAtPlanning: Bool { true }
+
     let options: ConcatenationOptions
     var axis = 0
     var activation: (Float, Float) = (-.infinity, .infinity)

@@ -3,6 +3,8 @@ import LiteFormat
 /// GATHER: `params` rows picked by `indices` along `axis`; output shape params[:axis] + indices + params[axis+1:].
 /// An index outside the axis is an error at run time, as in TFLite.
 final class Gather: Kernel {
+    override var foldsAtPlanning: Bool { true }
+
     let options: GatherOptions
     var axis = 0
 

@@ -2,6 +2,8 @@ import LiteFormat
 
 /// PACK: stacks N tensors of one shape along a new axis.
 final class Pack: Kernel {
+    override var foldsAtPlanning: Bool { true }
+
     var axis = 0
 
     required init(_ node: NodeContext) throws {

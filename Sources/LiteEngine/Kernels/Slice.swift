@@ -2,6 +2,8 @@ import LiteFormat
 
 /// SLICE: `size[d]` elements from `begin[d]` on each axis; a size of -1 takes the rest of the axis.
 final class Slice: Kernel {
+    override var foldsAtPlanning: Bool { true }
+
     var begin: [Int] = []
 
     required init(_ node: NodeContext) throws {

@@ -4,6 +4,8 @@ import LiteFormat
 /// tensorflow/lite/kernels/strided_slice.cc: ellipsis and new-axis masks are first expanded into an
 /// "effective" input shape, then each axis gets TFLite's StartForAxis/StopForAxis clamping.
 final class StridedSlice: Kernel {
+    override var foldsAtPlanning: Bool { true }
+
     let options: StridedSliceOptions
     var start: [Int] = [], step: [Int] = [], effectiveShape: [Int] = [], effectiveExtent: [Int] = []
 
