@@ -11,7 +11,8 @@ let package = Package(
         .library(name: "LiteEngine", targets: ["LiteEngine"]),
         /// Image decoding (PNG, JPEG, BMP, PPM), camera frames, orientation and MediaPipe-exact resampling.
         .library(name: "LiteImage", targets: ["LiteImage"]),
-        /// The finished pipelines: MediaPipe's ImageClassifier, the model registry and cache.
+        /// The finished pipelines: MediaPipe's ImageClassifier, ML Kit's object detection and digital ink
+        /// recognition, the model registry and cache.
         .library(name: "LiteTasks", targets: ["LiteTasks"]),
         .executable(name: "vision-cli", targets: ["vision-cli"]),
     ],
@@ -23,6 +24,10 @@ let package = Package(
         .systemLibrary(
             name: "COpenBLAS",
             providers: [.apt(["libopenblas-dev"])]
+        ),
+        .systemLibrary(
+            name: "CZlib",
+            providers: [.apt(["zlib1g-dev"])]
         ),
         .target(
             name: "CImageCodecs",
@@ -37,6 +42,7 @@ let package = Package(
             dependencies: [
                 "LiteEngine",
                 "LiteTasks",
+                "CZlib",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -46,7 +52,7 @@ let package = Package(
         .executableTarget(name: "track-eval", dependencies: ["TrackingEvaluation"], path: "tools/track-eval"),
         .testTarget(name: "LiteFormatTests", dependencies: ["LiteFormat"], exclude: ["Goldens"]),
         .testTarget(name: "LiteImageTests", dependencies: ["LiteImage", "LiteTasks"], exclude: ["Fixtures"]),
-        .testTarget(name: "LiteTasksTests", dependencies: ["LiteTasks", "TrackingEvaluation"], exclude: ["Goldens"]),
+        .testTarget(name: "LiteTasksTests", dependencies: ["LiteTasks", "TrackingEvaluation", "CZlib"], exclude: ["Goldens"]),
         .testTarget(
             name: "LiteEngineTests",
             dependencies: ["LiteEngine", "ModelFuzzing", "vision-cli"],

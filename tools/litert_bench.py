@@ -11,12 +11,14 @@ import numpy as np
 from ai_edge_litert import interpreter as litert
 
 
-def bench(model, threads=1, runs=50, warmup=5, builtin=False):
+def bench(model, threads=1, runs=50, warmup=5, builtin=False, shape=None):
     kwargs = {"num_threads": threads}
     if builtin:
         kwargs["experimental_op_resolver_type"] = litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES
     start = time.perf_counter()
     interp = litert.Interpreter(model_path=model, **kwargs)
+    if shape:
+        interp.resize_tensor_input(interp.get_input_details()[0]["index"], shape)
     interp.allocate_tensors()
     load_ms = (time.perf_counter() - start) * 1e3
     rng = np.random.default_rng(0)

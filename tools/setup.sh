@@ -2,11 +2,13 @@
 # Installs what the project needs on a Debian machine with Swift: OpenBLAS, libpng, libjpeg-turbo and
 # pkg-config from Debian; LiteRT, NumPy and Pillow from PyPI (the reference runtime for tests and benchmarks).
 # Idempotent and quiet when everything is there. TensorFlow is only needed to regenerate the op goldens:
-# `tools/setup.sh --tensorflow`. MediaPipe (for the classifier and detection goldens) pins numpy 2 and OpenCV, so
+# `tools/setup.sh --tensorflow`; training the digital ink models (tools/ink/) also needs Debian's Hershey fonts and
+# word list and PyPI's wordfreq: `tools/setup.sh --ink`. MediaPipe (for the classifier and detection goldens) pins numpy 2 and OpenCV, so
 # `tools/setup.sh --mediapipe` puts it in its own virtualenv, .venv-mediapipe.
 set -euo pipefail
 
-packages=(libopenblas-dev libpng-dev libjpeg62-turbo-dev pkg-config)
+packages=(libopenblas-dev libpng-dev libjpeg62-turbo-dev zlib1g-dev pkg-config)
+[ "${1:-}" = "--ink" ] && packages+=(hershey-fonts-data wamerican)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -21,7 +23,8 @@ fi
 
 python_packages=(ai-edge-litert numpy pillow)
 [ "${1:-}" = "--tensorflow" ] && python_packages+=(tensorflow-cpu==2.21.0 tf_keras==2.21.0)
-if ! python3 -c "import ai_edge_litert, numpy, PIL" >/dev/null 2>&1 || [ "${1:-}" = "--tensorflow" ]; then
+[ "${1:-}" = "--ink" ] && python_packages+=(tensorflow-cpu==2.21.0 tf_keras==2.21.0 wordfreq==3.1.1)
+if ! python3 -c "import ai_edge_litert, numpy, PIL" >/dev/null 2>&1 || [ "${1:-}" = "--tensorflow" ] || [ "${1:-}" = "--ink" ]; then
   echo "setup: pip install ${python_packages[*]}" >&2
   python3 -m pip install -q --disable-pip-version-check "${python_packages[@]}" 2>&1 | grep -v "^WARNING: Running pip as" >&2 || true
 fi

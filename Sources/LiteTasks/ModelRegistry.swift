@@ -17,6 +17,9 @@ public struct RegisteredModel: Codable, Sendable, Equatable {
     public var aliases: [String]
     /// The task this model is the default for, if any ("image-classification", "object-detection", ...).
     public var defaultFor: String?
+    /// For a model this project made and ships (the digital ink models): its path relative to the package root.
+    /// Such a model is always "downloaded", is never fetched, and cannot be deleted.
+    public var bundled: String?
 
     /// The file name in the cache.
     public var cacheFileName: String { "\(name)-\(sha256.prefix(12)).tflite" }
@@ -88,7 +91,10 @@ public struct ModelRegistry: Sendable {
     }
 
     /// Where `model` is (or would be) cached.
-    public func cachedPath(_ model: RegisteredModel) -> URL { cacheDirectory.appendingPathComponent(model.cacheFileName) }
+    public func cachedPath(_ model: RegisteredModel) -> URL {
+        if let bundled = model.bundled { return Self.packageRoot.appendingPathComponent(bundled) }
+        return cacheDirectory.appendingPathComponent(model.cacheFileName)
+    }
 
     public func isDownloaded(_ model: RegisteredModel) -> Bool {
         FileManager.default.fileExists(atPath: cachedPath(model).path)
@@ -97,6 +103,9 @@ public struct ModelRegistry: Sendable {
     /// Deletes the cached copy of `model` (and any partial download). Returns whether something was removed.
     @discardableResult
     public func remove(_ model: RegisteredModel) throws -> Bool {
+        if let bundled = model.bundled {
+            throw TaskError.failedPrecondition("\(model.name) ships with the package (\(bundled)) and cannot be deleted")
+        }
         var removed = false
         for url in [cachedPath(model), partialPath(model)] where FileManager.default.fileExists(atPath: url.path) {
             do { try FileManager.default.removeItem(at: url) } catch { throw TaskError.io("cannot remove \(url.path): \(error)") }
@@ -109,6 +118,7 @@ public struct ModelRegistry: Sendable {
     public func fetch(_ model: RegisteredModel, retries: Int = 3, progress: ((Int, Int) -> Void)? = nil) throws -> URL {
         let destination = cachedPath(model)
         if FileManager.default.fileExists(atPath: destination.path) { return destination }
+        if let bundled = model.bundled { throw TaskError.notFound("\(model.name) should ship with the package at \(bundled), but the file is missing") }
         do {
             try FileManager.default.createDirectory(at: cacheDirectory, withIntermediateDirectories: true)
         } catch {

@@ -13,6 +13,7 @@ struct Bench: ParsableCommand {
     @Option(help: "Quantized arithmetic: exact or fast.") var numerics: String = "fast"
     @Flag(help: "End with one JSON line.") var json = false
     @Flag(help: "Print per-op times of one run.") var profile = false
+    @Option(help: "Resize input 0 to this shape first, e.g. 1,120,5 (for a resizable dimension).") var inputShape: String?
 
     func validate() throws {
         guard threads >= 1, runs >= 1, warmup >= 0 else { throw ValidationError("--threads and --runs must be >= 1, --warmup >= 0") }
@@ -26,6 +27,12 @@ struct Bench: ParsableCommand {
             let loadStart = DispatchTime.now().uptimeNanoseconds
             let interpreter = try Interpreter(modelPath: model, options: options)
             let loadMs = Double(DispatchTime.now().uptimeNanoseconds - loadStart) / 1e6
+            if let inputShape {
+                let shape = inputShape.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+                guard !shape.isEmpty, shape.allSatisfy({ $0 > 0 }) else { throw ValidationError("--input-shape is positive integers separated by commas") }
+                try interpreter.resizeInput(at: 0, to: shape)
+                try interpreter.allocateTensors()
+            }
             var generator = SystemRandomNumberGenerator()
             for i in 0..<interpreter.inputCount {
                 let tensor = try interpreter.input(at: i)

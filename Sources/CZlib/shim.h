@@ -1,0 +1,2 @@
+// zlib, for reading .gz files (the CLI's ink batches).
+#include <zlib.h>

@@ -1,0 +1,117 @@
+import Foundation
+
+/// CTC prefix beam search (Graves 2006; Hannun et al. 2014) with a character-level language model.
+///
+/// Every hypothesis is a text prefix with two probabilities, of the network's paths that spell it and end in a
+/// blank or in its last character (so "ll" needs a blank between the two l's while a repeated "l" frame extends
+/// one l). A new character adds `languageModelWeight` times the language model's log-probability and
+/// `characterBonus`; hypotheses are ranked by the sum and the best `beamWidth` kept after every frame.
+struct CTCBeamSearch {
+    struct Hypothesis {
+        /// The text's bytes (printable ASCII) and, for each, the frame it was first emitted at (-1 for text that
+        /// came from the pre-context, such as a leading space).
+        var text: [UInt8]
+        var emittedAt: [Int]
+        /// The total log-score: network + weighted language model + bonus.
+        var score: Double
+    }
+
+    var beamWidth = 12
+    var languageModelWeight = 0.6
+    var characterBonus = 1.0
+    /// A character is tried at a frame only if its log-probability is above this.
+    var pruneLogProbability: Float = -9
+    var maximumCharactersPerFrame = 8
+
+    private struct Beam {
+        var text: [UInt8]
+        var emittedAt: [Int]
+        var blank = -Double.infinity
+        var nonBlank = -Double.infinity
+        var languageModel: Double
+        var state: InkLanguageModel.State?
+        var network: Double { logAdd(blank, nonBlank) }
+        var total: Double { network + languageModel }
+    }
+
+    /// Decodes `logProbabilities` ([frames, classes], row-major; class 0 is the blank, class k the byte
+    /// `alphabet[k - 1]`). `starts` are the hypotheses to begin from (text already there, language model state and
+    /// score); with no language model give one start with a nil state.
+    func decode(logProbabilities: [Float], classes: Int, alphabet: [UInt8], languageModel: InkLanguageModel?,
+                starts: [(text: [UInt8], state: InkLanguageModel.State?, score: Double)], results: Int) -> [Hypothesis] {
+        let frames = logProbabilities.count / classes
+        var beams: [[UInt8]: Beam] = [:]
+        for start in starts {
+            beams[start.text] = Beam(text: start.text, emittedAt: Array(repeating: -1, count: start.text.count), blank: 0,
+                                     languageModel: start.score, state: start.state)
+        }
+        var candidates: [(Int, Float)] = []
+        for t in 0..<frames {
+            let row = t * classes
+            let blankLog = Double(logProbabilities[row])
+            candidates.removeAll(keepingCapacity: true)
+            for c in 1..<classes where logProbabilities[row + c] > pruneLogProbability {
+                candidates.append((c, logProbabilities[row + c]))
+            }
+            if candidates.count > maximumCharactersPerFrame {
+                candidates.sort { $0.1 > $1.1 }
+                candidates.removeLast(candidates.count - maximumCharactersPerFrame)
+            }
+            var next: [[UInt8]: Beam] = [:]
+            next.reserveCapacity(beams.count * (candidates.count + 1))
+            for beam in beams.values {
+                let network = beam.network
+                // Stay: a blank, or the last character once more without a blank between.
+                var stay = next[beam.text] ?? Beam(text: beam.text, emittedAt: beam.emittedAt, languageModel: beam.languageModel, state: beam.state)
+                stay.blank = logAdd(stay.blank, network + blankLog)
+                let last = beam.text.last.map { Int(alphabetIndex(of: $0, in: alphabet)) } ?? -1
+                if last > 0, beam.emittedAt.last ?? -1 >= 0 {
+                    stay.nonBlank = logAdd(stay.nonBlank, beam.nonBlank + Double(logProbabilities[row + last]))
+                }
+                next[beam.text] = stay
+                for (c, logP) in candidates {
+                    let byte = alphabet[c - 1]
+                    // The same character again needs a blank between; from a non-blank path it is the "stay" above.
+                    let path = (c == last && beam.emittedAt.last ?? -1 >= 0 ? beam.blank : network) + Double(logP)
+                    if path == -.infinity { continue }
+                    var text = beam.text
+                    text.append(byte)
+                    if var existing = next[text] {
+                        existing.nonBlank = logAdd(existing.nonBlank, path)
+                        next[text] = existing
+                        continue
+                    }
+                    var languageScore = beam.languageModel + characterBonus
+                    var state = beam.state
+                    if let languageModel, let current = beam.state {
+                        let (logP, after) = languageModel.extend(current, with: byte)
+                        languageScore += languageModelWeight * logP
+                        state = after
+                    }
+                    next[text] = Beam(text: text, emittedAt: beam.emittedAt + [t], nonBlank: path, languageModel: languageScore, state: state)
+                }
+            }
+            if next.count > beamWidth {
+                beams = [:]
+                for beam in next.values.sorted(by: { $0.total > $1.total }).prefix(beamWidth) { beams[beam.text] = beam }
+            } else {
+                beams = next
+            }
+        }
+        var finished: [Hypothesis] = beams.values.map { beam in
+            var score = beam.total
+            if let languageModel, let state = beam.state { score += languageModelWeight * languageModel.endOfWord(state) }
+            return Hypothesis(text: beam.text, emittedAt: beam.emittedAt, score: score)
+        }
+        finished.sort { $0.score > $1.score }
+        return Array(finished.prefix(results))
+    }
+
+    @inline(__always) private func alphabetIndex(of byte: UInt8, in alphabet: [UInt8]) -> Int {
+        // The alphabet is printable ASCII in order, so the class is the byte's offset (+1 for the blank).
+        if let first = alphabet.first, byte >= first, Int(byte - first) < alphabet.count, alphabet[Int(byte - first)] == byte {
+            return Int(byte - first) + 1
+        }
+        return (alphabet.firstIndex(of: byte) ?? -1) + 1
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+
+/// Names a recognition model by language: ML Kit's `DigitalInkRecognitionModelIdentifier`.
+///
+/// The project trains two models (models/README.md): "en", English text, for every BCP-47 tag whose language is
+/// English (en, en-US, en-GB, en-Latn-IN, ...), and "zxx-Zsym-x-shapes", hand-drawn shapes.
+public struct DigitalInkRecognitionModelIdentifier: Sendable, Hashable, CustomStringConvertible {
+    /// The tag of the model ("en", "zxx-Zsym-x-shapes").
+    public let languageTag: String
+    /// Its language subtag ("en", "zxx").
+    public let languageSubtag: String
+    /// Its script subtag, if any ("Zsym").
+    public let scriptSubtag: String?
+    /// Its region subtag, if any.
+    public let regionSubtag: String?
+    /// The registry entry of the model file.
+    public let registryName: String
+
+    public var description: String { languageTag }
+
+    public static let english = DigitalInkRecognitionModelIdentifier(languageTag: "en", languageSubtag: "en", scriptSubtag: nil, regionSubtag: nil, registryName: "ink-en")
+    public static let shapes = DigitalInkRecognitionModelIdentifier(languageTag: "zxx-Zsym-x-shapes", languageSubtag: "zxx", scriptSubtag: "Zsym", regionSubtag: nil, registryName: "ink-shapes")
+
+    /// Every identifier a model exists for: ML Kit's `allModelIdentifiers()`.
+    public static func allModelIdentifiers() -> Set<DigitalInkRecognitionModelIdentifier> { [english, shapes] }
+
+    private init(languageTag: String, languageSubtag: String, scriptSubtag: String?, regionSubtag: String?, registryName: String) {
+        self.languageTag = languageTag
+        self.languageSubtag = languageSubtag
+        self.scriptSubtag = scriptSubtag
+        self.regionSubtag = regionSubtag
+        self.registryName = registryName
+    }
+
+    /// The model for a BCP-47 tag, or nil when the tag is not well formed or no model covers it. ML Kit's
+    /// `init(forLanguageTag:)`, which also answers nil rather than throwing.
+    public init?(forLanguageTag tag: String) {
+        guard let parsed = Self.parse(tag) else { return nil }
+        if parsed.language == "zxx", parsed.script == "zsym", parsed.privateUse == ["shapes"] {
+            self = .shapes
+            return
+        }
+        guard parsed.language == "en", parsed.privateUse.isEmpty, parsed.script == nil || parsed.script == "latn" else { return nil }
+        self.init(languageTag: tag, languageSubtag: "en", scriptSubtag: parsed.script.map { _ in "Latn" },
+                  regionSubtag: parsed.region?.uppercased(), registryName: "ink-en")
+    }
+
+    /// BCP-47 (RFC 5646) language tag syntax, lower-cased: language, optional script, region, variants and
+    /// extensions, and private use after "x". Grandfathered tags are not models and are rejected.
+    static func parse(_ tag: String) -> (language: String, script: String?, region: String?, privateUse: [String])? {
+        guard !tag.isEmpty, tag.count <= 64 else { return nil }
+        let parts = tag.lowercased().split(separator: "-", omittingEmptySubsequences: false).map(String.init)
+        func alpha(_ s: String) -> Bool { s.allSatisfy { $0.isASCII && $0.isLetter } }
+        func alnum(_ s: String) -> Bool { s.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
+        guard let language = parts.first, (2...3).contains(language.count) || (5...8).contains(language.count), alpha(language) else { return nil }
+        var script: String?, region: String?
+        var i = 1
+        if i < parts.count, parts[i].count == 4, alpha(parts[i]) { script = parts[i]; i += 1 }
+        if i < parts.count, (parts[i].count == 2 && alpha(parts[i])) || (parts[i].count == 3 && parts[i].allSatisfy(\.isNumber)) { region = parts[i]; i += 1 }
+        while i < parts.count, parts[i] != "x" {
+            let part = parts[i]
+            if part.count == 1, alnum(part) {
+                // An extension: a singleton and at least one 2-8 character subtag.
+                i += 1
+                let first = i
+                while i < parts.count, (2...8).contains(parts[i].count), alnum(parts[i]) { i += 1 }
+                if i == first { return nil }
+            } else if ((5...8).contains(part.count) && alnum(part)) || (part.count == 4 && part.first!.isNumber && alnum(part)) {
+                i += 1
+            } else {
+                return nil
+            }
+        }
+        var privateUse: [String] = []
+        if i < parts.count {
+            i += 1
+            guard i < parts.count else { return nil }
+            while i < parts.count {
+                guard (1...8).contains(parts[i].count), alnum(parts[i]) else { return nil }
+                privateUse.append(parts[i]); i += 1
+            }
+        }
+        return (language, script, region, privateUse)
+    }
+}
+
+/// A digital ink model to download and recognize with: ML Kit's `DigitalInkRecognitionModel`, a ``RemoteModel``
+/// of the project's registry. The project's own models ship inside the package and are always downloaded.
+public struct DigitalInkRecognitionModel: RemoteModel, Hashable {
+    public let modelIdentifier: DigitalInkRecognitionModelIdentifier
+    public var registryName: String { modelIdentifier.registryName }
+
+    public init(modelIdentifier: DigitalInkRecognitionModelIdentifier) {
+        self.modelIdentifier = modelIdentifier
+    }
+}
+
+extension ModelManager {
+    /// The downloaded digital ink models: ML Kit's `downloadedModels` filtered to ink models.
+    public var downloadedInkModels: Set<DigitalInkRecognitionModel> {
+        Set(DigitalInkRecognitionModelIdentifier.allModelIdentifiers()
+            .map(DigitalInkRecognitionModel.init(modelIdentifier:))
+            .filter(isModelDownloaded))
+    }
+}

@@ -1,0 +1,306 @@
+import Dispatch
+import Foundation
+import LiteEngine
+import LiteFormat
+
+/// How to build a recognizer: ML Kit's `DigitalInkRecognizerOptions`.
+public struct DigitalInkRecognizerOptions: Sendable {
+    public var model: DigitalInkRecognitionModel
+    /// How many candidates to return at most (ML Kit returns up to about ten; not an ML Kit option).
+    public var maxResultCount: Int = 10
+    /// Engine threads (not an ML Kit option).
+    public var threads: Int = 1
+    /// The model manager whose registry holds the model (not an ML Kit option; the package's by default).
+    public var modelManager: ModelManager = .modelManager()
+
+    public init(model: DigitalInkRecognitionModel) {
+        self.model = model
+    }
+}
+
+/// Recognizes handwritten text or a drawn shape: ML Kit's `DigitalInkRecognizer`.
+///
+/// The ink is checked, split into lines (each line's words put in reading order), turned into ``InkFeatures`` and
+/// run through the model's LSTM network by the engine. Text models are decoded by ``CTCBeamSearch`` with the
+/// English ``InkLanguageModel`` and the pre-context; the shapes model scores one shape for the whole ink. The
+/// model is loaded on the first recognition (as ML Kit does, which fails then when it is not downloaded).
+/// Recognitions are serialized; make one recognizer per thread for parallel work.
+public final class DigitalInkRecognizer: @unchecked Sendable {
+    /// Limits on what is accepted as an ink (larger is an error, not a stall).
+    public static let maximumPoints = 200_000
+    public static let maximumStrokes = 20_000
+    /// The most pre-context characters used, as in ML Kit.
+    public static let preContextLength = 20
+
+    public let options: DigitalInkRecognizerOptions
+    private let lock = NSLock()
+    private var loaded: LoadedModel?
+    private let queue = DispatchQueue(label: "litevision.digital-ink", qos: .userInitiated)
+
+    private struct LoadedModel {
+        var interpreter: Interpreter
+        var languageModel: InkLanguageModel?
+        /// Text models: the byte of class k + 1. Shape models: the class names.
+        var alphabet: [UInt8]
+        var shapeNames: [String]
+    }
+
+    /// ML Kit's factory. It does not fail: a missing model is reported by `recognize`.
+    public static func digitalInkRecognizer(options: DigitalInkRecognizerOptions) -> DigitalInkRecognizer {
+        DigitalInkRecognizer(options: options)
+    }
+
+    public init(options: DigitalInkRecognizerOptions) {
+        self.options = options
+    }
+
+    // MARK: ML Kit's calls
+
+    /// Recognizes `ink`; `completion` runs on a background queue (ML Kit's runs on the main queue, which a Linux
+    /// server process usually does not service) with the result or the error.
+    public func recognize(ink: Ink, completion: @escaping @Sendable (DigitalInkRecognitionResult?, Error?) -> Void) {
+        recognize(ink: ink, context: DigitalInkRecognitionContext(), completion: completion)
+    }
+
+    public func recognize(ink: Ink, context: DigitalInkRecognitionContext,
+                          completion: @escaping @Sendable (DigitalInkRecognitionResult?, Error?) -> Void) {
+        queue.async {
+            do {
+                completion(try self.recognize(ink: ink, context: context), nil)
+            } catch {
+                completion(nil, error)
+            }
+        }
+    }
+
+    /// The async form of `recognize(ink:context:completion:)`.
+    public func recognize(ink: Ink, context: DigitalInkRecognitionContext = DigitalInkRecognitionContext()) async throws -> DigitalInkRecognitionResult {
+        try await withCheckedThrowingContinuation { continuation in
+            recognize(ink: ink, context: context) { result, error in
+                if let result { continuation.resume(returning: result) } else { continuation.resume(throwing: error!) }
+            }
+        }
+    }
+
+    /// Recognizes `ink` on the calling thread.
+    public func recognize(ink: Ink, context: DigitalInkRecognitionContext = DigitalInkRecognitionContext()) throws -> DigitalInkRecognitionResult {
+        lock.lock()
+        defer { lock.unlock() }
+        let strokes = try Self.validated(ink, context: context)
+        let model = try load()
+        if model.languageModel == nil && !model.shapeNames.isEmpty {
+            return try recognizeShape(strokes, model: model, context: context)
+        }
+        return try recognizeText(strokes, model: model, context: context)
+    }
+
+    // MARK: Input checks
+
+    /// The non-empty strokes with their indices, after checking that the ink and context are usable.
+    static func validated(_ ink: Ink, context: DigitalInkRecognitionContext) throws -> [InkLayout.IndexedStroke] {
+        guard ink.strokes.count <= maximumStrokes else {
+            throw TaskError.invalidArgument("the ink has \(ink.strokes.count) strokes; at most \(maximumStrokes) are accepted")
+        }
+        let points = ink.pointCount
+        guard points > 0 else { throw TaskError.invalidArgument("the ink is empty: it has no points") }
+        guard points <= maximumPoints else {
+            throw TaskError.invalidArgument("the ink has \(points) points; at most \(maximumPoints) are accepted")
+        }
+        for (s, stroke) in ink.strokes.enumerated() {
+            for (p, point) in stroke.points.enumerated() where !point.x.isFinite || !point.y.isFinite {
+                throw TaskError.invalidArgument("stroke \(s) point \(p) has a coordinate that is not a finite number (x \(point.x), y \(point.y))")
+            }
+        }
+        if let area = context.writingArea {
+            guard area.width.isFinite, area.height.isFinite, area.width > 0, area.height > 0 else {
+                throw TaskError.invalidArgument("the writing area must have a finite, positive width and height; got \(area.width) x \(area.height)")
+            }
+        }
+        return ink.strokes.enumerated().filter { !$0.element.points.isEmpty }.map { ($0.offset, $0.element.points) }
+    }
+
+    // MARK: Model
+
+    private func load() throws -> LoadedModel {
+        if let loaded { return loaded }
+        let manager = options.modelManager
+        guard let path = manager.localPath(of: options.model) else {
+            throw TaskError.failedPrecondition("the digital ink model \(options.model.modelIdentifier) is not downloaded; download it with ModelManager.download(_:conditions:)")
+        }
+        let model = try TaskError.wrap { try TFLiteModel(path: path) }
+        let interpreter = try TaskError.wrap { try Interpreter(model: model, options: .init(threads: options.threads)) }
+        guard interpreter.inputCount == 1, interpreter.outputCount == 1 else {
+            throw TaskError.model("an ink model has one input (features) and one output; \(path) has \(interpreter.inputCount) and \(interpreter.outputCount)")
+        }
+        let input = try TaskError.wrap { try interpreter.input(at: 0) }
+        guard input.rank == 3, input.shape.last == InkFeatures.width, input.type == .float32 else {
+            throw TaskError.model("an ink model's input is float32 [1, time, \(InkFeatures.width)]; \(path) has \(input)")
+        }
+        let base = (path as NSString).deletingPathExtension
+        let loaded: LoadedModel
+        if FileManager.default.fileExists(atPath: base + ".labels.txt") {
+            let text = try String(contentsOfFile: base + ".labels.txt", encoding: .utf8)
+            let names = text.split(separator: "\n").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            loaded = LoadedModel(interpreter: interpreter, languageModel: nil, alphabet: [], shapeNames: names)
+        } else {
+            let lexicon = base + ".lexicon.tsv"
+            let languageModel = FileManager.default.fileExists(atPath: lexicon) ? try InkLanguageModel.shared(path: lexicon) : nil
+            loaded = LoadedModel(interpreter: interpreter, languageModel: languageModel, alphabet: Array(32...126), shapeNames: [])
+        }
+        self.loaded = loaded
+        return loaded
+    }
+
+    /// Runs the network on one sequence of features; returns [frames, classes] log-probabilities.
+    private func logProbabilities(_ features: InkFeatures, model: LoadedModel) throws -> (values: [Float], classes: Int) {
+        let interpreter = model.interpreter
+        try TaskError.wrap {
+            try interpreter.resizeInput(at: 0, to: [1, features.length, InkFeatures.width])
+            try interpreter.allocateTensors()
+            // The LSTM state is in variable tensors that persist across invocations (TFLite's streaming form);
+            // every ink starts from zero.
+            interpreter.resetVariableTensors()
+            try interpreter.copy(features.values, toInputAt: 0)
+            try interpreter.invoke()
+        }
+        let output = try TaskError.wrap { try interpreter.output(at: 0) }
+        var values = output.toArray(of: Float.self)
+        let classes = output.shape.last ?? 0
+        guard classes > 0, values.count % classes == 0 else { throw TaskError.model("unexpected ink model output \(output)") }
+        for row in stride(from: 0, to: values.count, by: classes) {
+            var largest = -Float.infinity
+            for c in row..<(row + classes) { largest = max(largest, values[c]) }
+            var sum: Float = 0
+            for c in row..<(row + classes) { sum += expf(values[c] - largest) }
+            let logSum = largest + logf(sum)
+            for c in row..<(row + classes) { values[c] -= logSum }
+        }
+        return (values, classes)
+    }
+
+    // MARK: Shapes
+
+    private func recognizeShape(_ strokes: [InkLayout.IndexedStroke], model: LoadedModel, context: DigitalInkRecognitionContext) throws -> DigitalInkRecognitionResult {
+        let features = try InkFeatures(strokes: strokes, writingAreaHeight: context.writingArea?.height)
+        let (logits, classes) = try logProbabilities(features, model: model)
+        guard classes == model.shapeNames.count, logits.count == classes else {
+            throw TaskError.model("the shapes model has \(classes) outputs per ink but \(model.shapeNames.count) labels")
+        }
+        let ranked = (0..<classes).sorted { logits[$0] > logits[$1] }.prefix(max(1, options.maxResultCount))
+        return DigitalInkRecognitionResult(candidates: ranked.map { DigitalInkRecognitionCandidate(text: model.shapeNames[$0], score: -logits[$0]) })
+    }
+
+    // MARK: Text
+
+    private func recognizeText(_ strokes: [InkLayout.IndexedStroke], model: LoadedModel, context: DigitalInkRecognitionContext) throws -> DigitalInkRecognitionResult {
+        let lines = InkLayout.lines(strokes).map(InkLayout.readingOrder)
+        let wanted = max(1, options.maxResultCount)
+        var perLine: [[DigitalInkRecognitionCandidate]] = []
+        var preContext = String(context.preContext.suffix(Self.preContextLength))
+        for (n, line) in lines.enumerated() {
+            let features = try InkFeatures(strokes: line, writingAreaHeight: context.writingArea?.height)
+            let (logProbabilities, classes) = try logProbabilities(features, model: model)
+            guard classes == model.alphabet.count + 1 else {
+                throw TaskError.model("a text ink model has \(model.alphabet.count + 1) classes (CTC blank + printable ASCII); this one has \(classes)")
+            }
+            let starts = startHypotheses(preContext: n == 0 ? preContext : "", languageModel: model.languageModel)
+            let search = CTCBeamSearch(beamWidth: max(12, wanted))
+            let hypotheses = search.decode(logProbabilities: logProbabilities, classes: classes, alphabet: model.alphabet,
+                                           languageModel: model.languageModel, starts: starts, results: wanted)
+            let candidates = hypotheses.map { candidate(from: $0, features: features, ink: line) }
+            perLine.append(candidates)
+            preContext = candidates.first?.text ?? ""
+        }
+        return DigitalInkRecognitionResult(candidates: Self.joinLines(perLine, limit: wanted))
+    }
+
+    /// Where decoding may begin after `preContext`: continuing its last word, or (when it ends inside a word or
+    /// after a sentence mark) a new word with a leading space; the language model weighs the two.
+    private func startHypotheses(preContext: String, languageModel: InkLanguageModel?) -> [(text: [UInt8], state: InkLanguageModel.State?, score: Double)] {
+        guard let languageModel else { return [([], nil, 0)] }
+        let ascii = String(preContext.unicodeScalars.map { $0.isASCII ? Character($0) : " " })
+        let state = languageModel.state(after: ascii)
+        guard let last = ascii.utf8.last, last != UInt8(ascii: " "), last != UInt8(ascii: "\n") else { return [([], state, 0)] }
+        let weight = CTCBeamSearch().languageModelWeight
+        let (spaceCost, afterSpace) = languageModel.extend(state, with: UInt8(ascii: " "))
+        if InkLanguageModel.symbol(of: last) != nil {
+            return [([], state, 0), ([UInt8(ascii: " ")], afterSpace, weight * spaceCost)]
+        }
+        if ".,;:!?".utf8.contains(last) { return [([UInt8(ascii: " ")], afterSpace, 0)] }
+        return [([], state, 0)]
+    }
+
+    /// The candidate of one decoded hypothesis, with each character's and word's place in the ink.
+    private func candidate(from hypothesis: CTCBeamSearch.Hypothesis, features: InkFeatures, ink: [InkLayout.IndexedStroke]) -> DigitalInkRecognitionCandidate {
+        let text = String(decoding: hypothesis.text, as: UTF8.self)
+        var pointsOfStroke: [Int: [StrokePoint]] = [:]
+        for stroke in ink { pointsOfStroke[stroke.index] = stroke.points }
+        func segment(_ range: Range<Int>, frames: Range<Int>) -> InkSegment? {
+            guard !frames.isEmpty else { return nil }
+            var box = InkLayout.Box()
+            var previous: (stroke: Int, point: Int)?
+            for frame in frames {
+                let source = features.sources[frame]
+                let points = pointsOfStroke[source.stroke]!
+                let from = previous.map { $0.stroke == source.stroke ? min($0.point, source.point) : source.point } ?? source.point
+                for p in from...source.point { box.add(points[p]) }
+                previous = source
+            }
+            let start = features.sources[frames.lowerBound], end = features.sources[frames.upperBound - 1]
+            let characters = Array(text)
+            return InkSegment(text: String(characters[range]), characterRange: range, start: start, end: end,
+                              boundingBox: (box.minX, box.minY, box.maxX, box.maxY))
+        }
+        // Character i is read from the frames between its first emission and the next character's.
+        let emitted = hypothesis.emittedAt
+        var characters: [InkSegment] = []
+        for i in emitted.indices where emitted[i] >= 0 && hypothesis.text[i] != UInt8(ascii: " ") {
+            let next = emitted[(i + 1)...].first(where: { $0 >= 0 }) ?? features.length
+            if let s = segment(i..<(i + 1), frames: emitted[i]..<max(next, emitted[i] + 1)) { characters.append(s) }
+        }
+        var words: [InkSegment] = []
+        var i = 0
+        while i < hypothesis.text.count {
+            guard hypothesis.text[i] != UInt8(ascii: " ") else { i += 1; continue }
+            var j = i
+            while j < hypothesis.text.count, hypothesis.text[j] != UInt8(ascii: " ") { j += 1 }
+            let frames = emitted[i..<j].filter { $0 >= 0 }
+            if let first = frames.first {
+                let next = emitted[j...].first(where: { $0 >= 0 }) ?? features.length
+                if let s = segment(i..<j, frames: first..<max(next, first + 1)) { words.append(s) }
+            }
+            i = j
+        }
+        return DigitalInkRecognitionCandidate(text: text, score: Float(-hypothesis.score), characters: characters, words: words)
+    }
+
+    /// Candidates of a multi-line ink: the lines' best readings joined with newlines, then the readings that
+    /// change one line to its next-best, cheapest first. Segment ranges are shifted into the joined text.
+    static func joinLines(_ lines: [[DigitalInkRecognitionCandidate]], limit: Int) -> [DigitalInkRecognitionCandidate] {
+        guard lines.count > 1 else { return lines.first ?? [] }
+        guard lines.allSatisfy({ !$0.isEmpty }) else { return [] }
+        func join(_ choice: [Int]) -> DigitalInkRecognitionCandidate {
+            var text = "", score: Float = 0
+            var characters: [InkSegment] = [], words: [InkSegment] = []
+            for (line, k) in zip(lines, choice) {
+                if !text.isEmpty { text += "\n" }
+                let offset = text.count
+                let c = line[k]
+                text += c.text
+                score += c.score ?? 0
+                characters += c.characters.map { var s = $0; s.characterRange = (s.characterRange.lowerBound + offset)..<(s.characterRange.upperBound + offset); return s }
+                words += c.words.map { var s = $0; s.characterRange = (s.characterRange.lowerBound + offset)..<(s.characterRange.upperBound + offset); return s }
+            }
+            return DigitalInkRecognitionCandidate(text: text, score: score, characters: characters, words: words)
+        }
+        var choices: [[Int]] = [Array(repeating: 0, count: lines.count)]
+        for (n, line) in lines.enumerated() {
+            for k in line.indices.dropFirst() {
+                var choice = Array(repeating: 0, count: lines.count)
+                choice[n] = k
+                choices.append(choice)
+            }
+        }
+        return Array(choices.map(join).sorted { ($0.score ?? 0) < ($1.score ?? 0) }.prefix(limit))
+    }
+}

@@ -1,0 +1,303 @@
+import Foundation
+
+/// The English language model of the "en" recognizer: a word list with frequencies (models/ink-en.lexicon.tsv,
+/// made by tools/ink/make_lexicon.py) seen two ways at once.
+///
+/// A word is either in the lexicon (probability `inVocabularyWeight`, then its relative frequency) or spelled out
+/// by a character 4-gram model trained on the same frequency-weighted words (Witten-Bell interpolation); the two
+/// are added per word prefix, so an unknown name pays the out-of-vocabulary cost once, not per letter. Letters are
+/// scored in lower case; a small case model gives "word", "Word" and "WORD" their probabilities. Characters other
+/// than letters and the apostrophe (digits, punctuation) end the current word and cost a flat `symbolLogProbability`.
+public final class InkLanguageModel: @unchecked Sendable {
+    /// Letter symbols: 1...26 are a...z, 27 the apostrophe; 0 is the word boundary.
+    static let symbolCount = 28
+    static let order = 4
+    public static let inVocabularyWeight = 0.95
+    public static let symbolLogProbability = log(1.0 / 40)
+
+    // The trie, flattened: node n has children edgeSymbol/edgeTarget[childStart[n] ..< childStart[n] + childCount[n]].
+    private var childStart: [Int32] = []
+    private var childCount: [UInt8] = []
+    private var edgeSymbol: [UInt8] = []
+    private var edgeTarget: [Int32] = []
+    /// Total count of the words under the node (those ending at it included), and of those ending at it.
+    private var mass: [Double] = []
+    private var ends: [Double] = []
+    /// Character n-gram tables keyed by ``key(_:)`` of a history (totals and distinct followers) or history+symbol.
+    private var ngramCounts = KeyTable<Double>(capacity: 16, empty: 0)
+    private var histories = KeyTable<(total: Double, types: Double)>(capacity: 16, empty: (0, 0))
+    public let wordCount: Int
+
+    private static let cacheLock = NSLock()
+    nonisolated(unsafe) private static var cache: [String: InkLanguageModel] = [:]
+
+    /// The model of the lexicon file at `path`, loaded once per process.
+    public static func shared(path: String) throws -> InkLanguageModel {
+        cacheLock.lock()
+        defer { cacheLock.unlock() }
+        if let model = cache[path] { return model }
+        let model = try InkLanguageModel(path: path)
+        cache[path] = model
+        return model
+    }
+
+    /// Reads `word<TAB>count` lines; words are lower-case letters with optional apostrophes.
+    public convenience init(path: String) throws {
+        guard let data = FileManager.default.contents(atPath: path) else { throw TaskError.notFound("language model \(path) does not exist") }
+        var words: [(word: [UInt8], count: Double)] = []
+        var lineNumber = 0
+        for line in data.split(separator: UInt8(ascii: "\n")) {
+            lineNumber += 1
+            guard let tab = line.firstIndex(of: UInt8(ascii: "\t")),
+                  let count = Double(String(decoding: line[(tab + 1)...], as: UTF8.self)), count > 0 else {
+                throw TaskError.model("language model \(path) line \(lineNumber) is not `word<TAB>count`")
+            }
+            var symbols: [UInt8] = []
+            for byte in line[..<tab] {
+                guard let symbol = Self.symbol(of: byte) else { throw TaskError.model("language model \(path) line \(lineNumber): a word may hold only a-z and '") }
+                symbols.append(symbol)
+            }
+            if !symbols.isEmpty { words.append((symbols, count)) }
+        }
+        try self.init(words: words)
+    }
+
+    init(words: [(word: [UInt8], count: Double)]) throws {
+        guard !words.isEmpty else { throw TaskError.model("the language model has no words") }
+        wordCount = words.count
+        buildTrie(words)
+        buildNgrams(words)
+    }
+
+    /// The trie/n-gram symbol of a lower-case letter or apostrophe.
+    @inline(__always) static func symbol(of byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): return byte - UInt8(ascii: "a") + 1
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): return byte - UInt8(ascii: "A") + 1
+        case UInt8(ascii: "'"): return 27
+        default: return nil
+        }
+    }
+
+    private func buildTrie(_ words: [(word: [UInt8], count: Double)]) {
+        // Sorted words put every node's subtree in one contiguous run, so the trie is built depth-first without
+        // a dictionary per node; a node's edges are reserved before its children are built.
+        let sorted = words.sorted { $0.word.lexicographicallyPrecedes($1.word) }
+        func build(_ range: Range<Int>, depth: Int) -> Int32 {
+            let node = Int32(mass.count)
+            mass.append(0)
+            ends.append(0)
+            childStart.append(0)
+            childCount.append(0)
+            var groups: [(symbol: UInt8, range: Range<Int>)] = []
+            var i = range.lowerBound
+            while i < range.upperBound {
+                let word = sorted[i].word
+                mass[Int(node)] += sorted[i].count
+                if word.count == depth {
+                    ends[Int(node)] += sorted[i].count
+                    i += 1
+                    continue
+                }
+                let symbol = word[depth]
+                var j = i + 1
+                while j < range.upperBound, sorted[j].word.count > depth, sorted[j].word[depth] == symbol { j += 1 }
+                for k in (i + 1)..<j { mass[Int(node)] += sorted[k].count }
+                groups.append((symbol, i..<j))
+                i = j
+            }
+            let first = edgeSymbol.count
+            childStart[Int(node)] = Int32(first)
+            childCount[Int(node)] = UInt8(groups.count)
+            edgeSymbol += groups.map(\.symbol)
+            edgeTarget += Array(repeating: 0, count: groups.count)
+            for (k, group) in groups.enumerated() { edgeTarget[first + k] = build(group.range, depth: depth + 1) }
+            return node
+        }
+        _ = build(0..<sorted.count, depth: 0)
+    }
+
+    /// A history of up to `order - 1` symbols (oldest first) packed 5 bits each, with its length in the top bits.
+    @inline(__always) static func key(_ history: ArraySlice<UInt8>) -> UInt32 {
+        var packed: UInt32 = 0
+        for symbol in history { packed = packed << 5 | UInt32(symbol) }
+        return UInt32(history.count) << 28 | packed
+    }
+
+    /// ``key(_:)`` of `history` followed by `symbol`, from the history's key.
+    @inline(__always) static func key(extending historyKey: UInt32, with symbol: UInt8) -> UInt32 {
+        ((historyKey >> 28) + 1) << 28 | (historyKey & 0x0FFF_FFFF) << 5 | UInt32(symbol)
+    }
+
+    private func buildNgrams(_ words: [(word: [UInt8], count: Double)]) {
+        // Counts per 10^9 words become a corpus of about 10 million words, the scale Witten-Bell's type counts
+        // are meaningful at.
+        var ngramCounts = KeyTable<Double>(capacity: 1 << 19, empty: 0)
+        var histories = KeyTable<(total: Double, types: Double)>(capacity: 1 << 18, empty: (0, 0))
+        var padded = [UInt8](repeating: 0, count: 64)
+        for (word, count) in words where word.count + Self.order < padded.count {
+            let weight = count / 100
+            for k in 0..<(Self.order - 1) { padded[k] = 0 }
+            for (k, symbol) in word.enumerated() { padded[Self.order - 1 + k] = symbol }
+            padded[Self.order - 1 + word.count] = 0
+            for end in (Self.order - 1)...(Self.order - 1 + word.count) {
+                var historyKey: UInt32 = 0
+                for length in 0..<Self.order {
+                    if length > 0 { historyKey = UInt32(length) << 28 | (historyKey & 0x0FFF_FFFF) | UInt32(padded[end - length]) << (5 * UInt32(length - 1)) }
+                    let full = Self.key(extending: historyKey, with: padded[end])
+                    let isNew = ngramCounts.update(full, default: 0) { $0 += weight }
+                    histories.update(historyKey, default: (0, 0)) { history in
+                        history.total += weight
+                        if isNew { history.types += 1 }
+                    }
+                }
+            }
+        }
+        self.ngramCounts = ngramCounts
+        self.histories = histories
+    }
+
+    /// P(symbol | history) under the interpolated Witten-Bell 4-gram (the uniform distribution below unigrams).
+    func ngramProbability(_ symbol: UInt8, history: ArraySlice<UInt8>) -> Double {
+        var p = 1.0 / Double(Self.symbolCount)
+        for length in 0...min(history.count, Self.order - 1) {
+            let h = history.suffix(length)
+            let hk = Self.key(h)
+            guard let history = histories[hk] else { break }
+            let count = ngramCounts[Self.key(extending: hk, with: symbol)] ?? 0
+            p = (count + history.types * p) / (history.total + history.types)
+        }
+        return p
+    }
+
+    @inline(__always) func child(of node: Int32, _ symbol: UInt8) -> Int32? {
+        let start = Int(childStart[Int(node)])
+        for e in start..<(start + Int(childCount[Int(node)])) where edgeSymbol[e] == symbol { return edgeTarget[e] }
+        return nil
+    }
+
+    // MARK: - Scoring a text one character at a time
+
+    /// Where the model is inside a text: the current word's trie node (nil once it left the lexicon), the
+    /// log-probabilities of the word prefix in and out of the lexicon, the last symbols, and the word's casing.
+    struct State: Hashable {
+        var node: Int32? = 0
+        var inVocabulary = log(InkLanguageModel.inVocabularyWeight)
+        var outOfVocabulary = log(1 - InkLanguageModel.inVocabularyWeight)
+        var history: [UInt8] = [0, 0, 0]
+        var casing = Casing.start
+        var inWord = false
+    }
+
+    enum Casing: Hashable { case start, firstUpper, lower, upper, mixed }
+
+    /// Log P(case of this letter | casing so far) and the next casing.
+    @inline(__always) static func casing(_ casing: Casing, upper: Bool) -> (Double, Casing) {
+        switch casing {
+        case .start: return upper ? (log(0.25), .firstUpper) : (log(0.75), .lower)
+        case .firstUpper: return upper ? (log(0.3), .upper) : (log(0.7), .lower)
+        case .lower: return upper ? (log(0.02), .mixed) : (log(0.98), .lower)
+        case .upper: return upper ? (log(0.95), .upper) : (log(0.05), .mixed)
+        case .mixed: return (log(0.5), .mixed)
+        }
+    }
+
+    /// The log-probability of the word so far ending here (before a space, a symbol or the end of the text).
+    func endOfWord(_ state: State) -> Double {
+        guard state.inWord else { return 0 }
+        var inVocabulary = -Double.infinity
+        if let node = state.node, ends[Int(node)] > 0 {
+            inVocabulary = state.inVocabulary + log(ends[Int(node)] / mass[Int(node)])
+        }
+        let outOfVocabulary = state.outOfVocabulary + log(ngramProbability(0, history: state.history[...]))
+        return logAdd(inVocabulary, outOfVocabulary) - logAdd(state.inVocabulary, state.outOfVocabulary)
+    }
+
+    /// The log-probability of `character` after `state`, and the state after it.
+    func extend(_ state: State, with character: UInt8) -> (Double, State) {
+        guard let symbol = Self.symbol(of: character) else {
+            // A space or a symbol ends the word; a symbol also costs its flat probability.
+            return (endOfWord(state) + (character == UInt8(ascii: " ") ? 0 : Self.symbolLogProbability), State())
+        }
+        var next = state
+        next.inWord = true
+        let before = logAdd(state.inVocabulary, state.outOfVocabulary)
+        if let node = state.node, let child = child(of: node, symbol) {
+            next.inVocabulary = state.inVocabulary + log(mass[Int(child)] / mass[Int(node)])
+            next.node = child
+        } else {
+            next.inVocabulary = -.infinity
+            next.node = nil
+        }
+        next.outOfVocabulary = state.outOfVocabulary + log(ngramProbability(symbol, history: state.history[...]))
+        next.history = Array(state.history.dropFirst()) + [symbol]
+        var caseCost = 0.0
+        if character != UInt8(ascii: "'") {
+            (caseCost, next.casing) = Self.casing(state.casing, upper: character < UInt8(ascii: "a"))
+        }
+        return (logAdd(next.inVocabulary, next.outOfVocabulary) - before + caseCost, next)
+    }
+
+    /// The state after reading `text` (ML Kit's pre-context), and whether it ends inside a word.
+    func state(after text: String) -> State {
+        var state = State()
+        for byte in text.utf8 { state = extend(state, with: byte).1 }
+        return state
+    }
+}
+
+/// An open-addressing hash table from n-gram keys (never 0xFFFF_FFFF) to values: the language model's tables,
+/// several times faster to build and probe than Dictionary.
+struct KeyTable<Value> {
+    private var keys: [UInt32]
+    private var values: [Value]
+    private let empty: Value
+    private var mask: Int
+    private(set) var count = 0
+
+    init(capacity: Int, empty: Value) {
+        let size = max(16, 1 << (Int.bitWidth - (capacity * 2 - 1).leadingZeroBitCount))
+        keys = Array(repeating: .max, count: size)
+        values = Array(repeating: empty, count: size)
+        self.empty = empty
+        mask = size - 1
+    }
+
+    @inline(__always) private func slot(_ key: UInt32) -> Int {
+        var i = Int(truncatingIfNeeded: (UInt64(key) &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
+        while keys[i] != key && keys[i] != .max { i = (i + 1) & mask }
+        return i
+    }
+
+    subscript(key: UInt32) -> Value? {
+        let i = slot(key)
+        return keys[i] == key ? values[i] : nil
+    }
+
+    /// Applies `change` to the key's value (`initial` when absent); returns whether the key was new.
+    @discardableResult
+    mutating func update(_ key: UInt32, default initial: Value, _ change: (inout Value) -> Void) -> Bool {
+        if count * 2 >= keys.count { grow() }
+        let i = slot(key)
+        let isNew = keys[i] != key
+        if isNew {
+            keys[i] = key
+            values[i] = initial
+        }
+        change(&values[i])
+        if isNew { count += 1 }
+        return isNew
+    }
+
+    private mutating func grow() {
+        var bigger = KeyTable(capacity: keys.count, empty: empty)
+        for (key, value) in zip(keys, values) where key != .max { bigger.update(key, default: value) { _ in } }
+        self = bigger
+    }
+}
+
+@inline(__always) func logAdd(_ a: Double, _ b: Double) -> Double {
+    if a == -.infinity { return b }
+    if b == -.infinity { return a }
+    return max(a, b) + log1p(exp(-abs(a - b)))
+}

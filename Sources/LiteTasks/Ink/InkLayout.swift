@@ -1,0 +1,75 @@
+import Foundation
+
+/// Splits an ink into lines and puts the words of a line in reading order (beyond ML Kit, which reads one line in
+/// stroke order).
+enum InkLayout {
+    typealias IndexedStroke = (index: Int, points: [StrokePoint])
+
+    struct Box {
+        var minX = Float.infinity, minY = Float.infinity, maxX = -Float.infinity, maxY = -Float.infinity
+        init() {}
+        init(_ points: [StrokePoint]) {
+            for p in points { add(p) }
+        }
+        mutating func add(_ p: StrokePoint) {
+            minX = min(minX, p.x); maxX = max(maxX, p.x); minY = min(minY, p.y); maxY = max(maxY, p.y)
+        }
+        mutating func add(_ b: Box) {
+            minX = min(minX, b.minX); maxX = max(maxX, b.maxX); minY = min(minY, b.minY); maxY = max(maxY, b.maxY)
+        }
+        var height: Float { maxY - minY }
+        var centerY: Float { (minY + maxY) / 2 }
+    }
+
+    /// The strokes' typical height: the median stroke height, at least a tenth of the tallest stroke (so inks of
+    /// dots and dashes still have a scale).
+    static func typicalHeight(_ boxes: [Box]) -> Float {
+        let heights = boxes.map(\.height).sorted()
+        let median = heights[heights.count / 2]
+        return max(median, (heights.last ?? 0) / 10, .leastNormalMagnitude)
+    }
+
+    /// Lines, top to bottom, each in stroke order. Strokes are sorted by vertical centre and a line ends where the
+    /// next centre is more than 1.2 typical stroke heights below the previous one and below the line's extent.
+    static func lines(_ strokes: [IndexedStroke]) -> [[IndexedStroke]] {
+        guard strokes.count > 1 else { return [strokes] }
+        let boxes = strokes.map { Box($0.points) }
+        let height = typicalHeight(boxes)
+        let order = strokes.indices.sorted { boxes[$0].centerY < boxes[$1].centerY }
+        var groups: [[Int]] = [[order[0]]]
+        var extent = boxes[order[0]]
+        for k in order.dropFirst() {
+            let previousCenter = boxes[groups[groups.count - 1].last!].centerY
+            if boxes[k].centerY - previousCenter > 1.2 * height, boxes[k].minY > extent.maxY - 0.25 * height {
+                groups.append([k])
+                extent = boxes[k]
+            } else {
+                groups[groups.count - 1].append(k)
+                extent.add(boxes[k])
+            }
+        }
+        return groups.map { $0.sorted().map { strokes[$0] } }
+    }
+
+    /// The line's strokes with its words in left-to-right order. Strokes are grouped into words by horizontal
+    /// overlap or a gap under 0.4 typical heights; words keep their own stroke order. When the words were already
+    /// written left to right (nearly always), the order is unchanged.
+    static func readingOrder(_ line: [IndexedStroke]) -> [IndexedStroke] {
+        guard line.count > 1 else { return line }
+        let boxes = line.map { Box($0.points) }
+        let gap = 0.4 * typicalHeight(boxes)
+        let byLeft = line.indices.sorted { boxes[$0].minX < boxes[$1].minX }
+        var words: [[Int]] = []
+        var right = -Float.infinity
+        for k in byLeft {
+            if words.isEmpty || boxes[k].minX > right + gap {
+                words.append([k])
+                right = boxes[k].maxX
+            } else {
+                words[words.count - 1].append(k)
+                right = max(right, boxes[k].maxX)
+            }
+        }
+        return words.flatMap { $0.sorted() }.map { line[$0] }
+    }
+}

@@ -1,0 +1,236 @@
+import ArgumentParser
+import CZlib
+import Foundation
+import LiteImage
+import LiteTasks
+
+struct InkCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ink",
+        abstract: "Recognize handwriting or a drawn shape with ML Kit's digital ink recognition API.",
+        discussion: """
+        FILE is JSON {"strokes": [[{"x": .., "y": .., "t": ..}, ...], ...]} (t in ms, optional) or one line of the \
+        ../shared/ink format {"label": .., "strokes": [[[x, y, t], ...], ...]}. --batch reads a whole .ndjson or \
+        .ndjson.gz file of that format and prints one JSON object a sample (--jsonl); --render draws an ink to PNG.
+        """
+    )
+
+    @Argument(help: "The ink file (JSON).") var file: String?
+    @Option(help: "BCP-47 tag of the model: en, en-US, ..., or zxx-Zsym-x-shapes.") var lang = "en"
+    @Option(help: "The text before the ink (its last 20 characters are used).") var preContext = ""
+    @Option(help: "The writing area WIDTHxHEIGHT in the ink's units.") var writingArea: String?
+    @Option(help: "Most candidates to print.") var maxCandidates = 10
+    @Flag(help: "Print JSON.") var json = false
+    @Option(help: "Recognize every sample of this .ndjson[.gz] file (the ../shared/ink format).") var batch: String?
+    @Option(help: "With --batch: only the first N samples.") var limit: Int?
+    @Flag(help: "With --batch: one JSON object per line: index, label, candidates, ms.") var jsonl = false
+    @Option(help: "Draw this ink file to --output instead of recognizing it.") var render: String?
+    @Option(help: "The PNG --render writes.") var output: String?
+    @Option(help: "Engine threads.") var threads = 1
+
+    func validate() throws {
+        if render != nil {
+            guard output != nil else { throw ValidationError("--render needs --output OUT.png") }
+        } else if batch == nil, file == nil {
+            throw ValidationError("give an ink FILE, --batch FILE or --render FILE")
+        }
+        guard maxCandidates > 0 else { throw ValidationError("--max-candidates must be positive") }
+    }
+
+    func run() throws {
+        if let render, let output {
+            let sample = try InkFile.read(render)
+            let png = try InkDrawing.render(sample.ink).pngData()
+            guard FileManager.default.createFile(atPath: output, contents: Data(png)) else { throw ValidationError("cannot write \(output)") }
+            print("wrote \(output)")
+            return
+        }
+        guard let identifier = DigitalInkRecognitionModelIdentifier(forLanguageTag: lang) else {
+            let known = DigitalInkRecognitionModelIdentifier.allModelIdentifiers().map(\.languageTag).sorted().joined(separator: ", ")
+            throw ValidationError("no digital ink model for the language tag \"\(lang)\" (models: \(known))")
+        }
+        var options = DigitalInkRecognizerOptions(model: DigitalInkRecognitionModel(modelIdentifier: identifier))
+        options.maxResultCount = maxCandidates
+        options.threads = threads
+        let recognizer = DigitalInkRecognizer.digitalInkRecognizer(options: options)
+        var context = DigitalInkRecognitionContext(preContext: preContext)
+        if let writingArea {
+            let parts = writingArea.lowercased().split(separator: "x").compactMap { Float($0) }
+            guard parts.count == 2 else { throw ValidationError("--writing-area is WIDTHxHEIGHT, for example 800x120") }
+            context.writingArea = WritingArea(width: parts[0], height: parts[1])
+        }
+        if let batch {
+            try runBatch(batch, recognizer: recognizer, context: context)
+            return
+        }
+        let sample = try InkFile.read(file!)
+        let started = DispatchTime.now().uptimeNanoseconds
+        let result = try recognizer.recognize(ink: sample.ink, context: context)
+        let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
+        if json {
+            print(jsonText(["file": file!, "ms": milliseconds, "candidates": candidatesJSON(result, segments: true)], pretty: true))
+        } else {
+            print("\(file!): \(sample.ink.strokes.count) strokes, \(sample.ink.pointCount) points, \(String(format: "%.1f", milliseconds)) ms")
+            for (rank, candidate) in result.candidates.enumerated() {
+                let score = candidate.score.map { String(format: "%.3f", $0) } ?? "-"
+                print("\(rank + 1). \(candidate.text.debugDescription)  score \(score)")
+            }
+        }
+    }
+
+    func runBatch(_ path: String, recognizer: DigitalInkRecognizer, context: DigitalInkRecognitionContext) throws {
+        let reader = try LineReader(path: path)
+        var index = 0
+        var totalMilliseconds = 0.0
+        var correct = 0
+        while let line = reader.next() {
+            if let limit, index >= limit { break }
+            defer { index += 1 }
+            var record: [String: Any] = ["index": index]
+            do {
+                let sample = try InkFile.parse(Data(line.utf8), name: "\(path) line \(index + 1)")
+                if let label = sample.label { record["label"] = label }
+                let started = DispatchTime.now().uptimeNanoseconds
+                let result = try recognizer.recognize(ink: sample.ink, context: context)
+                let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
+                totalMilliseconds += milliseconds
+                record["candidates"] = candidatesJSON(result, segments: false)
+                record["ms"] = (milliseconds * 1000).rounded() / 1000
+                if result.candidates.first?.text == sample.label { correct += 1 }
+                if !jsonl {
+                    print("\(index)\t\(sample.label ?? "")\t\(result.candidates.first?.text ?? "")")
+                }
+            } catch {
+                record["error"] = "\(error)"
+                if !jsonl { print("\(index)\terror: \(error)") }
+            }
+            if jsonl { print(jsonText(record, pretty: false)) }
+        }
+        if !jsonl, index > 0 {
+            printError("\(index) inks, top-1 exact \(correct) (\(String(format: "%.1f", 100 * Double(correct) / Double(index)))%), mean \(String(format: "%.2f", totalMilliseconds / Double(index))) ms")
+        }
+    }
+
+    func candidatesJSON(_ result: DigitalInkRecognitionResult, segments: Bool) -> [[String: Any]] {
+        result.candidates.map { candidate in
+            var item: [String: Any] = ["text": candidate.text]
+            if let score = candidate.score { item["score"] = (Double(score) * 1e4).rounded() / 1e4 }
+            if segments {
+                func json(_ s: InkSegment) -> [String: Any] {
+                    ["text": s.text, "range": [s.characterRange.lowerBound, s.characterRange.upperBound],
+                     "start": ["stroke": s.start.stroke, "point": s.start.point], "end": ["stroke": s.end.stroke, "point": s.end.point],
+                     "box": [s.boundingBox.minX, s.boundingBox.minY, s.boundingBox.maxX, s.boundingBox.maxY].map(Double.init)]
+                }
+                item["words"] = candidate.words.map(json)
+                item["characters"] = candidate.characters.map(json)
+            }
+            return item
+        }
+    }
+}
+
+func jsonText(_ object: Any, pretty: Bool) -> String {
+    let options: JSONSerialization.WritingOptions = pretty ? [.prettyPrinted, .sortedKeys] : [.sortedKeys]
+    guard let data = try? JSONSerialization.data(withJSONObject: object, options: options.union(.withoutEscapingSlashes)) else { return "{}" }
+    return String(decoding: data, as: UTF8.self)
+}
+
+/// Ink files: ML Kit-like JSON, or a line of the ../shared/ink NDJSON format.
+enum InkFile {
+    struct Sample {
+        var ink: Ink
+        var label: String?
+    }
+
+    static func read(_ path: String) throws -> Sample {
+        guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("cannot read \(path)") }
+        return try parse(data, name: path)
+    }
+
+    static func parse(_ data: Data, name: String) throws -> Sample {
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw ValidationError("\(name) is not a JSON object")
+        }
+        guard let strokes = object["strokes"] as? [Any] else { throw ValidationError("\(name) has no \"strokes\" array") }
+        var ink = Ink(strokes: [])
+        for (s, stroke) in strokes.enumerated() {
+            guard let points = stroke as? [Any] else { throw ValidationError("\(name): stroke \(s) is not an array of points") }
+            var out: [StrokePoint] = []
+            for (p, point) in points.enumerated() {
+                func number(_ value: Any?) -> Double? { (value as? NSNumber)?.doubleValue }
+                if let dictionary = point as? [String: Any], let x = number(dictionary["x"]), let y = number(dictionary["y"]) {
+                    out.append(StrokePoint(x: Float(x), y: Float(y), t: number(dictionary["t"]).flatMap(Self.milliseconds)))
+                } else if let array = point as? [Any], array.count >= 2, let x = number(array[0]), let y = number(array[1]) {
+                    out.append(StrokePoint(x: Float(x), y: Float(y), t: array.count > 2 ? number(array[2]).flatMap(Self.milliseconds) : nil))
+                } else {
+                    throw ValidationError("\(name): stroke \(s) point \(p) is neither {\"x\", \"y\", \"t\"} nor [x, y, t]")
+                }
+            }
+            ink.strokes.append(Stroke(points: out))
+        }
+        return Sample(ink: ink, label: object["label"] as? String)
+    }
+
+    static func milliseconds(_ value: Double) -> Int64? {
+        value.isFinite && abs(value) < 9e15 ? Int64(value.rounded()) : nil
+    }
+}
+
+/// Reads lines of a text file, gunzipping it when it is gzip'd (zlib reads plain files as they are).
+final class LineReader {
+    private let file: gzFile
+    private var buffer = [CChar](repeating: 0, count: 1 << 16)
+
+    init(path: String) throws {
+        guard let file = gzopen(path, "rb") else { throw ValidationError("cannot open \(path)") }
+        self.file = file
+    }
+
+    deinit { gzclose(file) }
+
+    func next() -> String? {
+        var line = [UInt8]()
+        while true {
+            guard gzgets(file, &buffer, Int32(buffer.count)) != nil else { return line.isEmpty ? nil : String(decoding: line, as: UTF8.self) }
+            let chunk = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+            line += chunk
+            if chunk.last == UInt8(ascii: "\n") {
+                line.removeLast()
+                if line.isEmpty { continue }
+                return String(decoding: line, as: UTF8.self)
+            }
+        }
+    }
+}
+
+/// Draws an ink: strokes in their order's colours on white, scaled to fit 800 pixels.
+enum InkDrawing {
+    static func render(_ ink: Ink, size: Int = 800, margin: Int = 20) throws -> Image {
+        let points = ink.strokes.flatMap(\.points).filter { $0.x.isFinite && $0.y.isFinite }
+        guard let first = points.first else { throw ValidationError("the ink has no finite points to draw") }
+        var minX = first.x, maxX = first.x, minY = first.y, maxY = first.y
+        for p in points { minX = min(minX, p.x); maxX = max(maxX, p.x); minY = min(minY, p.y); maxY = max(maxY, p.y) }
+        let scale = Float(size - 2 * margin) / max(maxX - minX, maxY - minY, 1e-6)
+        let width = Int((maxX - minX) * scale) + 2 * margin, height = Int((maxY - minY) * scale) + 2 * margin
+        var image = try Image(width: width, height: height, pixels: Array(repeating: 255, count: width * height * 3))
+        func pixel(_ p: StrokePoint) -> (Float, Float) { (Float(margin) + (p.x - minX) * scale, Float(margin) + (p.y - minY) * scale) }
+        for (s, stroke) in ink.strokes.enumerated() {
+            let color = RGBColor.palette(s)
+            let valid = stroke.points.filter { $0.x.isFinite && $0.y.isFinite }
+            for (a, b) in zip(valid, valid.dropFirst().isEmpty ? valid : Array(valid.dropFirst())) {
+                let (x0, y0) = pixel(a), (x1, y1) = pixel(b)
+                let steps = max(1, Int(max(abs(x1 - x0), abs(y1 - y0))))
+                for k in 0...steps {
+                    let f = Float(k) / Float(steps)
+                    let x = Int(x0 + (x1 - x0) * f), y = Int(y0 + (y1 - y0) * f)
+                    image.fill(x0: x - 1, y0: y - 1, x1: x + 2, y1: y + 2, color: color)
+                }
+            }
+            if let start = valid.first {
+                let (x, y) = pixel(start)
+                image.drawText("\(s)", x: Int(x) + 4, y: Int(y) - 10, color: color, background: nil)
+            }
+        }
+        return image
+    }
+}
