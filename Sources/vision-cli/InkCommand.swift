@@ -27,6 +27,9 @@ struct InkCommand: ParsableCommand {
     @Option(help: "Draw this ink file to --output instead of recognizing it.") var render: String?
     @Option(help: "The PNG --render writes.") var output: String?
     @Option(help: "Engine threads.") var threads = 1
+    @Option(help: "Decoding: hypotheses kept per frame.") var beamWidth: Int?
+    @Option(help: "Decoding: weight of the language model.") var lmWeight: Double?
+    @Option(help: "Decoding: bonus per character.") var characterBonus: Double?
 
     func validate() throws {
         if render != nil {
@@ -52,6 +55,9 @@ struct InkCommand: ParsableCommand {
         var options = DigitalInkRecognizerOptions(model: DigitalInkRecognitionModel(modelIdentifier: identifier))
         options.maxResultCount = maxCandidates
         options.threads = threads
+        if let beamWidth { options.beamWidth = beamWidth }
+        if let lmWeight { options.languageModelWeight = lmWeight }
+        if let characterBonus { options.characterBonus = characterBonus }
         let recognizer = DigitalInkRecognizer.digitalInkRecognizer(options: options)
         var context = DigitalInkRecognitionContext(preContext: preContext)
         if let writingArea {

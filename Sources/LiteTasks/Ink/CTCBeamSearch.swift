@@ -17,8 +17,8 @@ struct CTCBeamSearch {
     }
 
     var beamWidth = 12
-    var languageModelWeight = 0.6
-    var characterBonus = 1.0
+    var languageModelWeight = 0.7
+    var characterBonus = 2.0
     /// A character is tried at a frame only if its log-probability is above this.
     var pruneLogProbability: Float = -9
     var maximumCharactersPerFrame = 8
@@ -40,12 +40,16 @@ struct CTCBeamSearch {
     func decode(logProbabilities: [Float], classes: Int, alphabet: [UInt8], languageModel: InkLanguageModel?,
                 starts: [(text: [UInt8], state: InkLanguageModel.State?, score: Double)], results: Int) -> [Hypothesis] {
         let frames = logProbabilities.count / classes
-        var beams: [[UInt8]: Beam] = [:]
+        // Beams live in arrays in a fixed order (a dictionary only finds them by text), so that the search is
+        // deterministic: the same ink gives the same candidates and segments every time.
+        var beams: [Beam] = []
         for start in starts {
-            beams[start.text] = Beam(text: start.text, emittedAt: Array(repeating: -1, count: start.text.count), blank: 0,
-                                     languageModel: start.score, state: start.state)
+            beams.append(Beam(text: start.text, emittedAt: Array(repeating: -1, count: start.text.count), blank: 0,
+                              languageModel: start.score, state: start.state))
         }
         var candidates: [(Int, Float)] = []
+        var next: [Beam] = []
+        var index: [[UInt8]: Int] = [:]
         for t in 0..<frames {
             let row = t * classes
             let blankLog = Double(logProbabilities[row])
@@ -57,18 +61,16 @@ struct CTCBeamSearch {
                 candidates.sort { $0.1 > $1.1 }
                 candidates.removeLast(candidates.count - maximumCharactersPerFrame)
             }
-            var next: [[UInt8]: Beam] = [:]
-            next.reserveCapacity(beams.count * (candidates.count + 1))
-            for beam in beams.values {
+            next.removeAll(keepingCapacity: true)
+            index.removeAll(keepingCapacity: true)
+            for beam in beams {
                 let network = beam.network
                 // Stay: a blank, or the last character once more without a blank between.
-                var stay = next[beam.text] ?? Beam(text: beam.text, emittedAt: beam.emittedAt, languageModel: beam.languageModel, state: beam.state)
-                stay.blank = logAdd(stay.blank, network + blankLog)
-                let last = beam.text.last.map { Int(alphabetIndex(of: $0, in: alphabet)) } ?? -1
-                if last > 0, beam.emittedAt.last ?? -1 >= 0 {
-                    stay.nonBlank = logAdd(stay.nonBlank, beam.nonBlank + Double(logProbabilities[row + last]))
-                }
-                next[beam.text] = stay
+                let last = beam.text.last.map { alphabetIndex(of: $0, in: alphabet) } ?? -1
+                var stayNonBlank = -Double.infinity
+                if last > 0, beam.emittedAt.last ?? -1 >= 0 { stayNonBlank = beam.nonBlank + Double(logProbabilities[row + last]) }
+                merge(Beam(text: beam.text, emittedAt: beam.emittedAt, blank: network + blankLog, nonBlank: stayNonBlank,
+                           languageModel: beam.languageModel, state: beam.state), into: &next, index: &index)
                 for (c, logP) in candidates {
                     let byte = alphabet[c - 1]
                     // The same character again needs a blank between; from a non-blank path it is the "stay" above.
@@ -76,9 +78,9 @@ struct CTCBeamSearch {
                     if path == -.infinity { continue }
                     var text = beam.text
                     text.append(byte)
-                    if var existing = next[text] {
-                        existing.nonBlank = logAdd(existing.nonBlank, path)
-                        next[text] = existing
+                    if let existing = index[text] {
+                        if path > next[existing].nonBlank { next[existing].emittedAt = beam.emittedAt + [t] }
+                        next[existing].nonBlank = logAdd(next[existing].nonBlank, path)
                         continue
                     }
                     var languageScore = beam.languageModel + characterBonus
@@ -88,23 +90,33 @@ struct CTCBeamSearch {
                         languageScore += languageModelWeight * logP
                         state = after
                     }
-                    next[text] = Beam(text: text, emittedAt: beam.emittedAt + [t], nonBlank: path, languageModel: languageScore, state: state)
+                    index[text] = next.count
+                    next.append(Beam(text: text, emittedAt: beam.emittedAt + [t], nonBlank: path, languageModel: languageScore, state: state))
                 }
             }
-            if next.count > beamWidth {
-                beams = [:]
-                for beam in next.values.sorted(by: { $0.total > $1.total }).prefix(beamWidth) { beams[beam.text] = beam }
-            } else {
-                beams = next
-            }
+            // Best first; equal scores in text order.
+            next.sort { $0.total != $1.total ? $0.total > $1.total : $0.text.lexicographicallyPrecedes($1.text) }
+            beams = Array(next.prefix(beamWidth))
         }
-        var finished: [Hypothesis] = beams.values.map { beam in
+        var finished: [Hypothesis] = beams.map { beam in
             var score = beam.total
             if let languageModel, let state = beam.state { score += languageModelWeight * languageModel.endOfWord(state) }
             return Hypothesis(text: beam.text, emittedAt: beam.emittedAt, score: score)
         }
-        finished.sort { $0.score > $1.score }
+        finished.sort { $0.score != $1.score ? $0.score > $1.score : $0.text.lexicographicallyPrecedes($1.text) }
         return Array(finished.prefix(results))
+    }
+
+    /// Adds a "stay" hypothesis to the frame's beams, summing its probabilities with the same text's.
+    private func merge(_ beam: Beam, into next: inout [Beam], index: inout [[UInt8]: Int]) {
+        guard let existing = index[beam.text] else {
+            index[beam.text] = next.count
+            next.append(beam)
+            return
+        }
+        if logAdd(beam.blank, beam.nonBlank) > next[existing].network { next[existing].emittedAt = beam.emittedAt }
+        next[existing].blank = logAdd(next[existing].blank, beam.blank)
+        next[existing].nonBlank = logAdd(next[existing].nonBlank, beam.nonBlank)
     }
 
     @inline(__always) private func alphabetIndex(of byte: UInt8, in alphabet: [UInt8]) -> Int {

@@ -12,6 +12,11 @@ public struct DigitalInkRecognizerOptions: Sendable {
     public var threads: Int = 1
     /// The model manager whose registry holds the model (not an ML Kit option; the package's by default).
     public var modelManager: ModelManager = .modelManager()
+    /// Decoding (not ML Kit options): hypotheses kept per frame, the weight of the language model's
+    /// log-probability and the bonus per character (tuned on the validation writers, tools/ink/evaluate.py).
+    public var beamWidth = 12
+    public var languageModelWeight = 0.7
+    public var characterBonus = 2.0
 
     public init(model: DigitalInkRecognitionModel) {
         self.model = model
@@ -204,10 +209,13 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
                 throw TaskError.model("a text ink model has \(model.alphabet.count + 1) classes (CTC blank + printable ASCII); this one has \(classes)")
             }
             let starts = startHypotheses(preContext: n == 0 ? preContext : "", languageModel: model.languageModel)
-            let search = CTCBeamSearch(beamWidth: max(12, wanted))
+            let search = CTCBeamSearch(beamWidth: max(options.beamWidth, wanted), languageModelWeight: options.languageModelWeight,
+                                       characterBonus: options.characterBonus)
             let hypotheses = search.decode(logProbabilities: logProbabilities, classes: classes, alphabet: model.alphabet,
                                            languageModel: model.languageModel, starts: starts, results: wanted)
-            let candidates = hypotheses.map { candidate(from: $0, features: features, ink: line) }
+            // An empty reading is kept only when there is nothing else (a stroke the network sees no character in).
+            let nonEmpty = hypotheses.filter { !$0.text.allSatisfy { $0 == UInt8(ascii: " ") } }
+            let candidates = (nonEmpty.isEmpty ? hypotheses : nonEmpty).map { candidate(from: $0, features: features, ink: line) }
             perLine.append(candidates)
             preContext = candidates.first?.text ?? ""
         }
@@ -221,7 +229,7 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
         let ascii = String(preContext.unicodeScalars.map { $0.isASCII ? Character($0) : " " })
         let state = languageModel.state(after: ascii)
         guard let last = ascii.utf8.last, last != UInt8(ascii: " "), last != UInt8(ascii: "\n") else { return [([], state, 0)] }
-        let weight = CTCBeamSearch().languageModelWeight
+        let weight = options.languageModelWeight
         let (spaceCost, afterSpace) = languageModel.extend(state, with: UInt8(ascii: " "))
         if InkLanguageModel.symbol(of: last) != nil {
             return [([], state, 0), ([UInt8(ascii: " ")], afterSpace, weight * spaceCost)]

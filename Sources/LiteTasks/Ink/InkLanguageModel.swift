@@ -7,13 +7,28 @@ import Foundation
 /// by a character 4-gram model trained on the same frequency-weighted words (Witten-Bell interpolation); the two
 /// are added per word prefix, so an unknown name pays the out-of-vocabulary cost once, not per letter. Letters are
 /// scored in lower case; a small case model gives "word", "Word" and "WORD" their probabilities. Characters other
-/// than letters and the apostrophe (digits, punctuation) end the current word and cost a flat `symbolLogProbability`.
+/// than letters and the apostrophe (digits, punctuation, symbols) end the current word and cost a flat probability
+/// by kind (``symbolLogProbability(_:)``).
 public final class InkLanguageModel: @unchecked Sendable {
     /// Letter symbols: 1...26 are a...z, 27 the apostrophe; 0 is the word boundary.
     static let symbolCount = 28
     static let order = 4
     public static let inVocabularyWeight = 0.95
-    public static let symbolLogProbability = log(1.0 / 40)
+    /// Flat log-probabilities of characters outside words: digits, common punctuation, and the rare symbols
+    /// (# $ % & * + / < = > @ [ \ ] ^ _ ` { | } ~), which a handwritten "a" or "k" must not easily become.
+    public static let digitLogProbability = log(1.0 / 50)
+    public static let punctuationLogProbability = log(1.0 / 100)
+    public static let rareSymbolLogProbability = log(1.0 / 3000)
+
+    static func symbolLogProbability(_ byte: UInt8) -> Double {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return digitLogProbability
+        case UInt8(ascii: "."), UInt8(ascii: ","), UInt8(ascii: "\""), UInt8(ascii: "!"), UInt8(ascii: "?"), UInt8(ascii: "-"),
+             UInt8(ascii: ":"), UInt8(ascii: ";"), UInt8(ascii: "("), UInt8(ascii: ")"):
+            return punctuationLogProbability
+        default: return rareSymbolLogProbability
+        }
+    }
 
     // The trie, flattened: node n has children edgeSymbol/edgeTarget[childStart[n] ..< childStart[n] + childCount[n]].
     private var childStart: [Int32] = []
@@ -217,7 +232,7 @@ public final class InkLanguageModel: @unchecked Sendable {
     func extend(_ state: State, with character: UInt8) -> (Double, State) {
         guard let symbol = Self.symbol(of: character) else {
             // A space or a symbol ends the word; a symbol also costs its flat probability.
-            return (endOfWord(state) + (character == UInt8(ascii: " ") ? 0 : Self.symbolLogProbability), State())
+            return (endOfWord(state) + (character == UInt8(ascii: " ") ? 0 : Self.symbolLogProbability(character)), State())
         }
         var next = state
         next.inWord = true

@@ -29,31 +29,44 @@ enum InkLayout {
         return max(median, (heights.last ?? 0) / 10, .leastNormalMagnitude)
     }
 
-    /// Lines, top to bottom, each in stroke order. Strokes are sorted by vertical centre and a line ends where the
-    /// next centre is more than 1.2 typical stroke heights below the previous one and below the line's extent.
+    /// Lines, top to bottom, each in stroke order. The strokes at least a quarter as tall as the tallest are
+    /// sorted by vertical centre, and a line ends where the next one starts below the line so far (overlapping
+    /// it by less than a fifth of the typical height) with its centre more than 0.8 typical heights lower. Smaller
+    /// strokes (dots, dashes, crossings) then join the line nearest to their centre: an i-dot never makes a line.
     static func lines(_ strokes: [IndexedStroke]) -> [[IndexedStroke]] {
         guard strokes.count > 1 else { return [strokes] }
         let boxes = strokes.map { Box($0.points) }
-        let height = typicalHeight(boxes)
-        let order = strokes.indices.sorted { boxes[$0].centerY < boxes[$1].centerY }
+        let tallest = boxes.map(\.height).max() ?? 0
+        let large = strokes.indices.filter { boxes[$0].height >= 0.25 * tallest }
+        let height = typicalHeight(large.map { boxes[$0] })
+        let order = large.sorted { boxes[$0].centerY < boxes[$1].centerY }
         var groups: [[Int]] = [[order[0]]]
-        var extent = boxes[order[0]]
+        var extents = [boxes[order[0]]]
         for k in order.dropFirst() {
             let previousCenter = boxes[groups[groups.count - 1].last!].centerY
-            if boxes[k].centerY - previousCenter > 1.2 * height, boxes[k].minY > extent.maxY - 0.25 * height {
+            if boxes[k].minY > extents[extents.count - 1].maxY - 0.2 * height, boxes[k].centerY - previousCenter > 0.8 * height {
                 groups.append([k])
-                extent = boxes[k]
+                extents.append(boxes[k])
             } else {
                 groups[groups.count - 1].append(k)
-                extent.add(boxes[k])
+                extents[extents.count - 1].add(boxes[k])
             }
+        }
+        let isLarge = Set(large)
+        for k in strokes.indices where !isLarge.contains(k) {
+            let y = boxes[k].centerY
+            let nearest = extents.indices.min { a, b in
+                func distance(_ e: Box) -> Float { y < e.minY ? e.minY - y : (y > e.maxY ? y - e.maxY : 0) }
+                return distance(extents[a]) < distance(extents[b])
+            }!
+            groups[nearest].append(k)
         }
         return groups.map { $0.sorted().map { strokes[$0] } }
     }
 
     /// The line's strokes with its words in left-to-right order. Strokes are grouped into words by horizontal
     /// overlap or a gap under 0.4 typical heights; words keep their own stroke order. When the words were already
-    /// written left to right (nearly always), the order is unchanged.
+    /// written left to right (nearly always), the order is unchanged, delayed strokes included.
     static func readingOrder(_ line: [IndexedStroke]) -> [IndexedStroke] {
         guard line.count > 1 else { return line }
         let boxes = line.map { Box($0.points) }
@@ -70,6 +83,10 @@ enum InkLayout {
                 right = max(right, boxes[k].maxX)
             }
         }
+        // Written left to right (each group begun after the groups to its left), the stroke order stays as it is,
+        // delayed strokes (i-dots, t-crossings added at the end) included, as the network was trained.
+        let firsts = words.map { $0.min()! }
+        if firsts == firsts.sorted() { return line }
         return words.flatMap { $0.sorted() }.map { line[$0] }
     }
 }
