@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Measures the digital ink recognizer on held-out data through `vision-cli ink --batch --jsonl`.
+
+    python3 tools/ink/evaluate.py [--set words|omniglot|shapes|all] [--limit N] [--cli PATH] [--json OUT]
+
+words: the test writers' UNIPEN words (ink_data.py: trusted sources, cleaned, y downward), model "en" with its
+language model: character error rate of the top candidate (edit distance / label length, summed over all words),
+top-1 and top-5 exact word accuracy, and mean milliseconds per word. omniglot: the 520 Latin letters of
+Omniglot (never trained on), model "en", top-1 letter accuracy ignoring case (the labels name letters; a lone
+"o" has no case). shapes: the held-out Quick, Draw! shape drawings (shape_data.py), model zxx-Zsym-x-shapes, top-1.
+The inputs are written to a temporary .ndjson.gz in the ../shared/ink format, so the CLI sees exactly that format.
+"""
+import argparse
+import gzip
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ink_data  # noqa: E402
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+
+
+def edit_distance(a, b):
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, cb in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
+    return row[-1]
+
+
+def run_cli(cli, samples, lang, extra=()):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "samples.ndjson.gz")
+        with gzip.open(path, "wt") as f:
+            for d in samples:
+                f.write(json.dumps({"label": d["label"], "strokes": d["strokes"]}) + "\n")
+        out = subprocess.run([cli, "ink", "--batch", path, "--lang", lang, "--jsonl", *extra],
+                             check=True, capture_output=True, text=True).stdout
+    results = [json.loads(line) for line in out.splitlines() if line.strip()]
+    assert len(results) == len(samples), f"{len(results)} results for {len(samples)} samples"
+    return results
+
+
+def words(cli, limit, split="test", extra=()):
+    samples = ink_data.read("unipen-words", split, limit=limit)
+    results = run_cli(cli, samples, "en", extra)
+    errors = chars = top1 = top5 = failed = 0
+    ms = []
+    for d, r in zip(samples, results):
+        texts = [c["text"] for c in r.get("candidates", [])]
+        if "error" in r:
+            failed += 1
+        errors += edit_distance(texts[0] if texts else "", d["label"])
+        chars += len(d["label"])
+        top1 += bool(texts) and texts[0] == d["label"]
+        top5 += d["label"] in texts[:5]
+        ms.append(r.get("ms", 0))
+    ms.sort()
+    n = len(samples)
+    return dict(set=f"unipen-words {split} writers", samples=n, writers=len({d["writer"] for d in samples}), cer=errors / chars,
+                top1=top1 / n, top5=top5 / n, errors=failed, mean_ms=sum(ms) / n, median_ms=ms[n // 2])
+
+
+def omniglot(cli, limit):
+    with gzip.open(os.path.join(ink_data.SHARED, "omniglot.ndjson.gz"), "rt") as f:
+        samples = [d for d in map(json.loads, f) if d.get("class", "").startswith("Latin/")]
+    samples = samples[:limit] if limit else samples
+    results = run_cli(cli, samples, "en")
+    top1 = sum(bool(r.get("candidates")) and r["candidates"][0]["text"].strip().lower() == d["label"].lower()
+               for d, r in zip(samples, results))
+    exact = sum(bool(r.get("candidates")) and r["candidates"][0]["text"] == d["label"] for d, r in zip(samples, results))
+    return dict(set="omniglot Latin letters", samples=len(samples), top1_ignoring_case=top1 / len(samples), top1_exact=exact / len(samples))
+
+
+def shapes(cli, limit):
+    import shape_data
+    samples = shape_data.held_out_quickdraw()
+    samples = samples[:limit] if limit else samples
+    results = run_cli(cli, samples, "zxx-Zsym-x-shapes")
+    top1 = sum(bool(r.get("candidates")) and r["candidates"][0]["text"] == d["label"] for d, r in zip(samples, results))
+    confusions = {}
+    for d, r in zip(samples, results):
+        got = r["candidates"][0]["text"] if r.get("candidates") else "error"
+        if got != d["label"]:
+            confusions[f"{d['label']}->{got}"] = confusions.get(f"{d['label']}->{got}", 0) + 1
+    return dict(set="quickdraw shapes, held-out half", samples=len(samples), top1=top1 / len(samples), confusions=confusions)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--set", default="all", choices=["words", "omniglot", "shapes", "all"])
+    parser.add_argument("--limit", type=int)
+    parser.add_argument("--cli", default=os.path.join(ROOT, ".build-native", "release", "vision-cli"), help="default: what tools/build.sh builds")
+    parser.add_argument("--json", help="also write the results here")
+    parser.add_argument("--tune", action="store_true", help="grid-search decoding on the validation writers instead")
+    args = parser.parse_args()
+    if args.tune:
+        for weight in (0.3, 0.5, 0.7, 0.9, 1.2):
+            for bonus in (0.0, 1.0, 2.0, 3.0):
+                r = words(args.cli, args.limit, "validation", ["--lm-weight", str(weight), "--character-bonus", str(bonus)])
+                print(json.dumps(dict(lm_weight=weight, character_bonus=bonus, cer=round(r["cer"], 4), top1=round(r["top1"], 4),
+                                      top5=round(r["top5"], 4), mean_ms=round(r["mean_ms"], 2))), flush=True)
+        return
+    results = []
+    for name, fn in [("words", words), ("omniglot", omniglot), ("shapes", shapes)]:
+        if args.set in (name, "all"):
+            results.append(fn(args.cli, args.limit))
+            print(json.dumps(results[-1]), flush=True)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,80 @@
+"""The ink data the "en" model trains and is evaluated on: ../shared/ink's UNIPEN words and characters, split by writer.
+
+Writers are held out by a hash of their name (never by sample): TEST_PERCENT of them are the test set, reported in
+models/README.md; VALIDATION_PERCENT choose the checkpoint; the rest train. Omniglot is evaluation only.
+Trusted sources: ../shared/ink's conversion of UNIPEN mis-segments most contributing institutions' files (the ink of
+a sample belongs to a neighbouring label, is a fragment, or is a whole line; seen on rendered samples of every source
+and confirmed by a first model's per-source error rate of 85-100% even on its own training writers). Only the
+sources whose ink shows its label are used, for training and evaluation alike; three of them store y growing upward
+and are flipped so that every ink has y growing downward, as ML Kit's does. `tools/ink/sources.py` prints the
+per-source table this choice rests on.
+Cleaning (applied to training and evaluation alike, and the same in `evaluate.py`): points at exactly (0, 0) in an
+ink whose other points are elsewhere are tablet artefacts and are dropped; a word whose ink has fewer than two
+points per character is truncated in the source and is left out.
+"""
+import gzip
+import hashlib
+import json
+import os
+
+SHARED = os.environ.get("INK_DATA", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "ink"))
+TEST_PERCENT = 12
+VALIDATION_PERCENT = 8
+ALPHABET = "".join(chr(c) for c in range(32, 127))  # class k + 1 is ALPHABET[k]; class 0 is the CTC blank
+# UNIPEN institution directory -> y axis direction, per file; everything else is left out (see above).
+TRUSTED_SOURCES = {
+    "unipen-words": {"hpp": "down", "sta": "down", "nic": "up", "anj": "up", "pri": "up"},
+    "unipen-chars": {"pri": "up"},
+}
+UNIPEN_ESCAPES = {'\\"': '"', "\\\\": "\\", "\\@": "@"}
+
+
+def split_of(writer):
+    bucket = int(hashlib.sha1(writer.encode()).hexdigest(), 16) % 100
+    if bucket < TEST_PERCENT:
+        return "test"
+    if bucket < TEST_PERCENT + VALIDATION_PERCENT:
+        return "validation"
+    return "train"
+
+
+def clean_strokes(strokes):
+    points = [p for s in strokes for p in s]
+    if any(p[0] != 0 or p[1] != 0 for p in points):
+        strokes = [[p for p in s if p[0] != 0 or p[1] != 0] for s in strokes]
+    return [s for s in strokes if s]
+
+
+def usable(sample):
+    label = sample["label"]
+    points = sum(len(s) for s in sample["strokes"])
+    return label and all(c in ALPHABET for c in label) and points >= 2 * len(label) and points >= 2
+
+
+def institution(sample):
+    """"hpp" for source "unipen/data/6/hpp/...": the UNIPEN contributor whose file the sample comes from."""
+    parts = sample.get("source", "").split("/")
+    return parts[3] if len(parts) > 3 and parts[0] == "unipen" else None
+
+
+def read(name, split=None, limit=None, trusted_only=True):
+    """Cleaned samples of ../shared/ink/<name>.ndjson.gz (optionally only one split), in file order, y downward."""
+    trusted = TRUSTED_SOURCES.get(name)
+    out = []
+    with gzip.open(os.path.join(SHARED, name + ".ndjson.gz"), "rt") as f:
+        for line in f:
+            d = json.loads(line)
+            if split is not None and split_of(d["writer"]) != split:
+                continue
+            direction = trusted.get(institution(d)) if trusted is not None else "down"
+            if direction is None and trusted_only:
+                continue
+            if direction == "up":
+                d["strokes"] = [[[p[0], -p[1]] + list(p[2:]) for p in s] for s in d["strokes"]]
+            d["label"] = UNIPEN_ESCAPES.get(d["label"], d["label"])
+            d["strokes"] = clean_strokes(d["strokes"])
+            if usable(d):
+                out.append(d)
+                if limit and len(out) >= limit:
+                    break
+    return out

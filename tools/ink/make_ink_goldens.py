@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Writes Tests/LiteTasksTests/Goldens/ink.json: what the Swift ink tests compare with.
+
+    python3 tools/ink/make_ink_goldens.py
+
+- features: ink_features.py's features of real inks read by the tests from ../shared/ink by file and line (no copy
+  of the data is committed), with and without a writing area, timed and untimed;
+- models: LiteRT's outputs (`ai_edge_litert`, built-in kernels) of models/ink-en.tflite and models/ink-shapes.tflite
+  on the features of some of those inks (every frame of a short ink, every 5th frame of a long one);
+- synthetic: Hershey-font inks of a few words (hershey.py, fixed seed), with the word each spells, for the
+  recognizer's behaviour tests (pre-context, several lines, words out of order).
+"""
+import gzip
+import json
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hershey  # noqa: E402
+import ink_data  # noqa: E402
+from ink_features import features  # noqa: E402
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+OUT = os.path.join(ROOT, "Tests", "LiteTasksTests", "Goldens", "ink.json")
+
+
+def line_of(name, predicate, skip=0):
+    with gzip.open(os.path.join(ink_data.SHARED, name), "rt") as f:
+        for n, line in enumerate(f):
+            d = json.loads(line)
+            if predicate(d):
+                if skip == 0:
+                    return n, d
+                skip -= 1
+    raise SystemExit(f"no sample in {name}")
+
+
+def no_zero_points(d):
+    return all(p[0] != 0 or p[1] != 0 for s in d["strokes"] for p in s)
+
+
+def litert(path, f):
+    """A fresh interpreter per ink: the LSTM state lives in variable tensors that LiteRT keeps across invocations."""
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
+    it = Interpreter(path, experimental_op_resolver_type=OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
+    inp, out = it.get_input_details()[0], it.get_output_details()[0]
+    it.resize_tensor_input(inp["index"], [1, len(f), 5])
+    it.allocate_tensors()
+    it.set_tensor(inp["index"], f[None])
+    it.invoke()
+    return it.get_tensor(out["index"])[0]
+
+
+def r(values):
+    return [float(v) for v in np.asarray(values, dtype=np.float32).reshape(-1)]
+
+
+def main():
+    samples = []
+    picks = [
+        ("unipen-words.ndjson.gz", lambda d: ink_data.institution(d) == "hpp" and no_zero_points(d) and len(d["label"]) >= 5, 3),
+        ("unipen-words.ndjson.gz", lambda d: ink_data.institution(d) == "sta" and no_zero_points(d) and len(d["strokes"]) >= 3, 0),
+        ("omniglot.ndjson.gz", lambda d: d["label"] == "k", 2),
+        ("quickdraw.ndjson.gz", lambda d: d["label"] == "star", 1),
+        ("quickdraw.ndjson.gz", lambda d: d["label"] == "line", 0),
+    ]
+    for name, predicate, skip in picks:
+        n, d = line_of(name, predicate, skip)
+        strokes = [s for s in d["strokes"] if s]
+        for area in (None, 50.0 * (1 + len(samples))):
+            f = features(strokes, area)
+            samples.append(dict(file=name, line=n, label=d["label"], writing_area_height=area, features=r(f), length=len(f)))
+        untimed = [[p[:2] for p in s] for s in strokes]
+        f = features(untimed)
+        samples.append(dict(file=name, line=n, label=d["label"], untimed=True, writing_area_height=None, features=r(f), length=len(f)))
+
+    models = []
+    for model, which in (("ink-en.tflite", [0, 2]), ("ink-shapes.tflite", [6, 9])):
+        path = os.path.join(ROOT, "models", model)
+        for k in which:
+            s = samples[k]
+            f = np.array(s["features"], np.float32).reshape(-1, 5)
+            out = litert(path, f)
+            stride = 1 if out.ndim == 1 or len(out) <= 40 else 5
+            rows = out if out.ndim == 1 else out[::stride]
+            models.append(dict(model=model, sample=k, stride=stride, shape=list(out.shape), outputs=r(rows)))
+
+    rng = np.random.default_rng(7)
+    synthetic = []
+    for text in ["world", "ument", "hello", "the quick", "brown fox"]:
+        strokes = hershey.render(text, rng, "rowmans")
+        synthetic.append(dict(text=text, strokes=[[[round(p[0], 2), round(p[1], 2)] for p in s] for s in strokes]))
+
+    with open(OUT, "w") as f:
+        json.dump(dict(note="made by tools/ink/make_ink_goldens.py", samples=samples, models=models, synthetic=synthetic), f)
+    print(f"wrote {OUT}: {len(samples)} feature samples, {len(models)} model outputs, {len(synthetic)} synthetic inks, {os.path.getsize(OUT)} bytes")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+"""Updates the ink models' entries of models/registry.json (size and sha256 of the files in models/)."""
+import hashlib
+import json
+import os
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+ENTRIES = [
+    dict(name="ink-en", task="digital-ink", description="English handwriting: 2x bidirectional LSTM(96) + CTC over printable ASCII, trained by tools/ink/train_text.py",
+         file="ink-en.tflite", bundled="models/ink-en.tflite", aliases=["en"], defaultFor="digital-ink",
+         license="Apache-2.0 (this project); trained on UNIPEN (CC BY 4.0) and Hershey fonts, see models/README.md"),
+    dict(name="ink-shapes", task="digital-ink", description="Hand-drawn shapes: bidirectional LSTM classifier, trained by tools/ink/train_shapes.py",
+         file="ink-shapes.tflite", bundled="models/ink-shapes.tflite", aliases=["zxx-Zsym-x-shapes", "shapes"], defaultFor=None,
+         license="Apache-2.0 (this project); trained on Quick, Draw! (CC BY 4.0) and synthetic shapes, see models/README.md"),
+]
+
+
+def main():
+    path = os.path.join(ROOT, "models", "registry.json")
+    registry = json.load(open(path))
+    models = [m for m in registry["models"] if m["name"] not in {e["name"] for e in ENTRIES}]
+    for e in ENTRIES:
+        f = os.path.join(ROOT, e["bundled"])
+        if not os.path.exists(f):
+            continue
+        data = open(f, "rb").read()
+        entry = dict(name=e["name"], task=e["task"], description=e["description"], file=e["file"], url="",
+                     sha256=hashlib.sha256(data).hexdigest(), size=len(data), license=e["license"], aliases=e["aliases"])
+        if e["defaultFor"]:
+            entry["defaultFor"] = e["defaultFor"]
+        entry["bundled"] = e["bundled"]
+        models.append(entry)
+    registry["models"] = models
+    with open(path, "w") as out:
+        json.dump(registry, out, indent=1)
+        out.write("\n")
+    print(f"registry: {len(models)} models")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,196 @@
+"""Shapes for the "zxx-Zsym-x-shapes" model: synthetic hand-drawn shapes and the shape classes of Quick, Draw!.
+
+SHAPES are the classes, in the model's output order. Synthetic shapes are drawn the way people draw them: one to
+four strokes, random start and direction, wobble, overshoot or gaps at the joins, any size, aspect and (for most
+classes) rotation. "other" is what is none of the shapes: zigzags, squiggles, spirals, scribbles, crosses, hearts,
+letters, unfinished arcs, and Quick, Draw! sketches of other categories. Quick, Draw! drawings are split by a hash
+of their key: half train, half is the held-out set evaluate.py reports.
+"""
+import gzip
+import hashlib
+import json
+import math
+import os
+
+import numpy as np
+
+import ink_data
+
+SHAPES = ["arrow", "circle", "diamond", "hexagon", "line", "octagon", "rectangle", "star", "triangle", "other"]
+QUICKDRAW_CLASSES = {"circle": "circle", "square": "rectangle", "triangle": "triangle", "hexagon": "hexagon",
+                     "octagon": "octagon", "line": "line", "star": "star", "diamond": "diamond",
+                     "zigzag": "other", "squiggle": "other"}
+OTHER_SKETCHES_PER_SPLIT = 150
+
+
+def quickdraw(split):
+    """Quick, Draw! samples of one half ("train" or "test"), labelled with SHAPES; plus OTHER_SKETCHES_PER_SPLIT
+    sketches of other categories as "other"."""
+    out, others = [], []
+    with gzip.open(os.path.join(ink_data.SHARED, "quickdraw.ndjson.gz"), "rt") as f:
+        for line in f:
+            d = json.loads(line)
+            key = d.get("writer", "") + d["label"]
+            half = "test" if int(hashlib.sha1(key.encode()).hexdigest(), 16) % 2 == 0 else "train"
+            if half != split or not any(len(s) for s in d["strokes"]):
+                continue
+            if d["label"] in QUICKDRAW_CLASSES:
+                out.append(dict(label=QUICKDRAW_CLASSES[d["label"]], strokes=d["strokes"], category=d["label"]))
+            else:
+                others.append(dict(label="other", strokes=d["strokes"], category=d["label"]))
+    step = max(1, len(others) // OTHER_SKETCHES_PER_SPLIT)
+    return out + others[::step][:OTHER_SKETCHES_PER_SPLIT]
+
+
+def held_out_quickdraw():
+    return quickdraw("test")
+
+
+def _polyline(vertices, rng, wobble):
+    """Dense points along the vertices' polyline with hand wobble."""
+    vertices = np.asarray(vertices, dtype=float)
+    seg = np.hypot(*np.diff(vertices, axis=0).T)
+    total = max(seg.sum(), 1e-6)
+    n = int(rng.integers(30, 90))
+    distances = np.sort(rng.uniform(0, total, n - 2))
+    distances = np.concatenate([[0], distances, [total]])
+    cumulative = np.concatenate([[0], np.cumsum(seg)])
+    pts = np.stack([np.interp(distances, cumulative, vertices[:, 0]), np.interp(distances, cumulative, vertices[:, 1])], 1)
+    phase = rng.uniform(0, 2 * math.pi, 2)
+    freq = rng.uniform(1, 4, 2)
+    pts[:, 0] += wobble * np.sin(freq[0] * 2 * math.pi * distances / total + phase[0])
+    pts[:, 1] += wobble * np.sin(freq[1] * 2 * math.pi * distances / total + phase[1])
+    return pts + rng.normal(0, wobble * 0.15, pts.shape)
+
+
+def _closed(vertices, rng, strokes_max=4):
+    """A closed polygon drawn in 1..strokes_max strokes from a random corner and direction, with overshoot."""
+    k = len(vertices)
+    start = int(rng.integers(k))
+    order = [vertices[(start + i) % k] for i in range(k + 1)]
+    if rng.random() < 0.5:
+        order = order[::-1]
+    over = rng.uniform(-0.08, 0.12)
+    order[-1] = np.asarray(order[-1]) + over * (np.asarray(order[-1]) - np.asarray(order[-2]))
+    splits = sorted(rng.choice(range(1, k), size=min(int(rng.integers(0, strokes_max)), k - 1), replace=False)) if k > 1 else []
+    pieces, last = [], 0
+    for s in list(splits) + [k]:
+        pieces.append(order[last:s + 1])
+        last = s
+    return pieces
+
+
+def _regular(n, rng, radius_jitter=0.08):
+    rotation = rng.uniform(0, 2 * math.pi)
+    return [(math.cos(rotation + 2 * math.pi * i / n) * (1 + rng.normal(0, radius_jitter)),
+             math.sin(rotation + 2 * math.pi * i / n) * (1 + rng.normal(0, radius_jitter))) for i in range(n)]
+
+
+def synthetic(label, rng):
+    """Strokes of one synthetic `label` shape, as lists of [x, y] in pixel-like units (y down)."""
+    wobble = rng.uniform(0.0, 0.03)
+    pieces = []
+    if label == "circle":
+        rx, ry = 1.0, rng.uniform(0.45, 1.0)
+        start = rng.uniform(0, 2 * math.pi)
+        sweep = 2 * math.pi + rng.uniform(-0.35, 0.5)
+        direction = 1 if rng.random() < 0.5 else -1
+        t = start + direction * np.linspace(0, sweep, 60)
+        pieces = [list(zip(rx * np.cos(t), ry * np.sin(t)))]
+        if rng.random() < 0.15:
+            half = len(pieces[0]) // 2
+            pieces = [pieces[0][:half + 1], pieces[0][half:]]
+    elif label == "rectangle":
+        a = rng.uniform(0.3, 1.0) if rng.random() < 0.7 else 1.0
+        pieces = _closed([(-1, -a), (1, -a), (1, a), (-1, a)], rng)
+    elif label == "triangle":
+        while True:
+            v = rng.uniform(-1, 1, (3, 2))
+            sides = [np.hypot(*(v[i] - v[(i + 1) % 3])) for i in range(3)]
+            area = abs(np.cross(v[1] - v[0], v[2] - v[0])) / 2
+            if min(sides) > 0.6 and area > 0.25 * max(sides) ** 2 * 0.3:
+                break
+        if rng.random() < 0.5:
+            v = np.array([(0, -1), (-rng.uniform(0.5, 1.2), 1), (rng.uniform(0.5, 1.2), 1)])
+        pieces = _closed(list(v), rng, 3)
+    elif label == "diamond":
+        if rng.random() < 0.8:
+            w = rng.uniform(0.5, 1.0)
+            pieces = _closed([(0, -1), (w, 0), (0, 1), (-w, 0)], rng)
+        else:  # a gem: flat top, pointed bottom (Quick, Draw!'s diamonds)
+            pieces = _closed([(-0.6, -0.6), (0.6, -0.6), (1, -0.2), (0, 1), (-1, -0.2)], rng, 2)
+            if rng.random() < 0.5:
+                pieces.append([(-1, -0.2), (1, -0.2)])
+    elif label in ("hexagon", "octagon"):
+        pieces = _closed(_regular(6 if label == "hexagon" else 8, rng), rng, 2)
+    elif label == "star":
+        r = rng.uniform(0.35, 0.55)
+        rotation = rng.uniform(-0.4, 0.4) - math.pi / 2
+        if rng.random() < 0.5:  # pentagram in one stroke
+            v = [(math.cos(rotation + 4 * math.pi * i / 5), math.sin(rotation + 4 * math.pi * i / 5)) for i in range(6)]
+            pieces = [v]
+        elif rng.random() < 0.85:  # outline
+            v = [((1 if i % 2 == 0 else r) * math.cos(rotation + math.pi * i / 5), (1 if i % 2 == 0 else r) * math.sin(rotation + math.pi * i / 5)) for i in range(10)]
+            pieces = _closed(v, rng, 2)
+        else:  # six points: two triangles
+            t1 = [(math.cos(rotation + 2 * math.pi * i / 3), math.sin(rotation + 2 * math.pi * i / 3)) for i in range(4)]
+            t2 = [(math.cos(rotation + math.pi / 3 + 2 * math.pi * i / 3), math.sin(rotation + math.pi / 3 + 2 * math.pi * i / 3)) for i in range(4)]
+            pieces = [t1, t2]
+    elif label == "line":
+        bend = rng.normal(0, 0.03)
+        pieces = [[(-1, 0), (0, bend), (1, 0)]]
+        wobble *= 0.5
+    elif label == "arrow":
+        head = rng.uniform(0.15, 0.4)
+        angle = rng.uniform(0.35, 0.8)
+        bend = rng.normal(0, 0.05)
+        shaft = [(-1, 0), (0, bend), (1, 0)]
+        h1 = (1 - head * math.cos(angle), -head * math.sin(angle))
+        h2 = (1 - head * math.cos(angle), head * math.sin(angle))
+        style = rng.random()
+        if style < 0.4:
+            pieces = [shaft, [h1, (1, 0), h2]]
+        elif style < 0.7:
+            pieces = [shaft, [h1, (1, 0)], [h2, (1, 0)]]
+        elif style < 0.85:
+            pieces = [shaft + [h1, (1, 0), h2]]
+        else:
+            pieces = [[h1, (1, 0), h2], shaft]
+    else:
+        kind = rng.integers(0, 8)
+        if kind == 0:  # zigzag
+            n = int(rng.integers(3, 9))
+            pieces = [[(i / n * 2 - 1, (0.3 if i % 2 else -0.3) * rng.uniform(0.5, 1.5)) for i in range(n + 1)]]
+        elif kind == 1:  # squiggle / wave
+            t = np.linspace(0, 1, 80)
+            pieces = [list(zip(2 * t - 1, 0.3 * np.sin(2 * math.pi * rng.uniform(1.5, 5) * t) * rng.uniform(0.3, 1.5)))]
+        elif kind == 2:  # spiral
+            t = np.linspace(0, rng.uniform(2, 5) * 2 * math.pi, 120)
+            pieces = [list(zip(t * np.cos(t) / t[-1], t * np.sin(t) / t[-1]))]
+        elif kind == 3:  # scribble
+            pieces = [list(rng.uniform(-1, 1, (int(rng.integers(6, 20)), 2)))]
+        elif kind == 4:  # cross or plus
+            pieces = [[(-1, -1), (1, 1)], [(1, -1), (-1, 1)]] if rng.random() < 0.5 else [[(-1, 0), (1, 0)], [(0, -1), (0, 1)]]
+        elif kind == 5:  # heart
+            t = np.linspace(0, 2 * math.pi, 80)
+            pieces = [list(zip(16 * np.sin(t) ** 3 / 16, -(13 * np.cos(t) - 5 * np.cos(2 * t) - 2 * np.cos(3 * t) - np.cos(4 * t)) / 16))]
+        elif kind == 6:  # unfinished arc (less than 3/4 of a circle)
+            s = rng.uniform(0, 2 * math.pi)
+            t = np.linspace(s, s + rng.uniform(0.8, 4.2), 50)
+            pieces = [list(zip(np.cos(t), np.sin(t)))]
+        else:  # pentagon or a random polygon of 5, 7 corners (not a shape class)
+            pieces = _closed(_regular(int(rng.choice([5, 7])), rng, 0.15), rng, 2)
+    # A random affine map: rotation (not for rectangles mostly, people draw them upright), scale, shear.
+    rotate = rng.uniform(-math.pi, math.pi) if label not in ("rectangle", "diamond", "star", "triangle") or rng.random() < 0.2 else rng.normal(0, 0.1)
+    sx, sy = rng.uniform(0.8, 1.25, 2)
+    shear = rng.normal(0, 0.08)
+    c, s = math.cos(rotate), math.sin(rotate)
+    size = rng.uniform(50, 400)
+    out = []
+    for piece in pieces:
+        p = _polyline(piece, rng, wobble)
+        x = p[:, 0] * sx + shear * p[:, 1] * sy
+        y = p[:, 1] * sy
+        xr, yr = c * x - s * y, s * x + c * y
+        out.append([[float(a * size), float(b * size)] for a, b in zip(xr, yr)])
+    return out

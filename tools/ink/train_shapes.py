@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Trains the "zxx-Zsym-x-shapes" model: writes models/ink-shapes.tflite, .labels.txt and .training.json.
+
+    python3 tools/ink/train_shapes.py [--minutes 22] [--seed 1]
+
+Data (shape_data.py): synthetic hand-drawn shapes of every class, and the training half of Quick, Draw!'s shape
+categories (each drawing also ten more times under a random affine map). Features are the text model's
+(ink_features.py). Model: a bidirectional LSTM of 64 units, the maximum over time, and a dense layer over the
+classes; Adam, cross-entropy, a fixed wall-clock budget, the checkpoint with the best accuracy on held-out
+synthetic shapes (another seed) exported.
+"""
+import argparse
+import json
+import math
+import os
+import sys
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import shape_data  # noqa: E402
+from ink_features import features  # noqa: E402
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+UNITS = 64
+
+
+def affine(strokes, rng):
+    angle, shear = rng.normal(0, 0.15), rng.normal(0, 0.1)
+    sx, sy = rng.uniform(0.8, 1.25, 2)
+    c, s = math.cos(angle), math.sin(angle)
+    out = []
+    for st in strokes:
+        q = []
+        for p in st:
+            x, y = p[0] * sx + shear * p[1], p[1] * sy
+            q.append([c * x - s * y, s * x + c * y] + list(p[2:]))
+        out.append(q)
+    return out
+
+
+def synthetic_set(count, seed):
+    rng = np.random.default_rng(seed)
+    weights = np.array([1.5 if k == "other" else 1.0 for k in shape_data.SHAPES])
+    labels = rng.choice(len(shape_data.SHAPES), size=count, p=weights / weights.sum())
+    return [(features(shape_data.synthetic(shape_data.SHAPES[k], rng)), int(k)) for k in labels]
+
+
+def build_model(batch_size=None):
+    import tensorflow as tf
+    inputs = tf.keras.Input((None, 5), batch_size=batch_size, name="ink_features")
+    x = tf.keras.layers.Bidirectional(tf.keras.layers.LSTM(UNITS, return_sequences=True), name="bilstm")(inputs)
+    x = tf.keras.layers.GlobalMaxPooling1D()(x)
+    return tf.keras.Model(inputs, tf.keras.layers.Dense(len(shape_data.SHAPES), name="shape_logits")(x))
+
+
+def batches(items, batch_size, rng):
+    order = sorted(range(len(items)), key=lambda i: len(items[i][0]) + rng.random() * 6)
+    groups = [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
+    rng.shuffle(groups)
+    for g in groups:
+        t = max(len(items[i][0]) for i in g)
+        x = np.zeros((len(g), t, 5), np.float32)
+        # Padding repeats the last frame so that the maximum over time is not changed by it.
+        for r, i in enumerate(g):
+            f = items[i][0]
+            x[r, :len(f)] = f
+            x[r, len(f):] = f[-1]
+        yield x, np.array([items[i][1] for i in g], np.int32)
+
+
+def accuracy(model, items):
+    correct = 0
+    for f, label in items:
+        correct += int(np.argmax(model(f[None], training=False).numpy()[0]) == label)
+    return correct / len(items)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--minutes", type=float, default=22.0)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--synthetic", type=int, default=30000)
+    parser.add_argument("--copies", type=int, default=10, help="augmented copies of every Quick, Draw! training drawing")
+    parser.add_argument("--output", default=os.path.join(ROOT, "models", "ink-shapes.tflite"))
+    args = parser.parse_args()
+    started = time.time()
+    rng = np.random.default_rng(args.seed)
+    items = synthetic_set(args.synthetic, args.seed)
+    real = shape_data.quickdraw("train")
+    for d in real:
+        k = shape_data.SHAPES.index(d["label"])
+        items.append((features(d["strokes"]), k))
+        for _ in range(args.copies):
+            items.append((features(affine(d["strokes"], rng)), k))
+    items = [it for it in items if len(it[0]) > 0]
+    validation = synthetic_set(1000, args.seed + 1000)
+    print(f"{len(items)} training shapes ({len(real)} Quick, Draw! x{args.copies + 1}), {len(validation)} validation; {time.time() - started:.0f} s", flush=True)
+
+    import tensorflow as tf
+    tf.random.set_seed(args.seed)
+    model = build_model()
+    optimizer = tf.keras.optimizers.Adam(2e-3, clipnorm=5.0)
+    loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+    @tf.function(reduce_retracing=True)
+    def step(x, y):
+        with tf.GradientTape() as tape:
+            loss = loss_fn(y, model(x, training=True))
+        optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+        return loss
+
+    budget = args.minutes * 60 - (time.time() - started)
+    schedule_start = time.time()
+    history, best, epoch = [], (-1.0, None), 0
+    while time.time() - schedule_start < budget:
+        epoch += 1
+        losses = []
+        for x, y in batches(items, 64, rng):
+            elapsed = (time.time() - schedule_start) / budget
+            if elapsed >= 1:
+                break
+            optimizer.learning_rate.assign(2e-3 if elapsed < 0.6 else 2e-4 + 1.8e-3 * 0.5 * (1 + math.cos(math.pi * (elapsed - 0.6) / 0.4)))
+            losses.append(float(step(x, y)))
+        acc = accuracy(model, validation)
+        history.append(dict(epoch=epoch, loss=float(np.mean(losses)), validation_accuracy=acc, minutes=(time.time() - started) / 60))
+        print(json.dumps(history[-1]), flush=True)
+        if acc > best[0]:
+            best = (acc, model.get_weights())
+
+    export = build_model(batch_size=1)
+    export.set_weights(best[1])
+    with open(args.output, "wb") as f:
+        f.write(tf.lite.TFLiteConverter.from_keras_model(export).convert())
+    base = os.path.splitext(args.output)[0]
+    with open(base + ".labels.txt", "w") as f:
+        f.write("\n".join(shape_data.SHAPES) + "\n")
+    with open(base + ".training.json", "w") as f:
+        json.dump(dict(units=UNITS, parameters=int(export.count_params()), training_shapes=len(items), quickdraw_train=len(real),
+                       synthetic=args.synthetic, quickdraw_copies=args.copies, best_validation_accuracy=best[0], history=history, seed=args.seed,
+                       minutes=(time.time() - started) / 60, tensorflow=tf.__version__), f, indent=1)
+    print(f"wrote {args.output}: synthetic validation accuracy {best[0]:.4f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,291 @@
+#!/usr/bin/env python3
+"""Trains the "en" digital ink model and writes models/ink-en.tflite (+ models/ink-en.training.json).
+
+    tools/setup.sh --ink          # tensorflow-cpu 2.21, tf_keras, wordfreq; Debian hershey-fonts-data, wamerican
+    python3 tools/ink/train_text.py [--minutes 60] [--seed 1] [--copies 2] [--single-characters 0.1]
+    python3 tools/ink/train_text.py --resume FIRST.tflite --seed 3 --copies 3 --single-characters 0.25 --learning-rate 5e-4 --minutes 44
+    tools/ink/train_all.sh        # everything the shipped models took, in one command
+
+Data: UNIPEN words and characters of the training writers from trusted sources (ink_data.py), each word also
+`--copies` more times with a random slant/scale/rotation (every second copy without its timing, as inks from a
+mouse or a file without t arrive), plus synthetic ink drawn from Hershey fonts (hershey.py): single words sampled
+by English word frequency (wordfreq), capitalised and upper-case variants, numbers, punctuation, lines of two to
+four words, and single characters (`--single-characters` of them; 70% letters, 20% digits, 10% anything).
+Model: two bidirectional LSTM layers of 96 units and a dense layer over 96 classes (CTC blank + printable ASCII),
+trained with CTC for a fixed wall-clock budget; the checkpoint with the best greedy character error rate on the
+validation writers is exported. Keras 2 (tf_keras) so the converter fuses each LSTM into
+UNIDIRECTIONAL_SEQUENCE_LSTM (Bidirectional -> two of them + REVERSE_V2) with a resizable time dimension.
+`--resume` continues from an exported model's weights (read back from the .tflite, checked by its validation CER).
+"""
+import argparse
+import json
+import math
+import os
+import string
+import sys
+import time
+from multiprocessing import Pool
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hershey  # noqa: E402
+import ink_data  # noqa: E402
+from ink_features import features  # noqa: E402
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+UNITS = 96
+CLASSES = len(ink_data.ALPHABET) + 1
+PUNCTUATION = ".,;:!?'\"-()"
+
+
+def encode(label):
+    return [ink_data.ALPHABET.index(c) + 1 for c in label]
+
+
+def augmented(strokes, rng):
+    """The same ink with another writer's slant and proportions."""
+    shear, sx, angle = rng.normal(0, 0.2), rng.uniform(0.8, 1.2), rng.normal(0, 0.05)
+    ca, sa = math.cos(angle), math.sin(angle)
+    out = []
+    for s in strokes:
+        out.append([[(p[0] - shear * p[1]) * sx * ca + p[1] * sa, -(p[0] - shear * p[1]) * sx * sa + p[1] * ca, p[2]] for p in s])
+    return out
+
+
+def synthetic_text(rng, words, weights, single_characters=0.1):
+    if rng.random() < single_characters:
+        r = rng.random()
+        pool = string.ascii_letters if r < 0.7 else (string.digits if r < 0.9 else ink_data.ALPHABET[1:])
+        return pool[int(rng.integers(len(pool)))]
+    def word():
+        w = words[rng.choice(len(words), p=weights)]
+        r = rng.random()
+        if r < 0.2:
+            w = w[:1].upper() + w[1:]
+        elif r < 0.27:
+            w = w.upper()
+        elif r < 0.35:
+            w = str(int(rng.integers(0, 10 ** rng.integers(1, 5))))
+        if rng.random() < 0.12:
+            w = w + rng.choice(list(PUNCTUATION[:6]))
+        return w
+    if rng.random() < 0.3:
+        return " ".join(word() for _ in range(int(rng.integers(2, 5))))
+    return word()
+
+
+def feature_job(job):
+    kind, payload, seed, copies = job
+    rng = np.random.default_rng(seed)
+    if kind == "real":
+        label, strokes = payload
+        items = [(features(strokes), label)]
+        for k in range(copies if len(label) > 1 else 1):
+            copy = augmented(strokes, rng)
+            if k % 2 == 1:  # without timing, as inks from a mouse or a file without t arrive
+                copy = [[p[:2] for p in s] for s in copy]
+            items.append((features(copy), label))
+        return items
+    label = payload
+    return [(features(hershey.render(label, rng)), label)]
+
+
+def lexicon(count=40000):
+    import wordfreq
+    words = [w for w in wordfreq.top_n_list("en", count) if w.isalpha() and w.isascii()]
+    freqs = np.array([wordfreq.word_frequency(w, "en") for w in words]) ** 0.5  # flatten: rarer words get seen too
+    return words, freqs / freqs.sum()
+
+
+def build_model(batch_size=None):
+    import tensorflow as tf
+    inputs = tf.keras.Input((None, 5), batch_size=batch_size, name="ink_features")
+    x = inputs
+    for k in range(2):
+        x = tf.keras.layers.Bidirectional(tf.keras.layers.LSTM(UNITS, return_sequences=True), name=f"bilstm{k}")(x)
+    logits = tf.keras.layers.Dense(CLASSES, name="character_logits")(x)
+    return tf.keras.Model(inputs, logits)
+
+
+def weights_from_tflite(path, model):
+    """Sets `model`'s weights from an exported ink-en.tflite (to continue training it): each fused LSTM op's gate
+    matrices (TFLite's input order i, f, c, o) back into Keras' concatenated kernels; the op reading a REVERSE_V2
+    output is the backward half of its Bidirectional layer. Checked by comparing outputs afterwards."""
+    from ai_edge_litert.interpreter import Interpreter
+    it = Interpreter(path)
+    it.allocate_tensors()
+    ops = it._get_ops_details()
+    reversed_outputs = {o for op in ops if op["op_name"] == "REVERSE_V2" for o in op["outputs"]}
+    lstms = [op for op in ops if op["op_name"] == "UNIDIRECTIONAL_SEQUENCE_LSTM"]
+    fc = [op for op in ops if op["op_name"] == "FULLY_CONNECTED"][-1]
+    t = it.get_tensor
+    per_layer = []
+    for op in lstms:
+        i = op["inputs"]
+        kernel = np.concatenate([t(i[k]).T for k in (1, 2, 3, 4)], axis=1)
+        recurrent = np.concatenate([t(i[k]).T for k in (5, 6, 7, 8)], axis=1)
+        bias = np.concatenate([t(i[k]) for k in (12, 13, 14, 15)])
+        per_layer.append((i[0] in reversed_outputs, [kernel, recurrent, bias]))
+    weights = []
+    for k in range(0, len(per_layer), 2):
+        pair = sorted(per_layer[k:k + 2], key=lambda x: x[0])  # forward first
+        weights += pair[0][1] + pair[1][1]
+    bias_index = fc["inputs"][2] if len(fc["inputs"]) > 2 else -1
+    if bias_index < 0:  # the converter may move the bias into an ADD after a reshape
+        add = next(op for op in ops if op["op_name"] == "ADD")
+        def constant(k):
+            try:
+                return t(k).size == CLASSES
+            except ValueError:  # an intermediate tensor has no data
+                return False
+        bias_index = next(k for k in add["inputs"] if constant(k))
+    weights += [t(fc["inputs"][1]).T, t(bias_index).reshape(-1)]
+    model.set_weights(weights)
+
+
+def greedy(logits):
+    best = logits.argmax(-1)
+    out, previous = [], 0
+    for k in best:
+        if k != previous and k != 0:
+            out.append(ink_data.ALPHABET[k - 1])
+        previous = k
+    return "".join(out)
+
+
+def edit_distance(a, b):
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, cb in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
+    return row[-1]
+
+
+def validation_cer_of(model, validation):
+    errors = total = 0
+    order = sorted(range(len(validation)), key=lambda i: len(validation[i][0]))
+    for start in range(0, len(order), 32):
+        group = [validation[i] for i in order[start:start + 32]]
+        x = np.zeros((len(group), max(len(f) for f, _ in group), 5), np.float32)
+        for r, (f, _) in enumerate(group):
+            x[r, :len(f)] = f
+        logits = model(x, training=False).numpy()
+        for r, (f, label) in enumerate(group):
+            errors += edit_distance(greedy(logits[r, :len(f)]), label)
+            total += len(label)
+    return errors / total
+
+
+def batches(items, batch_size, rng):
+    order = sorted(range(len(items)), key=lambda i: len(items[i][0]) + rng.random() * 8)
+    groups = [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
+    rng.shuffle(groups)
+    for g in groups:
+        t = max(len(items[i][0]) for i in g)
+        n = max(len(items[i][1]) for i in g)
+        x = np.zeros((len(g), t, 5), np.float32)
+        y = np.zeros((len(g), n), np.int32)
+        xl = np.zeros(len(g), np.int32)
+        yl = np.zeros(len(g), np.int32)
+        for r, i in enumerate(g):
+            f, label = items[i]
+            x[r, :len(f)] = f
+            y[r, :len(label)] = label
+            xl[r], yl[r] = len(f), len(label)
+        yield x, y, xl, yl
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--minutes", type=float, default=50.0, help="wall-clock training budget")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--synthetic", type=int, default=80000)
+    parser.add_argument("--output", default=os.path.join(ROOT, "models", "ink-en.tflite"))
+    parser.add_argument("--resume", help="continue training the weights of this exported .tflite")
+    parser.add_argument("--learning-rate", type=float, default=1e-3)
+    parser.add_argument("--copies", type=int, default=2, help="augmented copies of every real word (every second without timing)")
+    parser.add_argument("--single-characters", type=float, default=0.1, help="share of synthetic inks that are one character")
+    args = parser.parse_args()
+    started = time.time()
+    rng = np.random.default_rng(args.seed)
+
+    words = ink_data.read("unipen-words", "train")
+    chars = ink_data.read("unipen-chars", "train")
+    vocabulary, weights = lexicon()
+    jobs = [("real", (d["label"], d["strokes"]), args.seed * 1000003 + i, args.copies) for i, d in enumerate(words + chars)]
+    jobs += [("synthetic", synthetic_text(rng, vocabulary, weights, args.single_characters), args.seed * 7919 + i, 0)
+             for i in range(args.synthetic)]
+    with Pool(os.cpu_count()) as pool:
+        items = [it for group in pool.map(feature_job, jobs, chunksize=256) for it in group]
+    items = [(f, encode(label)) for f, label in items if len(f) >= 2 * len(label) + 1]
+    validation = [(features(d["strokes"]), d["label"]) for d in ink_data.read("unipen-words", "validation")]
+    print(f"{len(items)} training sequences ({len(words)} UNIPEN words, {len(chars)} characters, {args.synthetic} synthetic), "
+          f"{len(validation)} validation words; features in {time.time() - started:.0f} s", flush=True)
+
+    import tensorflow as tf
+    tf.random.set_seed(args.seed)
+    model = build_model()
+    if args.resume:
+        weights_from_tflite(args.resume, model)
+        resumed_cer = validation_cer_of(model, validation)
+        print(f"resumed from {args.resume}: validation greedy CER {resumed_cer:.4f}", flush=True)
+    schedule_start = time.time()
+    budget = args.minutes * 60 - (schedule_start - started)
+    optimizer = tf.keras.optimizers.Adam(args.learning_rate, clipnorm=5.0)
+    top = args.learning_rate
+
+    @tf.function(reduce_retracing=True)
+    def step(x, y, xl, yl):
+        with tf.GradientTape() as tape:
+            logits = model(x, training=True)
+            loss = tf.reduce_mean(tf.nn.ctc_loss(y, logits, yl, xl, logits_time_major=False, blank_index=0))
+        gradients = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(gradients, model.trainable_variables))
+        return loss
+
+    def validation_cer():
+        return validation_cer_of(model, validation)
+
+    history, best = [], ((resumed_cer, model.get_weights()) if args.resume else (math.inf, None))
+    epoch = 0
+    while time.time() - schedule_start < budget:
+        epoch += 1
+        losses = []
+        for x, y, xl, yl in batches(items, 64, rng):
+            elapsed = (time.time() - schedule_start) / budget
+            if elapsed >= 1.0:
+                break
+            # constant, then cosine decay over the last 40% of the budget
+            optimizer.learning_rate.assign(top if elapsed < 0.6 else 0.1 * top + 0.9 * top * 0.5 * (1 + math.cos(math.pi * (elapsed - 0.6) / 0.4)))
+            losses.append(float(step(x, y, xl, yl)))
+        cer = validation_cer()
+        history.append(dict(epoch=epoch, loss=float(np.mean(losses)), validation_greedy_cer=cer, minutes=(time.time() - started) / 60))
+        print(json.dumps(history[-1]), flush=True)
+        if cer < best[0]:
+            best = (cer, model.get_weights())
+
+    export = build_model(batch_size=1)
+    export.set_weights(best[1])
+    converter = tf.lite.TFLiteConverter.from_keras_model(export)
+    with open(args.output, "wb") as f:
+        f.write(converter.convert())
+    summary = dict(units=UNITS, layers=2, parameters=int(export.count_params()), training_sequences=len(items),
+                   unipen_words=len(words), unipen_characters=len(chars), synthetic=args.synthetic,
+                   minutes=(time.time() - started) / 60, best_validation_greedy_cer=best[0], history=history,
+                   seed=args.seed, tensorflow=tf.__version__, resumed_from=args.resume, learning_rate=args.learning_rate,
+                   augmented_copies=args.copies, single_characters=args.single_characters)
+    previous = os.path.splitext(args.resume)[0] + ".training.json" if args.resume else None
+    if previous and os.path.exists(previous):
+        summary["resumed_run"] = json.load(open(previous))
+        summary["minutes_total"] = summary["minutes"] + summary["resumed_run"].get("minutes_total", summary["resumed_run"]["minutes"])
+    with open(os.path.splitext(args.output)[0] + ".training.json", "w") as f:
+        json.dump(summary, f, indent=1)
+    print(f"wrote {args.output}: validation greedy CER {best[0]:.4f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
