@@ -66,6 +66,9 @@ struct InkCommand: ParsableCommand {
             context.writingArea = WritingArea(width: parts[0], height: parts[1])
         }
         if let batch {
+            let started = DispatchTime.now().uptimeNanoseconds
+            try recognizer.loadModel()
+            printError("loaded \(identifier) in \(String(format: "%.0f", Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6)) ms")
             try runBatch(batch, recognizer: recognizer, context: context)
             return
         }

@@ -33,6 +33,43 @@ final class CLITests: XCTestCase {
         return url
     }
 
+    /// `vision-cli ink`: a JSON ink file, a batch of ../shared/ink samples as JSON lines in input order, a drawing,
+    /// and errors for an empty ink or an unknown language.
+    func testInkCommands() throws {
+        let folder = try temporaryDirectory()
+        let ink = folder.appendingPathComponent("line.json")
+        let points = (0..<30).map { "{\"x\": \(100 + $0 * 10), \"y\": \(200 + ($0 % 3)), \"t\": \($0 * 15)}" }.joined(separator: ", ")
+        try Data("{\"strokes\": [[\(points)]]}".utf8).write(to: ink)
+        let text = try cli(["ink", ink.path, "--max-candidates", "3"]).out
+        XCTAssertTrue(text.contains("1 strokes, 30 points") && text.contains("1. "), text)
+        let json = try cli(["ink", ink.path, "--json", "--lang", "zxx-Zsym-x-shapes"]).out
+        let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as! [String: Any]
+        let candidates = object["candidates"] as! [[String: Any]]
+        XCTAssertEqual(candidates.count, 10)
+        XCTAssertEqual(candidates.first?["text"] as? String, "line")
+        XCTAssertTrue(candidates.allSatisfy { $0["score"] is Double })
+
+        let omniglot = TestPaths.shared.appendingPathComponent("ink/omniglot.ndjson.gz").path
+        let lines = try cli(["ink", "--batch", omniglot, "--limit", "3", "--jsonl"]).out.split(separator: "\n")
+        XCTAssertEqual(lines.count, 3)
+        for (i, line) in lines.enumerated() {
+            let record = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+            XCTAssertEqual(record["index"] as? Int, i)
+            XCTAssertNotNil(record["label"] as? String)
+            XCTAssertNotNil(record["ms"] as? Double)
+            XCTAssertFalse((record["candidates"] as! [[String: Any]]).isEmpty)
+        }
+
+        let png = folder.appendingPathComponent("line.png")
+        try cli(["ink", "--render", ink.path, "--output", png.path])
+        XCTAssertEqual([UInt8](try Data(contentsOf: png).prefix(4)), [0x89, 0x50, 0x4E, 0x47])
+
+        let empty = folder.appendingPathComponent("empty.json")
+        try Data("{\"strokes\": [[]]}".utf8).write(to: empty)
+        XCTAssertTrue(try cli(["ink", empty.path], expectStatus: 1).err.contains("empty"))
+        XCTAssertTrue(try cli(["ink", ink.path, "--lang", "fr"], expectStatus: 64).err.contains("no digital ink model"))
+    }
+
     /// The main job through the registry (../shared/models as the mirror, a fresh cache): the default model says
     /// chickadee, `--model birds` the Black-capped Chickadee; a bad image among several is reported, the others
     /// still classified, and the exit status is 1.

@@ -99,6 +99,14 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
         return try recognizeText(strokes, model: model, context: context)
     }
 
+    /// Loads the model (and its language model) now instead of at the first recognition, so that the first
+    /// recognition is not slower than the rest. Not an ML Kit call; recognitions load on demand without it.
+    public func loadModel() throws {
+        lock.lock()
+        defer { lock.unlock() }
+        _ = try load()
+    }
+
     // MARK: Input checks
 
     /// The non-empty strokes with their indices, after checking that the ink and context are usable.

@@ -1,0 +1,282 @@
+import CZlib
+import Foundation
+import LiteEngine
+import LiteFormat
+@testable import LiteTasks
+import XCTest
+
+/// The goldens of tools/ink/make_ink_goldens.py.
+struct InkGoldens: Decodable {
+    struct Sample: Decodable {
+        var file: String
+        var line: Int
+        var label: String
+        var untimed: Bool?
+        var writingAreaHeight: Float?
+        var features: [Float]
+        var length: Int
+    }
+    struct ModelOutput: Decodable { var model: String; var sample: Int; var stride: Int; var shape: [Int]; var outputs: [Float] }
+    struct Synthetic: Decodable { var text: String; var strokes: [[[Float]]] }
+    var samples: [Sample]
+    var models: [ModelOutput]
+    var synthetic: [Synthetic]
+
+    static let shared: InkGoldens = {
+        let url = Paths.packageRoot.appendingPathComponent("Tests/LiteTasksTests/Goldens/ink.json")
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return try! decoder.decode(InkGoldens.self, from: Data(contentsOf: url))
+    }()
+
+    /// Line `line` (0-based) of a ../shared/ink file as an Ink, strokes without points dropped.
+    static func ink(file: String, line: Int, untimed: Bool = false) throws -> Ink {
+        let path = Paths.shared.appendingPathComponent("ink/\(file)").path
+        guard let gz = gzopen(path, "rb") else { throw TaskError.notFound(path) }
+        defer { gzclose(gz) }
+        var buffer = [CChar](repeating: 0, count: 1 << 22)
+        var current = 0
+        var text = [UInt8]()
+        while gzgets(gz, &buffer, Int32(buffer.count)) != nil {
+            let count = strlen(buffer)
+            let complete = count > 0 && buffer[count - 1] == 10
+            if current == line {
+                text += buffer[..<count].map { UInt8(bitPattern: $0) }
+                if complete { break }
+            }
+            if complete { current += 1 }
+        }
+        let object = try JSONSerialization.jsonObject(with: Data(text)) as! [String: Any]
+        let strokes = (object["strokes"] as! [[[Any]]]).filter { !$0.isEmpty }.map { stroke in
+            Stroke(points: stroke.map { p in
+                let t = untimed || p.count < 3 ? nil : (p[2] as? NSNumber).map { Int64($0.doubleValue) }
+                return StrokePoint(x: (p[0] as! NSNumber).floatValue, y: (p[1] as! NSNumber).floatValue, t: t)
+            })
+        }
+        return Ink(strokes: strokes)
+    }
+
+    func synthetic(_ text: String, dx: Float = 0, dy: Float = 0) -> Ink {
+        let entry = synthetic.first { $0.text == text }!
+        return Ink(strokes: entry.strokes.map { Stroke(points: $0.map { StrokePoint(x: $0[0] + dx, y: $0[1] + dy) }) })
+    }
+}
+
+final class InkFeatureTests: XCTestCase {
+    /// The features the network sees are the training side's, value for value.
+    func testFeaturesEqualThePythonTrainingFeatures() throws {
+        for sample in InkGoldens.shared.samples {
+            let ink = try InkGoldens.ink(file: sample.file, line: sample.line, untimed: sample.untimed ?? false)
+            let features = try InkFeatures(strokes: ink.strokes.enumerated().map { ($0.offset, $0.element.points) },
+                                           writingAreaHeight: sample.writingAreaHeight)
+            XCTAssertEqual(features.length, sample.length, "\(sample.file):\(sample.line) \(sample.label)")
+            guard features.values.count == sample.features.count else { continue }
+            var worst: Float = 0
+            for (a, b) in zip(features.values, sample.features) { worst = max(worst, abs(a - b)) }
+            XCTAssertLessThanOrEqual(worst, 1e-6, "\(sample.file):\(sample.line) \(sample.label) area \(sample.writingAreaHeight ?? 0)")
+        }
+    }
+
+    func testEveryFeatureRowPointsAtAnInkPoint() throws {
+        let sample = InkGoldens.shared.samples[0]
+        let ink = try InkGoldens.ink(file: sample.file, line: sample.line)
+        let features = try InkFeatures(strokes: ink.strokes.enumerated().map { ($0.offset, $0.element.points) })
+        var previous = (stroke: 0, point: 0)
+        for source in features.sources {
+            XCTAssertLessThan(source.point, ink.strokes[source.stroke].points.count)
+            XCTAssertTrue(source.stroke > previous.stroke || (source.stroke == previous.stroke && source.point >= previous.point))
+            previous = source
+        }
+    }
+}
+
+final class InkModelGoldenTests: XCTestCase {
+    /// Our engine runs the project's ink networks as LiteRT does (float: within 2e-4 of the larger magnitude).
+    func testInkModelsMatchLiteRT() throws {
+        let goldens = InkGoldens.shared
+        for entry in goldens.models {
+            let path = Paths.packageRoot.appendingPathComponent("models/\(entry.model)").path
+            let interpreter = try Interpreter(model: try TFLiteModel(path: path))
+            let sample = goldens.samples[entry.sample]
+            try interpreter.resizeInput(at: 0, to: [1, sample.length, 5])
+            try interpreter.allocateTensors()
+            try interpreter.copy(sample.features, toInputAt: 0)
+            try interpreter.invoke()
+            let output = try interpreter.output(at: 0)
+            XCTAssertEqual(Array(output.shape.dropFirst()), entry.shape, entry.model)
+            let values = output.toArray(of: Float.self)
+            let width = entry.shape.count == 2 ? entry.shape[1] : entry.shape[0]
+            var expectedIndex = 0
+            var worst: Float = 0
+            for row in stride(from: 0, to: values.count / width, by: entry.stride) {
+                for c in 0..<width {
+                    let a = values[row * width + c], b = entry.outputs[expectedIndex]
+                    worst = max(worst, abs(a - b) / max(1, abs(b)))
+                    expectedIndex += 1
+                }
+            }
+            XCTAssertEqual(expectedIndex, entry.outputs.count, entry.model)
+            XCTAssertLessThan(worst, 2e-4, "\(entry.model) on sample \(entry.sample)")
+        }
+    }
+}
+
+final class DigitalInkRecognizerTests: XCTestCase {
+    let goldens = InkGoldens.shared
+
+    func recognizer(_ identifier: DigitalInkRecognitionModelIdentifier = .english) -> DigitalInkRecognizer {
+        DigitalInkRecognizer.digitalInkRecognizer(options: DigitalInkRecognizerOptions(model: DigitalInkRecognitionModel(modelIdentifier: identifier)))
+    }
+
+    func testLanguageTags() {
+        for tag in ["en", "en-US", "en-GB", "EN-gb", "en-Latn-IN", "en-US-u-ca-gregory"] {
+            XCTAssertEqual(DigitalInkRecognitionModelIdentifier(forLanguageTag: tag)?.registryName, "ink-en", tag)
+        }
+        XCTAssertEqual(DigitalInkRecognitionModelIdentifier(forLanguageTag: "zxx-Zsym-x-shapes"), .shapes)
+        for tag in ["", "e", "fr", "de-DE", "en-", "en--US", "en-Cyrl", "12", "en-x", "zxx-Zsym-x-autodraw", "english", String(repeating: "a", count: 100)] {
+            XCTAssertNil(DigitalInkRecognitionModelIdentifier(forLanguageTag: tag), tag)
+        }
+        XCTAssertEqual(DigitalInkRecognitionModelIdentifier.allModelIdentifiers(), [.english, .shapes])
+    }
+
+    func testShippedModelsAreDownloadedAndCannotBeDeleted() throws {
+        let manager = ModelManager.modelManager()
+        let model = DigitalInkRecognitionModel(modelIdentifier: .english)
+        XCTAssertTrue(manager.isModelDownloaded(model))
+        XCTAssertEqual(manager.downloadedInkModels, [model, DigitalInkRecognitionModel(modelIdentifier: .shapes)])
+        let succeeded = expectation(forNotification: .mlkitModelDownloadDidSucceed, object: nil)
+        manager.download(model, conditions: ModelDownloadConditions())
+        wait(for: [succeeded], timeout: 10)
+        let deleted = expectation(description: "delete")
+        manager.deleteDownloadedModel(model) { error in
+            XCTAssertNotNil(error)
+            deleted.fulfill()
+        }
+        wait(for: [deleted], timeout: 10)
+        XCTAssertTrue(manager.isModelDownloaded(model))
+    }
+
+    func testAModelThatIsNotDownloadedIsAnError() throws {
+        let registry = ModelRegistry(models: [], cacheDirectory: NSTemporaryDirectory())
+        var options = DigitalInkRecognizerOptions(model: DigitalInkRecognitionModel(modelIdentifier: .english))
+        options.modelManager = ModelManager(registry: registry)
+        let recognizer = DigitalInkRecognizer.digitalInkRecognizer(options: options)
+        XCTAssertThrowsError(try recognizer.recognize(ink: goldens.synthetic("world"))) { error in
+            guard case TaskError.failedPrecondition = error else { return XCTFail("\(error)") }
+        }
+    }
+
+    func testHostileInksAreTypedErrors() throws {
+        let r = recognizer()
+        let point = StrokePoint(x: 1, y: 1)
+        let cases: [(Ink, DigitalInkRecognitionContext)] = [
+            (Ink(strokes: []), .init()),
+            (Ink(strokes: [Stroke(points: []), Stroke(points: [])]), .init()),
+            (Ink(strokes: [Stroke(points: [point, StrokePoint(x: .nan, y: 2)])]), .init()),
+            (Ink(strokes: [Stroke(points: [point, StrokePoint(x: 3, y: .infinity)])]), .init()),
+            (Ink(strokes: [Stroke(points: Array(repeating: point, count: DigitalInkRecognizer.maximumPoints + 1))]), .init()),
+            (Ink(strokes: Array(repeating: Stroke(points: [point]), count: DigitalInkRecognizer.maximumStrokes + 1)), .init()),
+            // A long scribble measured against a tiny writing area would be millions of resampled points.
+            (Ink(strokes: [Stroke(points: (0..<1000).map { StrokePoint(x: Float($0 % 2) * 1e6, y: Float($0)) })]), .init(writingArea: WritingArea(width: 10, height: 0.01))),
+            (goldens.synthetic("world"), .init(writingArea: WritingArea(width: 100, height: 0))),
+            (goldens.synthetic("world"), .init(writingArea: WritingArea(width: .nan, height: 10))),
+        ]
+        for (n, (ink, context)) in cases.enumerated() {
+            XCTAssertThrowsError(try r.recognize(ink: ink, context: context), "case \(n)") { error in
+                guard case TaskError.invalidArgument = error else { return XCTFail("case \(n): \(error)") }
+            }
+        }
+    }
+
+    func testRandomInksNeverCrash() throws {
+        let r = recognizer()
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<30 {
+            let strokes = (0..<Int.random(in: 0...6, using: &generator)).map { _ in
+                Stroke(points: (0..<Int.random(in: 0...25, using: &generator)).map { _ in
+                    let special: [Float] = [0, -0, 1e30, -1e30, .leastNonzeroMagnitude, 1e-30]
+                    let x = Bool.random(using: &generator) ? Float.random(in: -1000...1000, using: &generator) : special.randomElement(using: &generator)!
+                    return StrokePoint(x: x, y: Float.random(in: -1000...1000, using: &generator),
+                                       t: Bool.random(using: &generator) ? Int64.random(in: -1_000_000...1_000_000, using: &generator) : nil)
+                })
+            }
+            do {
+                let result = try r.recognize(ink: Ink(strokes: strokes))
+                for candidate in result.candidates { XCTAssertTrue(candidate.score?.isFinite ?? false) }
+            } catch let error as TaskError {
+                guard case .invalidArgument = error else { return XCTFail("\(error)") }
+            }
+        }
+    }
+
+    func testRecognizesSyntheticWordsWithSegments() throws {
+        let result = try recognizer().recognize(ink: goldens.synthetic("hello"))
+        XCTAssertEqual(result.candidates.first?.text, "hello")
+        XCTAssertGreaterThan(result.candidates.count, 1)
+        XCTAssertTrue(result.candidates.allSatisfy { $0.score != nil })
+        let scores = result.candidates.compactMap(\.score)
+        XCTAssertEqual(scores, scores.sorted(), "lower scores are better and come first")
+        let best = try XCTUnwrap(result.candidates.first)
+        XCTAssertEqual(best.words.map(\.text), ["hello"])
+        XCTAssertEqual(best.characters.map(\.text).joined(), "hello")
+        let left = best.characters.map(\.boundingBox.minX)
+        XCTAssertEqual(left, left.sorted(), "characters run left to right")
+    }
+
+    func testPreContextAddsALeadingSpaceOrContinuesAWord() throws {
+        let r = recognizer()
+        let world = try r.recognize(ink: goldens.synthetic("world"), context: .init(preContext: "hello"))
+        XCTAssertEqual(world.candidates.first?.text, " world")
+        let ument = try r.recognize(ink: goldens.synthetic("ument"), context: .init(preContext: "The arg"))
+        XCTAssertEqual(ument.candidates.first?.text, "ument")
+    }
+
+    func testSeveralLinesAndWordsOutOfOrder() throws {
+        let first = goldens.synthetic("the quick"), second = goldens.synthetic("brown fox", dy: 400)
+        let lines = try recognizer().recognize(ink: Ink(strokes: first.strokes + second.strokes))
+        XCTAssertEqual(lines.candidates.first?.text, "the quick\nbrown fox")
+        // "fox" first, then "brown" to its left: read by position.
+        let brown = goldens.synthetic("hello"), fox = goldens.synthetic("world", dx: 1000)
+        let reordered = try recognizer().recognize(ink: Ink(strokes: fox.strokes + brown.strokes))
+        XCTAssertEqual(reordered.candidates.first?.text, "hello world")
+    }
+
+    func testAsyncAndCompletionFormsAgree() async throws {
+        let r = recognizer()
+        let ink = goldens.synthetic("hello")
+        let direct = try { try r.recognize(ink: ink) }()
+        let viaAsync = try await r.recognize(ink: ink, context: DigitalInkRecognitionContext())
+        XCTAssertEqual(direct, viaAsync)
+        let done = expectation(description: "completion")
+        r.recognize(ink: ink) { result, error in
+            XCTAssertNil(error)
+            XCTAssertEqual(result, direct)
+            done.fulfill()
+        }
+        await fulfillment(of: [done], timeout: 30)
+    }
+
+    func testShapes() throws {
+        let sample = goldens.samples[9]
+        let ink = try InkGoldens.ink(file: sample.file, line: sample.line)
+        let result = try recognizer(.shapes).recognize(ink: ink)
+        XCTAssertEqual(result.candidates.count, 10)
+        XCTAssertEqual(result.candidates.first?.text, sample.label)
+        XCTAssertTrue(result.candidates.allSatisfy { $0.score != nil })
+    }
+}
+
+final class InkLanguageModelTests: XCTestCase {
+    func testNextCharacterProbabilitiesSumToOne() throws {
+        let path = Paths.packageRoot.appendingPathComponent("models/ink-en.lexicon.tsv").path
+        let model = try InkLanguageModel.shared(path: path)
+        XCTAssertGreaterThan(model.wordCount, 50_000)
+        for context in ["th", "qu", "xyzzy", "hello wor"] {
+            let state = model.state(after: context)
+            var total = exp(model.endOfWord(state))
+            for byte in Array("abcdefghijklmnopqrstuvwxyz'".utf8) { total += exp(model.extend(state, with: byte).0 - InkLanguageModel.casing(state.casing, upper: false).0) }
+            XCTAssertEqual(total, 1, accuracy: 1e-6, "after \"\(context)\"")
+        }
+        XCTAssertGreaterThan(model.extend(model.state(after: "q"), with: UInt8(ascii: "u")).0, model.extend(model.state(after: "q"), with: UInt8(ascii: "z")).0)
+    }
+}
