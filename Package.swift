@@ -55,7 +55,7 @@ let package = Package(
         .testTarget(name: "LiteTasksTests", dependencies: ["LiteTasks", "TrackingEvaluation", "CZlib"], exclude: ["Goldens"]),
         .testTarget(
             name: "LiteEngineTests",
-            dependencies: ["LiteEngine", "ModelFuzzing", "vision-cli"],
+            dependencies: ["LiteEngine", "LiteTasks", "ModelFuzzing", "vision-cli"],
             exclude: ["Goldens"]
         ),
         .executableTarget(

@@ -83,8 +83,20 @@ def quickdraw_inputs():
 
 SEQUENCE_MODELS = {
     "lstm/trained_lstm.tflite": mnist_inputs,
+    "lstm/trained_lstm_int8.tflite": mnist_inputs,
+    "lstm/keras_lstm_mnist_ptq.tflite": mnist_inputs,
     "lstm/quickdraw_rnn_bilstm_345_float_noclip.tflite": quickdraw_inputs,
 }
+
+
+def to_input_type(x, detail):
+    """A float input quantized the way the model's input tensor says (round half away from zero, clamped)."""
+    if detail["dtype"] == np.float32:
+        return x
+    scale, zero_point = detail["quantization"]
+    info = np.iinfo(detail["dtype"])
+    q = np.sign(x / scale) * np.floor(np.abs(x / scale) + 0.5) + zero_point
+    return np.clip(q, info.min, info.max).astype(detail["dtype"])
 
 
 def record(interp, name, label, x, xnnpack=None):
@@ -129,12 +141,19 @@ def main():
     for model, inputs in SEQUENCE_MODELS.items():
         path = os.path.join(SHARED, "models", model)
         interp = litert.Interpreter(model_path=path, experimental_op_resolver_type=litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
+        interp.allocate_tensors()
+        quantized = interp.get_input_details()[0]["dtype"] != np.float32
         name = os.path.splitext(os.path.basename(model))[0]
         cases = []
         for label, x in inputs():
+            # A fresh interpreter per input: the LSTM state carries over between invocations.
+            interp = litert.Interpreter(model_path=path, experimental_op_resolver_type=litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
             interp.allocate_tensors()
-            interp.reset_all_variables()
-            record(interp, name, label, x)
+            xnnpack = None
+            if quantized:
+                xnnpack = litert.Interpreter(model_path=path, num_threads=1)
+                xnnpack.allocate_tensors()
+            record(interp, name, label, to_input_type(x, interp.get_input_details()[0]), xnnpack)
             cases.append(label)
         manifest[name] = {"model": model, "images": cases, "outputs": len(interp.get_output_details()), "detection": False}
         print(f"{name}: {len(cases)} inputs")

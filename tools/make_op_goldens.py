@@ -280,6 +280,18 @@ case("hybrid_conv", [(1, 10, 10, 8)], optimize="dynamic_range")(
 case("hybrid_conv_per_tensor_batch2", [(2, 9, 9, 8)], optimize="dynamic_range_per_tensor")(
     lambda x: tf.nn.bias_add(tf.nn.conv2d(x, h_conv_w, 2, "SAME"), h_conv_b))
 
+# ---- quantized recurrent layers: a Keras 2 LSTM fully int8-quantized becomes TFLite's integer LSTM (int8
+# weights and output state, int16 cell state, five intermediates); dynamic-range quantization makes it hybrid ----
+case("q_lstm_keras_sequences_batch2", [(2, 9, 5)], keras=True, optimize="quantize_int8")(
+    keras_sequence_model(9, 5, 2, lambda x: lstm_layer(7, 70, return_sequences=True)(x)))
+case("q_lstm_keras_stacked", [(1, 11, 4)], keras=True, optimize="quantize_int8", low=-1.0, high=1.0)(
+    keras_sequence_model(11, 4, 1, lambda x: lstm_layer(6, 80, return_sequences=True)(lstm_layer(9, 90, return_sequences=True)(x))))
+# (The converter leaves tensors under 1024 elements in float, so the hybrid layer is 48 cells on 40 features.)
+case("hybrid_lstm_keras", [(1, 10, 40)], keras=True, optimize="dynamic_range")(
+    keras_sequence_model(10, 40, 1, lambda x: lstm_layer(48, 100, return_sequences=True)(x)))
+case("hybrid_lstm_keras_batch2_last", [(2, 7, 40)], keras=True, optimize="dynamic_range")(
+    keras_sequence_model(7, 40, 2, lambda x: lstm_layer(36, 110)(x)))
+
 # ---- weight formats --------------------------------------------------------------------------------------
 fp16_w, fp16_b = const(3, 3, 4, 6), const(6)
 case("dequantize_float16_weights", [(1, 6, 6, 4)], optimize="float16")(
@@ -293,10 +305,10 @@ case("densify_sparse_weights", [(2, 64)], optimize="sparsity")(lambda x: tf.matm
 def convert(c):
     if c["keras"]:
         converter = tf.lite.TFLiteConverter.from_keras_model(c["fn"]())
-        return converter.convert()
-    specs = [tf.TensorSpec(s, tf.float32) for s in c["shapes"]]
-    fn = tf.function(c["fn"], input_signature=specs, autograph=False)
-    converter = tf.lite.TFLiteConverter.from_concrete_functions([fn.get_concrete_function()], fn)
+    else:
+        specs = [tf.TensorSpec(s, tf.float32) for s in c["shapes"]]
+        fn = tf.function(c["fn"], input_signature=specs, autograph=False)
+        converter = tf.lite.TFLiteConverter.from_concrete_functions([fn.get_concrete_function()], fn)
     if c["optimize"] == "float16":
         converter.optimizations = [tf.lite.Optimize.DEFAULT]
         converter.target_spec.supported_types = [tf.float16]

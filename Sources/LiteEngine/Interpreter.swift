@@ -99,6 +99,7 @@ public final class Interpreter: @unchecked Sendable {
         }
         for tensor in tensors where tensor.isVariable {
             tensor.makePersistent(byteCount: tensor.byteCount)
+            tensor.resetVariable()
         }
         try allocateTensors()
     }
@@ -243,10 +244,10 @@ public final class Interpreter: @unchecked Sendable {
         }
     }
 
-    /// Zeroes every variable tensor (LSTM state), as `ResetVariableTensors` does.
+    /// Resets every variable tensor (LSTM state) to zero, or an int8 one to its zero point, as `ResetVariableTensors` does.
     public func resetVariableTensors() {
         for tensor in tensors where tensor.isVariable {
-            tensor.ownedBytes?.initializeMemory(as: UInt8.self, repeating: 0)
+            tensor.resetVariable()
         }
     }
 

@@ -77,6 +77,17 @@ public final class Tensor: @unchecked Sendable {
         storage = .persistent
     }
 
+    /// Sets a variable tensor to its initial value, as TFLite's `ResetVariableTensor`: zero, or for int8
+    /// tensors the zero point (the quantized 0.0) in every byte.
+    func resetVariable() {
+        guard let ownedBytes else { return }
+        var value: UInt8 = 0
+        if type == .int8, let zeroPoint = quantization?.zeroPoint.first, let z = Int8(exactly: zeroPoint) {
+            value = UInt8(bitPattern: z)
+        }
+        ownedBytes.initializeMemory(as: UInt8.self, repeating: value)
+    }
+
     /// Typed access for kernels. The caller has checked `type`.
     @inline(__always)
     func pointer<T>(_: T.Type) -> UnsafeMutablePointer<T> {

@@ -107,6 +107,9 @@ final class SequenceModelGoldenTests: XCTestCase {
 
     func testMNISTLSTM() throws { try goldens.check("trained_lstm") }
     func testQuickDrawBiLSTMOn3711Steps() throws { try goldens.check("quickdraw_rnn_bilstm_345_float_noclip") }
+    /// TFLite's integer LSTM (int8 weights and output state, 16-bit cell state): byte-equal to LiteRT in both modes.
+    func testMNISTLSTMInt8() throws { try goldens.check("trained_lstm_int8", numerics: [.exact, .fast]) }
+    func testKerasLSTMUInt8InOut() throws { try goldens.check("keras_lstm_mnist_ptq", numerics: [.exact, .fast]) }
 
     func testStateIsKeptAcrossInvocationsUntilReset() throws {
         let interpreter = try Interpreter(modelPath: TestPaths.model("lstm/trained_lstm.tflite"))

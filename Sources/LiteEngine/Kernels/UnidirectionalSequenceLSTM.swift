@@ -23,6 +23,10 @@ final class UnidirectionalSequenceLSTM: Kernel {
     let options: SequenceLSTMOptions
     var batches = 0, steps = 0, inputSize = 0, cells = 0, outputSize = 0
     var activation: (Float) -> Float = { tanhf($0) }
+    /// Set for int8 inputs: TFLite's integer LSTM (int8 weights and output state, int16 cell state).
+    var integer: IntegerLSTM?
+    /// Set for float inputs with int8 weights: TFLite's hybrid LSTM.
+    var hybrid: HybridLSTM?
 
     required init(_ node: NodeContext) throws {
         options = try SequenceLSTMOptions(node.options)
@@ -47,7 +51,7 @@ final class UnidirectionalSequenceLSTM: Kernel {
 
     override func prepare() throws {
         let input = try self.input(0), output = try self.output(0)
-        try expectType(input, .float32)
+        try expectType(input, .float32, .int8)
         try expectRank(input, 3)
         (steps, batches) = options.timeMajor ? (input.dim(0), input.dim(1)) : (input.dim(1), input.dim(0))
         inputSize = input.dim(2)
@@ -59,12 +63,16 @@ final class UnidirectionalSequenceLSTM: Kernel {
         let recurrent = try self.input(6)
         guard recurrent.rank == 2, recurrent.dim(0) == cells else { throw KernelError.invalid("recurrent weights \(recurrent.shape) do not fit \(cells) cells") }
         outputSize = recurrent.dim(1)
+        if input.type == .int8 { return try prepareInteger(input: input, output: output) }
+        integer = nil
+        hybrid = forgetWeights.type == .int8 ? try HybridLSTM(inputs: node.inputs, options: options, activation: activation,
+                                                             inputSize: inputSize, cells: cells, outputSize: outputSize) : nil
         func check(_ index: Int, _ shape: [Int], required: Bool) throws {
             guard let t = optionalInput(index) else {
                 if required { throw KernelError.invalid("input \(index) is required") }
                 return
             }
-            if t.type == .int8 || t.type == .uint8 { throw KernelError.unsupported("quantized LSTM weights (input \(index) is \(t.type))") }
+            if hybrid != nil, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 16].contains(index) { return }
             try expectType(t, .float32)
             guard t.shape == shape else { throw KernelError.invalid("input \(index) has shape \(t.shape), expected \(shape)") }
         }
@@ -97,12 +105,65 @@ final class UnidirectionalSequenceLSTM: Kernel {
         output.shape = options.timeMajor ? [steps, batches, outputSize] : [batches, steps, outputSize]
     }
 
+    private func prepareInteger(input: Tensor, output: Tensor) throws {
+        if options.activation != .tanh { throw KernelError.unsupported("integer LSTM with activation \(options.activation)") }
+        if !hasProjection, outputSize != cells { throw KernelError.invalid("without projection the output size \(outputSize) must equal \(cells) cells") }
+        integer = try IntegerLSTM(inputs: node.inputs, output: output, intermediates: node.intermediates, options: options,
+                                  inputSize: inputSize, cells: cells, outputSize: outputSize)
+        let outputState = try self.input(18), cellState = try self.input(19)
+        guard outputState.isVariable, cellState.isVariable else { throw KernelError.invalid("the output and cell states must be variable tensors") }
+        guard outputState.elementCount == batches * outputSize, cellState.elementCount == batches * cells else {
+            throw KernelError.invalid("states \(outputState.shape) and \(cellState.shape) do not fit batch \(batches)")
+        }
+        output.type = .int8
+        output.shape = options.timeMajor ? [steps, batches, outputSize] : [batches, steps, outputSize]
+    }
+
+    private func runInteger(_ lstm: IntegerLSTM, _ context: RunContext) {
+        let (B, T, I, O) = (batches, steps, inputSize, outputSize)
+        let x = node.inputs[0]!.pointer(Int8.self), out = node.outputs[0].pointer(Int8.self)
+        let int8Input = { (i: Int) in self.optionalInput(i).map { UnsafePointer($0.pointer(Int8.self)) } }
+        let int16Input = { (i: Int) in self.optionalInput(i).map { UnsafePointer($0.pointer(Int16.self)) } }
+        let weights = (0..<4).map { int8Input(1 + $0) }, recurrent = (0..<4).map { int8Input(5 + $0) }
+        let peepholes = [int16Input(9), int16Input(10), nil, int16Input(11)]
+        let layerNorm = (0..<4).map { int16Input(20 + $0) }
+        let biases = (0..<4).map { g in self.optionalInput(12 + g).map { UnsafePointer($0.pointer(Int32.self)) } }
+        let outputState = node.inputs[18]!.pointer(Int8.self), cellState = node.inputs[19]!.pointer(Int16.self)
+        for t in 0..<T {
+            for b in 0..<B {
+                let row = options.timeMajor ? t * B + b : b * T + t
+                lstm.step(input: x + row * I, weights: weights, recurrentWeights: recurrent, peepholes: peepholes, layerNorm: layerNorm,
+                          biases: biases, projection: int8Input(16), outputState: outputState + b * O, cellState: cellState + b * lstm.cells,
+                          output: out + row * O, scratch: context.scratch)
+            }
+        }
+    }
+
+    private func runHybrid(_ lstm: HybridLSTM, _ context: RunContext) {
+        let (B, T, I, O, C) = (batches, steps, inputSize, outputSize, cells)
+        let x = node.inputs[0]!.floats, out = node.outputs[0].floats
+        let floatInput = { (i: Int) in self.optionalInput(i).map { UnsafePointer($0.floats) } }
+        let biases = (0..<4).map { floatInput(12 + $0) }, layerNorm = (0..<4).map { floatInput(20 + $0) }
+        let outputState = node.inputs[18]!.floats, cellState = node.inputs[19]!.floats
+        for t in 0..<T {
+            for b in 0..<B {
+                let row = options.timeMajor ? t * B + b : b * T + t
+                lstm.step(input: x + row * I, biases: biases, layerNorm: layerNorm, projectionBias: floatInput(17),
+                          outputState: outputState + b * O, cellState: cellState + b * C, output: out + row * O, scratch: context.scratch)
+            }
+        }
+    }
+
     override var scratchBytes: Int {
+        if let integer { return integer.scratchBytes }
+        if let hybrid { return hybrid.scratchBytes }
         // Input contributions of 4 gates for all steps, recurrent gates of one step, and the pre-projection output.
-        saturatingProduct(4, max(steps * batches, 1), max(cells, 1), 4) + saturatingProduct(5, max(batches, 1), max(cells, 1), 4)
+        return saturatingProduct(4, max(steps * batches, 1), max(cells, 1), 4) + saturatingProduct(5, max(batches, 1), max(cells, 1), 4)
     }
 
     override func run(_ context: RunContext) throws {
+        if let integer { return runInteger(integer, context) }
+        if let hybrid { return runHybrid(hybrid, context) }
         let input = node.inputs[0]!, output = node.outputs[0]
         let (B, T, I, C, O) = (batches, steps, inputSize, cells, outputSize)
         guard B > 0, T > 0 else { return }

@@ -1,0 +1,139 @@
+/// gemmlowp's 16-bit fixed-point transcendental functions (fixedpoint/fixedpoint.h, instantiated for
+/// `FixedPoint<int16_t, IntegerBits>`), which TensorFlow Lite's integer LSTM applies to its gates
+/// (`tensor_utils::ApplySigmoid`, `ApplyTanh`). Bit for bit: every non-saturating add, subtract and negate
+/// wraps like C++'s int16 arithmetic, every multiply is `SaturatingRoundingDoublingHighMul`, and the constants
+/// are gemmlowp's int32 constants rounded to 16 bits by `RescaleConstantInitializer`.
+///
+/// A value in format `Fk` (k integer bits) is `raw / 2^(15 - k)`.
+enum FixedPoint16 {
+    @inline(__always) static func wrap(_ x: Int32) -> Int16 { Int16(truncatingIfNeeded: x) }
+    @inline(__always) static func add(_ a: Int16, _ b: Int16) -> Int16 { wrap(Int32(a) + Int32(b)) }
+    @inline(__always) static func sub(_ a: Int16, _ b: Int16) -> Int16 { wrap(Int32(a) - Int32(b)) }
+    @inline(__always) static func neg(_ a: Int16) -> Int16 { wrap(-Int32(a)) }
+
+    @inline(__always) static func saturatingAdd(_ a: Int16, _ b: Int16) -> Int16 {
+        Int16(min(max(Int32(a) + Int32(b), -32768), 32767))
+    }
+
+    /// `a·b / 2^15` rounded to nearest (ties toward +infinity, by the ±2^14 nudge and truncating division);
+    /// INT16_MIN·INT16_MIN saturates.
+    @inline(__always) static func multiply(_ a: Int16, _ b: Int16) -> Int16 {
+        if a == b && a == .min { return .max }
+        let product = Int32(a) * Int32(b)
+        let nudge: Int32 = product >= 0 ? 1 << 14 : 1 - (1 << 14)
+        return wrap((product + nudge) / (1 << 15))
+    }
+
+    /// `RoundingDivideByPOT` on int16: ties away from zero.
+    @inline(__always) static func roundingDivideByPOT(_ x: Int16, _ exponent: Int) -> Int16 {
+        let mask = wrap((Int32(1) << Int32(exponent)) - 1)
+        let remainder = x & mask
+        let threshold = (mask >> 1) &+ (x < 0 ? 1 : 0)
+        return (x >> Int16(exponent)) &+ (remainder > threshold ? 1 : 0)
+    }
+
+    /// `SaturatingRoundingMultiplyByPOT<exponent>`: a saturating left shift, or a rounding right shift.
+    @inline(__always) static func multiplyByPOT(_ x: Int16, _ exponent: Int) -> Int16 {
+        if exponent == 0 { return x }
+        if exponent < 0 { return roundingDivideByPOT(x, -exponent) }
+        let threshold = Int32((1 << (15 - exponent)) - 1)
+        if Int32(x) > threshold { return .max }
+        if Int32(x) < -threshold { return .min }
+        return wrap(Int32(x) << Int32(exponent))
+    }
+
+    /// `RescaleConstantInitializer`: a Q31 constant rounded to the int16 raw value.
+    static func constant(_ int32Value: Int32) -> Int16 {
+        wrap(IntegerArithmetic.roundingDivideByPOT(int32Value, 16))
+    }
+
+    static let expMinusOneEighth = constant(1895147668)
+    static let oneThird = constant(715827883)
+    static let fortyEightSeventeenths = constant(1515870810)
+    static let minusThirtyTwoSeventeenths = constant(-1010580540)
+    static let oneHalf = constant(1 << 30)
+    /// exp(-2^e) for e = -2...4, the barrel shifter of `exp_on_negative_values`.
+    static let expMultipliers: [(exponent: Int, multiplier: Int16)] = [
+        (-2, constant(1672461947)), (-1, constant(1302514674)), (0, constant(790015084)), (1, constant(290630308)),
+        (2, constant(39332535)), (3, constant(720401)), (4, constant(242)),
+    ]
+
+    /// exp(a) for a in [-1/4, 0), F0 in and out: Taylor series around -1/8.
+    static func expOnIntervalNegativeQuarterToZero(_ a: Int16) -> Int16 {
+        let x = add(a, 1 << 12)
+        let x2 = multiply(x, x), x3 = multiply(x2, x), x4 = multiply(x2, x2)
+        let x4Over4 = multiplyByPOT(x4, -2)
+        let series = multiplyByPOT(add(multiply(add(x4Over4, x3), oneThird), x2), -1)
+        return saturatingAdd(expMinusOneEighth, multiply(expMinusOneEighth, add(x, series)))
+    }
+
+    /// exp(a) for a ≤ 0 in F`integerBits`, result in F0.
+    static func expOnNegativeValues(_ a: Int16, integerBits: Int) -> Int16 {
+        let fractionalBits = 15 - integerBits
+        let oneQuarter = Int16(1) << Int16(fractionalBits - 2)
+        let aModQuarterMinusQuarter = sub(a & (oneQuarter - 1), oneQuarter)
+        var result = expOnIntervalNegativeQuarterToZero(multiplyByPOT(aModQuarterMinusQuarter, integerBits))
+        let remainder = sub(aModQuarterMinusQuarter, a)
+        for (exponent, multiplier) in expMultipliers where integerBits > exponent {
+            let bit = wrap(Int32(1) << Int32(fractionalBits + exponent))
+            if remainder & bit != 0 { result = multiply(result, multiplier) }
+        }
+        if integerBits > 5 {
+            let clamp = constant(-(Int32(1) << Int32(36 - integerBits)))
+            if a < clamp { result = 0 }
+        }
+        return a == 0 ? .max : result
+    }
+
+    /// 1/(1+a) for a in [0, 1], F0: three Newton-Raphson steps in F2.
+    static func oneOverOnePlusX(_ a: Int16) -> Int16 {
+        let x = newtonReciprocal(a)
+        return multiplyByPOT(x, 1)  // Rescale<0>(ExactMulByPot<-1>(x)): F1 to F0
+    }
+
+    /// (1-a)/(1+a) for a in [0, 1], F0.
+    static func oneMinusXOverOnePlusX(_ a: Int16) -> Int16 {
+        multiplyByPOT(sub(newtonReciprocal(a), 1 << 13), 2)
+    }
+
+    /// The F2 value x ≈ 1/half_denominator with half_denominator = (1+a)/2.
+    private static func newtonReciprocal(_ a: Int16) -> Int16 {
+        let sum = Int32(a) + 32767
+        let halfDenominator = wrap((sum + (sum >= 0 ? 1 : -1)) / 2)
+        var x = add(fortyEightSeventeenths, multiply(halfDenominator, minusThirtyTwoSeventeenths))
+        for _ in 0..<3 {
+            let oneMinus = sub(1 << 13, multiply(halfDenominator, x))
+            x = add(x, multiplyByPOT(multiply(x, oneMinus), 2))
+        }
+        return x
+    }
+
+    /// `gemmlowp::logistic` from F`integerBits` to F0.
+    static func logistic(_ a: Int16, integerBits: Int) -> Int16 {
+        if a == 0 { return oneHalf }
+        let positive = a > 0
+        let absolute = positive ? a : neg(a)
+        let ifPositive = oneOverOnePlusX(expOnNegativeValues(neg(absolute), integerBits: integerBits))
+        return positive ? ifPositive : sub(.max, ifPositive)
+    }
+
+    /// `gemmlowp::tanh` from F`integerBits` to F0.
+    static func tanh(_ a: Int16, integerBits: Int) -> Int16 {
+        if a == 0 { return 0 }
+        let negative = a < 0
+        let n = negative ? a : neg(a)
+        let t = oneMinusXOverOnePlusX(expOnNegativeValues(n, integerBits: integerBits + 1))
+        return negative ? neg(t) : t
+    }
+
+    /// All 65,536 results of a function, indexed by the input's bit pattern.
+    static func table(_ f: (Int16) -> Int16) -> [Int16] {
+        (0..<65536).map { f(Int16(truncatingIfNeeded: $0)) }
+    }
+
+    /// Sigmoid of a Q3.12 gate, as `ApplySigmoid`.
+    static let sigmoidTable = table { logistic($0, integerBits: 3) }
+    private static let tanhTables = (0...6).map { bits in table { tanh($0, integerBits: bits) } }
+    /// Tanh of a value with `integerBits` integer bits (0...6), as `ApplyTanh`.
+    static func tanhTable(integerBits: Int) -> [Int16] { tanhTables[integerBits] }
+}
