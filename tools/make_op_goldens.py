@@ -30,16 +30,17 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "
 CASES = []
 
 
-def case(name, input_shapes, dtype=np.float32, low=-2.0, high=2.0, optimize=None, ints=None, keras=False, run_shapes=None):
+def case(name, input_shapes, dtype=np.float32, low=-2.0, high=2.0, optimize=None, ints=None, keras=False, run_shapes=None, built=False):
     """Registers a case: fn(*inputs) -> output(s); inputs are random in [low, high].
 
     keras=True: fn() returns a Keras model, converted with from_keras_model (how PReLU layers become PRELU).
+    built=True: fn() returns the .tflite bytes itself (ops no converter emits in the form wanted, see GraphBuilder).
     Shapes may contain None (a resizable dimension, -1 in the file's shape_signature); run_shapes then gives the
     shapes LiteRT and our engine are resized to before running.
     """
     def register(fn):
         CASES.append(dict(name=name, fn=fn, shapes=input_shapes, dtype=dtype, low=low, high=high, optimize=optimize, ints=ints,
-                          keras=keras, run_shapes=run_shapes))
+                          keras=keras, run_shapes=run_shapes, built=built))
         return fn
     return register
 
@@ -280,6 +281,128 @@ case("hybrid_conv", [(1, 10, 10, 8)], optimize="dynamic_range")(
 case("hybrid_conv_per_tensor_batch2", [(2, 9, 9, 8)], optimize="dynamic_range_per_tensor")(
     lambda x: tf.nn.bias_add(tf.nn.conv2d(x, h_conv_w, 2, "SAME"), h_conv_b))
 
+# ---- LSTM forms no converter emits from Keras (peepholes, projection, layer norm, CIFG, clipping, time-major, the
+# BIDIRECTIONAL_SEQUENCE_LSTM op), written directly with TFLite's flatbuffer schema -------------------------------
+class GraphBuilder:
+    """A one-subgraph .tflite written with the schema's object API (tensorflow.lite.python.schema_py_generated)."""
+
+    def __init__(self):
+        from tensorflow.lite.python import schema_py_generated as fb
+        self.fb = fb
+        self.model = fb.ModelT()
+        self.model.version = 3
+        self.model.description = "tools/make_op_goldens.py"
+        self.model.buffers = [fb.BufferT()]
+        self.model.operatorCodes = []
+        self.graph = fb.SubGraphT()
+        self.graph.tensors, self.graph.operators, self.graph.inputs, self.graph.outputs = [], [], [], []
+        self.model.subgraphs = [self.graph]
+
+    def tensor(self, name, shape, data=None, variable=False):
+        t = self.fb.TensorT()
+        t.name, t.shape, t.type, t.isVariable = name, list(shape), self.fb.TensorType.FLOAT32, variable
+        buffer = self.fb.BufferT()
+        if data is not None:
+            buffer.data = np.frombuffer(np.asarray(data, np.float32).tobytes(), dtype=np.uint8)
+        self.model.buffers.append(buffer)
+        t.buffer = len(self.model.buffers) - 1
+        self.graph.tensors.append(t)
+        return len(self.graph.tensors) - 1
+
+    def weights(self, name, *shape, scale=0.4):
+        return self.tensor(name, shape, rng.normal(0, scale, size=shape))
+
+    def operator(self, code, inputs, outputs, options_type, options):
+        op_code = self.fb.OperatorCodeT()
+        op_code.builtinCode, op_code.deprecatedBuiltinCode, op_code.version = code, min(code, 127), 1
+        self.model.operatorCodes.append(op_code)
+        op = self.fb.OperatorT()
+        op.opcodeIndex, op.inputs, op.outputs = len(self.model.operatorCodes) - 1, inputs, outputs
+        op.builtinOptionsType, op.builtinOptions = options_type, options
+        self.graph.operators.append(op)
+
+    def build(self, inputs, outputs):
+        from tensorflow.lite.tools import flatbuffer_utils
+        self.graph.inputs, self.graph.outputs = inputs, outputs
+        return bytes(flatbuffer_utils.convert_object_to_bytearray(self.model))
+
+
+def lstm_cell(g, prefix, batch, inputs, cells, outputs=None, cifg=False, peephole=False, projection=False, projection_bias=True,
+              layer_norm=False):
+    """The 23 cell tensors of the unidirectional op's layout (1-23; -1 where omitted) plus its two state variables."""
+    outputs = outputs or cells
+    t = [-1] * 24
+    for k, gate in enumerate("ifco"):
+        if cifg and gate == "i":
+            continue
+        t[1 + k] = g.weights(f"{prefix}W_x{gate}", cells, inputs)
+        t[5 + k] = g.weights(f"{prefix}W_h{gate}", cells, outputs)
+        t[12 + k] = g.weights(f"{prefix}b_{gate}", cells, scale=0.3)
+        if layer_norm:
+            t[20 + k] = g.tensor(f"{prefix}ln_{gate}", [cells], rng.uniform(0.5, 1.5, cells))
+    if peephole:
+        for k, gate in enumerate("ifo"):
+            if not (cifg and gate == "i"):
+                t[9 + k] = g.weights(f"{prefix}peephole_{gate}", cells)
+    if projection:
+        t[16] = g.weights(f"{prefix}projection", outputs, cells)
+        if projection_bias:
+            t[17] = g.weights(f"{prefix}projection_bias", outputs, scale=0.1)
+    t[18] = g.tensor(f"{prefix}output_state", [batch, outputs], variable=True)
+    t[19] = g.tensor(f"{prefix}cell_state", [batch, cells], variable=True)
+    return t
+
+
+def built_lstm(time_steps, batch, inputs, cells, time_major=False, activation="TANH", cell_clip=0.0, proj_clip=0.0, **cell):
+    def build():
+        g = GraphBuilder()
+        x = g.tensor("x", [time_steps, batch, inputs] if time_major else [batch, time_steps, inputs])
+        t = lstm_cell(g, "", batch, inputs, cells, **cell)
+        t[0] = x
+        out_size = cell.get("outputs") or cells
+        y = g.tensor("y", [time_steps, batch, out_size] if time_major else [batch, time_steps, out_size])
+        o = g.fb.UnidirectionalSequenceLSTMOptionsT()
+        o.fusedActivationFunction = getattr(g.fb.ActivationFunctionType, activation)
+        o.cellClip, o.projClip, o.timeMajor = cell_clip, proj_clip, time_major
+        g.operator(g.fb.BuiltinOperator.UNIDIRECTIONAL_SEQUENCE_LSTM, t, [y], g.fb.BuiltinOptions.UnidirectionalSequenceLSTMOptions, o)
+        return g.build([x], [y])
+    return build
+
+
+def built_bilstm(time_steps, batch, inputs, forward, backward, merge=True, time_major=True, cell_clip=0.0, proj_clip=0.0, aux_inputs=None):
+    """forward/backward: lstm_cell keyword arguments (with `cells`). aux_inputs: the backward cell reads its own input."""
+    def build():
+        g = GraphBuilder()
+        shape = lambda size: [time_steps, batch, size] if time_major else [batch, time_steps, size]
+        x = g.tensor("x", shape(inputs))
+        aux = g.tensor("aux", shape(aux_inputs)) if aux_inputs else -1
+        fw = lstm_cell(g, "fw_", batch, inputs, **forward)
+        bw = lstm_cell(g, "bw_", batch, aux_inputs or inputs, **backward)
+        op_inputs = [x] + fw[1:18] + bw[1:18] + [fw[18], fw[19], bw[18], bw[19], aux] + [-1] * 8
+        fw_size, bw_size = forward.get("outputs") or forward["cells"], backward.get("outputs") or backward["cells"]
+        outs = [g.tensor("y", shape(fw_size + bw_size))] if merge else [g.tensor("y_fw", shape(fw_size)), g.tensor("y_bw", shape(bw_size))]
+        o = g.fb.BidirectionalSequenceLSTMOptionsT()
+        o.fusedActivationFunction = g.fb.ActivationFunctionType.TANH
+        o.cellClip, o.projClip, o.mergeOutputs, o.timeMajor = cell_clip, proj_clip, merge, time_major
+        g.operator(g.fb.BuiltinOperator.BIDIRECTIONAL_SEQUENCE_LSTM, op_inputs, outs, g.fb.BuiltinOptions.BidirectionalSequenceLSTMOptions, o)
+        return g.build([x] + ([aux] if aux_inputs else []), outs)
+    return build
+
+
+case("lstm_peephole_projection_clips", [(2, 6, 5)], built=True, low=-1, high=1)(
+    built_lstm(6, 2, 5, 8, outputs=4, peephole=True, projection=True, cell_clip=0.7, proj_clip=0.5))
+case("lstm_cifg_layer_norm", [(1, 7, 4)], built=True, low=-1, high=1)(built_lstm(7, 1, 4, 6, cifg=True, layer_norm=True))
+case("lstm_time_major_peephole_layer_norm_projection", [(5, 3, 3)], built=True, low=-1, high=1)(
+    built_lstm(5, 3, 3, 7, outputs=5, time_major=True, peephole=True, layer_norm=True, projection=True, projection_bias=False, cell_clip=1.0))
+case("lstm_cifg_peephole_relu6", [(2, 5, 4)], built=True, low=-1, high=1)(
+    built_lstm(5, 2, 4, 6, cifg=True, peephole=True, activation="RELU6"))
+case("bilstm_merged_time_major", [(6, 2, 4)], built=True, low=-1, high=1)(
+    built_bilstm(6, 2, 4, dict(cells=5, outputs=3, peephole=True, projection=True), dict(cells=5, outputs=3, projection=True, projection_bias=False)))
+case("bilstm_separate_batch_major_clips", [(2, 7, 3)], built=True, low=-1, high=1)(
+    built_bilstm(7, 2, 3, dict(cells=4, cifg=True), dict(cells=4), merge=False, time_major=False, cell_clip=0.8, proj_clip=0.0))
+case("bilstm_aux_input_backward", [(5, 1, 4), (5, 1, 4)], built=True, low=-1, high=1)(
+    built_bilstm(5, 1, 4, dict(cells=4), dict(cells=4), aux_inputs=4))
+
 # ---- quantized recurrent layers: a Keras 2 LSTM fully int8-quantized becomes TFLite's integer LSTM (int8
 # weights and output state, int16 cell state, five intermediates); dynamic-range quantization makes it hybrid ----
 case("q_lstm_keras_sequences_batch2", [(2, 9, 5)], keras=True, optimize="quantize_int8")(
@@ -303,6 +426,8 @@ case("densify_sparse_weights", [(2, 64)], optimize="sparsity")(lambda x: tf.matm
 
 
 def convert(c):
+    if c["built"]:
+        return c["fn"]()
     if c["keras"]:
         converter = tf.lite.TFLiteConverter.from_keras_model(c["fn"]())
     else:

@@ -71,6 +71,7 @@ enum OpRegistry {
         .reverseV2: .init(versions: 1...3, kernel: ReverseV2.self),
         .quantize: .init(versions: 1...3, kernel: Quantize.self),
         .unidirectionalSequenceLstm: .init(versions: 1...4, kernel: UnidirectionalSequenceLSTM.self),
+        .bidirectionalSequenceLstm: .init(versions: 1...3, kernel: BidirectionalSequenceLSTM.self),
     ]
 
     static let custom: [String: Registration] = [

@@ -107,7 +107,7 @@ struct HybridLSTM {
             inputWeights[g]!.multiplyAccumulate(quantizedInput, inputScale: inputScale, offset: inputOffset, into: out)
             recurrentWeights[g]!.multiplyAccumulate(quantizedState, inputScale: stateScale, offset: stateOffset, into: out)
             if let peephole { for c in 0..<C { out[c] += peephole[c] * cellState[c] } }
-            if let norm = layerNorm[g] { UnidirectionalSequenceLSTM.finishGate(out, C, norm: norm, bias: biases[g]) }
+            if let norm = layerNorm[g] { FloatLSTM.finishGate(out, C, norm: norm, bias: biases[g]) }
         }
         if !useCIFG { computeGate(0, peephole: peepholes[0]) }
         computeGate(1, peephole: peepholes[1])
