@@ -32,6 +32,8 @@ DEFAULT_MODELS = [
     "detection/coco_ssd_mobilenet_v1_1.0_quant_2018_06_29.tflite",
     "mlkit/object_labeler.tflite",
     "lstm/trained_lstm.tflite",
+    "lstm/trained_lstm_int8.tflite",
+    "lstm/keras_lstm_mnist_ptq.tflite",
     "lstm/quickdraw_rnn_bilstm_345_float_noclip.tflite",
 ]
 

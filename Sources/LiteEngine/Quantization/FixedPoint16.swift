@@ -47,16 +47,16 @@ enum FixedPoint16 {
         wrap(IntegerArithmetic.roundingDivideByPOT(int32Value, 16))
     }
 
-    static let expMinusOneEighth = constant(1895147668)
-    static let oneThird = constant(715827883)
-    static let fortyEightSeventeenths = constant(1515870810)
-    static let minusThirtyTwoSeventeenths = constant(-1010580540)
-    static let oneHalf = constant(1 << 30)
-    /// exp(-2^e) for e = -2...4, the barrel shifter of `exp_on_negative_values`.
-    static let expMultipliers: [(exponent: Int, multiplier: Int16)] = [
-        (-2, constant(1672461947)), (-1, constant(1302514674)), (0, constant(790015084)), (1, constant(290630308)),
-        (2, constant(39332535)), (3, constant(720401)), (4, constant(242)),
-    ]
+    // gemmlowp's int32 constants through `constant(_:)`, written out so the hot loops see literals
+    // (FixedPoint16Tests checks each against `constant(_:)`).
+    static let expMinusOneEighth: Int16 = 28918           // constant(1895147668), exp(-1/8)
+    static let oneThird: Int16 = 10923                    // constant(715827883)
+    static let fortyEightSeventeenths: Int16 = 23130      // constant(1515870810), F2
+    static let minusThirtyTwoSeventeenths: Int16 = -15420 // constant(-1010580540), F2
+    static let oneHalf: Int16 = 16384                     // constant(1 << 30)
+    /// exp(-2^e) for e = -2...4 (constant(1672461947), (1302514674), (790015084), (290630308), (39332535),
+    /// (720401), (242)): the barrel shifter of `exp_on_negative_values`.
+    static let expMultipliers: [(exponent: Int, multiplier: Int16)] = [(-2, 25520), (-1, 19875), (0, 12055), (1, 4435), (2, 600), (3, 11), (4, 0)]
 
     /// exp(a) for a in [-1/4, 0), F0 in and out: Taylor series around -1/8.
     static func expOnIntervalNegativeQuarterToZero(_ a: Int16) -> Int16 {
@@ -74,10 +74,18 @@ enum FixedPoint16 {
         let aModQuarterMinusQuarter = sub(a & (oneQuarter - 1), oneQuarter)
         var result = expOnIntervalNegativeQuarterToZero(multiplyByPOT(aModQuarterMinusQuarter, integerBits))
         let remainder = sub(aModQuarterMinusQuarter, a)
-        for (exponent, multiplier) in expMultipliers where integerBits > exponent {
+        @inline(__always) func barrel(_ exponent: Int, _ multiplier: Int16) {
+            guard integerBits > exponent else { return }
             let bit = wrap(Int32(1) << Int32(fractionalBits + exponent))
             if remainder & bit != 0 { result = multiply(result, multiplier) }
         }
+        barrel(-2, 25520)
+        barrel(-1, 19875)
+        barrel(0, 12055)
+        barrel(1, 4435)
+        barrel(2, 600)
+        barrel(3, 11)
+        barrel(4, 0)
         if integerBits > 5 {
             let clamp = constant(-(Int32(1) << Int32(36 - integerBits)))
             if a < clamp { result = 0 }
@@ -128,12 +136,36 @@ enum FixedPoint16 {
 
     /// All 65,536 results of a function, indexed by the input's bit pattern.
     static func table(_ f: (Int16) -> Int16) -> [Int16] {
-        (0..<65536).map { f(Int16(truncatingIfNeeded: $0)) }
+        [Int16](unsafeUninitializedCapacity: 65536) { buffer, count in
+            for i in 0..<65536 { buffer[i] = f(Int16(truncatingIfNeeded: i)) }
+            count = 65536
+        }
     }
 
     /// Sigmoid of a Q3.12 gate, as `ApplySigmoid`.
-    static let sigmoidTable = table { logistic($0, integerBits: 3) }
-    private static let tanhTables = (0...6).map { bits in table { tanh($0, integerBits: bits) } }
-    /// Tanh of a value with `integerBits` integer bits (0...6), as `ApplyTanh`.
-    static func tanhTable(integerBits: Int) -> [Int16] { tanhTables[integerBits] }
+    static func sigmoid(_ x: Int16) -> Int16 { logistic(x, integerBits: 3) }
+}
+
+/// A fixed-point function remembered per input: evaluated the first time an input is seen, looked up after.
+/// (Tabulating all 65,536 inputs up front costs ~7 ms per function, more than a small LSTM's whole run.)
+/// Not thread-safe: one per kernel, like the rest of a kernel's state.
+final class MemoizedFixedPointFunction {
+    private let function: (Int16) -> Int16
+    private var values = [Int16](repeating: 0, count: 65536)
+    private var known = [UInt64](repeating: 0, count: 1024)
+
+    init(_ function: @escaping (Int16) -> Int16) {
+        self.function = function
+    }
+
+    @inline(__always)
+    func callAsFunction(_ x: Int16) -> Int16 {
+        let i = Int(UInt16(bitPattern: x))
+        let bit = UInt64(1) << UInt64(i & 63)
+        if known[i >> 6] & bit != 0 { return values[i] }
+        let y = function(x)
+        values[i] = y
+        known[i >> 6] |= bit
+        return y
+    }
 }
