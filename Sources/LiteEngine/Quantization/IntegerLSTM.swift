@@ -47,6 +47,7 @@ struct IntegerLSTM {
         usePeepholes = inputs[11] != nil
         useLayerNorm = inputs[21] != nil
         useProjection = inputs[16] != nil
+        guard cells > 0, outputSize > 0, inputSize > 0 else { throw KernelError.invalid("integer LSTM with an empty dimension") }
         guard intermediates.count == 5 else {
             throw KernelError.invalid("an integer LSTM needs 5 intermediate tensors, has \(intermediates.count)")
         }
@@ -115,7 +116,7 @@ struct IntegerLSTM {
             }
             let layerNormScale: Float = useLayerNorm ? try scale(try tensor(20 + g)) : 1
             layerNormScales[g] = IntegerArithmetic.quantizeMultiplier(Double(layerNormScale))
-            varianceGuards[g] = max(1, Int32(10000 * layerNormScale))
+            varianceGuards[g] = max(1, Int32(min(10000 * layerNormScale, 2e9)))
         }
         let effectiveHidden = Float(pow(2.0, -15) / Double(hiddenTensorScale) * pow(2.0, -15))
         hiddenScale = IntegerArithmetic.quantizeMultiplier(Double(effectiveHidden))
