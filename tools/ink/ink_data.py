@@ -78,3 +78,23 @@ def read(name, split=None, limit=None, trusted_only=True):
                 if limit and len(out) >= limit:
                     break
     return out
+
+
+def greedy(logits):
+    """Best-path CTC decoding: the most likely class per step, repeats merged, blanks (0) dropped."""
+    out, previous = [], 0
+    for k in logits.argmax(-1):
+        if k != previous and k != 0:
+            out.append(ALPHABET[k - 1])
+        previous = k
+    return "".join(out)
+
+
+def edit_distance(a, b):
+    """Levenshtein distance between two strings."""
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, cb in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
+    return row[-1]

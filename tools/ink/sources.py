@@ -17,25 +17,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ink_data  # noqa: E402
+from ink_data import greedy, edit_distance  # noqa: E402
 from ink_features import features  # noqa: E402
-
-
-def greedy(logits):
-    out, previous = [], 0
-    for k in logits.argmax(-1):
-        if k != previous and k != 0:
-            out.append(ink_data.ALPHABET[k - 1])
-        previous = k
-    return "".join(out)
-
-
-def edit_distance(a, b):
-    row = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        prev, row[0] = row[0], i
-        for j, cb in enumerate(b, 1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
-    return row[-1]
 
 
 def main():

@@ -33,6 +33,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hershey  # noqa: E402
 import ink_data  # noqa: E402
+from ink_data import greedy, edit_distance  # noqa: E402
 from ink_features import features  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
@@ -144,25 +145,6 @@ def weights_from_tflite(path, model):
         bias_index = next(k for k in add["inputs"] if constant(k))
     weights += [t(fc["inputs"][1]).T, t(bias_index).reshape(-1)]
     model.set_weights(weights)
-
-
-def greedy(logits):
-    best = logits.argmax(-1)
-    out, previous = [], 0
-    for k in best:
-        if k != previous and k != 0:
-            out.append(ink_data.ALPHABET[k - 1])
-        previous = k
-    return "".join(out)
-
-
-def edit_distance(a, b):
-    row = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        prev, row[0] = row[0], i
-        for j, cb in enumerate(b, 1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
-    return row[-1]
 
 
 def validation_cer_of(model, validation):

@@ -79,11 +79,12 @@ final class UnidirectionalSequenceLSTM: Kernel {
         let layerNorm = (0..<4).map { int16Input(20 + $0) }
         let biases = (0..<4).map { g in self.optionalInput(12 + g).map { UnsafePointer($0.pointer(Int32.self)) } }
         let outputState = node.inputs[18]!.pointer(Int8.self), cellState = node.inputs[19]!.pointer(Int16.self)
+        let projection = int8Input(16)
         for t in 0..<T {
             for b in 0..<B {
                 let row = options.timeMajor ? t * B + b : b * T + t
                 lstm.step(input: x + row * I, weights: weights, recurrentWeights: recurrent, peepholes: peepholes, layerNorm: layerNorm,
-                          biases: biases, projection: int8Input(16), outputState: outputState + b * O, cellState: cellState + b * lstm.cells,
+                          biases: biases, projection: projection, outputState: outputState + b * O, cellState: cellState + b * lstm.cells,
                           output: out + row * O, scratch: context.scratch)
             }
         }
@@ -95,10 +96,11 @@ final class UnidirectionalSequenceLSTM: Kernel {
         let floatInput = { (i: Int) in self.optionalInput(i).map { UnsafePointer($0.floats) } }
         let biases = (0..<4).map { floatInput(12 + $0) }, layerNorm = (0..<4).map { floatInput(20 + $0) }
         let outputState = node.inputs[18]!.floats, cellState = node.inputs[19]!.floats
+        let projectionBias = floatInput(17)
         for t in 0..<T {
             for b in 0..<B {
                 let row = options.timeMajor ? t * B + b : b * T + t
-                lstm.step(input: x + row * I, biases: biases, layerNorm: layerNorm, projectionBias: floatInput(17),
+                lstm.step(input: x + row * I, biases: biases, layerNorm: layerNorm, projectionBias: projectionBias,
                           outputState: outputState + b * O, cellState: cellState + b * C, output: out + row * O, scratch: context.scratch)
             }
         }

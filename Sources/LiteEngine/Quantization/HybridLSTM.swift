@@ -93,7 +93,7 @@ struct HybridLSTM {
               output: UnsafeMutablePointer<Float>, scratch: UnsafeMutableRawPointer) {
         let C = cells
         let floats = scratch.assumingMemoryBound(to: Float.self)
-        let gate = (0..<4).map { floats + $0 * C }
+        @inline(__always) func gate(_ g: Int) -> UnsafeMutablePointer<Float> { floats + g * C }
         let hidden = floats + 4 * C
         let quantizedInput = (scratch + 5 * C * 4).assumingMemoryBound(to: Int8.self)
         let quantizedState = quantizedInput + max(inputSize, outputSize, cells)
@@ -102,7 +102,7 @@ struct HybridLSTM {
         let useCIFG = inputWeights[0] == nil
 
         func computeGate(_ g: Int, peephole: [Float]?) {
-            let out = gate[g]
+            let out = gate(g)
             if layerNorm[g] == nil, let bias = biases[g] { out.update(from: bias, count: C) } else { out.update(repeating: 0, count: C) }
             inputWeights[g]!.multiplyAccumulate(quantizedInput, inputScale: inputScale, offset: inputOffset, into: out)
             recurrentWeights[g]!.multiplyAccumulate(quantizedState, inputScale: stateScale, offset: stateOffset, into: out)
@@ -112,7 +112,7 @@ struct HybridLSTM {
         if !useCIFG { computeGate(0, peephole: peepholes[0]) }
         computeGate(1, peephole: peepholes[1])
         computeGate(2, peephole: nil)
-        let i = gate[0], f = gate[1], g = gate[2]
+        let i = gate(0), f = gate(1), g = gate(2)
         for c in 0..<C {
             f[c] = sigmoid(f[c])
             g[c] = activation(g[c])
@@ -122,7 +122,7 @@ struct HybridLSTM {
             cellState[c] = value
         }
         computeGate(3, peephole: peepholes[2])
-        let o = gate[3]
+        let o = gate(3)
         for c in 0..<C { hidden[c] = sigmoid(o[c]) * activation(cellState[c]) }
         if let projection {
             if let projectionBias { outputState.update(from: projectionBias, count: outputSize) } else { outputState.update(repeating: 0, count: outputSize) }

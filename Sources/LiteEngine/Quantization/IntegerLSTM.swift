@@ -165,12 +165,13 @@ struct IntegerLSTM {
               projection: UnsafePointer<Int8>?, outputState: UnsafeMutablePointer<Int8>, cellState: UnsafeMutablePointer<Int16>,
               output: UnsafeMutablePointer<Int8>, scratch: UnsafeMutableRawPointer) {
         let C = cells
-        let gate = (0..<4).map { scratch.assumingMemoryBound(to: Int16.self) + $0 * C }
-        let cellTanhValues = scratch.assumingMemoryBound(to: Int16.self) + 4 * C
+        let gates = scratch.assumingMemoryBound(to: Int16.self)
+        @inline(__always) func gate(_ g: Int) -> UnsafeMutablePointer<Int16> { gates + g * C }
+        let cellTanhValues = gates + 4 * C
         let hidden = (scratch + 5 * C * 2).assumingMemoryBound(to: Int8.self)
 
         func computeGate(_ g: Int) {
-            let out = gate[g]
+            let out = gate(g)
             Self.matrixVectorAccumulate(input, weights[g]!, bias: inputEffectiveBias[g], inputScales[g], rows: C, columns: inputSize, into: out, initialize: true)
             Self.matrixVectorAccumulate(UnsafePointer(outputState), recurrentWeights[g]!, bias: recurrentEffectiveBias[g], recurrentScales[g],
                                         rows: C, columns: outputSize, into: out, initialize: false)
@@ -191,7 +192,7 @@ struct IntegerLSTM {
         computeGate(1)
         computeGate(2)
         // UpdateLstmCellInteger: c = f·c >> 15 + (i or 1-f)·g >> (30 + cellScale), each product rounded.
-        let f = gate[1], g = gate[2], i = gate[0]
+        let f = gate(1), g = gate(2), i = gate(0)
         let cellShift = 30 + cellScale
         for c in 0..<C {
             let kept = Int16(truncatingIfNeeded: IntegerArithmetic.roundingDivideByPOT(Int32(f[c]) * Int32(cellState[c]), 15))
@@ -205,7 +206,7 @@ struct IntegerLSTM {
 
         // CalculateLstmOutputInteger8x8_16: hidden = o · tanh(c), requantized to int8.
         for c in 0..<C { cellTanhValues[c] = cellTanh(cellState[c]) }
-        let o = gate[3]
+        let o = gate(3)
         for c in 0..<C {
             var value = IntegerArithmetic.multiplyByQuantizedMultiplier(Int32(o[c]) * Int32(cellTanhValues[c]), hiddenScale.multiplier, hiddenScale.shift)
             value += hiddenZeroPoint
