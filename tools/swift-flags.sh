@@ -1,8 +1,18 @@
 #!/usr/bin/env bash
 # Prints the Swift compiler flags that let the engine's SIMD kernels use this CPU's vector units.
 # Without them Swift emits baseline x86-64 (SSE2) code, and the depthwise and elementwise kernels run
-# at about 60% of the speed (measured in Docs/benchmarks.md). Flags stay out of Package.swift on purpose:
-# unsafeFlags would make the package unusable as a dependency.
-if grep -qw avx2 /proc/cpuinfo 2>/dev/null && grep -qw fma /proc/cpuinfo 2>/dev/null; then
-  echo "-Xswiftc -target-cpu -Xswiftc haswell"
+# at about 60% of the speed (measured in Docs/benchmarks.md). On CPUs with AVX-512 VNNI it also enables
+# those instructions and compiles the 8-bit GEMM of quantized convolutions (LITE_AVX512_VNNI, see
+# Sources/LiteEngine/Quantization/QuantizedGEMM.swift); the binary then needs such a CPU.
+# Flags stay out of Package.swift on purpose: unsafeFlags would make the package unusable as a dependency.
+has() { grep -qw "$1" /proc/cpuinfo 2>/dev/null; }
+if has avx2 && has fma; then
+  flags="-Xswiftc -target-cpu -Xswiftc haswell"
+  if has avx512f && has avx512bw && has avx512dq && has avx512vl && has avx512_vnni; then
+    for feature in avx512f avx512bw avx512dq avx512vl avx512vnni; do
+      flags="$flags -Xcc -m$feature"
+    done
+    flags="$flags -Xswiftc -DLITE_AVX512_VNNI"
+  fi
+  echo "$flags"
 fi

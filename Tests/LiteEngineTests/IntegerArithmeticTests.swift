@@ -101,6 +101,23 @@ final class IntegerArithmeticTests: XCTestCase {
         XCTAssertEqual(IA.multiplyByQuantizedMultiplierRoundingUp(-3200, 1 << 30, -7), -12, "-12.5 rounds up")
     }
 
+    /// The one-shift form used by the vectorized requantizations equals both two-step roundings everywhere,
+    /// including every exact tie of the final shift (x = (2j+1)·2^r with m = 2^30 puts h on a tie at shift -r).
+    func testFoldedMultiplierEqualsTwoStepRounding() {
+        var inputs = edgeValues()
+        for r in 1...29 { for j in -2...2 where abs(2 * j + 1) << r <= Int(Int32.max) { inputs.append(Int32((2 * j + 1) << r)) } }
+        for shift in -31...30 {
+            for m: Int32 in [0, 1, 1 << 30, (1 << 30) + 1, 1_363_945_730, 1_518_500_250, .max] {
+                let away = IA.FoldedMultiplier(multiplier: m, shift: shift, roundingUp: false)
+                let up = IA.FoldedMultiplier(multiplier: m, shift: shift, roundingUp: true)
+                for x in inputs {
+                    XCTAssertEqual(away.apply(x), Int64(IA.multiplyByQuantizedMultiplier(x, m, shift)), "\(x) * \(m) shift \(shift)")
+                    XCTAssertEqual(up.apply(x), Int64(IA.multiplyByQuantizedMultiplierRoundingUp(x, m, shift)), "\(x) * \(m) shift \(shift) up")
+                }
+            }
+        }
+    }
+
     func testQuantizeMultiplierAgainstFrexp() {
         var generator = SystemRandomNumberGenerator()
         var cases: [Double] = [1, 0.5, 0.25, 2, 3, 1e-3, 1e-9, 1.0 / 3, 0.9999999999, 0.99999999999999, Double(Float.leastNormalMagnitude),

@@ -36,19 +36,55 @@ final class Quantize: Kernel {
         let (low, high): (Int32, Int32) = signed ? (-128, 127) : (0, 255)
         let dst = output.data!
         if let (scale, zeroPoint) = affine {
-            let x = input.floats
-            for i in 0..<input.elementCount {
-                let scaled = (Double(x[i]) / scale).rounded(.toNearestOrAwayFromZero)
-                let value = scaled.isNaN ? zeroPoint : Int32(clamping: Int64(max(min(scaled, 1e12), -1e12))) &+ zeroPoint
-                storeQuantized(dst, i, min(max(value, low), high), signed: signed)
+            if signed {
+                Self.affineQuantize(input.floats, count: input.elementCount, scale: scale, zeroPoint: zeroPoint, low: low, high: high,
+                                    into: dst.assumingMemoryBound(to: Int8.self))
+            } else {
+                Self.affineQuantize(input.floats, count: input.elementCount, scale: scale, zeroPoint: zeroPoint, low: low, high: high,
+                                    into: dst.assumingMemoryBound(to: UInt8.self))
             }
         } else if let r = requantize {
-            let src = UnsafeRawPointer(input.data!), inputSigned = input.type == .int8
-            for i in 0..<input.elementCount {
-                let q = loadQuantized(src, i, signed: inputSigned) - r.inputZero
-                let value = IntegerArithmetic.multiplyByQuantizedMultiplier(q, r.multiplier, r.shift) + r.outputZero
-                storeQuantized(dst, i, min(max(value, low), high), signed: signed)
+            let folded = IntegerArithmetic.FoldedMultiplier(multiplier: r.multiplier, shift: r.shift, roundingUp: false)
+            let count = input.elementCount
+            switch (input.type == .int8, signed) {
+            case (true, true): Self.requantize(input.pointer(Int8.self), count, folded, r.inputZero, r.outputZero, low, high, dst.assumingMemoryBound(to: Int8.self))
+            case (true, false): Self.requantize(input.pointer(Int8.self), count, folded, r.inputZero, r.outputZero, low, high, dst.assumingMemoryBound(to: UInt8.self))
+            case (false, true): Self.requantize(input.pointer(UInt8.self), count, folded, r.inputZero, r.outputZero, low, high, dst.assumingMemoryBound(to: Int8.self))
+            case (false, false): Self.requantize(input.pointer(UInt8.self), count, folded, r.inputZero, r.outputZero, low, high, dst.assumingMemoryBound(to: UInt8.self))
             }
+        }
+    }
+
+    /// `clamp(round(x / scale) + zero_point)` with the division in double and ties away from zero, in a loop the
+    /// compiler vectorizes (`rounded(.toNearestOrAwayFromZero)` is a libm call per element): adding
+    /// ±0.49999999999999994 (the largest double below 1/2) and truncating rounds every double to nearest with ties
+    /// away from zero, and adding 1.5·2^52 turns the clamped integer into its bits without a trapping conversion.
+    /// NaN quantizes to the zero point.
+    @inline(__always)
+    static func affineQuantize<Output: FixedWidthInteger>(_ x: UnsafePointer<Float>, count: Int, scale: Double, zeroPoint: Int32, low: Int32,
+                                                          high: Int32, into output: UnsafeMutablePointer<Output>) {
+        let half = 0.49999999999999994, magic: Double = 6_755_399_441_055_744
+        let magicBits = Int64(bitPattern: magic.bitPattern)
+        let (zero, lowest, highest) = (Double(zeroPoint), Double(low), Double(high))
+        for i in 0..<count {
+            let v = Double(x[i]) / scale
+            var r = (v + (v < 0 ? -half : half)).rounded(.towardZero)
+            r = r.isNaN ? zero : r + zero
+            r = r < lowest ? lowest : r
+            r = r > highest ? highest : r
+            output[i] = Output(truncatingIfNeeded: Int64(bitPattern: (r + magic).bitPattern) &- magicBits)
+        }
+    }
+
+    @inline(__always)
+    static func requantize<Input: FixedWidthInteger, Output: FixedWidthInteger>(
+        _ x: UnsafePointer<Input>, _ count: Int, _ multiplier: IntegerArithmetic.FoldedMultiplier, _ inputZero: Int32, _ outputZero: Int32,
+        _ low: Int32, _ high: Int32, _ output: UnsafeMutablePointer<Output>
+    ) {
+        let (zero, lowest, highest) = (Int64(outputZero), Int64(low), Int64(high))
+        for i in 0..<count {
+            let value = multiplier.apply(Int32(truncatingIfNeeded: x[i]) &- inputZero) &+ zero
+            output[i] = Output(truncatingIfNeeded: min(max(value, lowest), highest))
         }
     }
 }

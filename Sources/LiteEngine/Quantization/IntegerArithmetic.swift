@@ -71,6 +71,38 @@ public enum IntegerArithmetic {
         return Int32(truncatingIfNeeded: (Int64(high) + (Int64(1) << (right - 1))) >> Int64(right))
     }
 
+    /// `MultiplyByQuantizedMultiplier` (or, with `roundingUp`, the GEMM kernels' variant) as one 64-bit multiply,
+    /// add and shift, which vectorizes: the high multiply is `h = ⌊(P + 2^30) / 2^31⌋` with `P = (x·2^left)·m`, and
+    /// both final roundings are floors of `h` plus a constant (ties up: `⌊(h + 2^(r-1)) / 2^r⌋`; ties away from
+    /// zero: `⌊(h + 2^(r-1) - [h < 0]) / 2^r⌋` for r > 0), so by `⌊⌊z / A⌋ / B⌋ = ⌊z / AB⌋` the result is
+    /// `(P + 2^30 + (2^(r-1) - [h < 0])·2^31) >> (31 + r)`, where `h < 0` exactly when `P + 2^30 < 0`. Equal to the
+    /// two-step functions for every input (IntegerArithmeticTests) except the saturating case m = INT32_MIN, which
+    /// `quantizeMultiplier` never produces.
+    public struct FoldedMultiplier: Sendable {
+        public let multiplier: Int64
+        public let leftShift: Int32
+        public let totalShift: Int64
+        public let addend: Int64
+        /// 2^31 when negative high products round away from zero (r > 0, not `roundingUp`), else 0.
+        public let negativeCorrection: Int64
+
+        public init(multiplier: Int32, shift: Int, roundingUp: Bool) {
+            let right = Int64(max(-shift, 0))
+            self.multiplier = Int64(multiplier)
+            leftShift = Int32(max(shift, 0))
+            totalShift = 31 + right
+            addend = (1 << 30) + (right > 0 ? Int64(1) << (right + 30) : 0)
+            negativeCorrection = right > 0 && !roundingUp ? 1 << 31 : 0
+        }
+
+        @inline(__always)
+        public func apply(_ x: Int32) -> Int64 {
+            // x·2^left wraps in int32 like TFLite's `x * (1 << left_shift)`.
+            let product = Int64(x &<< leftShift) &* multiplier
+            return (product &+ addend &- (((product &+ (1 << 30)) &>> 63) & negativeCorrection)) &>> totalShift
+        }
+    }
+
     /// TFLite's `TFLITE_SINGLE_ROUNDING` rescale: one rounding of the exact product,
     /// `(x·m + 2^(30 - shift)) >> (31 - shift)` in 64 bits (ties toward +infinity).
     @inline(__always)

@@ -21,6 +21,8 @@ final class QuantizedConvolution {
     let single: Bool
     /// The bias as doubles for `fast` numerics (empty without bias).
     let biasFloats: [Double]
+    /// `fast` numerics on CPUs with AVX-512 VNNI: the 8-bit GEMM with exact int32 accumulators.
+    let integerGEMM: QuantizedGEMM?
 
     init(input: Tensor, filter filterTensor: Tensor, bias: Tensor?, output: Tensor, activation: FusedActivation, outputShape: [Int],
          numerics: Numerics, existing: QuantizedConvolution?) throws {
@@ -45,6 +47,16 @@ final class QuantizedConvolution {
                                                    activation: activation, outputType: output.type)
         output.shape = outputShape
         single = numerics == .fast
+        if single && QuantizedGEMM.isUsed {
+            integerGEMM = try existing?.integerGEMM
+                ?? QuantizedGEMM(filter: filterTensor, filterZeroPoints: filterInfo.zeroPoints, bias: bias, inputZeroPoint: inputInfo.zeroPoint,
+                                 signed: signed, requantization: requantization)
+            filter = .allocate(capacity: 0)
+            filterSingle = .allocate(capacity: 0)
+            biasFloats = []
+            return
+        }
+        integerGEMM = nil
         biasFloats = bias.map { b in (0..<channels).map { Double(b.pointer(Int32.self)[$0]) } } ?? []
         if let existing, existing.single == single, existing.filter.count + existing.filterSingle.count == filterTensor.elementCount {
             filter = existing.filter
@@ -88,6 +100,16 @@ final class QuantizedConvolution {
         let (outH, outW) = (geometryH.output, geometryW.output)
         let rows = batches * outH * outW, depth = kh * kw * inC
         let pointwise = kh == 1 && kw == 1 && options.strideH == 1 && options.strideW == 1 && geometryH.padBefore == 0 && geometryW.padBefore == 0
+        if let gemm = integerGEMM {
+            if gemm.readsInPlace(pointwise: pointwise) {
+                gemm.run(rows: UnsafePointer(OpaquePointer(input.data!)), rowCount: rows, rowStride: depth, output: output.data!, threads: threads)
+            } else {
+                let packed = scratch.assumingMemoryBound(to: Int8.self)
+                gemm.pack(input: input, kernelH: kh, kernelW: kw, geometryH: geometryH, geometryW: geometryW, options: options, into: packed, threads: threads)
+                gemm.run(rows: packed, rowCount: rows, rowStride: gemm.paddedDepth, output: output.data!, threads: threads)
+            }
+            return
+        }
         if single {
             multiply(Float.self, filter: UnsafePointer(filterSingle.baseAddress!), input: input, filterTensor: filterTensor, rows: rows, depth: depth,
                      outC: outC, pointwise: pointwise, geometryH: geometryH, geometryW: geometryW, options: options, scratch: scratch, threads: threads,

@@ -15,6 +15,14 @@ final class QuantizedDepthwiseConvolution {
     let filter: [Float]
     let bias: [Float]
     let exactInFloat: Bool
+    /// `fast` numerics in AVX-512 builds, channel multiplier 1: the int32 SIMD kernel (`runIntegerSIMD`), with the
+    /// filter widened to int32 minus its zero point as [KH*KW, padded channels] and the bias padded alike.
+    let integerFilter: [Int32]
+    let integerBias: [Int32]
+    /// `bias - x_zero·Σ_taps w` per channel: the bias of a pixel whose taps are all inside the input.
+    let interiorBias: [Int32]
+    let paddedChannels: Int
+    let exactRequantization: ExactRequantization?
     /// `fast` numerics: float requantization (see ``ChannelRequantization/requantizeFast``).
     let fast: Bool
 
@@ -50,6 +58,26 @@ final class QuantizedDepthwiseConvolution {
         let taps = Int64(filterTensor.dim(1) * filterTensor.dim(2))
         let maxOffset = Int64(256 + abs(Int(inputInfo.zeroPoint)))
         exactInFloat = taps * maxOffset * 256 + (biasValues.map(abs).max() ?? 0) < 1 << 24
+        paddedChannels = (channels + 15) & ~15
+        if fast && QuantizedGEMM.isUsed && input.dim(3) == channels {
+            var widened = [Int32](repeating: 0, count: Int(taps) * paddedChannels)
+            for t in 0..<Int(taps) {
+                for c in 0..<channels { widened[t * paddedChannels + c] = Int32(filter[t * channels + c]) }
+            }
+            integerFilter = widened
+            let biases = biasValues.map { Int32(truncatingIfNeeded: $0) } + [Int32](repeating: 0, count: paddedChannels - channels)
+            integerBias = biases
+            exactRequantization = ExactRequantization(requantization, paddedChannels: paddedChannels)
+            let (padded, zero) = (paddedChannels, inputInfo.zeroPoint)
+            interiorBias = (0..<padded).map { c in
+                (0..<Int(taps)).reduce(biases[c]) { $0 &- zero &* widened[$1 * padded + c] }
+            }
+        } else {
+            integerFilter = []
+            integerBias = []
+            interiorBias = []
+            exactRequantization = nil
+        }
     }
 
     /// Bytes of scratch: the input as float offsets and the float accumulators.
@@ -75,6 +103,148 @@ final class QuantizedDepthwiseConvolution {
                 requantization.requantizeFast(UnsafePointer(acc), rows: range, channels: outC, bias: nil, into: dst, signed: signed, roundingUp: false)
             } else {
                 requantization.requantize(UnsafePointer(acc), rows: range, channels: outC, bias: nil, into: dst, signed: signed, roundingUp: false)
+            }
+        }
+    }
+
+    /// `acc[c] = bias[c] + Σ_taps (x[c] - x_zero)·w[c]` in int32 SIMD lanes, 16 channels at a time with the
+    /// accumulators in registers across the taps, then the exact requantization of each output pixel. Products of
+    /// two 8-bit offsets are below 2^16 and a 3x3 filter sums nine, so int32 never overflows for real filters
+    /// (the wrap-around arithmetic matches TFLite's int32 loop in any case).
+    func runIntegerSIMD(input: Tensor, output: Tensor, geometry g: DepthwiseConv2D.Geometry, threads: Int) {
+        if signed {
+            runIntegerSIMD(Int8.self, input: input, output: output, geometry: g, threads: threads)
+        } else {
+            runIntegerSIMD(UInt8.self, input: input, output: output, geometry: g, threads: threads)
+        }
+    }
+
+    private func runIntegerSIMD<Byte: QuantizedByte>(_: Byte.Type, input: Tensor, output: Tensor,
+                                                                     geometry g: DepthwiseConv2D.Geometry, threads: Int) {
+        guard let requantization = exactRequantization else { return }
+        let src = UnsafePointer<Byte>(OpaquePointer(input.data!)), dst = output.data!
+        let zero = SIMD16<Int32>(repeating: inputZeroPoint), zero8 = SIMD8<Int32>(repeating: inputZeroPoint)
+        let channels = g.outC, padded = paddedChannels
+        integerFilter.withUnsafeBufferPointer { filterBuffer in
+            integerBias.withUnsafeBufferPointer { biasBuffer in
+                let weights = filterBuffer.baseAddress!, bias = biasBuffer.baseAddress!
+                parallelFor(g.batches * g.outH, threads: threads) { range in
+                    let acc = UnsafeMutablePointer<Int32>.allocate(capacity: 4 * padded)
+                    defer { acc.deallocate() }
+                    let noFactors = UnsafeMutablePointer<Int32>.allocate(capacity: padded)
+                    defer { noFactors.deallocate() }
+                    noFactors.initialize(repeating: 0, count: padded)
+                    for by in range {
+                        let b = by / g.outH, oy = by % g.outH
+                        let iy0 = oy * g.strideH - g.padH
+                        let kyFirst = max(0, (-iy0 + g.dilationH - 1) / g.dilationH)
+                        let kyEnd = min(g.kh, (g.inH - iy0 + g.dilationH - 1) / g.dilationH)
+                        var ox = 0
+                        while ox < g.outW {
+                            if kyFirst == 0 && kyEnd == g.kh && channels % 16 == 0 && ox + 3 < g.outW && g.isInteriorX(ox) && g.isInteriorX(ox + 3) {
+                                fourInteriorPixels(src, g, weights: weights, b: b, oy: oy, ox: ox, into: acc)
+                                for i in 0..<4 {
+                                    let out = dst + ((b * g.outH + oy) * g.outW + ox + i) * channels
+                                    requantization.requantizeRow(acc + i * padded, constants: noFactors, rowSumFactors: noFactors, rowSum: 0,
+                                                                 channels: channels, into: out, roundingUp: false)
+                                }
+                                ox += 4
+                                continue
+                            }
+                            defer { ox += 1 }
+                            let ix0 = ox * g.strideW - g.padW
+                            let kxFirst = max(0, (-ix0 + g.dilationW - 1) / g.dilationW)
+                            let kxEnd = min(g.kw, (g.inW - ix0 + g.dilationW - 1) / g.dilationW)
+                            // Tap pointers for channel 0; the loops below only add offsets (no overflow checks).
+                            let firstRow = src + ((b * g.inH + iy0 + kyFirst * g.dilationH) * g.inW + ix0 + kxFirst * g.dilationW) * g.inC
+                            let firstWeights = weights + (kyFirst * g.kw + kxFirst) * padded
+                            let rowStep = g.dilationH * g.inW * g.inC, columnStep = g.dilationW * g.inC
+                            let (rowsUsed, columnsUsed) = (max(kyEnd - kyFirst, 0), max(kxEnd - kxFirst, 0))
+                            var c = 0
+                            while c + 16 <= channels {
+                                var sum = UnsafeRawPointer(bias + c).loadUnaligned(as: SIMD16<Int32>.self)
+                                var row = UnsafeRawPointer(firstRow + c), weightRow = UnsafeRawPointer(firstWeights + c)
+                                for _ in 0..<rowsUsed {
+                                    var x = row, w = weightRow
+                                    for _ in 0..<columnsUsed {
+                                        let values = Byte.widen16(x)
+                                        sum &+= (values &- zero) &* w.loadUnaligned(as: SIMD16<Int32>.self)
+                                        x += columnStep &* MemoryLayout<Byte>.stride
+                                        w += padded &* 4
+                                    }
+                                    row += rowStep &* MemoryLayout<Byte>.stride
+                                    weightRow += g.kw &* padded &* 4
+                                }
+                                UnsafeMutableRawPointer(acc + c).storeBytes(of: sum, as: SIMD16<Int32>.self)
+                                c += 16
+                            }
+                            while c < channels {
+                                // The last channels, eight at a time where possible, then one by one (a 16-byte load
+                                // could read past the input's end).
+                                let width = channels - c >= 8 ? 8 : 1
+                                var sum = UnsafeRawPointer(bias + c).loadUnaligned(as: SIMD8<Int32>.self)
+                                for ky in kyFirst..<max(kyFirst, kyEnd) {
+                                    let row = src + ((b * g.inH + iy0 + ky * g.dilationH) * g.inW + ix0) * g.inC + c
+                                    for kx in kxFirst..<max(kxFirst, kxEnd) {
+                                        let p = row + kx * g.dilationW * g.inC
+                                        let x = width == 8 ? UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Byte>.self) : SIMD8<Byte>(repeating: p[0])
+                                        let w = UnsafeRawPointer(weights + (ky * g.kw + kx) * padded + c).loadUnaligned(as: SIMD8<Int32>.self)
+                                        sum &+= (SIMD8<Int32>(truncatingIfNeeded: x) &- zero8) &* w
+                                    }
+                                }
+                                if width == 8 {
+                                    UnsafeMutableRawPointer(acc + c).storeBytes(of: sum, as: SIMD8<Int32>.self)
+                                } else {
+                                    acc[c] = sum[0]
+                                }
+                                c += width
+                            }
+                            let out = dst + ((b * g.outH + oy) * g.outW + ox) * channels
+                            requantization.requantizeRow(acc, constants: noFactors, rowSumFactors: noFactors, rowSum: 0, channels: channels,
+                                                         into: out, roundingUp: false)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Four horizontally adjacent output pixels whose taps are all inside the input: every weight vector is loaded
+    /// once for the four, and `-x_zero·Σw` is already in `interiorBias`, so a tap is a widening load, a multiply
+    /// and an add. Writes the four pixels' accumulators `paddedChannels` apart.
+    @inline(__always)
+    private func fourInteriorPixels<Byte: QuantizedByte>(_ src: UnsafePointer<Byte>, _ g: DepthwiseConv2D.Geometry,
+                                                                         weights: UnsafePointer<Int32>, b: Int, oy: Int, ox: Int,
+                                                                         into acc: UnsafeMutablePointer<Int32>) {
+        let padded = paddedChannels
+        let origin = src + ((b * g.inH + oy * g.strideH - g.padH) * g.inW + ox * g.strideW - g.padW) * g.inC
+        let rowStep = g.dilationH * g.inW * g.inC, columnStep = g.dilationW * g.inC, pixelStep = g.strideW * g.inC
+        interiorBias.withUnsafeBufferPointer { biasBuffer in
+            let bias = UnsafeRawPointer(biasBuffer.baseAddress!)
+            var c = 0
+            while c < g.outC {
+                var a0 = bias.loadUnaligned(fromByteOffset: c &* 4, as: SIMD16<Int32>.self)
+                var a1 = a0, a2 = a0, a3 = a0
+                var row = UnsafeRawPointer(origin + c), weightPointer = UnsafeRawPointer(weights + c)
+                for _ in 0..<g.kh {
+                    var x = row
+                    for _ in 0..<g.kw {
+                        let w = weightPointer.loadUnaligned(as: SIMD16<Int32>.self)
+                        a0 &+= Byte.widen16(x) &* w
+                        a1 &+= Byte.widen16(x + pixelStep) &* w
+                        a2 &+= Byte.widen16(x + 2 &* pixelStep) &* w
+                        a3 &+= Byte.widen16(x + 3 &* pixelStep) &* w
+                        x += columnStep
+                        weightPointer += padded &* 4
+                    }
+                    row += rowStep
+                }
+                let out = UnsafeMutableRawPointer(acc + c)
+                out.storeBytes(of: a0, as: SIMD16<Int32>.self)
+                out.storeBytes(of: a1, toByteOffset: padded &* 4, as: SIMD16<Int32>.self)
+                out.storeBytes(of: a2, toByteOffset: padded &* 8, as: SIMD16<Int32>.self)
+                out.storeBytes(of: a3, toByteOffset: padded &* 12, as: SIMD16<Int32>.self)
+                c += 16
             }
         }
     }

@@ -1,0 +1,470 @@
+import LiteFormat
+#if LITE_AVX512_VNNI
+import _Builtin_intrinsics.intel
+#endif
+
+/// The 8-bit GEMM of quantized CONV_2D in `fast` numerics on CPUs with AVX-512 VNNI: `vpdpbusd` multiplies 64
+/// unsigned by 64 signed bytes and adds each group of four products to an int32 lane, so the accumulators are
+/// TFLite's int32 sums exactly, and the requantization after it is TFLite's integer one (`requantizeExact`).
+/// The result is therefore bit-exact, like `exact` numerics, at int8 speed.
+///
+/// Operands. The instruction wants one unsigned and one signed operand, while a model has uint8 or int8 on both
+/// sides, so each side is shifted by 0 or 128 into the type the instruction wants and the shift is taken back
+/// out algebraically. With `x' = x + a` (activations, signed: `a = 0` for int8, `-128` for uint8, done as
+/// `x ^ 0x80`) and `w' = w + b` (weights, unsigned: `b = 128` for int8, `0` for uint8), `p = x_zero + a` and
+/// `q[c] = w_zero[c] + b`:
+///
+///     Σ (x - x_zero)(w - w_zero[c]) = Σ x'w' - q[c]·Σx' - p·Σw'[c] + K·p·q[c]
+///
+/// `Σx'` is one sum per output pixel (`rowSums`), `Σw'[c]` and the last term are folded with the bias into a
+/// per-channel constant at load. Taps in the padding hold `x' = p` (that is `x = x_zero`, contributing nothing,
+/// as TFLite skips them); the depth is padded to a multiple of four with `x' = w' = 0`, which adds nothing to
+/// any term. Every intermediate fits int32: |Σ x'w'| ≤ K·255·128 < 2^31 for K < 65,000 (checked at load).
+///
+/// Layout. Output channels are padded to blocks of 16 (one zmm register of int32 lanes); blocks are grouped four
+/// at a time, and a group's filter is stored step by step: for each four-deep slice of the depth, the four
+/// blocks' 16 lanes x 4 bytes, so the microkernel reads 256 consecutive bytes per step.
+final class QuantizedGEMM {
+    /// Whether this build has the VNNI kernel (compiled with `-DLITE_AVX512_VNNI` and AVX-512 target features
+    /// by tools/swift-flags.sh on CPUs that have them); otherwise `fast` numerics keep the sgemm route.
+    static var isAvailable: Bool {
+        #if LITE_AVX512_VNNI
+        return true
+        #else
+        return false
+        #endif
+    }
+
+    /// Whether `fast` numerics take this kernel (and the int32 depthwise kernel beside it) when available. Tests
+    /// turn it off to check, in the same build, the portable route that builds without VNNI take.
+    nonisolated(unsafe) static var isEnabled = true
+
+    /// `isAvailable && isEnabled`, read when a model's kernels are prepared.
+    static var isUsed: Bool { isAvailable && isEnabled }
+
+    static let lanes = 16
+    static let blocksPerGroup = 4
+    static let rowsPerTile = 4
+
+    let channels: Int
+    let depth: Int
+    /// Depth rounded up to a multiple of 4.
+    let paddedDepth: Int
+    /// Channels rounded up to a multiple of 16.
+    let paddedChannels: Int
+    /// XOR applied to activation bytes to make them signed (0x80 for uint8 models, 0 for int8).
+    let activationFlip: UInt8
+    /// `p`: the shifted input zero point, which padding taps hold.
+    let shiftedInputZero: Int8
+    /// Packed unsigned filter (layout in the type's documentation), 64-byte aligned.
+    let weights: UnsafeMutableRawPointer
+    /// Per channel: `bias + K·p·q - p·Σw'` (padded channels 0).
+    let channelConstants: [Int32]
+    /// Per channel: `q`, the multiplier of the row sum.
+    let rowSumFactors: [Int32]
+    let requantization: ExactRequantization
+
+    init(filter: Tensor, filterZeroPoints: [Int32], bias: Tensor?, inputZeroPoint: Int32, signed: Bool,
+         requantization: ChannelRequantization) throws {
+        channels = filter.dim(0)
+        depth = filter.elementCount / max(channels, 1)
+        guard depth < 65_000 else { throw KernelError.unsupported("quantized convolution depth \(depth) could overflow int32") }
+        paddedDepth = (depth + 3) & ~3
+        paddedChannels = (channels + Self.lanes - 1) / Self.lanes * Self.lanes
+        activationFlip = signed ? 0 : 0x80
+        let activationShift: Int32 = signed ? 0 : -128, weightShift: Int32 = signed ? 128 : 0
+        let p = inputZeroPoint + activationShift
+        shiftedInputZero = Int8(truncatingIfNeeded: p)
+        weights = .allocate(byteCount: max(paddedChannels * paddedDepth, 1), alignment: 64)
+        weights.initializeMemory(as: UInt8.self, repeating: 0, count: paddedChannels * paddedDepth)
+        let raw = UnsafeRawPointer(filter.data!)
+        let blocks = paddedChannels / Self.lanes
+        var constants = [Int32](repeating: 0, count: paddedChannels), factors = [Int32](repeating: 0, count: paddedChannels)
+        for c in 0..<channels {
+            let block = c / Self.lanes, lane = c % Self.lanes
+            let group = block / Self.blocksPerGroup, blockInGroup = block % Self.blocksPerGroup
+            let groupBlocks = min(Self.blocksPerGroup, blocks - group * Self.blocksPerGroup)
+            let groupBase = group * Self.blocksPerGroup * Self.lanes * paddedDepth
+            var columnSum: Int32 = 0
+            for k in 0..<depth {
+                let w = loadQuantized(raw, c * depth + k, signed: signed) + weightShift
+                columnSum += w
+                let step = k / 4
+                let offset = groupBase + ((step * groupBlocks + blockInGroup) * Self.lanes + lane) * 4 + k % 4
+                weights.storeBytes(of: UInt8(truncatingIfNeeded: w), toByteOffset: offset, as: UInt8.self)
+            }
+            let zero = filterZeroPoints.count == 1 ? filterZeroPoints[0] : filterZeroPoints[c]
+            let q = zero + weightShift
+            let biasValue = bias.map { $0.pointer(Int32.self)[c] } ?? 0
+            // K·p·q ≤ 65,000·128·255 and p·Σw' as large: both well inside int32.
+            constants[c] = biasValue &+ Int32(depth) &* p &* q &- p &* columnSum
+            factors[c] = q
+        }
+        channelConstants = constants
+        rowSumFactors = factors
+        self.requantization = ExactRequantization(requantization, paddedChannels: paddedChannels, rowSumFactors: factors)
+    }
+
+    deinit { weights.deallocate() }
+
+    /// Scratch bytes for `run`: the shifted, depth-padded activation rows when they cannot be read in place.
+    static func scratchBytes(rows: Int, depth: Int) -> Int {
+        saturatingProduct(rows, (depth + 3) & ~3)
+    }
+
+    /// Whether the input can be read in place: 1x1 stride-1 convolution on int8 with a depth that is a multiple of 4.
+    func readsInPlace(pointwise: Bool) -> Bool {
+        pointwise && activationFlip == 0 && depth == paddedDepth
+    }
+
+    /// Writes the shifted activation rows (im2col for non-pointwise filters) into `rows`, each `paddedDepth` long.
+    func pack(input: Tensor, kernelH kh: Int, kernelW kw: Int, geometryH: SpatialGeometry, geometryW: SpatialGeometry, options: Conv2DOptions,
+              into rows: UnsafeMutablePointer<Int8>, threads: Int) {
+        let (batches, inH, inW, channels) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
+        let (outH, outW) = (geometryH.output, geometryW.output)
+        let source = UnsafePointer<UInt8>(OpaquePointer(input.data!))
+        let flip = activationFlip, padValue = shiftedInputZero, rowLength = paddedDepth, depth = self.depth
+        parallelFor(batches * outH, threads: threads) { range in
+            for by in range {
+                let b = by / outH, oy = by % outH
+                for ox in 0..<outW {
+                    let row = rows + ((b * outH + oy) * outW + ox) * rowLength
+                    let bytes = UnsafeMutablePointer<UInt8>(OpaquePointer(row))
+                    var dst = 0
+                    for ky in 0..<kh {
+                        let iy = oy * options.strideH - geometryH.padBefore + ky * options.dilationH
+                        for kx in 0..<kw {
+                            let ix = ox * options.strideW - geometryW.padBefore + kx * options.dilationW
+                            if iy >= 0 && iy < inH && ix >= 0 && ix < inW {
+                                let src = source + ((b * inH + iy) * inW + ix) * channels
+                                for i in 0..<channels { bytes[dst + i] = src[i] ^ flip }
+                            } else {
+                                (row + dst).update(repeating: padValue, count: channels)
+                            }
+                            dst += channels
+                        }
+                    }
+                    if depth < rowLength { (row + depth).update(repeating: 0, count: rowLength - depth) }
+                }
+            }
+        }
+    }
+
+    /// `output[r, c] = requantize(Σ_k rows[r, k]·w'[c, k] + constant[c] - q[c]·Σ_k rows[r, k])` for `rowCount` rows
+    /// `rowStride` bytes apart.
+    func run(rows: UnsafePointer<Int8>, rowCount: Int, rowStride: Int, output: UnsafeMutableRawPointer, threads: Int) {
+        #if LITE_AVX512_VNNI
+        let tiles = (rowCount + Self.rowsPerTile - 1) / Self.rowsPerTile
+        parallelFor(tiles, threads: threads, minimumChunk: 8) { range in
+            let accumulators = UnsafeMutablePointer<Int32>.allocate(capacity: Self.rowsPerTile * paddedChannels)
+            defer { accumulators.deallocate() }
+            channelConstants.withUnsafeBufferPointer { constants in
+                rowSumFactors.withUnsafeBufferPointer { factors in
+                    for tile in range {
+                        let first = tile * Self.rowsPerTile
+                        let count = min(Self.rowsPerTile, rowCount - first)
+                        // Rows past the end repeat the last one; their results are not stored.
+                        let r0 = rows + first * rowStride
+                        let r1 = rows + (first + min(1, count - 1)) * rowStride
+                        let r2 = rows + (first + min(2, count - 1)) * rowStride
+                        let r3 = rows + (first + min(3, count - 1)) * rowStride
+                        multiplyTile(r0, r1, r2, r3, into: accumulators)
+                        let sums = (rowSum(r0), rowSum(r1), rowSum(r2), rowSum(r3))
+                        for i in 0..<count {
+                            let sum = i == 0 ? sums.0 : i == 1 ? sums.1 : i == 2 ? sums.2 : sums.3
+                            requantization.requantizeRow(accumulators + i * paddedChannels, constants: constants.baseAddress!,
+                                                         rowSumFactors: factors.baseAddress!, rowSum: sum, channels: channels,
+                                                         into: output + (first + i) * channels)
+                        }
+                    }
+                }
+            }
+        }
+        #else
+        preconditionFailure("QuantizedGEMM.run needs a build with LITE_AVX512_VNNI")
+        #endif
+    }
+
+    #if LITE_AVX512_VNNI
+    /// `Σ_k row[k]` over the padded depth, four rows' worth of bytes at a time with `vpdpbusd` against ones.
+    @inline(__always)
+    private func rowSum(_ row: UnsafePointer<Int8>) -> Int32 {
+        let ones = _mm512_set1_epi8(1)
+        var sum = _mm512_setzero_si512()
+        var k = 0
+        while k + 64 <= paddedDepth {
+            sum = _mm512_dpbusd_epi32(sum, ones, _mm512_loadu_si512(UnsafeRawPointer(row + k)))
+            k += 64
+        }
+        if k < paddedDepth {
+            let mask: UInt64 = (1 << UInt64(paddedDepth - k)) &- 1
+            sum = _mm512_dpbusd_epi32(sum, ones, _mm512_maskz_loadu_epi8(mask, UnsafeRawPointer(row + k)))
+        }
+        return _mm512_reduce_add_epi32(sum)
+    }
+
+    /// Four rows against every channel block: `accumulators[i, c] = Σ_k row_i[k]·w'[c, k]`.
+    @inline(__always)
+    private func multiplyTile(_ r0: UnsafePointer<Int8>, _ r1: UnsafePointer<Int8>, _ r2: UnsafePointer<Int8>, _ r3: UnsafePointer<Int8>,
+                              into accumulators: UnsafeMutablePointer<Int32>) {
+        let steps = paddedDepth / 4
+        let blocks = paddedChannels / Self.lanes
+        let stride = paddedChannels
+        var block = 0
+        while block < blocks {
+            let groupBlocks = min(Self.blocksPerGroup, blocks - block)
+            let filter = UnsafeRawPointer(weights + block * Self.lanes * paddedDepth)
+            let out = accumulators + block * Self.lanes
+            if groupBlocks == 4 {
+                Self.kernel4x4(r0, r1, r2, r3, filter: filter, steps: steps, out: out, stride: stride)
+            } else {
+                var j = 0
+                if groupBlocks >= 2 {
+                    Self.kernel4x2(r0, r1, r2, r3, filter: filter, filterStep: groupBlocks * 64, steps: steps, out: out, stride: stride)
+                    j = 2
+                }
+                if j < groupBlocks {
+                    Self.kernel4x1(r0, r1, r2, r3, filter: filter + j * 64, filterStep: groupBlocks * 64, steps: steps,
+                                   out: out + j * Self.lanes, stride: stride)
+                }
+            }
+            block += groupBlocks
+        }
+    }
+
+    @inline(__always)
+    private static func broadcast(_ row: UnsafePointer<Int8>, _ step: Int) -> __m512i {
+        _mm512_set1_epi32(UnsafeRawPointer(row).loadUnaligned(fromByteOffset: step * 4, as: Int32.self))
+    }
+
+    /// 4 rows x 64 channels: 16 zmm accumulators, four filter loads and four broadcasts per step.
+    @inline(never)
+    private static func kernel4x4(_ r0: UnsafePointer<Int8>, _ r1: UnsafePointer<Int8>, _ r2: UnsafePointer<Int8>, _ r3: UnsafePointer<Int8>,
+                                  filter: UnsafeRawPointer, steps: Int, out: UnsafeMutablePointer<Int32>, stride: Int) {
+        var c00 = _mm512_setzero_si512(), c01 = c00, c02 = c00, c03 = c00
+        var c10 = c00, c11 = c00, c12 = c00, c13 = c00
+        var c20 = c00, c21 = c00, c22 = c00, c23 = c00
+        var c30 = c00, c31 = c00, c32 = c00, c33 = c00
+        var w = filter
+        for s in 0..<steps {
+            let w0 = _mm512_loadu_si512(w), w1 = _mm512_loadu_si512(w + 64)
+            let w2 = _mm512_loadu_si512(w + 128), w3 = _mm512_loadu_si512(w + 192)
+            let x0 = broadcast(r0, s)
+            c00 = _mm512_dpbusd_epi32(c00, w0, x0); c01 = _mm512_dpbusd_epi32(c01, w1, x0)
+            c02 = _mm512_dpbusd_epi32(c02, w2, x0); c03 = _mm512_dpbusd_epi32(c03, w3, x0)
+            let x1 = broadcast(r1, s)
+            c10 = _mm512_dpbusd_epi32(c10, w0, x1); c11 = _mm512_dpbusd_epi32(c11, w1, x1)
+            c12 = _mm512_dpbusd_epi32(c12, w2, x1); c13 = _mm512_dpbusd_epi32(c13, w3, x1)
+            let x2 = broadcast(r2, s)
+            c20 = _mm512_dpbusd_epi32(c20, w0, x2); c21 = _mm512_dpbusd_epi32(c21, w1, x2)
+            c22 = _mm512_dpbusd_epi32(c22, w2, x2); c23 = _mm512_dpbusd_epi32(c23, w3, x2)
+            let x3 = broadcast(r3, s)
+            c30 = _mm512_dpbusd_epi32(c30, w0, x3); c31 = _mm512_dpbusd_epi32(c31, w1, x3)
+            c32 = _mm512_dpbusd_epi32(c32, w2, x3); c33 = _mm512_dpbusd_epi32(c33, w3, x3)
+            w += 256
+        }
+        let o0 = UnsafeMutableRawPointer(out), o1 = UnsafeMutableRawPointer(out + stride)
+        let o2 = UnsafeMutableRawPointer(out + 2 * stride), o3 = UnsafeMutableRawPointer(out + 3 * stride)
+        _mm512_storeu_si512(o0, c00); _mm512_storeu_si512(o0 + 64, c01); _mm512_storeu_si512(o0 + 128, c02); _mm512_storeu_si512(o0 + 192, c03)
+        _mm512_storeu_si512(o1, c10); _mm512_storeu_si512(o1 + 64, c11); _mm512_storeu_si512(o1 + 128, c12); _mm512_storeu_si512(o1 + 192, c13)
+        _mm512_storeu_si512(o2, c20); _mm512_storeu_si512(o2 + 64, c21); _mm512_storeu_si512(o2 + 128, c22); _mm512_storeu_si512(o2 + 192, c23)
+        _mm512_storeu_si512(o3, c30); _mm512_storeu_si512(o3 + 64, c31); _mm512_storeu_si512(o3 + 128, c32); _mm512_storeu_si512(o3 + 192, c33)
+    }
+
+    /// 4 rows x 32 channels, for a last group of two or three blocks.
+    @inline(never)
+    private static func kernel4x2(_ r0: UnsafePointer<Int8>, _ r1: UnsafePointer<Int8>, _ r2: UnsafePointer<Int8>, _ r3: UnsafePointer<Int8>,
+                                  filter: UnsafeRawPointer, filterStep: Int, steps: Int, out: UnsafeMutablePointer<Int32>, stride: Int) {
+        var c00 = _mm512_setzero_si512(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00
+        var w = filter
+        for s in 0..<steps {
+            let w0 = _mm512_loadu_si512(w), w1 = _mm512_loadu_si512(w + 64)
+            let x0 = broadcast(r0, s), x1 = broadcast(r1, s), x2 = broadcast(r2, s), x3 = broadcast(r3, s)
+            c00 = _mm512_dpbusd_epi32(c00, w0, x0); c01 = _mm512_dpbusd_epi32(c01, w1, x0)
+            c10 = _mm512_dpbusd_epi32(c10, w0, x1); c11 = _mm512_dpbusd_epi32(c11, w1, x1)
+            c20 = _mm512_dpbusd_epi32(c20, w0, x2); c21 = _mm512_dpbusd_epi32(c21, w1, x2)
+            c30 = _mm512_dpbusd_epi32(c30, w0, x3); c31 = _mm512_dpbusd_epi32(c31, w1, x3)
+            w += filterStep
+        }
+        let o0 = UnsafeMutableRawPointer(out), o1 = UnsafeMutableRawPointer(out + stride)
+        let o2 = UnsafeMutableRawPointer(out + 2 * stride), o3 = UnsafeMutableRawPointer(out + 3 * stride)
+        _mm512_storeu_si512(o0, c00); _mm512_storeu_si512(o0 + 64, c01)
+        _mm512_storeu_si512(o1, c10); _mm512_storeu_si512(o1 + 64, c11)
+        _mm512_storeu_si512(o2, c20); _mm512_storeu_si512(o2 + 64, c21)
+        _mm512_storeu_si512(o3, c30); _mm512_storeu_si512(o3 + 64, c31)
+    }
+
+    /// 4 rows x 16 channels, for the last block of a group of one or three.
+    @inline(never)
+    private static func kernel4x1(_ r0: UnsafePointer<Int8>, _ r1: UnsafePointer<Int8>, _ r2: UnsafePointer<Int8>, _ r3: UnsafePointer<Int8>,
+                                  filter: UnsafeRawPointer, filterStep: Int, steps: Int, out: UnsafeMutablePointer<Int32>, stride: Int) {
+        var c0 = _mm512_setzero_si512(), c1 = c0, c2 = c0, c3 = c0
+        var w = filter
+        for s in 0..<steps {
+            let w0 = _mm512_loadu_si512(w)
+            c0 = _mm512_dpbusd_epi32(c0, w0, broadcast(r0, s))
+            c1 = _mm512_dpbusd_epi32(c1, w0, broadcast(r1, s))
+            c2 = _mm512_dpbusd_epi32(c2, w0, broadcast(r2, s))
+            c3 = _mm512_dpbusd_epi32(c3, w0, broadcast(r3, s))
+            w += filterStep
+        }
+        _mm512_storeu_si512(UnsafeMutableRawPointer(out), c0)
+        _mm512_storeu_si512(UnsafeMutableRawPointer(out + stride), c1)
+        _mm512_storeu_si512(UnsafeMutableRawPointer(out + 2 * stride), c2)
+        _mm512_storeu_si512(UnsafeMutableRawPointer(out + 3 * stride), c3)
+    }
+    #endif
+}
+
+/// TFLite's integer requantization in 64-bit SIMD lanes, eight channels at a time: exact, unlike the
+/// double-precision replay of `requantizeFast`. `roundingUp` picks the GEMM kernels' final shift
+/// (`IntegerArithmetic.multiplyByQuantizedMultiplierRoundingUp`) or the one of `MultiplyByQuantizedMultiplier`.
+///
+/// The two roundings are folded into one shift. With `P = (x·2^left)·m`, TFLite computes `h = ⌊(P + 2^30) / 2^31⌋`
+/// (SaturatingRoundingDoublingHighMul; its one saturating case needs `m = INT32_MIN`, which a multiplier never is),
+/// then shifts `h` right by `r` rounding to nearest. Both of its tie rules are a floor: ties up is
+/// `⌊(h + 2^(r-1)) / 2^r⌋`, ties away from zero is `⌊(h + 2^(r-1) - [h < 0]) / 2^r⌋` (for r > 0), and since
+/// `⌊⌊z / A⌋ / B⌋ = ⌊z / AB⌋` for positive integers, the result is `(P + 2^30 + (2^(r-1) - [h < 0])·2^31) >> (31 + r)`
+/// in 64 bits, where `h < 0` exactly when `P + 2^30 < 0`.
+final class ExactRequantization {
+    private let channelCount: Int
+    /// Per channel, padded to the given channel count: m, 31 + r, 2^30 + 2^(r-1)·2^31, the 2^31 to take off for
+    /// negative `h` when rounding away from zero (0 when r = 0), and the int32 left shift.
+    private let multipliers: UnsafeMutablePointer<Int64>
+    private let totalShifts: UnsafeMutablePointer<Int64>
+    private let addends: UnsafeMutablePointer<Int64>
+    private let negativeCorrections: UnsafeMutablePointer<Int64>
+    private let leftShifts: UnsafeMutablePointer<Int32>
+    let outputZeroPoint: Int64
+    let low: Int64, high: Int64
+    let hasLeftShifts: Bool
+    /// The row-sum factor when every channel has the same one (per-tensor or symmetric filters): then the row-sum
+    /// term is one number per row.
+    let uniformRowSumFactor: Int32?
+
+    init(_ requantization: ChannelRequantization, paddedChannels: Int, rowSumFactors: [Int32] = []) {
+        let real = rowSumFactors.prefix(requantization.multipliers.count)
+        uniformRowSumFactor = real.allSatisfy { $0 == real.first } ? (real.first ?? 0) : nil
+        hasLeftShifts = requantization.shifts.contains { $0 > 0 }
+        channelCount = max(paddedChannels, requantization.multipliers.count)
+        multipliers = .allocate(capacity: channelCount)
+        totalShifts = .allocate(capacity: channelCount)
+        addends = .allocate(capacity: channelCount)
+        negativeCorrections = .allocate(capacity: channelCount)
+        leftShifts = .allocate(capacity: channelCount)
+        for c in 0..<channelCount {
+            let inRange = c < requantization.multipliers.count
+            let shift = inRange ? requantization.shifts[c] : 0
+            let right = Int64(max(-shift, 0))
+            multipliers[c] = inRange ? Int64(requantization.multipliers[c]) : 0
+            totalShifts[c] = 31 + right
+            addends[c] = (1 << 30) + (right > 0 ? Int64(1) << (right - 1 + 31) : 0)
+            negativeCorrections[c] = right > 0 ? 1 << 31 : 0
+            leftShifts[c] = Int32(max(shift, 0))
+        }
+        outputZeroPoint = Int64(requantization.outputZeroPoint)
+        low = Int64(requantization.low)
+        high = Int64(requantization.high)
+    }
+
+    deinit {
+        multipliers.deallocate()
+        totalShifts.deallocate()
+        addends.deallocate()
+        negativeCorrections.deallocate()
+        leftShifts.deallocate()
+    }
+
+    /// Requantizes one row of accumulators (`accumulator + constant[c] - factor[c]·rowSum`), storing `channels` bytes.
+    /// The accumulator and per-channel arrays are readable up to the next multiple of 8 channels.
+    /// Per-lane shifts by amounts known to be in range (Swift's `&<<`/`&>>` mask the amount first, an extra
+    /// operation per vector in the hottest loop).
+    @inline(__always)
+    static func shiftLeft(_ x: SIMD8<Int32>, _ amounts: SIMD8<Int32>) -> SIMD8<Int32> {
+        #if LITE_AVX512_VNNI
+        return unsafeBitCast(_mm256_sllv_epi32(unsafeBitCast(x, to: __m256i.self), unsafeBitCast(amounts, to: __m256i.self)), to: SIMD8<Int32>.self)
+        #else
+        return x &<< amounts
+        #endif
+    }
+
+    @inline(__always)
+    static func shiftRight(_ x: SIMD8<Int64>, _ amounts: SIMD8<Int64>) -> SIMD8<Int64> {
+        #if LITE_AVX512_VNNI
+        return unsafeBitCast(_mm512_srav_epi64(unsafeBitCast(x, to: __m512i.self), unsafeBitCast(amounts, to: __m512i.self)), to: SIMD8<Int64>.self)
+        #else
+        return x &>> amounts
+        #endif
+    }
+
+    @inline(__always)
+    func requantizeRow(_ accumulators: UnsafePointer<Int32>, constants: UnsafePointer<Int32>, rowSumFactors: UnsafePointer<Int32>, rowSum: Int32,
+                       channels: Int, into output: UnsafeMutableRawPointer, roundingUp: Bool = true) {
+        let zero = SIMD8<Int64>(repeating: outputZeroPoint)
+        let lowest = SIMD8<Int64>(repeating: low), highest = SIMD8<Int64>(repeating: high)
+        let sum = SIMD8<Int32>(repeating: rowSum), nudge = SIMD8<Int64>(repeating: 1 << 30)
+        let (accumulators, constants, rowSumFactors) = (UnsafeRawPointer(accumulators), UnsafeRawPointer(constants), UnsafeRawPointer(rowSumFactors))
+        let (multipliers, totalShifts, addends) = (UnsafeRawPointer(self.multipliers), UnsafeRawPointer(self.totalShifts), UnsafeRawPointer(self.addends))
+        let (corrections, lefts) = (UnsafeRawPointer(negativeCorrections), UnsafeRawPointer(leftShifts))
+        let uniformRowSumTerm = uniformRowSumFactor.map { SIMD8<Int32>(repeating: 0 &- $0 &* rowSum) }
+        var c = 0
+        while c < channels {
+            let (c4, c8) = (c &* 4, c &* 8)
+            var x = accumulators.loadUnaligned(fromByteOffset: c4, as: SIMD8<Int32>.self)
+                &+ constants.loadUnaligned(fromByteOffset: c4, as: SIMD8<Int32>.self)
+            if let uniformRowSumTerm {
+                x &+= uniformRowSumTerm
+            } else {
+                x &-= rowSumFactors.loadUnaligned(fromByteOffset: c4, as: SIMD8<Int32>.self) &* sum
+            }
+            if hasLeftShifts {
+                // x·2^left wraps in int32 like TFLite's `x * (1 << left_shift)`.
+                x = Self.shiftLeft(x, lefts.loadUnaligned(fromByteOffset: c4, as: SIMD8<Int32>.self))
+            }
+            let product = SIMD8<Int64>(truncatingIfNeeded: x) &* multipliers.loadUnaligned(fromByteOffset: c8, as: SIMD8<Int64>.self)
+            var total = product &+ addends.loadUnaligned(fromByteOffset: c8, as: SIMD8<Int64>.self)
+            if !roundingUp {
+                total &-= ((product &+ nudge) &>> 63) & corrections.loadUnaligned(fromByteOffset: c8, as: SIMD8<Int64>.self)
+            }
+            let v = (Self.shiftRight(total, totalShifts.loadUnaligned(fromByteOffset: c8, as: SIMD8<Int64>.self)) &+ zero)
+                .clamped(lowerBound: lowest, upperBound: highest)
+            // Clamped to the output type's range, so the low byte is the uint8 or int8 value.
+            let bytes = SIMD8<UInt8>(truncatingIfNeeded: v)
+            if c + 8 <= channels {
+                output.storeBytes(of: bytes, toByteOffset: c, as: SIMD8<UInt8>.self)
+            } else {
+                for i in 0..<(channels - c) { output.storeBytes(of: bytes[i], toByteOffset: c + i, as: UInt8.self) }
+            }
+            c += 8
+        }
+    }
+}
+
+/// uint8 or int8, widened sixteen at a time to int32 lanes. The AVX-512 build uses the widening load directly:
+/// the standard library's generic conversion is sometimes left as a call in large loops (measured: a third of the
+/// depthwise kernel's time).
+protocol QuantizedByte: FixedWidthInteger & SIMDScalar {
+    static func widen16(_ pointer: UnsafeRawPointer) -> SIMD16<Int32>
+}
+
+extension Int8: QuantizedByte {
+    @inline(__always)
+    static func widen16(_ pointer: UnsafeRawPointer) -> SIMD16<Int32> {
+        #if LITE_AVX512_VNNI
+        return unsafeBitCast(_mm512_cvtepi8_epi32(_mm_loadu_si128(pointer.assumingMemoryBound(to: __m128i_u.self))), to: SIMD16<Int32>.self)
+        #else
+        return SIMD16<Int32>(truncatingIfNeeded: pointer.loadUnaligned(as: SIMD16<Int8>.self))
+        #endif
+    }
+}
+
+extension UInt8: QuantizedByte {
+    @inline(__always)
+    static func widen16(_ pointer: UnsafeRawPointer) -> SIMD16<Int32> {
+        #if LITE_AVX512_VNNI
+        return unsafeBitCast(_mm512_cvtepu8_epi32(_mm_loadu_si128(pointer.assumingMemoryBound(to: __m128i_u.self))), to: SIMD16<Int32>.self)
+        #else
+        return SIMD16<Int32>(truncatingIfNeeded: pointer.loadUnaligned(as: SIMD16<UInt8>.self))
+        #endif
+    }
+}
