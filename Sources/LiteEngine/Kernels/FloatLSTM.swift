@@ -23,6 +23,7 @@ import LiteFormat
 struct FloatLSTM {
     let tensors: [Tensor?]
     let activation: (Float) -> Float
+    let isTanh: Bool
     let cellClip: Float, projClip: Float
     let inputSize: Int, cells: Int, outputSize: Int
 
@@ -30,6 +31,12 @@ struct FloatLSTM {
     var hasPeepholes: Bool { tensors[10] != nil }
     var hasProjection: Bool { tensors[16] != nil }
     var hasLayerNorm: Bool { tensors[21] != nil }
+
+    /// The fused activation in place over `count` values (tanh vectorized, see VectorMath.swift).
+    @inline(__always)
+    func applyCellActivation(_ values: UnsafeMutablePointer<Float>, _ count: Int) {
+        if isTanh { applyTanh(values, count) } else { for c in 0..<count { values[c] = activation(values[c]) } }
+    }
 
     /// The fused activation of the cell gate and the cell output.
     static func activation(_ activation: FusedActivation) throws -> (Float) -> Float {
@@ -50,6 +57,7 @@ struct FloatLSTM {
         precondition(tensors.count == 24)
         self.tensors = tensors
         self.activation = try Self.activation(activation)
+        isTanh = activation == .tanh
         self.cellClip = cellClip
         self.projClip = projClip
         self.inputSize = inputSize
@@ -169,10 +177,11 @@ struct FloatLSTM {
                     FloatLSTM.finishGate(row(g), C, norm: norm[g], bias: bias[g])
                 }
                 let i = row(0), f = row(1), gCell = row(2)
+                applySigmoid(f, C)
+                if hasInputGate { applySigmoid(i, C) }
+                applyCellActivation(gCell, C)
                 for c in 0..<C {
-                    f[c] = sigmoid(f[c])
-                    gCell[c] = activation(gCell[c])
-                    let inputGate = hasInputGate ? sigmoid(i[c]) : 1 - f[c]
+                    let inputGate = hasInputGate ? i[c] : 1 - f[c]
                     var value = f[c] * cell[c] + inputGate * gCell[c]
                     if cellClip > 0 { value = min(max(value, -cellClip), cellClip) }
                     cell[c] = value
@@ -181,7 +190,10 @@ struct FloatLSTM {
                 if hasPeepholes, let p = peephole[2] { for c in 0..<C { o[c] += p[c] * cell[c] } }
                 FloatLSTM.finishGate(o, C, norm: norm[3], bias: bias[3])
                 let h = hasProjection ? hidden + b * C : outputState + b * O
-                for c in 0..<C { h[c] = sigmoid(o[c]) * activation(cell[c]) }
+                applySigmoid(o, C)
+                h.update(from: cell, count: C)
+                applyCellActivation(h, C)
+                for c in 0..<C { h[c] *= o[c] }
             }
             if let projection {
                 if smallRecurrence {
