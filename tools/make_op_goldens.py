@@ -298,12 +298,18 @@ class GraphBuilder:
         self.graph.tensors, self.graph.operators, self.graph.inputs, self.graph.outputs = [], [], [], []
         self.model.subgraphs = [self.graph]
 
-    def tensor(self, name, shape, data=None, variable=False):
+    def tensor(self, name, shape, data=None, variable=False, dtype=np.float32, quantization=None):
+        """dtype: float32, uint8, int8 or int32; quantization: (scale, zero_point) for a per-tensor quantized one."""
         t = self.fb.TensorT()
-        t.name, t.shape, t.type, t.isVariable = name, list(shape), self.fb.TensorType.FLOAT32, variable
+        types = {np.float32: "FLOAT32", np.uint8: "UINT8", np.int8: "INT8", np.int32: "INT32"}
+        t.name, t.shape, t.type, t.isVariable = name, list(shape), getattr(self.fb.TensorType, types[dtype]), variable
+        if quantization:
+            q = self.fb.QuantizationParametersT()
+            q.scale, q.zeroPoint = [float(quantization[0])], [int(quantization[1])]
+            t.quantization = q
         buffer = self.fb.BufferT()
         if data is not None:
-            buffer.data = np.frombuffer(np.asarray(data, np.float32).tobytes(), dtype=np.uint8)
+            buffer.data = np.frombuffer(np.asarray(data, dtype).tobytes(), dtype=np.uint8)
         self.model.buffers.append(buffer)
         t.buffer = len(self.model.buffers) - 1
         self.graph.tensors.append(t)
@@ -388,6 +394,31 @@ def built_bilstm(time_steps, batch, inputs, forward, backward, merge=True, time_
         return g.build([x] + ([aux] if aux_inputs else []), outs)
     return build
 
+
+def built_uint8_resize_bilinear(in_shape, size, align_corners=False, half_pixel_centers=False):
+    """uint8 RESIZE_BILINEAR (the converter's full-integer models compute in int8; uint8 ops come from older tools)."""
+    def build():
+        g = GraphBuilder()
+        quantization = (0.05, 117)
+        x = g.tensor("x", in_shape, dtype=np.uint8, quantization=quantization)
+        size_tensor = g.tensor("size", [2], data=list(size), dtype=np.int32)
+        y = g.tensor("y", [in_shape[0], size[0], size[1], in_shape[3]], dtype=np.uint8, quantization=quantization)
+        o = g.fb.ResizeBilinearOptionsT()
+        o.alignCorners, o.halfPixelCenters = align_corners, half_pixel_centers
+        g.operator(g.fb.BuiltinOperator.RESIZE_BILINEAR, [x, size_tensor], [y], g.fb.BuiltinOptions.ResizeBilinearOptions, o)
+        return g.build([x], [y])
+    return build
+
+
+case("q_resize_bilinear_uint8", [(1, 5, 7, 3)], built=True)(built_uint8_resize_bilinear((1, 5, 7, 3), (9, 4)))
+case("q_resize_bilinear_uint8_align_corners", [(2, 4, 6, 5)], built=True)(
+    built_uint8_resize_bilinear((2, 4, 6, 5), (7, 11), align_corners=True))
+case("q_resize_bilinear_uint8_half_pixel", [(1, 5, 7, 3)], built=True)(
+    built_uint8_resize_bilinear((1, 5, 7, 3), (10, 14), half_pixel_centers=True))
+case("q_resize_bilinear_uint8_half_pixel_down", [(1, 9, 12, 16)], built=True)(
+    built_uint8_resize_bilinear((1, 9, 12, 16), (4, 5), half_pixel_centers=True))
+case("q_resize_bilinear_uint8_x8_half_pixel", [(1, 2, 3, 8)], built=True)(
+    built_uint8_resize_bilinear((1, 2, 3, 8), (16, 24), half_pixel_centers=True))
 
 case("lstm_peephole_projection_clips", [(2, 6, 5)], built=True, low=-1, high=1)(
     built_lstm(6, 2, 5, 8, outputs=4, peephole=True, projection=True, cell_clip=0.7, proj_clip=0.5))

@@ -17,17 +17,17 @@ final class ResizeBilinear: Kernel {
 
     override func prepare() throws {
         let input = try self.input(0), output = try self.output(0)
-        try expectType(input, .float32, .int8)
+        try expectType(input, .float32, .int8, .uint8)
         try expectRank(input, 4)
         let size = try integers(try self.input(1))
         guard size.count == 2, size[0] > 0, size[1] > 0, Tensor.checkedCount(size) != nil else { throw KernelError.invalid("bad output size \(size)") }
-        if input.type == .int8 {
-            guard output.type == .int8, input.quantization?.scale == output.quantization?.scale,
+        if input.type == .int8 || input.type == .uint8 {
+            guard output.type == input.type, input.quantization?.scale == output.quantization?.scale,
                   input.quantization?.zeroPoint == output.quantization?.zeroPoint else {
-                throw KernelError.unsupported("int8 RESIZE_BILINEAR needs an int8 output with the input's quantization")
+                throw KernelError.unsupported("\(input.type) RESIZE_BILINEAR needs an output of that type with the input's quantization")
             }
             guard size[0] < 1 << 20, size[1] < 1 << 20, input.dim(1) < 1 << 20, input.dim(2) < 1 << 20 else {
-                throw KernelError.unsupported("int8 RESIZE_BILINEAR sizes beyond 2^20")
+                throw KernelError.unsupported("quantized RESIZE_BILINEAR sizes beyond 2^20")
             }
         }
         output.type = input.type
@@ -81,9 +81,70 @@ final class ResizeBilinear: Kernel {
         }
     }
 
+    /// uint8 as LiteRT's built-in (optimized) kernel computes it: optimized_ops::ResizeBilinear for uint8. Exact x8
+    /// upsampling with half-pixel centres and depth a multiple of 8 takes its 8.8 fixed-point kernel
+    /// (ResizeBilinear888Uint8): the weights are odd multiples of 1/16, so 256 x the bilinear value is an integer,
+    /// rounded half up by `+128 >> 8`. Every other case is ResizeBilinearGenericSmallChannel: float weights, the four
+    /// products summed in the order (y0,x0), (y0,x1), (y1,x0), (y1,x1), plus 0.5, truncated.
+    private func runUInt8(_ input: Tensor, _ output: Tensor) {
+        let (batches, inH, inW, channels) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
+        let (outH, outW) = (output.dim(1), output.dim(2))
+        let src = input.pointer(UInt8.self), dst = output.pointer(UInt8.self)
+        let half = options.halfPixelCenters
+        let factor = outH / inH
+        if !options.alignCorners && half && channels % 8 == 0 && outH >= 8 && outW >= 8 && factor == 8 && inH * 8 == outH && inW * 8 == outW {
+            // Source of output o: (o + 0.5) / 8 - 0.5 = i + (2p + 1) / 16 - 1/2 for o = 8i + p; clamped at the borders.
+            func taps(_ o: Int, _ size: Int) -> (Int, Int, Int) {
+                let sixteenths = 2 * o + 1 - 8
+                guard sixteenths > 0 else { return (0, 0, 0) }
+                let lower = sixteenths / 16
+                guard lower + 1 < size else { return (size - 1, size - 1, 0) }
+                return (lower, lower + 1, sixteenths % 16)
+            }
+            for b in 0..<batches {
+                for y in 0..<outH {
+                    let (y0, y1, wy) = taps(y, inH)
+                    for x in 0..<outW {
+                        let (x0, x1, wx) = taps(x, inW)
+                        let out = dst + ((b * outH + y) * outW + x) * channels
+                        let p00 = src + ((b * inH + y0) * inW + x0) * channels, p01 = src + ((b * inH + y0) * inW + x1) * channels
+                        let p10 = src + ((b * inH + y1) * inW + x0) * channels, p11 = src + ((b * inH + y1) * inW + x1) * channels
+                        for c in 0..<channels {
+                            let top = Int(p00[c]) * (16 - wx) + Int(p01[c]) * wx
+                            let bottom = Int(p10[c]) * (16 - wx) + Int(p11[c]) * wx
+                            out[c] = UInt8(truncatingIfNeeded: (top * (16 - wy) + bottom * wy + 128) >> 8)
+                        }
+                    }
+                }
+            }
+            return
+        }
+        let scaleH = Self.scale(input: inH, output: outH, alignCorners: options.alignCorners)
+        let scaleW = Self.scale(input: inW, output: outW, alignCorners: options.alignCorners)
+        for b in 0..<batches {
+            for y in 0..<outH {
+                let (iy, y0, y1) = Self.interpolation(y, scale: scaleH, halfPixel: half, inputSize: inH)
+                for x in 0..<outW {
+                    let (ix, x0, x1) = Self.interpolation(x, scale: scaleW, halfPixel: half, inputSize: inW)
+                    let dy = iy - Float(y0), dx = ix - Float(x0)
+                    let s0 = (1 - dy) * (1 - dx), s1 = (1 - dy) * dx, s2 = dy * (1 - dx), s3 = dy * dx
+                    let p00 = src + ((b * inH + y0) * inW + x0) * channels, p01 = src + ((b * inH + y0) * inW + x1) * channels
+                    let p10 = src + ((b * inH + y1) * inW + x0) * channels, p11 = src + ((b * inH + y1) * inW + x1) * channels
+                    let out = dst + ((b * outH + y) * outW + x) * channels
+                    for c in 0..<channels {
+                        let value = Float(p00[c]) * s0 + Float(p01[c]) * s1 + Float(p10[c]) * s2 + Float(p11[c]) * s3 + 0.5
+                        // static_cast<uint8_t> truncates; the weights sum to one, so the value is below 256.
+                        out[c] = UInt8(min(max(value, 0), 255).rounded(.towardZero))
+                    }
+                }
+            }
+        }
+    }
+
     override func run(_ context: RunContext) throws {
         let input = node.inputs[0]!, output = node.outputs[0]
         if input.type == .int8 { return runInteger(input, output) }
+        if input.type == .uint8 { return runUInt8(input, output) }
         let (batches, inH, inW, channels) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
         let (outH, outW) = (output.dim(1), output.dim(2))
         let scaleH = Self.scale(input: inH, output: outH, alignCorners: options.alignCorners)
