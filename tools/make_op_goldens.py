@@ -301,7 +301,7 @@ class GraphBuilder:
     def tensor(self, name, shape, data=None, variable=False, dtype=np.float32, quantization=None):
         """dtype: float32, uint8, int8 or int32; quantization: (scale, zero_point) for a per-tensor quantized one."""
         t = self.fb.TensorT()
-        types = {np.float32: "FLOAT32", np.uint8: "UINT8", np.int8: "INT8", np.int32: "INT32"}
+        types = {np.float32: "FLOAT32", np.uint8: "UINT8", np.int8: "INT8", np.int16: "INT16", np.int32: "INT32"}
         t.name, t.shape, t.type, t.isVariable = name, list(shape), getattr(self.fb.TensorType, types[dtype]), variable
         if quantization:
             q = self.fb.QuantizationParametersT()
@@ -318,13 +318,15 @@ class GraphBuilder:
     def weights(self, name, *shape, scale=0.4):
         return self.tensor(name, shape, rng.normal(0, scale, size=shape))
 
-    def operator(self, code, inputs, outputs, options_type, options):
+    def operator(self, code, inputs, outputs, options_type, options, intermediates=None):
         op_code = self.fb.OperatorCodeT()
         op_code.builtinCode, op_code.deprecatedBuiltinCode, op_code.version = code, min(code, 127), 1
         self.model.operatorCodes.append(op_code)
         op = self.fb.OperatorT()
         op.opcodeIndex, op.inputs, op.outputs = len(self.model.operatorCodes) - 1, inputs, outputs
         op.builtinOptionsType, op.builtinOptions = options_type, options
+        if intermediates:
+            op.intermediates = intermediates
         self.graph.operators.append(op)
 
     def build(self, inputs, outputs):
@@ -409,6 +411,42 @@ def built_uint8_resize_bilinear(in_shape, size, align_corners=False, half_pixel_
         return g.build([x], [y])
     return build
 
+
+def built_int8_lstm_projection(time_steps, batch, inputs, cells, outputs, cell_clip=0.0, proj_clip=0.0):
+    """An integer (8x8_16) UNIDIRECTIONAL_SEQUENCE_LSTM with a projection and its bias, which the converter does not
+    make from Keras: int8 input, weights and output state, int32 biases, int16 cell state (scale 2^-11), and the five
+    intermediates (the first four unused without layer norm, the fifth the hidden value's scale and zero point)."""
+    def build():
+        g = GraphBuilder()
+        q = lambda name, shape, scale, zp, dtype=np.int8, data=None, variable=False: g.tensor(
+            name, shape, data=data, dtype=dtype, quantization=(scale, zp), variable=variable)
+        x_scale, x_zp, state_scale, state_zp = 0.02, -3, 0.011, 7
+        x = q("x", [batch, time_steps, inputs], x_scale, x_zp)
+        t = [-1] * 24
+        t[0] = x
+        for k, gate in enumerate("ifco"):
+            w_scale, r_scale = 0.004 + 0.001 * k, 0.005 + 0.001 * k
+            t[1 + k] = q(f"W_x{gate}", [cells, inputs], w_scale, 0, data=rng.integers(-127, 128, size=(cells, inputs)))
+            t[5 + k] = q(f"W_h{gate}", [cells, outputs], r_scale, 0, data=rng.integers(-127, 128, size=(cells, outputs)))
+            t[12 + k] = q(f"b_{gate}", [cells], w_scale * x_scale, 0, dtype=np.int32, data=rng.integers(-3000, 3000, size=cells))
+        t[16] = q("projection", [outputs, cells], 0.006, 0, data=rng.integers(-127, 128, size=(outputs, cells)))
+        t[17] = q("projection_bias", [outputs], 0.006 * 0.007, 0, dtype=np.int32, data=rng.integers(-500, 500, size=outputs))
+        t[18] = q("output_state", [batch, outputs], state_scale, state_zp, variable=True)
+        t[19] = q("cell_state", [batch, cells], 2.0 ** -11, 0, dtype=np.int16, variable=True)
+        intermediates = [q(f"gate_{k}", [batch, cells], 2.0 ** -12, 0, dtype=np.int16) for k in range(4)]
+        intermediates.append(q("hidden", [batch, cells], 0.007, -9))
+        y = q("y", [batch, time_steps, outputs], state_scale, state_zp)
+        o = g.fb.UnidirectionalSequenceLSTMOptionsT()
+        o.fusedActivationFunction = g.fb.ActivationFunctionType.TANH
+        o.cellClip, o.projClip, o.timeMajor = cell_clip, proj_clip, False
+        g.operator(g.fb.BuiltinOperator.UNIDIRECTIONAL_SEQUENCE_LSTM, t, [y], g.fb.BuiltinOptions.UnidirectionalSequenceLSTMOptions, o,
+                   intermediates=intermediates)
+        return g.build([x], [y])
+    return build
+
+
+case("q_lstm_int8_projection", [(2, 6, 5)], built=True)(built_int8_lstm_projection(6, 2, 5, 8, 4))
+case("q_lstm_int8_projection_clips", [(1, 9, 3)], built=True)(built_int8_lstm_projection(9, 1, 3, 6, 5, cell_clip=0.5, proj_clip=0.3))
 
 case("q_resize_bilinear_uint8", [(1, 5, 7, 3)], built=True)(built_uint8_resize_bilinear((1, 5, 7, 3), (9, 4)))
 case("q_resize_bilinear_uint8_align_corners", [(2, 4, 6, 5)], built=True)(

@@ -133,9 +133,9 @@ struct IntegerLSTM {
             recurrentEffectiveBias[g] = Self.zeroPointTimesWeights(-outputStateZeroPoint, try tensor(5 + g), bias: nil)
         }
         if useProjection {
-            // As unidirectional_sequence_lstm.cc: +hidden_zp·Σw, although the hidden values below already carry
-            // +hidden_zp (so it counts twice). No golden has an int8 projection; see Docs/architecture.md.
-            projectionEffectiveBias = Self.zeroPointTimesWeights(hiddenZeroPoint, try tensor(16), bias: inputs[17])
+            // The hidden values carry +hidden_zp, taken back out here: -hidden_zp·Σw (checked against LiteRT by the
+            // q_lstm_int8_projection goldens; reading the TF source had suggested +hidden_zp).
+            projectionEffectiveBias = Self.zeroPointTimesWeights(-hiddenZeroPoint, try tensor(16), bias: inputs[17])
         }
         let tanhBits = 15 + cellScale
         cellTanh = MemoizedFixedPointFunction { FixedPoint16.tanh($0, integerBits: tanhBits) }
