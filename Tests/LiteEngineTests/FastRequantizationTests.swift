@@ -1,4 +1,5 @@
 @testable import LiteEngine
+import LiteFormat
 import XCTest
 
 /// `fast` numerics replays TFLite's fixed-point rescale in double precision (vectorizable without 64-bit integer
@@ -31,6 +32,47 @@ final class FastRequantizationTests: XCTestCase {
             }
         }
         XCTAssertLessThanOrEqual(differences, cases / 100_000, "\(differences) of \(cases) differ")
+    }
+
+    /// The row requantization of the VNNI kernels (AVX-512 in builds with LITE_AVX512_VNNI, plain SIMD otherwise)
+    /// equals the scalar integer one on every channel: both roundings, multipliers above one (left shifts), per-channel
+    /// and uniform row-sum factors, channel counts that leave a partial vector.
+    func testExactRowRequantizationEqualsTheScalarOne() throws {
+        var generator = SystemRandomNumberGenerator()
+        for channels in [1, 7, 16, 21, 40] {
+            for outputType in [TensorType.int8, .uint8] {
+                let filterScales = (0..<channels).map { c in c % 5 == 0 ? Float.random(in: 3...40, using: &generator) : Float.random(in: 0.0005...0.02, using: &generator) }
+                let outputZero: Int32 = outputType == .int8 ? -5 : 120
+                let requantization = try ChannelRequantization(
+                    input: QuantizedTensorInfo(scales: [0.05], zeroPoints: [3]),
+                    filter: QuantizedTensorInfo(scales: filterScales, zeroPoints: [Int32](repeating: 0, count: channels)),
+                    output: QuantizedTensorInfo(scales: [0.1], zeroPoints: [outputZero]), channels: channels, activation: .relu6,
+                    outputType: outputType)
+                XCTAssertTrue(requantization.shifts.contains { $0 > 0 }, "the case should include left shifts")
+                let padded = (channels + 15) & ~15
+                for uniform in [false, true] {
+                    let factors = (0..<padded).map { _ in uniform ? Int32(128) : Int32.random(in: 0...255, using: &generator) }
+                    let rowRequantization = ExactRequantization(requantization, paddedChannels: padded, rowSumFactors: factors)
+                    for _ in 0..<50 {
+                        let accumulators = (0..<padded).map { _ in Int32.random(in: -(1 << 22)...(1 << 22), using: &generator) }
+                        let constants = (0..<padded).map { _ in Int32.random(in: -(1 << 20)...(1 << 20), using: &generator) }
+                        let rowSum = Int32.random(in: -5000...5000, using: &generator)
+                        for roundingUp in [true, false] {
+                            var output = [UInt8](repeating: 0, count: channels)
+                            output.withUnsafeMutableBytes { out in
+                                rowRequantization.requantizeRow(accumulators, constants: constants, rowSumFactors: factors, rowSum: rowSum,
+                                                                channels: channels, into: out.baseAddress!, roundingUp: roundingUp)
+                            }
+                            for c in 0..<channels {
+                                let x = accumulators[c] &+ constants[c] &- factors[c] &* rowSum
+                                let expected = roundingUp ? requantization.applyRoundingUp(x, channel: c) : requantization.apply(x, channel: c)
+                                XCTAssertEqual(output[c], UInt8(truncatingIfNeeded: expected), "channel \(c) of \(channels), x \(x), up \(roundingUp)")
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// Exact ties of both roundings, where the rounding direction is all that matters.

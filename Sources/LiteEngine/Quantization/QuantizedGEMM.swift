@@ -131,6 +131,22 @@ final class QuantizedGEMM {
                     let row = rows + ((b * outH + oy) * outW + ox) * rowLength
                     let bytes = UnsafeMutablePointer<UInt8>(OpaquePointer(row))
                     var dst = 0
+                    let ix0 = ox * options.strideW - geometryW.padBefore
+                    if options.dilationW == 1 && ix0 >= 0 && ix0 + kw <= inW {
+                        // Every horizontal tap inside: each filter row is kw·channels contiguous input bytes.
+                        let span = kw * channels
+                        for ky in 0..<kh {
+                            let iy = oy * options.strideH - geometryH.padBefore + ky * options.dilationH
+                            if iy >= 0 && iy < inH {
+                                Self.copy(source + ((b * inH + iy) * inW + ix0) * channels, to: bytes + dst, count: span, flip: flip)
+                            } else {
+                                (row + dst).update(repeating: padValue, count: span)
+                            }
+                            dst += span
+                        }
+                        if depth < rowLength { (row + depth).update(repeating: 0, count: rowLength - depth) }
+                        continue
+                    }
                     for ky in 0..<kh {
                         let iy = oy * options.strideH - geometryH.padBefore + ky * options.dilationH
                         for kx in 0..<kw {
@@ -147,6 +163,26 @@ final class QuantizedGEMM {
                     if depth < rowLength { (row + depth).update(repeating: 0, count: rowLength - depth) }
                 }
             }
+        }
+    }
+
+    /// `count` bytes XOR `flip`, sixteen or eight at a time where they fit (no reads or writes past `count`).
+    @inline(__always)
+    static func copy(_ source: UnsafePointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>, count: Int, flip: UInt8) {
+        var i = 0
+        while i + 16 <= count {
+            let v = UnsafeRawPointer(source + i).loadUnaligned(as: SIMD16<UInt8>.self) ^ SIMD16(repeating: flip)
+            UnsafeMutableRawPointer(destination + i).storeBytes(of: v, as: SIMD16<UInt8>.self)
+            i += 16
+        }
+        if i + 8 <= count {
+            let v = UnsafeRawPointer(source + i).loadUnaligned(as: SIMD8<UInt8>.self) ^ SIMD8(repeating: flip)
+            UnsafeMutableRawPointer(destination + i).storeBytes(of: v, as: SIMD8<UInt8>.self)
+            i += 8
+        }
+        while i < count {
+            destination[i] = source[i] ^ flip
+            i += 1
         }
     }
 
@@ -316,27 +352,27 @@ final class QuantizedGEMM {
     #endif
 }
 
-/// TFLite's integer requantization in 64-bit SIMD lanes, eight channels at a time: exact, unlike the
-/// double-precision replay of `requantizeFast`. `roundingUp` picks the GEMM kernels' final shift
-/// (`IntegerArithmetic.multiplyByQuantizedMultiplierRoundingUp`) or the one of `MultiplyByQuantizedMultiplier`.
+/// TFLite's integer requantization of rows of int32 accumulators, exact (unlike the double-precision replay of
+/// `requantizeFast`), with the two roundings folded into one 64-bit multiply-add-shift per value
+/// (`IntegerArithmetic.FoldedMultiplier`). `roundingUp` picks the GEMM kernels' final rounding (ties up) or
+/// `MultiplyByQuantizedMultiplier`'s (ties away from zero).
 ///
-/// The two roundings are folded into one shift. With `P = (x·2^left)·m`, TFLite computes `h = ⌊(P + 2^30) / 2^31⌋`
-/// (SaturatingRoundingDoublingHighMul; its one saturating case needs `m = INT32_MIN`, which a multiplier never is),
-/// then shifts `h` right by `r` rounding to nearest. Both of its tie rules are a floor: ties up is
-/// `⌊(h + 2^(r-1)) / 2^r⌋`, ties away from zero is `⌊(h + 2^(r-1) - [h < 0]) / 2^r⌋` (for r > 0), and since
-/// `⌊⌊z / A⌋ / B⌋ = ⌊z / AB⌋` for positive integers, the result is `(P + 2^30 + (2^(r-1) - [h < 0])·2^31) >> (31 + r)`
-/// in 64 bits, where `h < 0` exactly when `P + 2^30 < 0`.
+/// AVX-512 builds take 16 channels per step in int32 lanes: `vpmuldq` multiplies the even lanes, and the odd ones
+/// after a 32-bit shift, into 64-bit products; each half is shifted by its channels' amounts and the two are
+/// interleaved back. Other builds run the same arithmetic on eight 64-bit lanes in plain Swift SIMD.
 final class ExactRequantization {
+    /// Channels the per-channel data covers (a multiple of 16).
     private let channelCount: Int
-    /// Per channel, padded to the given channel count: m, 31 + r, 2^30 + 2^(r-1)·2^31, the 2^31 to take off for
-    /// negative `h` when rounding away from zero (0 when r = 0), and the int32 left shift.
-    private let multipliers: UnsafeMutablePointer<Int64>
-    private let totalShifts: UnsafeMutablePointer<Int64>
-    private let addends: UnsafeMutablePointer<Int64>
-    private let negativeCorrections: UnsafeMutablePointer<Int64>
+    private let multipliers: UnsafeMutablePointer<Int32>
     private let leftShifts: UnsafeMutablePointer<Int32>
-    let outputZeroPoint: Int64
-    let low: Int64, high: Int64
+    /// Per channel as 64-bit values, stored per 16-channel group as [8 even channels, 8 odd channels]: the addend
+    /// `2^30 + 2^(r-1)·2^31`, the total shift `31 + r`, and the 2^31 taken off negative high products when rounding
+    /// away from zero.
+    private let addends: UnsafeMutablePointer<Int64>
+    private let totalShifts: UnsafeMutablePointer<Int64>
+    private let negativeCorrections: UnsafeMutablePointer<Int64>
+    let outputZeroPoint: Int32
+    let low: Int32, high: Int32
     let hasLeftShifts: Bool
     /// The row-sum factor when every channel has the same one (per-tensor or symmetric filters): then the row-sum
     /// term is one number per row.
@@ -346,97 +382,108 @@ final class ExactRequantization {
         let real = rowSumFactors.prefix(requantization.multipliers.count)
         uniformRowSumFactor = real.allSatisfy { $0 == real.first } ? (real.first ?? 0) : nil
         hasLeftShifts = requantization.shifts.contains { $0 > 0 }
-        channelCount = max(paddedChannels, requantization.multipliers.count)
+        channelCount = (max(paddedChannels, requantization.multipliers.count) + 15) & ~15
         multipliers = .allocate(capacity: channelCount)
-        totalShifts = .allocate(capacity: channelCount)
-        addends = .allocate(capacity: channelCount)
-        negativeCorrections = .allocate(capacity: channelCount)
         leftShifts = .allocate(capacity: channelCount)
+        addends = .allocate(capacity: channelCount)
+        totalShifts = .allocate(capacity: channelCount)
+        negativeCorrections = .allocate(capacity: channelCount)
         for c in 0..<channelCount {
             let inRange = c < requantization.multipliers.count
-            let shift = inRange ? requantization.shifts[c] : 0
-            let right = Int64(max(-shift, 0))
-            multipliers[c] = inRange ? Int64(requantization.multipliers[c]) : 0
-            totalShifts[c] = 31 + right
-            addends[c] = (1 << 30) + (right > 0 ? Int64(1) << (right - 1 + 31) : 0)
-            negativeCorrections[c] = right > 0 ? 1 << 31 : 0
-            leftShifts[c] = Int32(max(shift, 0))
+            let folded = IntegerArithmetic.FoldedMultiplier(multiplier: inRange ? requantization.multipliers[c] : 0,
+                                                            shift: inRange ? requantization.shifts[c] : 0, roundingUp: false)
+            multipliers[c] = Int32(folded.multiplier)
+            leftShifts[c] = folded.leftShift
+            let slot = c & ~15 + (c % 2 == 0 ? (c % 16) / 2 : 8 + (c % 16) / 2)
+            addends[slot] = folded.addend
+            totalShifts[slot] = folded.totalShift
+            negativeCorrections[slot] = folded.negativeCorrection
         }
-        outputZeroPoint = Int64(requantization.outputZeroPoint)
-        low = Int64(requantization.low)
-        high = Int64(requantization.high)
+        outputZeroPoint = requantization.outputZeroPoint
+        low = requantization.low
+        high = requantization.high
     }
 
     deinit {
         multipliers.deallocate()
-        totalShifts.deallocate()
-        addends.deallocate()
-        negativeCorrections.deallocate()
         leftShifts.deallocate()
+        addends.deallocate()
+        totalShifts.deallocate()
+        negativeCorrections.deallocate()
     }
 
     /// Requantizes one row of accumulators (`accumulator + constant[c] - factor[c]·rowSum`), storing `channels` bytes.
-    /// The accumulator and per-channel arrays are readable up to the next multiple of 8 channels.
-    /// Per-lane shifts by amounts known to be in range (Swift's `&<<`/`&>>` mask the amount first, an extra
-    /// operation per vector in the hottest loop).
-    @inline(__always)
-    static func shiftLeft(_ x: SIMD8<Int32>, _ amounts: SIMD8<Int32>) -> SIMD8<Int32> {
-        #if LITE_AVX512_VNNI
-        return unsafeBitCast(_mm256_sllv_epi32(unsafeBitCast(x, to: __m256i.self), unsafeBitCast(amounts, to: __m256i.self)), to: SIMD8<Int32>.self)
-        #else
-        return x &<< amounts
-        #endif
-    }
-
-    @inline(__always)
-    static func shiftRight(_ x: SIMD8<Int64>, _ amounts: SIMD8<Int64>) -> SIMD8<Int64> {
-        #if LITE_AVX512_VNNI
-        return unsafeBitCast(_mm512_srav_epi64(unsafeBitCast(x, to: __m512i.self), unsafeBitCast(amounts, to: __m512i.self)), to: SIMD8<Int64>.self)
-        #else
-        return x &>> amounts
-        #endif
-    }
-
+    /// The accumulator and per-channel arrays are readable up to the next multiple of 16 channels.
     @inline(__always)
     func requantizeRow(_ accumulators: UnsafePointer<Int32>, constants: UnsafePointer<Int32>, rowSumFactors: UnsafePointer<Int32>, rowSum: Int32,
                        channels: Int, into output: UnsafeMutableRawPointer, roundingUp: Bool = true) {
-        let zero = SIMD8<Int64>(repeating: outputZeroPoint)
-        let lowest = SIMD8<Int64>(repeating: low), highest = SIMD8<Int64>(repeating: high)
-        let sum = SIMD8<Int32>(repeating: rowSum), nudge = SIMD8<Int64>(repeating: 1 << 30)
-        let (accumulators, constants, rowSumFactors) = (UnsafeRawPointer(accumulators), UnsafeRawPointer(constants), UnsafeRawPointer(rowSumFactors))
-        let (multipliers, totalShifts, addends) = (UnsafeRawPointer(self.multipliers), UnsafeRawPointer(self.totalShifts), UnsafeRawPointer(self.addends))
-        let (corrections, lefts) = (UnsafeRawPointer(negativeCorrections), UnsafeRawPointer(leftShifts))
-        let uniformRowSumTerm = uniformRowSumFactor.map { SIMD8<Int32>(repeating: 0 &- $0 &* rowSum) }
+        #if LITE_AVX512_VNNI
+        let zero = _mm512_set1_epi32(outputZeroPoint), lowest = _mm512_set1_epi32(low), highest = _mm512_set1_epi32(high)
+        let nudge = _mm512_set1_epi64(1 << 30)
+        let uniformTerm = uniformRowSumFactor.map { _mm512_set1_epi32(0 &- $0 &* rowSum) }
+        let sum = _mm512_set1_epi32(rowSum)
+        func load(_ pointer: UnsafeRawPointer) -> __m512i { _mm512_loadu_si512(pointer) }
         var c = 0
         while c < channels {
-            let (c4, c8) = (c &* 4, c &* 8)
-            var x = accumulators.loadUnaligned(fromByteOffset: c4, as: SIMD8<Int32>.self)
-                &+ constants.loadUnaligned(fromByteOffset: c4, as: SIMD8<Int32>.self)
-            if let uniformRowSumTerm {
-                x &+= uniformRowSumTerm
+            var x = _mm512_add_epi32(load(accumulators + c), load(constants + c))
+            if let uniformTerm {
+                x = _mm512_add_epi32(x, uniformTerm)
             } else {
-                x &-= rowSumFactors.loadUnaligned(fromByteOffset: c4, as: SIMD8<Int32>.self) &* sum
+                x = _mm512_sub_epi32(x, _mm512_mullo_epi32(load(rowSumFactors + c), sum))
             }
-            if hasLeftShifts {
-                // x·2^left wraps in int32 like TFLite's `x * (1 << left_shift)`.
-                x = Self.shiftLeft(x, lefts.loadUnaligned(fromByteOffset: c4, as: SIMD8<Int32>.self))
-            }
-            let product = SIMD8<Int64>(truncatingIfNeeded: x) &* multipliers.loadUnaligned(fromByteOffset: c8, as: SIMD8<Int64>.self)
-            var total = product &+ addends.loadUnaligned(fromByteOffset: c8, as: SIMD8<Int64>.self)
+            // x·2^left wraps in int32 like TFLite's `x * (1 << left_shift)`.
+            if hasLeftShifts { x = _mm512_sllv_epi32(x, load(leftShifts + c)) }
+            let m = load(multipliers + c)
+            let even = _mm512_mul_epi32(x, m)
+            let odd = _mm512_mul_epi32(_mm512_srli_epi64(x, 32), _mm512_srli_epi64(m, 32))
+            let (evenAddend, oddAddend) = (load(addends + c), load(addends + c + 8))
+            var evenTotal = _mm512_add_epi64(even, evenAddend), oddTotal = _mm512_add_epi64(odd, oddAddend)
             if !roundingUp {
-                total &-= ((product &+ nudge) &>> 63) & corrections.loadUnaligned(fromByteOffset: c8, as: SIMD8<Int64>.self)
+                let evenNegative = _mm512_srai_epi64(_mm512_add_epi64(even, nudge), 63)
+                let oddNegative = _mm512_srai_epi64(_mm512_add_epi64(odd, nudge), 63)
+                evenTotal = _mm512_sub_epi64(evenTotal, _mm512_and_si512(evenNegative, load(negativeCorrections + c)))
+                oddTotal = _mm512_sub_epi64(oddTotal, _mm512_and_si512(oddNegative, load(negativeCorrections + c + 8)))
             }
-            let v = (Self.shiftRight(total, totalShifts.loadUnaligned(fromByteOffset: c8, as: SIMD8<Int64>.self)) &+ zero)
-                .clamped(lowerBound: lowest, upperBound: highest)
+            let evenResult = _mm512_srav_epi64(evenTotal, load(totalShifts + c))
+            let oddResult = _mm512_srav_epi64(oddTotal, load(totalShifts + c + 8))
+            // Each result fits int32 and sits in the low half of its 64-bit lane: odd ones move up and interleave.
+            var v = _mm512_mask_blend_epi32(0xAAAA, evenResult, _mm512_slli_epi64(oddResult, 32))
+            v = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(v, zero), lowest), highest)
             // Clamped to the output type's range, so the low byte is the uint8 or int8 value.
-            let bytes = SIMD8<UInt8>(truncatingIfNeeded: v)
-            if c + 8 <= channels {
-                output.storeBytes(of: bytes, toByteOffset: c, as: SIMD8<UInt8>.self)
+            let bytes = _mm512_cvtepi32_epi8(v)
+            let destination = (output + c).assumingMemoryBound(to: __m128i_u.self)
+            if c + 16 <= channels {
+                _mm_storeu_si128(destination, bytes)
             } else {
-                for i in 0..<(channels - c) { output.storeBytes(of: bytes[i], toByteOffset: c + i, as: UInt8.self) }
+                _mm_mask_storeu_epi8(UnsafeMutableRawPointer(destination), UInt16((1 << (channels - c)) - 1), bytes)
             }
+            c += 16
+        }
+        #else
+        let zero = SIMD8<Int64>(repeating: Int64(outputZeroPoint))
+        let lowest = SIMD8<Int64>(repeating: Int64(low)), highest = SIMD8<Int64>(repeating: Int64(high))
+        let sum = SIMD8<Int32>(repeating: rowSum), nudge = SIMD8<Int64>(repeating: 1 << 30)
+        let uniformTerm = uniformRowSumFactor.map { SIMD8<Int32>(repeating: 0 &- $0 &* rowSum) }
+        var c = 0
+        while c < channels {
+            func load<T: SIMDScalar>(_ p: UnsafePointer<T>) -> SIMD8<T> { UnsafeRawPointer(p + c).loadUnaligned(as: SIMD8<T>.self) }
+            var x = load(accumulators) &+ load(constants)
+            if let uniformTerm { x &+= uniformTerm } else { x &-= load(rowSumFactors) &* sum }
+            x = x &<< load(leftShifts)
+            let product = SIMD8<Int64>(truncatingIfNeeded: x) &* SIMD8<Int64>(truncatingIfNeeded: load(multipliers))
+            // The 64-bit data is stored even/odd per 16 channels; gather this block's eight in channel order.
+            var addend = SIMD8<Int64>(), shift = SIMD8<Int64>(), correction = SIMD8<Int64>()
+            for i in 0..<8 {
+                let channel = c + i, slot = channel & ~15 + (channel % 2 == 0 ? (channel % 16) / 2 : 8 + (channel % 16) / 2)
+                (addend[i], shift[i], correction[i]) = (addends[slot], totalShifts[slot], negativeCorrections[slot])
+            }
+            var total = product &+ addend
+            if !roundingUp { total &-= ((product &+ nudge) &>> 63) & correction }
+            let v = ((total &>> shift) &+ zero).clamped(lowerBound: lowest, upperBound: highest)
+            for i in 0..<min(8, channels - c) { output.storeBytes(of: UInt8(truncatingIfNeeded: v[i]), toByteOffset: c + i, as: UInt8.self) }
             c += 8
         }
+        #endif
     }
 }
 

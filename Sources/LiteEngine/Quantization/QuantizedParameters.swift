@@ -19,6 +19,12 @@ struct QuantizedTensorInfo {
         dimension = q.quantizedDimension
     }
 
+    init(scales: [Float], zeroPoints: [Int32], dimension: Int = 0) {
+        self.scales = scales
+        self.zeroPoints = zeroPoints
+        self.dimension = dimension
+    }
+
     var scale: Float { scales[0] }
     var zeroPoint: Int32 { zeroPoints[0] }
 }
