@@ -28,6 +28,10 @@ struct OpCase {
                 try! interpreter.copy((0..<tensor.elementCount).map { _ in UInt8.random(in: 0...255, using: &generator) }, toInputAt: i)
                 continue
             }
+            if tensor.type == .int8 {
+                try! interpreter.copy((0..<tensor.elementCount).map { _ in Int8.random(in: -128...127, using: &generator) }, toInputAt: i)
+                continue
+            }
             let values = (0..<tensor.elementCount).map { _ in Float.random(in: 0...1, using: &generator) }
             try! interpreter.copy(values, toInputAt: i)
         }
@@ -71,22 +75,29 @@ func convolution(_ name: String, input: [Int], filters: Int, kernel: Int, stride
     }
 }
 
-/// The same convolutions in uint8 (per-tensor, MobileNetV2-quant-like scales), in one numerics mode.
+/// The same convolutions quantized, in one numerics mode: uint8 per-tensor (MobileNetV2-quant-like scales) or int8
+/// with per-channel filter scales (the TF2 converter's form).
 func quantizedConvolution(_ name: String, input: [Int], filters: Int, kernel: Int, stride: Int, depthwise: Bool = false,
-                          numerics: Numerics) -> OpCase {
+                          signed: Bool = false, numerics: Numerics) -> OpCase {
     let outH = (input[1] + stride - 1) / stride, outW = (input[2] + stride - 1) / stride
     let channels = input[3]
     let outC = depthwise ? channels : filters
     let macs = Double(outH * outW * outC * kernel * kernel * (depthwise ? 1 : channels))
-    return OpCase("\(name), uint8 \(numerics)", flops: 2 * macs, numerics: numerics) { b in
-        let activation = Quantization(scale: [0.0235], zeroPoint: [0])
-        let x = b.addTensor(name: "x", type: .uint8, shape: input, quantization: activation)
+    return OpCase("\(name), \(signed ? "int8" : "uint8") \(numerics)", flops: 2 * macs, numerics: numerics) { b in
+        let type: TensorType = signed ? .int8 : .uint8
+        let activation = Quantization(scale: [0.0235], zeroPoint: [signed ? -128 : 0])
+        let x = b.addTensor(name: "x", type: type, shape: input, quantization: activation)
         let filterShape = depthwise ? [1, kernel, kernel, channels] : [filters, kernel, kernel, channels]
-        let weights = b.addBuffer((0..<filterShape.reduce(1, *)).map { _ in UInt8.random(in: 90...170) })
-        let w = b.addTensor(name: "w", type: .uint8, shape: filterShape, buffer: weights, quantization: Quantization(scale: [0.004], zeroPoint: [130]))
+        let count = filterShape.reduce(1, *)
+        let weights = b.addBuffer(signed ? (0..<count).map { _ in UInt8(bitPattern: Int8.random(in: -127...127)) } : (0..<count).map { _ in UInt8.random(in: 90...170) })
+        let filterScales = signed ? (0..<outC).map { _ in Float.random(in: 0.002...0.006) } : [0.004]
+        let filterQuantization = Quantization(scale: filterScales, zeroPoint: [Int64](repeating: signed ? 0 : 130, count: filterScales.count),
+                                              quantizedDimension: depthwise ? 3 : 0)
+        let w = b.addTensor(name: "w", type: type, shape: filterShape, buffer: weights, quantization: filterQuantization)
         let biasBuffer = b.addBuffer((0..<outC).flatMap { _ in withUnsafeBytes(of: Int32.random(in: -5000...5000).littleEndian, Array.init) })
-        let bias = b.addTensor(name: "b", type: .int32, shape: [outC], buffer: biasBuffer, quantization: Quantization(scale: [0.0235 * 0.004], zeroPoint: [0]))
-        let y = b.addTensor(name: "y", type: .uint8, shape: [1, outH, outW, outC], quantization: activation)
+        let bias = b.addTensor(name: "b", type: .int32, shape: [outC], buffer: biasBuffer,
+                               quantization: Quantization(scale: filterScales.map { 0.0235 * $0 }, zeroPoint: [Int64](repeating: 0, count: filterScales.count)))
+        let y = b.addTensor(name: "y", type: type, shape: [1, outH, outW, outC], quantization: activation)
         addConvolution(&b, x: x, w: w, bias: bias, y: y, stride: stride, depthwise: depthwise)
     }
 }
@@ -95,6 +106,12 @@ let quantizedCases: [OpCase] = [Numerics.exact, .fast].flatMap { numerics in [
     quantizedConvolution("conv 1x1 112x112x16 -> 96 (expand)", input: [1, 112, 112, 16], filters: 96, kernel: 1, stride: 1, numerics: numerics),
     quantizedConvolution("conv 3x3 19x19x512 -> 512 (SSD)", input: [1, 19, 19, 512], filters: 512, kernel: 3, stride: 1, numerics: numerics),
     quantizedConvolution("depthwise 3x3 s1 56x56x144", input: [1, 56, 56, 144], filters: 0, kernel: 3, stride: 1, depthwise: true, numerics: numerics),
+    quantizedConvolution("conv 1x1 112x112x16 -> 96 (expand)", input: [1, 112, 112, 16], filters: 96, kernel: 1, stride: 1, signed: true,
+                         numerics: numerics),
+    quantizedConvolution("conv 1x1 7x7x320 -> 1280 (head)", input: [1, 7, 7, 320], filters: 1280, kernel: 1, stride: 1, signed: true,
+                         numerics: numerics),
+    quantizedConvolution("depthwise 3x3 s1 56x56x144", input: [1, 56, 56, 144], filters: 0, kernel: 3, stride: 1, depthwise: true, signed: true,
+                         numerics: numerics),
 ] }
 
 let cases: [OpCase] = quantizedCases + [
