@@ -117,8 +117,13 @@ final class Conv2D: Kernel {
     override var scratchBytes: Int {
         guard let input = node.inputs[0], let filter = node.inputs[1], geometryH != nil else { return 0 }
         if hybrid != nil { return 0 }
-        if quantized != nil {
-            return QuantizedConvolution.scratchBytes(input: input, filter: filter, rows: saturatingProduct(input.dim(0), geometryH.output, geometryW.output))
+        if let quantized {
+            let rows = saturatingProduct(input.dim(0), geometryH.output, geometryW.output)
+            if let gemm = quantized.integerGEMM {
+                let pointwise = isPointwise && geometryH.padBefore == 0 && geometryW.padBefore == 0
+                return gemm.readsInPlace(pointwise: pointwise) ? 0 : QuantizedGEMM.scratchBytes(rows: rows, depth: gemm.depth)
+            }
+            return QuantizedConvolution.scratchBytes(input: input, filter: filter, rows: rows)
         }
         if isPointwise && geometryH.padBefore == 0 && geometryW.padBefore == 0 { return 0 }
         return saturatingProduct(input.dim(0), geometryH.output, geometryW.output, filter.dim(1), filter.dim(2), filter.dim(3), 4)

@@ -53,7 +53,7 @@ final class DepthwiseConv2D: Kernel {
     }
 
     override var scratchBytes: Int {
-        guard quantized != nil, let input = node.inputs[0] else { return 0 }
+        guard let quantized, quantized.exactRequantization == nil, let input = node.inputs[0] else { return 0 }
         return QuantizedDepthwiseConvolution.scratchBytes(input: input, output: node.outputs[0])
     }
 

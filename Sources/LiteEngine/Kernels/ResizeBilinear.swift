@@ -101,11 +101,12 @@ final class ResizeBilinear: Kernel {
                 guard lower + 1 < size else { return (size - 1, size - 1, 0) }
                 return (lower, lower + 1, sixteenths % 16)
             }
+            let columns = (0..<outW).map { taps($0, inW) }
             for b in 0..<batches {
                 for y in 0..<outH {
                     let (y0, y1, wy) = taps(y, inH)
                     for x in 0..<outW {
-                        let (x0, x1, wx) = taps(x, inW)
+                        let (x0, x1, wx) = columns[x]
                         let out = dst + ((b * outH + y) * outW + x) * channels
                         let p00 = src + ((b * inH + y0) * inW + x0) * channels, p01 = src + ((b * inH + y0) * inW + x1) * channels
                         let p10 = src + ((b * inH + y1) * inW + x0) * channels, p11 = src + ((b * inH + y1) * inW + x1) * channels
@@ -121,11 +122,12 @@ final class ResizeBilinear: Kernel {
         }
         let scaleH = Self.scale(input: inH, output: outH, alignCorners: options.alignCorners)
         let scaleW = Self.scale(input: inW, output: outW, alignCorners: options.alignCorners)
+        let columns = (0..<outW).map { Self.interpolation($0, scale: scaleW, halfPixel: half, inputSize: inW) }
         for b in 0..<batches {
             for y in 0..<outH {
                 let (iy, y0, y1) = Self.interpolation(y, scale: scaleH, halfPixel: half, inputSize: inH)
                 for x in 0..<outW {
-                    let (ix, x0, x1) = Self.interpolation(x, scale: scaleW, halfPixel: half, inputSize: inW)
+                    let (ix, x0, x1) = columns[x]
                     let dy = iy - Float(y0), dx = ix - Float(x0)
                     let s0 = (1 - dy) * (1 - dx), s1 = (1 - dy) * dx, s2 = dy * (1 - dx), s3 = dy * dx
                     let p00 = src + ((b * inH + y0) * inW + x0) * channels, p01 = src + ((b * inH + y0) * inW + x1) * channels

@@ -359,7 +359,7 @@ final class QuantizedGEMM {
 ///
 /// AVX-512 builds take 16 channels per step in int32 lanes: `vpmuldq` multiplies the even lanes, and the odd ones
 /// after a 32-bit shift, into 64-bit products; each half is shifted by its channels' amounts and the two are
-/// interleaved back. Other builds run the same arithmetic on eight 64-bit lanes in plain Swift SIMD.
+/// interleaved back. Other builds (which only use it in tests) run the same arithmetic one channel at a time.
 final class ExactRequantization {
     /// Channels the per-channel data covers (a multiple of 16).
     private let channelCount: Int
@@ -394,7 +394,7 @@ final class ExactRequantization {
                                                             shift: inRange ? requantization.shifts[c] : 0, roundingUp: false)
             multipliers[c] = Int32(folded.multiplier)
             leftShifts[c] = folded.leftShift
-            let slot = c & ~15 + (c % 2 == 0 ? (c % 16) / 2 : 8 + (c % 16) / 2)
+            let slot = Self.slot(c)
             addends[slot] = folded.addend
             totalShifts[slot] = folded.totalShift
             negativeCorrections[slot] = folded.negativeCorrection
@@ -402,6 +402,12 @@ final class ExactRequantization {
         outputZeroPoint = requantization.outputZeroPoint
         low = requantization.low
         high = requantization.high
+    }
+
+    /// Where channel `c`'s 64-bit data is stored: even channels of a 16-channel group first, then odd ones.
+    @inline(__always)
+    static func slot(_ c: Int) -> Int {
+        c & ~15 + (c % 2 == 0 ? (c % 16) / 2 : 8 + (c % 16) / 2)
     }
 
     deinit {
@@ -460,28 +466,16 @@ final class ExactRequantization {
             c += 16
         }
         #else
-        let zero = SIMD8<Int64>(repeating: Int64(outputZeroPoint))
-        let lowest = SIMD8<Int64>(repeating: Int64(low)), highest = SIMD8<Int64>(repeating: Int64(high))
-        let sum = SIMD8<Int32>(repeating: rowSum), nudge = SIMD8<Int64>(repeating: 1 << 30)
-        let uniformTerm = uniformRowSumFactor.map { SIMD8<Int32>(repeating: 0 &- $0 &* rowSum) }
-        var c = 0
-        while c < channels {
-            func load<T: SIMDScalar>(_ p: UnsafePointer<T>) -> SIMD8<T> { UnsafeRawPointer(p + c).loadUnaligned(as: SIMD8<T>.self) }
-            var x = load(accumulators) &+ load(constants)
-            if let uniformTerm { x &+= uniformTerm } else { x &-= load(rowSumFactors) &* sum }
-            x = x &<< load(leftShifts)
-            let product = SIMD8<Int64>(truncatingIfNeeded: x) &* SIMD8<Int64>(truncatingIfNeeded: load(multipliers))
-            // The 64-bit data is stored even/odd per 16 channels; gather this block's eight in channel order.
-            var addend = SIMD8<Int64>(), shift = SIMD8<Int64>(), correction = SIMD8<Int64>()
-            for i in 0..<8 {
-                let channel = c + i, slot = channel & ~15 + (channel % 2 == 0 ? (channel % 16) / 2 : 8 + (channel % 16) / 2)
-                (addend[i], shift[i], correction[i]) = (addends[slot], totalShifts[slot], negativeCorrections[slot])
-            }
-            var total = product &+ addend
-            if !roundingUp { total &-= ((product &+ nudge) &>> 63) & correction }
-            let v = ((total &>> shift) &+ zero).clamped(lowerBound: lowest, upperBound: highest)
-            for i in 0..<min(8, channels - c) { output.storeBytes(of: UInt8(truncatingIfNeeded: v[i]), toByteOffset: c + i, as: UInt8.self) }
-            c += 8
+        let uniformTerm = uniformRowSumFactor.map { 0 &- $0 &* rowSum }
+        for c in 0..<channels {
+            let slot = Self.slot(c)
+            var x = accumulators[c] &+ constants[c]
+            if let uniformTerm { x &+= uniformTerm } else { x &-= rowSumFactors[c] &* rowSum }
+            let product = Int64(x &<< leftShifts[c]) &* Int64(multipliers[c])
+            var total = product &+ addends[slot]
+            if !roundingUp { total &-= ((product &+ (1 << 30)) &>> 63) & negativeCorrections[slot] }
+            let v = min(max((total &>> totalShifts[slot]) &+ Int64(outputZeroPoint), Int64(low)), Int64(high))
+            output.storeBytes(of: UInt8(truncatingIfNeeded: v), toByteOffset: c, as: UInt8.self)
         }
         #endif
     }
