@@ -31,8 +31,10 @@ enum InkLayout {
 
     /// Lines, top to bottom, each in stroke order. The strokes at least a quarter as tall as the tallest are
     /// sorted by vertical centre, and a line ends where the next one starts below the line so far (overlapping
-    /// it by less than a fifth of the typical height) with its centre more than 0.8 typical heights lower. Smaller
-    /// strokes (dots, dashes, crossings) then join the line nearest to their centre: an i-dot never makes a line.
+    /// it by less than a fifth of the typical height) with its centre more than 0.8 typical heights lower. A line
+    /// of at most two such strokes that is narrower than 1.5 typical heights is not a line but a mark above or
+    /// below one (the dot of an "i" or the point of a "!" drawn as a short stroke) and joins the
+    /// nearest line. Smaller strokes (dots, dashes, crossings) then join the line nearest to their centre.
     static func lines(_ strokes: [IndexedStroke]) -> [[IndexedStroke]] {
         guard strokes.count > 1 else { return [strokes] }
         let boxes = strokes.map { Box($0.points) }
@@ -52,6 +54,26 @@ enum InkLayout {
                 extents[extents.count - 1].add(boxes[k])
             }
         }
+        let isSlight = groups.indices.map { g in
+            groups[g].count <= 2 && extents[g].maxX - extents[g].minX < 1.5 * height
+        }
+        if isSlight.allSatisfy({ $0 }) {
+            groups = [groups.flatMap { $0 }]
+            extents = [extents.dropFirst().reduce(extents[0]) { var box = $0; box.add($1); return box }]
+        } else if isSlight.contains(true) {
+            let lines = groups.indices.filter { !isSlight[$0] }
+            var merged = lines.map { groups[$0] }
+            var mergedExtents = lines.map { extents[$0] }
+            for g in groups.indices where isSlight[g] {
+                let nearest = lines.indices.min { a, b in
+                    verticalGap(extents[g], extents[lines[a]]) < verticalGap(extents[g], extents[lines[b]])
+                }!
+                merged[nearest] += groups[g]
+                mergedExtents[nearest].add(extents[g])
+            }
+            groups = merged
+            extents = mergedExtents
+        }
         let isLarge = Set(large)
         for k in strokes.indices where !isLarge.contains(k) {
             let y = boxes[k].centerY
@@ -62,6 +84,10 @@ enum InkLayout {
             groups[nearest].append(k)
         }
         return groups.map { $0.sorted().map { strokes[$0] } }
+    }
+
+    private static func verticalGap(_ a: Box, _ b: Box) -> Float {
+        max(0, max(a.minY, b.minY) - min(a.maxY, b.maxY))
     }
 
     /// The line's strokes with its words in left-to-right order. Strokes are grouped into words by horizontal
