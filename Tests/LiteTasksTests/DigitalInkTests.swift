@@ -280,3 +280,60 @@ final class InkLanguageModelTests: XCTestCase {
         XCTAssertGreaterThan(model.extend(model.state(after: "q"), with: UInt8(ascii: "u")).0, model.extend(model.state(after: "q"), with: UInt8(ascii: "z")).0)
     }
 }
+
+final class InkLayoutTests: XCTestCase {
+    private func stroke(_ index: Int, from: (Float, Float), to: (Float, Float)) -> InkLayout.IndexedStroke {
+        (index, (0...8).map { k in
+            let f = Float(k) / 8
+            return StrokePoint(x: from.0 + f * (to.0 - from.0), y: from.1 + f * (to.1 - from.1))
+        })
+    }
+
+    /// Five letter-sized strokes (10 high) on a line from x 0 to 100.
+    private func word(first index: Int, top: Float) -> [InkLayout.IndexedStroke] {
+        (0..<5).map { k in stroke(index + k, from: (Float(k) * 20, top), to: (Float(k) * 20 + 12, top + 10)) }
+    }
+
+    func testAMarkAboveALineIsNotALine() {
+        // An i-dot drawn as a short stroke (4 high, so not a "small" stroke) well above the letters.
+        let ink = word(first: 0, top: 20) + [stroke(5, from: (30, 2), to: (31, 6))]
+        let lines = InkLayout.lines(ink)
+        XCTAssertEqual(lines.count, 1)
+        XCTAssertEqual(lines.first?.map(\.index), [0, 1, 2, 3, 4, 5])
+    }
+
+    func testTheTwoStrokesOfAnExclamationMarkAreOneLine() {
+        let ink = [stroke(0, from: (0, 0), to: (1, 20)), stroke(1, from: (0, 27), to: (1, 32))]
+        XCTAssertEqual(InkLayout.lines(ink).count, 1)
+    }
+
+    func testTwoWrittenLinesStayTwoLines() {
+        let ink = word(first: 0, top: 0) + word(first: 5, top: 30)
+        XCTAssertEqual(InkLayout.lines(ink).map { $0.map(\.index) }, [[0, 1, 2, 3, 4], [5, 6, 7, 8, 9]])
+    }
+}
+
+final class CTCBeamSearchTests: XCTestCase {
+    /// A lone glyph the network reads as "o" (0.6) rather than "0" (0.4): scored as a one-letter word, the word
+    /// model's odds for "o" (about e^-9) lose to a digit's 1/50; scored as a lone character, the network decides.
+    func testALoneCharacterIsNotScoredAsAOneLetterWord() throws {
+        let path = Paths.packageRoot.appendingPathComponent("models/ink-en.lexicon.tsv").path
+        let model = try InkLanguageModel.shared(path: path)
+        let alphabet = Array((32...126).map { UInt8($0) })
+        let classes = alphabet.count + 1
+        var logProbabilities = [Float](repeating: -20, count: 3 * classes)
+        logProbabilities[0] = 0
+        logProbabilities[classes + 1 + Int(UInt8(ascii: "o") - 32)] = log(0.6)
+        logProbabilities[classes + 1 + Int(UInt8(ascii: "0") - 32)] = log(0.4)
+        logProbabilities[2 * classes] = 0
+        var search = CTCBeamSearch()
+        func best() -> String {
+            let top = search.decode(logProbabilities: logProbabilities, classes: classes, alphabet: alphabet, languageModel: model,
+                                    starts: [([], InkLanguageModel.State(), 0)], results: 1)
+            return String(decoding: top[0].text, as: UTF8.self)
+        }
+        XCTAssertEqual(best(), "0")
+        search.scoresLoneCharacters = true
+        XCTAssertEqual(best(), "o")
+    }
+}

@@ -16,12 +16,15 @@ struct CTCBeamSearch {
         var score: Double
     }
 
-    var beamWidth = 12
+    var beamWidth = 32
     var languageModelWeight = 0.7
     var characterBonus = 2.0
     /// A character is tried at a frame only if its log-probability is above this.
     var pruneLogProbability: Float = -9
     var maximumCharactersPerFrame = 8
+    /// Whether a reading of exactly one character (from a start with no text and no pre-context) is scored by
+    /// ``InkLanguageModel/loneCharacterLogProbability(_:)`` instead of as a one-letter word.
+    var scoresLoneCharacters = false
 
     private struct Beam {
         var text: [UInt8]
@@ -100,7 +103,11 @@ struct CTCBeamSearch {
         }
         var finished: [Hypothesis] = beams.map { beam in
             var score = beam.total
-            if let languageModel, let state = beam.state { score += languageModelWeight * languageModel.endOfWord(state) }
+            if scoresLoneCharacters, languageModel != nil, beam.text.count == 1, beam.emittedAt[0] >= 0, beam.text[0] != UInt8(ascii: " ") {
+                score = beam.network + characterBonus + languageModelWeight * InkLanguageModel.loneCharacterLogProbability(beam.text[0])
+            } else if let languageModel, let state = beam.state {
+                score += languageModelWeight * languageModel.endOfWord(state)
+            }
             return Hypothesis(text: beam.text, emittedAt: beam.emittedAt, score: score)
         }
         finished.sort { $0.score != $1.score ? $0.score > $1.score : $0.text.lexicographicallyPrecedes($1.text) }

@@ -14,7 +14,7 @@ public struct DigitalInkRecognizerOptions: Sendable {
     public var modelManager: ModelManager = .modelManager()
     /// Decoding (not ML Kit options): hypotheses kept per frame, the weight of the language model's
     /// log-probability and the bonus per character (tuned on the validation writers, tools/ink/evaluate.py).
-    public var beamWidth = 12
+    public var beamWidth = 32
     public var languageModelWeight = 0.7
     public var characterBonus = 2.0
 
@@ -194,7 +194,9 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
     // MARK: Shapes
 
     private func recognizeShape(_ strokes: [InkLayout.IndexedStroke], model: LoadedModel, context: DigitalInkRecognitionContext) throws -> DigitalInkRecognitionResult {
-        let features = try InkFeatures(strokes: strokes, writingAreaHeight: context.writingArea?.height)
+        // The shapes model reads shapes, not drawing speed: it was trained on inks with the synthetic clock only.
+        let untimed = strokes.map { stroke in (stroke.index, stroke.points.map { StrokePoint(x: $0.x, y: $0.y) }) }
+        let features = try InkFeatures(strokes: untimed, writingAreaHeight: context.writingArea?.height)
         let (logits, classes) = try logProbabilities(features, model: model)
         guard classes == model.shapeNames.count, logits.count == classes else {
             throw TaskError.model("the shapes model has \(classes) outputs per ink but \(model.shapeNames.count) labels")
@@ -217,8 +219,9 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
                 throw TaskError.model("a text ink model has \(model.alphabet.count + 1) classes (CTC blank + printable ASCII); this one has \(classes)")
             }
             let starts = startHypotheses(preContext: n == 0 ? preContext : "", languageModel: model.languageModel)
-            let search = CTCBeamSearch(beamWidth: max(options.beamWidth, wanted), languageModelWeight: options.languageModelWeight,
+            var search = CTCBeamSearch(beamWidth: max(options.beamWidth, wanted), languageModelWeight: options.languageModelWeight,
                                        characterBonus: options.characterBonus)
+            search.scoresLoneCharacters = n > 0 || preContext.isEmpty
             let hypotheses = search.decode(logProbabilities: logProbabilities, classes: classes, alphabet: model.alphabet,
                                            languageModel: model.languageModel, starts: starts, results: wanted)
             // An empty reading is kept only when there is nothing else (a stroke the network sees no character in).

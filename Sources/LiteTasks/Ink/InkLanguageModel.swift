@@ -30,6 +30,18 @@ public final class InkLanguageModel: @unchecked Sendable {
         }
     }
 
+    /// Log P(an ink that is one character on its own is `byte`): a lone glyph is a letter far more often than the
+    /// word model's odds for one-letter words ("s" ~ e^-7) say. Letters 70% (lower case 60:40 upper), digits 20%,
+    /// the common punctuation 8%, the rest 2%: the mix the "en" model's synthetic single characters are drawn from.
+    static func loneCharacterLogProbability(_ byte: UInt8) -> Double {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): return log(0.7 * 0.6 / 26)
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): return log(0.7 * 0.4 / 26)
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return log(0.2 / 10)
+        default: return symbolLogProbability(byte) == punctuationLogProbability ? log(0.08 / 10) : log(0.02 / 22)
+        }
+    }
+
     // The trie, flattened: node n has children edgeSymbol/edgeTarget[childStart[n] ..< childStart[n] + childCount[n]].
     private var childStart: [Int32] = []
     private var childCount: [UInt8] = []
