@@ -9,7 +9,9 @@ arc-length steps of RESAMPLE_STEP, and every resampled point becomes five number
     dt        time since the previous point in units of 100 ms, clipped to [0, TIME_CLIP]
     pen_up    1 for the first point of each stroke (the movement into it was in the air), else 0
 
-Inks without timing get a synthetic clock: SYNTHETIC_SPEED heights a second on paper, PEN_UP_MS in the air.
+Inks without timing get a synthetic clock: SYNTHETIC_SPEED heights a second on paper, PEN_UP_MS in the air. A timed
+ink written slower than MINIMUM_SPEED heights a second (pen down; slow mouse input such as Omniglot's, median 1.3,
+where UNIPEN's words are 3.3) has its clock sped up to that speed, pauses keeping their proportions.
 """
 import math
 
@@ -20,6 +22,7 @@ DELTA_CLIP = 10.0
 TIME_CLIP = 10.0
 SYNTHETIC_SPEED = 4.0      # ink heights per second
 PEN_UP_MS = 150.0
+MINIMUM_SPEED = 2.5        # ink heights per second
 MIN_WIDTH_FRACTION = 0.1   # a flat ink ("-", "...") is scaled as if it were width/10 high
 FEATURES = 5
 
@@ -50,8 +53,11 @@ def normalized(strokes, writing_area_height=None):
     out = []
     clock = 0.0
     previous = None
+    path_length = 0.0
     for s in strokes:
         a = np.array([[(p[0] - x0) / height, (p[1] - y0) / height, float(p[2]) if timed else 0.0] for p in s], dtype=np.float64)
+        for i in range(1, len(a)):
+            path_length += distance(a[i, 0] - a[i - 1, 0], a[i, 1] - a[i - 1, 1])
         if not timed:
             if previous is not None:
                 clock += PEN_UP_MS + 1000.0 * distance(a[0, 0] - previous[0], a[0, 1] - previous[1]) / SYNTHETIC_SPEED
@@ -60,6 +66,15 @@ def normalized(strokes, writing_area_height=None):
             clock = a[-1, 2]
             previous = a[-1]
         out.append(a)
+    if timed:
+        pen_down = 0.0
+        for a in out:
+            if len(a) > 1:
+                pen_down += a[-1, 2] - a[0, 2]
+        if pen_down > 0 and path_length * 1000 / pen_down < MINIMUM_SPEED:
+            scale = path_length * 1000 / pen_down / MINIMUM_SPEED
+            for a in out:
+                a[:, 2] *= scale
     return out
 
 

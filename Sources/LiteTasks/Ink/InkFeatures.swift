@@ -8,13 +8,15 @@ import Foundation
 /// the previous point in steps (clipped to ±10, zero for the first point), the height above the ink's top minus
 /// 0.5, the time since the previous point in units of 100 ms (clipped to [0, 10]), and 1 on the first point of
 /// each stroke. An ink without timing on every point gets a synthetic clock: 4 heights a second on paper, 150 ms
-/// plus the distance at that speed in the air.
+/// plus the distance at that speed in the air; a timed ink slower than ``minimumSpeed`` has its clock sped up to it.
 public struct InkFeatures: Sendable {
     public static let step = 0.1
     public static let deltaClip = 10.0
     public static let timeClip = 10.0
     public static let syntheticSpeed = 4.0
     public static let penUpMilliseconds = 150.0
+    /// Inks written slower than this many heights a second (pen down) are read at this speed.
+    public static let minimumSpeed = 2.5
     public static let minimumWidthFraction = 0.1
     public static let width = 5
     /// The most resampled points an ink may have (about 200 lines of handwriting); more is an error, not a stall.
@@ -71,6 +73,17 @@ public struct InkFeatures: Sendable {
                 previous = points[points.count - 1]
             }
             normalized.append(points)
+        }
+        if timed {
+            // A pen slower than the training data's (slow mouse input: Omniglot's letters are drawn at about 1.3
+            // heights a second, UNIPEN's words at 3.3) is read at `minimumSpeed`: the clock runs faster by the
+            // ratio, so pauses and speed changes keep their proportions. Same arithmetic as ink_features.py.
+            var penDownMilliseconds = 0.0
+            for points in normalized where points.count > 1 { penDownMilliseconds += points[points.count - 1].z - points[0].z }
+            if penDownMilliseconds > 0, pathLength * 1000 / penDownMilliseconds < Self.minimumSpeed {
+                let scale = pathLength * 1000 / penDownMilliseconds / Self.minimumSpeed
+                for k in normalized.indices { for i in normalized[k].indices { normalized[k][i].z *= scale } }
+            }
         }
         let estimate = pathLength / Self.step + Double(strokes.count) * 2
         guard estimate <= Double(Self.maximumLength) else {
