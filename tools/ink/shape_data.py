@@ -42,6 +42,21 @@ def quickdraw(split):
     return out + others[::step][:OTHER_SKETCHES_PER_SPLIT]
 
 
+def other_sketches(split, count):
+    """Up to `count` Quick, Draw! sketches of the non-shape categories of one half, evenly spread over the file (as
+    "other"); for training only (the held-out set's 150 come from the other half)."""
+    out = []
+    with gzip.open(os.path.join(ink_data.SHARED, "quickdraw.ndjson.gz"), "rt") as f:
+        for line in f:
+            d = json.loads(line)
+            key = d.get("writer", "") + d["label"]
+            half = "test" if int(hashlib.sha1(key.encode()).hexdigest(), 16) % 2 == 0 else "train"
+            if half == split and d["label"] not in QUICKDRAW_CLASSES and any(len(s) for s in d["strokes"]):
+                out.append(dict(label="other", strokes=d["strokes"], category=d["label"]))
+    step = max(1, len(out) // max(count, 1))
+    return out[::step][:count]
+
+
 def held_out_quickdraw():
     return quickdraw("test")
 

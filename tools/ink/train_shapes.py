@@ -3,8 +3,10 @@
 
     python3 tools/ink/train_shapes.py [--minutes 22] [--seed 1]
 
-Data (shape_data.py): synthetic hand-drawn shapes of every class, and the training half of Quick, Draw!'s shape
-categories (each drawing also ten more times under a random affine map). Features are the text model's
+Data (shape_data.py): synthetic hand-drawn shapes of every class, the training half of Quick, Draw!'s shape
+categories (each drawing also `--copies` more times under a random affine map) and `--other-sketches` more of its
+other categories as "other" (each with one affine copy), all without their timing: the model reads shapes, not
+speed (the recognizer drops the timing too). Features are the text model's
 (ink_features.py). Model: a bidirectional LSTM of 64 units, the maximum over time, and a dense layer over the
 classes; Adam, cross-entropy, a fixed wall-clock budget, the checkpoint with the best accuracy on held-out
 synthetic shapes (another seed) exported.
@@ -40,6 +42,10 @@ def affine(strokes, rng):
             q.append([c * x - s * y, s * x + c * y] + list(p[2:]))
         out.append(q)
     return out
+
+
+def untimed(strokes):
+    return [[p[:2] for p in s] for s in strokes]
 
 
 def synthetic_set(count, seed):
@@ -85,20 +91,31 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--synthetic", type=int, default=30000)
     parser.add_argument("--copies", type=int, default=10, help="augmented copies of every Quick, Draw! training drawing")
+    parser.add_argument("--other-sketches", type=int, default=0, help="more Quick, Draw! training-half sketches of other categories, as \"other\"")
     parser.add_argument("--output", default=os.path.join(ROOT, "models", "ink-shapes.tflite"))
     args = parser.parse_args()
     started = time.time()
     rng = np.random.default_rng(args.seed)
     items = synthetic_set(args.synthetic, args.seed)
-    real = shape_data.quickdraw("train")
+    # The shapes model reads no timing (the recognizer gives it the synthetic clock): the synthetic shapes have none,
+    # and with it the real drawings' timing told "a real sketch, so other" apart from the synthetic shapes.
+    real = [dict(d, strokes=untimed(d["strokes"])) for d in shape_data.quickdraw("train")]
     for d in real:
         k = shape_data.SHAPES.index(d["label"])
         items.append((features(d["strokes"]), k))
         for _ in range(args.copies):
             items.append((features(affine(d["strokes"], rng)), k))
+    seen = {json.dumps(d["strokes"]) for d in real}
+    others = [dict(d, strokes=untimed(d["strokes"])) for d in shape_data.other_sketches("train", args.other_sketches + len(real))]
+    others = [d for d in others if json.dumps(d["strokes"]) not in seen]
+    others = others[:args.other_sketches]
+    other = shape_data.SHAPES.index("other")
+    for d in others:
+        items.append((features(d["strokes"]), other))
+        items.append((features(affine(d["strokes"], rng)), other))
     items = [it for it in items if len(it[0]) > 0]
     validation = synthetic_set(1000, args.seed + 1000)
-    print(f"{len(items)} training shapes ({len(real)} Quick, Draw! x{args.copies + 1}), {len(validation)} validation; {time.time() - started:.0f} s", flush=True)
+    print(f"{len(items)} training shapes ({len(real)} Quick, Draw! x{args.copies + 1}, {len(others)} more other sketches x2), {len(validation)} validation; {time.time() - started:.0f} s", flush=True)
 
     import tensorflow as tf
     tf.random.set_seed(args.seed)
@@ -140,7 +157,7 @@ def main():
         f.write("\n".join(shape_data.SHAPES) + "\n")
     with open(base + ".training.json", "w") as f:
         json.dump(dict(units=UNITS, parameters=int(export.count_params()), training_shapes=len(items), quickdraw_train=len(real),
-                       synthetic=args.synthetic, quickdraw_copies=args.copies, best_validation_accuracy=best[0], history=history, seed=args.seed,
+                       synthetic=args.synthetic, quickdraw_copies=args.copies, other_sketches=len(others), best_validation_accuracy=best[0], history=history, seed=args.seed,
                        minutes=(time.time() - started) / 60, tensorflow=tf.__version__), f, indent=1)
     print(f"wrote {args.output}: synthetic validation accuracy {best[0]:.4f}", flush=True)
 

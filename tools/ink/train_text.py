@@ -46,13 +46,16 @@ def encode(label):
     return [ink_data.ALPHABET.index(c) + 1 for c in label]
 
 
-def augmented(strokes, rng):
-    """The same ink with another writer's slant and proportions."""
+def augmented(strokes, rng, speed_range=1.0):
+    """The same ink with another writer's slant and proportions, and (with `speed_range` r > 1) a pen between r
+    times slower and r times faster (log-uniform): slow mouse input must read like a pen."""
     shear, sx, angle = rng.normal(0, 0.2), rng.uniform(0.8, 1.2), rng.normal(0, 0.05)
+    slowness = math.exp(rng.uniform(-math.log(speed_range), math.log(speed_range)))
     ca, sa = math.cos(angle), math.sin(angle)
     out = []
     for s in strokes:
-        out.append([[(p[0] - shear * p[1]) * sx * ca + p[1] * sa, -(p[0] - shear * p[1]) * sx * sa + p[1] * ca, p[2]] for p in s])
+        out.append([[(p[0] - shear * p[1]) * sx * ca + p[1] * sa, -(p[0] - shear * p[1]) * sx * sa + p[1] * ca,
+                     None if len(p) < 3 or p[2] is None else p[2] * slowness] for p in s])
     return out
 
 
@@ -79,13 +82,13 @@ def synthetic_text(rng, words, weights, single_characters=0.1):
 
 
 def feature_job(job):
-    kind, payload, seed, copies = job
+    kind, payload, seed, copies, speed_range = job
     rng = np.random.default_rng(seed)
     if kind == "real":
         label, strokes = payload
         items = [(features(strokes), label)]
         for k in range(copies if len(label) > 1 else 1):
-            copy = augmented(strokes, rng)
+            copy = augmented(strokes, rng, speed_range)
             if k % 2 == 1:  # without timing, as inks from a mouse or a file without t arrive
                 copy = [[p[:2] for p in s] for s in copy]
             items.append((features(copy), label))
@@ -147,6 +150,13 @@ def weights_from_tflite(path, model):
     model.set_weights(weights)
 
 
+def cut_characters(model_path, words):
+    import character_cuts
+    aligner = build_model()
+    weights_from_tflite(model_path, aligner)
+    return [dict(label=c, strokes=s) for c, s in character_cuts.characters_of(words, aligner, [features(d["strokes"]) for d in words])]
+
+
 def validation_cer_of(model, validation):
     errors = total = 0
     order = sorted(range(len(validation)), key=lambda i: len(validation[i][0]))
@@ -191,15 +201,23 @@ def main():
     parser.add_argument("--learning-rate", type=float, default=1e-3)
     parser.add_argument("--copies", type=int, default=2, help="augmented copies of every real word (every second without timing)")
     parser.add_argument("--single-characters", type=float, default=0.1, help="share of synthetic inks that are one character")
+    parser.add_argument("--speed-range", type=float, default=1.0, help="augmented copies are written up to this many times slower or faster")
+    parser.add_argument("--cut-characters-with", help="a trained .tflite: cut real isolated characters out of the training words it reads (character_cuts.py)")
     args = parser.parse_args()
     started = time.time()
     rng = np.random.default_rng(args.seed)
 
     words = ink_data.read("unipen-words", "train")
     chars = ink_data.read("unipen-chars", "train")
+    cuts = []
+    if args.cut_characters_with:
+        with Pool(1) as pool:  # TensorFlow stays out of this process until the feature pool below has forked
+            cuts = pool.apply(cut_characters, (args.cut_characters_with, words))
+        print(f"{len(cuts)} isolated characters cut from the training words in {time.time() - started:.0f} s", flush=True)
     vocabulary, weights = lexicon()
-    jobs = [("real", (d["label"], d["strokes"]), args.seed * 1000003 + i, args.copies) for i, d in enumerate(words + chars)]
-    jobs += [("synthetic", synthetic_text(rng, vocabulary, weights, args.single_characters), args.seed * 7919 + i, 0)
+    jobs = [("real", (d["label"], d["strokes"]), args.seed * 1000003 + i, args.copies, args.speed_range)
+            for i, d in enumerate(words + chars + cuts)]
+    jobs += [("synthetic", synthetic_text(rng, vocabulary, weights, args.single_characters), args.seed * 7919 + i, 0, 1.0)
              for i in range(args.synthetic)]
     with Pool(os.cpu_count()) as pool:
         items = [it for group in pool.map(feature_job, jobs, chunksize=256) for it in group]
@@ -256,10 +274,11 @@ def main():
     with open(args.output, "wb") as f:
         f.write(converter.convert())
     summary = dict(units=UNITS, layers=2, parameters=int(export.count_params()), training_sequences=len(items),
-                   unipen_words=len(words), unipen_characters=len(chars), synthetic=args.synthetic,
+                   unipen_words=len(words), unipen_characters=len(chars), cut_characters=len(cuts), synthetic=args.synthetic,
                    minutes=(time.time() - started) / 60, best_validation_greedy_cer=best[0], history=history,
                    seed=args.seed, tensorflow=tf.__version__, resumed_from=args.resume, learning_rate=args.learning_rate,
-                   augmented_copies=args.copies, single_characters=args.single_characters)
+                   augmented_copies=args.copies, single_characters=args.single_characters, speed_range=args.speed_range,
+                   cut_characters_with=args.cut_characters_with)
     previous = os.path.splitext(args.resume)[0] + ".training.json" if args.resume else None
     if previous and os.path.exists(previous):
         summary["resumed_run"] = json.load(open(previous))
