@@ -53,11 +53,8 @@ def normalized(strokes, writing_area_height=None):
     out = []
     clock = 0.0
     previous = None
-    path_length = 0.0
     for s in strokes:
         a = np.array([[(p[0] - x0) / height, (p[1] - y0) / height, float(p[2]) if timed else 0.0] for p in s], dtype=np.float64)
-        for i in range(1, len(a)):
-            path_length += distance(a[i, 0] - a[i - 1, 0], a[i, 1] - a[i - 1, 1])
         if not timed:
             if previous is not None:
                 clock += PEN_UP_MS + 1000.0 * distance(a[0, 0] - previous[0], a[0, 1] - previous[1]) / SYNTHETIC_SPEED
@@ -67,8 +64,11 @@ def normalized(strokes, writing_area_height=None):
             previous = a[-1]
         out.append(a)
     if timed:
-        pen_down = 0.0
+        # Summed point by point in stroke order, as InkFeatures.swift does, so that both get the same bits.
+        path_length = pen_down = 0.0
         for a in out:
+            for i in range(1, len(a)):
+                path_length += distance(a[i, 0] - a[i - 1, 0], a[i, 1] - a[i - 1, 1])
             if len(a) > 1:
                 pen_down += a[-1, 2] - a[0, 2]
         if pen_down > 0 and path_length * 1000 / pen_down < MINIMUM_SPEED:
@@ -76,6 +76,11 @@ def normalized(strokes, writing_area_height=None):
             for a in out:
                 a[:, 2] *= scale
     return out
+
+
+def untimed(strokes):
+    """The strokes without their timing (x, y of every point)."""
+    return [[p[:2] for p in s] for s in strokes]
 
 
 def resample(stroke, step=RESAMPLE_STEP):

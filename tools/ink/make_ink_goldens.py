@@ -20,7 +20,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hershey  # noqa: E402
 import ink_data  # noqa: E402
-from ink_features import features  # noqa: E402
+from ink_features import features, untimed  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 OUT = os.path.join(ROOT, "Tests", "LiteTasksTests", "Goldens", "ink.json")
@@ -72,8 +72,7 @@ def main():
         for area in (None, 50.0 * (1 + len(samples))):
             f = features(strokes, area)
             samples.append(dict(file=name, line=n, label=d["label"], writing_area_height=area, features=r(f), length=len(f)))
-        untimed = [[p[:2] for p in s] for s in strokes]
-        f = features(untimed)
+        f = features(untimed(strokes))
         samples.append(dict(file=name, line=n, label=d["label"], untimed=True, writing_area_height=None, features=r(f), length=len(f)))
 
     models = []

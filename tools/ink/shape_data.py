@@ -23,38 +23,38 @@ QUICKDRAW_CLASSES = {"circle": "circle", "square": "rectangle", "triangle": "tri
 OTHER_SKETCHES_PER_SPLIT = 150
 
 
-def quickdraw(split):
-    """Quick, Draw! samples of one half ("train" or "test"), labelled with SHAPES; plus OTHER_SKETCHES_PER_SPLIT
-    sketches of other categories as "other"."""
-    out, others = [], []
+def _half(split):
+    """The Quick, Draw! drawings of one half ("train" or "test": a hash of writer and category), in file order, as
+    (shape label or None for the other categories, sample)."""
     with gzip.open(os.path.join(ink_data.SHARED, "quickdraw.ndjson.gz"), "rt") as f:
         for line in f:
             d = json.loads(line)
             key = d.get("writer", "") + d["label"]
             half = "test" if int(hashlib.sha1(key.encode()).hexdigest(), 16) % 2 == 0 else "train"
-            if half != split or not any(len(s) for s in d["strokes"]):
-                continue
-            if d["label"] in QUICKDRAW_CLASSES:
-                out.append(dict(label=QUICKDRAW_CLASSES[d["label"]], strokes=d["strokes"], category=d["label"]))
-            else:
-                others.append(dict(label="other", strokes=d["strokes"], category=d["label"]))
-    step = max(1, len(others) // OTHER_SKETCHES_PER_SPLIT)
-    return out + others[::step][:OTHER_SKETCHES_PER_SPLIT]
+            if half == split and any(len(s) for s in d["strokes"]):
+                shape = QUICKDRAW_CLASSES.get(d["label"])
+                yield shape, dict(label=shape or "other", strokes=d["strokes"], category=d["label"])
+
+
+def _spread(samples, count):
+    """Up to `count` of `samples`, evenly spread over the list."""
+    step = max(1, len(samples) // max(count, 1))
+    return samples[::step][:count]
+
+
+def quickdraw(split):
+    """Quick, Draw! samples of one half ("train" or "test"), labelled with SHAPES; plus OTHER_SKETCHES_PER_SPLIT
+    sketches of other categories as "other"."""
+    out, others = [], []
+    for shape, d in _half(split):
+        (out if shape else others).append(d)
+    return out + _spread(others, OTHER_SKETCHES_PER_SPLIT)
 
 
 def other_sketches(split, count):
     """Up to `count` Quick, Draw! sketches of the non-shape categories of one half, evenly spread over the file (as
     "other"); for training only (the held-out set's 150 come from the other half)."""
-    out = []
-    with gzip.open(os.path.join(ink_data.SHARED, "quickdraw.ndjson.gz"), "rt") as f:
-        for line in f:
-            d = json.loads(line)
-            key = d.get("writer", "") + d["label"]
-            half = "test" if int(hashlib.sha1(key.encode()).hexdigest(), 16) % 2 == 0 else "train"
-            if half == split and d["label"] not in QUICKDRAW_CLASSES and any(len(s) for s in d["strokes"]):
-                out.append(dict(label="other", strokes=d["strokes"], category=d["label"]))
-    step = max(1, len(out) // max(count, 1))
-    return out[::step][:count]
+    return _spread([d for shape, d in _half(split) if shape is None], count)
 
 
 def held_out_quickdraw():

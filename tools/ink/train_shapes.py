@@ -24,7 +24,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import shape_data  # noqa: E402
-from ink_features import features  # noqa: E402
+from ink_features import features, untimed  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 UNITS = 64
@@ -42,10 +42,6 @@ def affine(strokes, rng):
             q.append([c * x - s * y, s * x + c * y] + list(p[2:]))
         out.append(q)
     return out
-
-
-def untimed(strokes):
-    return [[p[:2] for p in s] for s in strokes]
 
 
 def synthetic_set(count, seed):
@@ -97,8 +93,7 @@ def main():
     started = time.time()
     rng = np.random.default_rng(args.seed)
     items = synthetic_set(args.synthetic, args.seed)
-    # The shapes model reads no timing (the recognizer gives it the synthetic clock): the synthetic shapes have none,
-    # and with it the real drawings' timing told "a real sketch, so other" apart from the synthetic shapes.
+    # The shapes model reads no timing (the recognizer gives it the synthetic clock), like the synthetic shapes.
     real = [dict(d, strokes=untimed(d["strokes"])) for d in shape_data.quickdraw("train")]
     for d in real:
         k = shape_data.SHAPES.index(d["label"])

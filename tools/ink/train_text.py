@@ -34,7 +34,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hershey  # noqa: E402
 import ink_data  # noqa: E402
 from ink_data import greedy, edit_distance  # noqa: E402
-from ink_features import features  # noqa: E402
+from ink_features import features, untimed  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 UNITS = 96
@@ -90,7 +90,7 @@ def feature_job(job):
         for k in range(copies if len(label) > 1 else 1):
             copy = augmented(strokes, rng, speed_range)
             if k % 2 == 1:  # without timing, as inks from a mouse or a file without t arrive
-                copy = [[p[:2] for p in s] for s in copy]
+                copy = untimed(copy)
             items.append((features(copy), label))
         return items
     label = payload
