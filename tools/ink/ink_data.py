@@ -5,9 +5,10 @@ models/README.md; VALIDATION_PERCENT choose the checkpoint; the rest train. Omni
 Trusted sources: ../shared/ink's conversion of UNIPEN mis-segments most contributing institutions' files (the ink of
 a sample belongs to a neighbouring label, is a fragment, or is a whole line; seen on rendered samples of every source
 and confirmed by a first model's per-source error rate of 85-100% even on its own training writers). Only the
-sources whose ink shows its label are used, for training and evaluation alike; three of them store y growing upward
-and are flipped so that every ink has y growing downward, as ML Kit's does. `tools/ink/sources.py` prints the
-per-source table this choice rests on.
+sources whose ink shows its label are used, for training and evaluation alike. UNIPEN stores y growing upward
+(../shared/ink/README.md says downward: in every source the i and j dots sit at larger y than the letters' middle,
+23,000 dots against 700), so every sample is flipped to y growing downward, as ML Kit's ink is. `tools/ink/sources.py`
+prints the per-source table the choice of sources rests on.
 Cleaning (applied to training and evaluation alike, and the same in `evaluate.py`): points at exactly (0, 0) in an
 ink whose other points are elsewhere are tablet artefacts and are dropped; a word whose ink has fewer than two
 points per character is truncated in the source and is left out.
@@ -21,9 +22,9 @@ SHARED = os.environ.get("INK_DATA", os.path.join(os.path.dirname(os.path.abspath
 TEST_PERCENT = 12
 VALIDATION_PERCENT = 8
 ALPHABET = "".join(chr(c) for c in range(32, 127))  # class k + 1 is ALPHABET[k]; class 0 is the CTC blank
-# UNIPEN institution directory -> y axis direction, per file; everything else is left out (see above).
+# UNIPEN institution directory -> y axis direction as stored; everything else is left out (see above).
 TRUSTED_SOURCES = {
-    "unipen-words": {"hpp": "down", "sta": "down", "nic": "up", "anj": "up", "pri": "up"},
+    "unipen-words": {"hpp": "up", "sta": "up", "nic": "up", "anj": "up", "pri": "up"},
     "unipen-chars": {"pri": "up"},
 }
 UNIPEN_ESCAPES = {'\\"': '"', "\\\\": "\\", "\\@": "@"}

@@ -3,7 +3,8 @@
 
     python3 tools/ink/sources.py [--file unipen-words] [--model MODEL.tflite] [--sheet OUT.png]
 
-For every UNIPEN category/institution: samples, writers, median points per label character and, with --model, the
+For every UNIPEN category/institution: samples, writers, median points per label character, where the i and j dots
+lie as read (above the word's middle is y-down: how ink_data.py's orientation is checked) and, with --model, the
 greedy character error rate of that model on 40 random samples as stored and flipped upside down. --sheet draws six
 samples of every source with their labels, to look at. A source whose ink does not show its label has a high error
 rate whatever the orientation and looks wrong on the sheet.
@@ -19,6 +20,24 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ink_data  # noqa: E402
 from ink_data import greedy, edit_distance  # noqa: E402
 from ink_features import features  # noqa: E402
+
+
+def dots(samples):
+    """(above, below): small strokes of inks whose label has an i or j, against the median y of the ink, as read."""
+    above = below = 0
+    for d in samples:
+        if len(d["strokes"]) < 2 or not any(c in d["label"] for c in "ij"):
+            continue
+        ys = sorted(p[1] for s in d["strokes"] for p in s)
+        height = ys[-1] - ys[0]
+        for s in d["strokes"]:
+            xs, sy = [p[0] for p in s], [p[1] for p in s]
+            if height > 0 and max(xs) - min(xs) < 0.12 * height and max(sy) - min(sy) < 0.12 * height:
+                if sum(sy) / len(sy) < ys[len(ys) // 2]:
+                    above += 1
+                else:
+                    below += 1
+    return above, below
 
 
 def main():
@@ -45,11 +64,13 @@ def main():
             return it.get_tensor(o["index"])[0]
     rng = np.random.default_rng(0)
     trusted = ink_data.TRUSTED_SOURCES.get(args.file, {})
-    print("| source | samples | writers | points/char | used | " + ("CER as stored | CER flipped |" if run else ""))
-    print("|---|---|---|---|---|" + ("---|---|" if run else ""))
+    print("| source | samples | writers | points/char | used | i/j dots above : below | " + ("CER as stored | CER flipped |" if run else ""))
+    print("|---|---|---|---|---|---|" + ("---|---|" if run else ""))
     for key, samples in sorted(by.items()):
         ppc = np.median([sum(len(s) for s in d["strokes"]) / len(d["label"]) for d in samples])
-        row = f"| {key} | {len(samples)} | {len({d['writer'] for d in samples})} | {ppc:.1f} | {trusted.get(key.split('/')[1], 'no')} |"
+        above, below = dots(samples)
+        row = (f"| {key} | {len(samples)} | {len({d['writer'] for d in samples})} | {ppc:.1f} | "
+               f"{'y ' + trusted[key.split('/')[1]] + ' stored' if key.split('/')[1] in trusted else 'no'} | {above} : {below} |")
         if run:
             pick = [samples[i] for i in rng.choice(len(samples), min(40, len(samples)), replace=False)]
             for flip in (False, True):
