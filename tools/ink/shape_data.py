@@ -23,15 +23,22 @@ QUICKDRAW_CLASSES = {"circle": "circle", "square": "rectangle", "triangle": "tri
 OTHER_SKETCHES_PER_SPLIT = 150
 
 
+def _part(key):
+    """Which part of Quick, Draw! a drawing is in, by a hash of writer and category: "test" (half, the held-out set
+    evaluate.py reports), "validation" (a third of the other half: checkpoint choice) or "train"."""
+    h = int(hashlib.sha1(key.encode()).hexdigest(), 16)
+    if h % 2 == 0:
+        return "test"
+    return "validation" if (h // 2) % 3 == 0 else "train"
+
+
 def _half(split):
-    """The Quick, Draw! drawings of one half ("train" or "test": a hash of writer and category), in file order, as
+    """The Quick, Draw! drawings of one part ("train", "validation" or "test", see _part), in file order, as
     (shape label or None for the other categories, sample)."""
     with gzip.open(os.path.join(ink_data.SHARED, "quickdraw.ndjson.gz"), "rt") as f:
         for line in f:
             d = json.loads(line)
-            key = d.get("writer", "") + d["label"]
-            half = "test" if int(hashlib.sha1(key.encode()).hexdigest(), 16) % 2 == 0 else "train"
-            if half == split and any(len(s) for s in d["strokes"]):
+            if _part(d.get("writer", "") + d["label"]) == split and any(len(s) for s in d["strokes"]):
                 shape = QUICKDRAW_CLASSES.get(d["label"])
                 yield shape, dict(label=shape or "other", strokes=d["strokes"], category=d["label"])
 
@@ -43,17 +50,17 @@ def _spread(samples, count):
 
 
 def quickdraw(split):
-    """Quick, Draw! samples of one half ("train" or "test"), labelled with SHAPES; plus OTHER_SKETCHES_PER_SPLIT
-    sketches of other categories as "other"."""
+    """Quick, Draw! samples of one part ("train", "validation" or "test"), labelled with SHAPES; plus
+    OTHER_SKETCHES_PER_SPLIT sketches of other categories as "other" (a third as many for "validation")."""
     out, others = [], []
     for shape, d in _half(split):
         (out if shape else others).append(d)
-    return out + _spread(others, OTHER_SKETCHES_PER_SPLIT)
+    return out + _spread(others, OTHER_SKETCHES_PER_SPLIT // (3 if split == "validation" else 1))
 
 
 def other_sketches(split, count):
-    """Up to `count` Quick, Draw! sketches of the non-shape categories of one half, evenly spread over the file (as
-    "other"); for training only (the held-out set's 150 come from the other half)."""
+    """Up to `count` Quick, Draw! sketches of the non-shape categories of one part, evenly spread over the file (as
+    "other"); for training only (the held-out set's 150 come from the test half)."""
     return _spread([d for shape, d in _half(split) if shape is None], count)
 
 
@@ -79,19 +86,29 @@ def _polyline(vertices, rng, wobble):
 
 
 def _closed(vertices, rng, strokes_max=4):
-    """A closed polygon drawn in 1..strokes_max strokes from a random corner and direction, with overshoot."""
+    """A closed polygon drawn in 1..strokes_max strokes the ways people draw one: around from a random corner in
+    either direction (overshooting the start or stopping short of it), or as two strokes from the same corner
+    going opposite ways (a square as two L's); each stroke may run backwards and the strokes come in any order."""
     k = len(vertices)
     start = int(rng.integers(k))
     order = [vertices[(start + i) % k] for i in range(k + 1)]
     if rng.random() < 0.5:
         order = order[::-1]
-    over = rng.uniform(-0.08, 0.12)
-    order[-1] = np.asarray(order[-1]) + over * (np.asarray(order[-1]) - np.asarray(order[-2]))
-    splits = sorted(rng.choice(range(1, k), size=min(int(rng.integers(0, strokes_max)), k - 1), replace=False)) if k > 1 else []
-    pieces, last = [], 0
-    for s in list(splits) + [k]:
-        pieces.append(order[last:s + 1])
-        last = s
+    if k > 2 and strokes_max > 1 and rng.random() < 0.25:
+        middle = int(rng.integers(1, k))
+        pieces = [order[:middle + 1], order[middle:][::-1]]
+    else:
+        over = rng.uniform(-0.08, 0.12) if rng.random() < 0.75 else rng.uniform(-0.3, -0.08)
+        order[-1] = np.asarray(order[-1]) + over * (np.asarray(order[-1]) - np.asarray(order[-2]))
+        splits = sorted(rng.choice(range(1, k), size=min(int(rng.integers(0, strokes_max)), k - 1), replace=False)) if k > 1 else []
+        pieces, last = [], 0
+        for s in list(splits) + [k]:
+            pieces.append(order[last:s + 1])
+            last = s
+    if len(pieces) > 1:
+        pieces = [p[::-1] if rng.random() < 0.3 else p for p in pieces]
+        if rng.random() < 0.3:
+            pieces = [pieces[i] for i in rng.permutation(len(pieces))]
     return pieces
 
 
@@ -134,8 +151,11 @@ def synthetic(label, rng):
             pieces = _closed([(0, -1), (w, 0), (0, 1), (-w, 0)], rng)
         else:  # a gem: flat top, pointed bottom (Quick, Draw!'s diamonds)
             pieces = _closed([(-0.6, -0.6), (0.6, -0.6), (1, -0.2), (0, 1), (-1, -0.2)], rng, 2)
-            if rng.random() < 0.5:
+            if rng.random() < 0.6:
                 pieces.append([(-1, -0.2), (1, -0.2)])
+            if rng.random() < 0.4:  # facets: lines from the top edge down to the point
+                for x in rng.uniform(-0.5, 0.5, int(rng.integers(1, 4))):
+                    pieces.append([(x, -0.6), (x * rng.uniform(0, 0.5), rng.uniform(0.3, 1))])
     elif label in ("hexagon", "octagon"):
         pieces = _closed(_regular(6 if label == "hexagon" else 8, rng), rng, 2)
     elif label == "star":
@@ -193,8 +213,8 @@ def synthetic(label, rng):
             s = rng.uniform(0, 2 * math.pi)
             t = np.linspace(s, s + rng.uniform(0.8, 4.2), 50)
             pieces = [list(zip(np.cos(t), np.sin(t)))]
-        else:  # pentagon or a random polygon of 5, 7 corners (not a shape class)
-            pieces = _closed(_regular(int(rng.choice([5, 7])), rng, 0.15), rng, 2)
+        else:  # a pentagon (not a shape class; a seven-cornered one is left out: people drawing octagons miscount)
+            pieces = _closed(_regular(5, rng, 0.15), rng, 2)
     # A random affine map: rotation (not for rectangles mostly, people draw them upright), scale, shear.
     rotate = rng.uniform(-math.pi, math.pi) if label not in ("rectangle", "diamond", "star", "triangle") or rng.random() < 0.2 else rng.normal(0, 0.1)
     sx, sy = rng.uniform(0.8, 1.25, 2)
