@@ -63,7 +63,8 @@ def main():
         ("unipen-words.ndjson.gz", lambda d: ink_data.institution(d) == "hpp" and no_zero_points(d) and len(d["label"]) >= 5, 3),
         ("unipen-words.ndjson.gz", lambda d: ink_data.institution(d) == "sta" and no_zero_points(d) and len(d["strokes"]) >= 3, 0),
         ("omniglot.ndjson.gz", lambda d: d["label"] == "k", 2),
-        ("quickdraw.ndjson.gz", lambda d: d["label"] == "star", 1),
+        # A one-stroke star of Quick, Draw!'s validation part (never trained on); the shapes test expects "star" of it.
+        ("quickdraw.ndjson.gz", lambda d: d["label"] == "star", 0),
         ("quickdraw.ndjson.gz", lambda d: d["label"] == "line", 0),
     ]
     for name, predicate, skip in picks:

@@ -2,8 +2,8 @@
 """Trains the "en" digital ink model and writes models/ink-en.tflite (+ models/ink-en.training.json).
 
     tools/setup.sh --ink          # tensorflow-cpu 2.21, tf_keras, wordfreq; Debian hershey-fonts-data, wamerican
-    python3 tools/ink/train_text.py [--minutes 60] [--seed 1] [--copies 2] [--single-characters 0.1]
-    python3 tools/ink/train_text.py --resume FIRST.tflite --seed 3 --copies 3 --single-characters 0.25 --learning-rate 5e-4 --minutes 44
+    python3 tools/ink/train_text.py --minutes 62 --seed 1 --copies 2 --single-characters 0.25 --speed-range 3   # the shipped run
+    python3 tools/ink/train_text.py --resume FIRST.tflite --learning-rate 5e-4 --minutes 30 ...   # continue a run
     tools/ink/train_all.sh        # everything the shipped models took, in one command
 
 Data: UNIPEN words and characters of the training writers from trusted sources (ink_data.py), each word also
