@@ -32,13 +32,13 @@ def main():
     sh = json.load(open(os.path.join(ROOT, "models", "ink-shapes.training.json")))
     en_size = os.path.getsize(os.path.join(ROOT, "models", "ink-en.tflite"))
     sh_size = os.path.getsize(os.path.join(ROOT, "models", "ink-shapes.tflite"))
+    all_runs = runs(en)
     run_lines = []
-    for k, r in enumerate(runs(en), 1):
+    for k, r in enumerate(all_runs, 1):
         run_lines.append(f"| {k} | {r['minutes']:.0f} | {len(r['history'])} | {r['training_sequences']} | "
                          f"{r.get('augmented_copies', 2)} | {r.get('single_characters', 0.1)} | {r.get('cut_characters', 0)} | "
                          f"{r.get('speed_range', 1.0)} | {r.get('learning_rate', 0.001)} | {r['best_validation_greedy_cer']:.4f} |")
 
-    all_runs = runs(en)
     best_shapes = max(sh["history"], key=lambda h: (h["validation_accuracy"] + h.get("quickdraw_validation_accuracy", h["validation_accuracy"])) / 2)
     runs_text = ("One run from random weights." if len(all_runs) == 1 else
                  "Each run continues the previous one's exported weights.")

@@ -69,8 +69,9 @@ def main():
     for key, samples in sorted(by.items()):
         ppc = np.median([sum(len(s) for s in d["strokes"]) / len(d["label"]) for d in samples])
         above, below = dots(samples)
+        direction = trusted.get(key.split("/")[1])
         row = (f"| {key} | {len(samples)} | {len({d['writer'] for d in samples})} | {ppc:.1f} | "
-               f"{'y ' + trusted[key.split('/')[1]] + ' stored' if key.split('/')[1] in trusted else 'no'} | {above} : {below} |")
+               f"{'y ' + direction + ' stored' if direction else 'no'} | {above} : {below} |")
         if run:
             pick = [samples[i] for i in rng.choice(len(samples), min(40, len(samples)), replace=False)]
             for flip in (False, True):
