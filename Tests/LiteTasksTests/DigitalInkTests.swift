@@ -279,6 +279,38 @@ final class InkLanguageModelTests: XCTestCase {
         }
         XCTAssertGreaterThan(model.extend(model.state(after: "q"), with: UInt8(ascii: "u")).0, model.extend(model.state(after: "q"), with: UInt8(ascii: "z")).0)
     }
+
+    /// The first letter's case is part of the word: over both cases of every first letter the lexicon's mass is
+    /// whole, and what the spelling model leaves after the word boundary.
+    func testFirstLetterProbabilitiesOverBothCasesSumToOne() throws {
+        let model = try InkLanguageModel.shared(path: Paths.packageRoot.appendingPathComponent("models/ink-en.lexicon.tsv").path)
+        for context in ["", "hello "] {
+            let state = model.state(after: context)
+            var total = 0.0
+            for byte in Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'".utf8) { total += exp(model.extend(state, with: byte).0) }
+            let spelledWordStarts = (1 - InkLanguageModel.inVocabularyWeight) * (1 - model.ngramProbability(0, history: state.history[...]))
+            XCTAssertEqual(total, InkLanguageModel.inVocabularyWeight + spelledWordStarts, accuracy: 1e-9, "after \"\(context)\"")
+        }
+    }
+
+    /// Names (the lexicon's `N` words) are expected capitalized, other words in lower case.
+    func testNamesAreCapitalized() throws {
+        let model = try InkLanguageModel.shared(path: Paths.packageRoot.appendingPathComponent("models/ink-en.lexicon.tsv").path)
+        func logProbability(_ text: String) -> Double {
+            var state = model.state(after: "")
+            var total = 0.0
+            for byte in text.utf8 {
+                let (cost, next) = model.extend(state, with: byte)
+                total += cost
+                state = next
+            }
+            return total + model.endOfWord(state)
+        }
+        XCTAssertGreaterThan(logProbability("Friday"), logProbability("friday") + 1)
+        XCTAssertGreaterThan(logProbability("Knox"), logProbability("knox") + 1)
+        XCTAssertGreaterThan(logProbability("table"), logProbability("Table") + 1)
+        XCTAssertGreaterThan(logProbability("table"), logProbability("taBle") + 5)
+    }
 }
 
 final class InkLayoutTests: XCTestCase {

@@ -6,7 +6,9 @@ import Foundation
 /// A word is either in the lexicon (probability `inVocabularyWeight`, then its relative frequency) or spelled out
 /// by a character 4-gram model trained on the same frequency-weighted words (Witten-Bell interpolation); the two
 /// are added per word prefix, so an unknown name pays the out-of-vocabulary cost once, not per letter. Letters are
-/// scored in lower case; a small case model gives "word", "Word" and "WORD" their probabilities. Characters other
+/// scored in lower case; a small case model gives "word", "Word" and "WORD" their probabilities, and the first
+/// letter's case depends on the word: names (lexicon words the dictionary writes only capitalized, marked `N`) are
+/// written "Friday" far more often than "friday", other words the other way round. Characters other
 /// than letters and the apostrophe (digits, punctuation, symbols) end the current word and cost a flat probability
 /// by kind (``symbolLogProbability(_:)``).
 public final class InkLanguageModel: @unchecked Sendable {
@@ -14,6 +16,15 @@ public final class InkLanguageModel: @unchecked Sendable {
     static let symbolCount = 28
     static let order = 4
     public static let inVocabularyWeight = 0.95
+    /// P(a word's first letter is upper case): for names, for the other lexicon words, and for words spelled out
+    /// by the character model (mostly names: UNIPEN's writers were given many). With P(an upper-case letter after
+    /// lower-case ones) and P(either case) once a word mixes them, chosen on the validation writers
+    /// (tools/ink/evaluate.py; the case model is word-independent below the first letter).
+    static let capitalizedName = 0.9
+    static let capitalizedWord = 0.15
+    static let capitalizedUnknown = 0.4
+    static let upperAfterLower = 0.005
+    static let mixedCase = 0.2
     /// Flat log-probabilities of characters outside words: digits, common punctuation, and the rare symbols
     /// (# $ % & * + / < = > @ [ \ ] ^ _ ` { | } ~), which a handwritten "a" or "k" must not easily become.
     public static let digitLogProbability = log(1.0 / 50)
@@ -47,9 +58,12 @@ public final class InkLanguageModel: @unchecked Sendable {
     private var childCount: [UInt8] = []
     private var edgeSymbol: [UInt8] = []
     private var edgeTarget: [Int32] = []
-    /// Total count of the words under the node (those ending at it included), and of those ending at it.
+    /// Total count of the words under the node (those ending at it included), and of those ending at it; and
+    /// the same counts of names only.
     private var mass: [Double] = []
     private var ends: [Double] = []
+    private var nameMass: [Double] = []
+    private var nameEnds: [Double] = []
     /// Character n-gram tables keyed by ``key(_:)`` of a history (totals and distinct followers) or history+symbol.
     private var ngramCounts = KeyTable<Double>(capacity: 16, empty: 0)
     private var histories = KeyTable<(total: Double, types: Double)>(capacity: 16, empty: (0, 0))
@@ -68,28 +82,36 @@ public final class InkLanguageModel: @unchecked Sendable {
         return model
     }
 
-    /// Reads `word<TAB>count` lines; words are lower-case letters with optional apostrophes.
+    /// Reads `word<TAB>count` or `word<TAB>count<TAB>N` (a name) lines; words are lower-case letters with
+    /// optional apostrophes.
     public convenience init(path: String) throws {
         guard let data = FileManager.default.contents(atPath: path) else { throw TaskError.notFound("language model \(path) does not exist") }
-        var words: [(word: [UInt8], count: Double)] = []
+        var words: [Word] = []
         var lineNumber = 0
         for line in data.split(separator: UInt8(ascii: "\n")) {
             lineNumber += 1
-            guard let tab = line.firstIndex(of: UInt8(ascii: "\t")),
-                  let count = Double(String(decoding: line[(tab + 1)...], as: UTF8.self)), count > 0 else {
-                throw TaskError.model("language model \(path) line \(lineNumber) is not `word<TAB>count`")
+            let fields = line.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false)
+            guard fields.count == 2 || (fields.count == 3 && fields[2].elementsEqual("N".utf8)),
+                  let count = Double(String(decoding: fields[1], as: UTF8.self)), count > 0 else {
+                throw TaskError.model("language model \(path) line \(lineNumber) is not `word<TAB>count[<TAB>N]`")
             }
             var symbols: [UInt8] = []
-            for byte in line[..<tab] {
+            for byte in fields[0] {
                 guard let symbol = Self.symbol(of: byte) else { throw TaskError.model("language model \(path) line \(lineNumber): a word may hold only a-z and '") }
                 symbols.append(symbol)
             }
-            if !symbols.isEmpty { words.append((symbols, count)) }
+            if !symbols.isEmpty { words.append(Word(word: symbols, count: count, isName: fields.count == 3)) }
         }
         try self.init(words: words)
     }
 
-    init(words: [(word: [UInt8], count: Double)]) throws {
+    struct Word {
+        var word: [UInt8]
+        var count: Double
+        var isName = false
+    }
+
+    init(words: [Word]) throws {
         guard !words.isEmpty else { throw TaskError.model("the language model has no words") }
         wordCount = words.count
         buildTrie(words)
@@ -106,7 +128,7 @@ public final class InkLanguageModel: @unchecked Sendable {
         }
     }
 
-    private func buildTrie(_ words: [(word: [UInt8], count: Double)]) {
+    private func buildTrie(_ words: [Word]) {
         // Sorted words put every node's subtree in one contiguous run, so the trie is built depth-first without
         // a dictionary per node; a node's edges are reserved before its children are built.
         let sorted = words.sorted { $0.word.lexicographicallyPrecedes($1.word) }
@@ -114,6 +136,8 @@ public final class InkLanguageModel: @unchecked Sendable {
             let node = Int32(mass.count)
             mass.append(0)
             ends.append(0)
+            nameMass.append(0)
+            nameEnds.append(0)
             childStart.append(0)
             childCount.append(0)
             var groups: [(symbol: UInt8, range: Range<Int>)] = []
@@ -121,15 +145,20 @@ public final class InkLanguageModel: @unchecked Sendable {
             while i < range.upperBound {
                 let word = sorted[i].word
                 mass[Int(node)] += sorted[i].count
+                if sorted[i].isName { nameMass[Int(node)] += sorted[i].count }
                 if word.count == depth {
                     ends[Int(node)] += sorted[i].count
+                    if sorted[i].isName { nameEnds[Int(node)] += sorted[i].count }
                     i += 1
                     continue
                 }
                 let symbol = word[depth]
                 var j = i + 1
                 while j < range.upperBound, sorted[j].word.count > depth, sorted[j].word[depth] == symbol { j += 1 }
-                for k in (i + 1)..<j { mass[Int(node)] += sorted[k].count }
+                for k in (i + 1)..<j {
+                    mass[Int(node)] += sorted[k].count
+                    if sorted[k].isName { nameMass[Int(node)] += sorted[k].count }
+                }
                 groups.append((symbol, i..<j))
                 i = j
             }
@@ -156,13 +185,13 @@ public final class InkLanguageModel: @unchecked Sendable {
         ((historyKey >> 28) + 1) << 28 | (historyKey & 0x0FFF_FFFF) << 5 | UInt32(symbol)
     }
 
-    private func buildNgrams(_ words: [(word: [UInt8], count: Double)]) {
+    private func buildNgrams(_ words: [Word]) {
         // Counts per 10^9 words become a corpus of about 10 million words, the scale Witten-Bell's type counts
         // are meaningful at.
         var ngramCounts = KeyTable<Double>(capacity: 1 << 19, empty: 0)
         var histories = KeyTable<(total: Double, types: Double)>(capacity: 1 << 18, empty: (0, 0))
         var padded = [UInt8](repeating: 0, count: 64)
-        for (word, count) in words where word.count + Self.order < padded.count {
+        for (word, count) in words.map({ ($0.word, $0.count) }) where word.count + Self.order < padded.count {
             let weight = count / 100
             for k in 0..<(Self.order - 1) { padded[k] = 0 }
             for (k, symbol) in word.enumerated() { padded[Self.order - 1 + k] = symbol }
@@ -213,20 +242,35 @@ public final class InkLanguageModel: @unchecked Sendable {
         var outOfVocabulary = log(1 - InkLanguageModel.inVocabularyWeight)
         var history: [UInt8] = [0, 0, 0]
         var casing = Casing.start
+        var upperFirst = false
         var inWord = false
     }
 
     enum Casing: Hashable { case start, firstUpper, lower, upper, mixed }
 
-    /// Log P(case of this letter | casing so far) and the next casing.
+    /// Log P(case of this letter | casing so far) and the next casing, for every letter after a word's first
+    /// (whose case the word decides: ``capitalizedName``, ``capitalizedWord``, ``capitalizedUnknown``).
     @inline(__always) static func casing(_ casing: Casing, upper: Bool) -> (Double, Casing) {
         switch casing {
-        case .start: return upper ? (log(0.25), .firstUpper) : (log(0.75), .lower)
+        case .start: return (0, upper ? .firstUpper : .lower)
         case .firstUpper: return upper ? (log(0.3), .upper) : (log(0.7), .lower)
-        case .lower: return upper ? (log(0.02), .mixed) : (log(0.98), .lower)
+        case .lower: return upper ? (log(upperAfterLower), .mixed) : (log(1 - upperAfterLower), .lower)
         case .upper: return upper ? (log(0.95), .upper) : (log(0.05), .mixed)
-        case .mixed: return (log(0.5), .mixed)
+        case .mixed: return (log(mixedCase), .mixed)
         }
+    }
+
+    /// The count of the words under (or, with `ending`, at) `node` weighted by P(their first letter has the
+    /// word's case): names and other words capitalize at different rates.
+    @inline(__always) private func weightedCount(_ node: Int32, ending: Bool, upperFirst: Bool) -> Double {
+        let (all, names) = ending ? (ends[Int(node)], nameEnds[Int(node)]) : (mass[Int(node)], nameMass[Int(node)])
+        return upperFirst ? (all - names) * Self.capitalizedWord + names * Self.capitalizedName
+                          : (all - names) * (1 - Self.capitalizedWord) + names * (1 - Self.capitalizedName)
+    }
+
+    /// Log(numerator / denominator) of two counts, -infinity when either is empty.
+    @inline(__always) private static func logRatio(_ numerator: Double, _ denominator: Double) -> Double {
+        numerator > 0 && denominator > 0 ? log(numerator / denominator) : -.infinity
     }
 
     /// The log-probability of the word so far ending here (before a space, a symbol or the end of the text).
@@ -234,7 +278,9 @@ public final class InkLanguageModel: @unchecked Sendable {
         guard state.inWord else { return 0 }
         var inVocabulary = -Double.infinity
         if let node = state.node, ends[Int(node)] > 0 {
-            inVocabulary = state.inVocabulary + log(ends[Int(node)] / mass[Int(node)])
+            inVocabulary = state.inVocabulary + (state.casing == .start
+                ? Self.logRatio(ends[Int(node)], mass[Int(node)])
+                : Self.logRatio(weightedCount(node, ending: true, upperFirst: state.upperFirst), weightedCount(node, ending: false, upperFirst: state.upperFirst)))
         }
         let outOfVocabulary = state.outOfVocabulary + log(ngramProbability(0, history: state.history[...]))
         return logAdd(inVocabulary, outOfVocabulary) - logAdd(state.inVocabulary, state.outOfVocabulary)
@@ -248,19 +294,28 @@ public final class InkLanguageModel: @unchecked Sendable {
         }
         var next = state
         next.inWord = true
+        let isLetter = character != UInt8(ascii: "'")
+        let upper = character < UInt8(ascii: "a")
+        // The first letter chooses the word's case: from here on the lexicon counts are weighted by it.
+        let isFirstLetter = isLetter && state.casing == .start
+        if isFirstLetter { next.upperFirst = upper }
+        let caseKnown = state.casing != .start || isLetter
         let before = logAdd(state.inVocabulary, state.outOfVocabulary)
         if let node = state.node, let child = child(of: node, symbol) {
-            next.inVocabulary = state.inVocabulary + log(mass[Int(child)] / mass[Int(node)])
+            let numerator = caseKnown ? weightedCount(child, ending: false, upperFirst: next.upperFirst) : mass[Int(child)]
+            let denominator = state.casing == .start ? mass[Int(node)] : weightedCount(node, ending: false, upperFirst: next.upperFirst)
+            next.inVocabulary = state.inVocabulary + Self.logRatio(numerator, denominator)
             next.node = child
         } else {
             next.inVocabulary = -.infinity
             next.node = nil
         }
         next.outOfVocabulary = state.outOfVocabulary + log(ngramProbability(symbol, history: state.history[...]))
+        if isFirstLetter { next.outOfVocabulary += log(upper ? Self.capitalizedUnknown : 1 - Self.capitalizedUnknown) }
         next.history = Array(state.history.dropFirst()) + [symbol]
         var caseCost = 0.0
-        if character != UInt8(ascii: "'") {
-            (caseCost, next.casing) = Self.casing(state.casing, upper: character < UInt8(ascii: "a"))
+        if isLetter {
+            (caseCost, next.casing) = Self.casing(state.casing, upper: upper)
         }
         return (logAdd(next.inVocabulary, next.outOfVocabulary) - before + caseCost, next)
     }
