@@ -46,9 +46,11 @@ def encode(label):
     return [ink_data.ALPHABET.index(c) + 1 for c in label]
 
 
-def augmented(strokes, rng, speed_range=1.0):
+def augmented(strokes, rng, speed_range=1.0, pixel_grid=0.0):
     """The same ink with another writer's slant and proportions, and (with `speed_range` r > 1) a pen between r
-    times slower and r times faster (log-uniform): slow mouse input must read like a pen."""
+    times slower and r times faster (log-uniform): slow mouse input must read like a pen. With probability
+    `pixel_grid` the points are also snapped to a pixel grid 20 to 60 pixels per ink height (repeated pixels
+    dropped), as a mouse or a finger on a small canvas delivers them: stair-stepped lines."""
     shear, sx, angle = rng.normal(0, 0.2), rng.uniform(0.8, 1.2), rng.normal(0, 0.05)
     slowness = math.exp(rng.uniform(-math.log(speed_range), math.log(speed_range)))
     ca, sa = math.cos(angle), math.sin(angle)
@@ -56,6 +58,18 @@ def augmented(strokes, rng, speed_range=1.0):
     for s in strokes:
         out.append([[(p[0] - shear * p[1]) * sx * ca + p[1] * sa, -(p[0] - shear * p[1]) * sx * sa + p[1] * ca,
                      None if len(p) < 3 or p[2] is None else p[2] * slowness] for p in s])
+    if pixel_grid > 0 and rng.random() < pixel_grid:
+        ys = [p[1] for s in out for p in s]
+        pixel = max(max(ys) - min(ys), 1e-6) / rng.uniform(20, 60)
+        snapped = []
+        for s in out:
+            points = []
+            for x, y, t in s:
+                q = [round(x / pixel) * pixel, round(y / pixel) * pixel, t]
+                if not points or q[:2] != points[-1][:2]:
+                    points.append(q)
+            snapped.append(points)
+        out = snapped
     return out
 
 
@@ -82,13 +96,13 @@ def synthetic_text(rng, words, weights, single_characters=0.1):
 
 
 def feature_job(job):
-    kind, payload, seed, copies, speed_range = job
+    kind, payload, seed, copies, speed_range, pixel_grid = job
     rng = np.random.default_rng(seed)
     if kind == "real":
         label, strokes = payload
         items = [(features(strokes), label)]
         for k in range(copies if len(label) > 1 else 1):
-            copy = augmented(strokes, rng, speed_range)
+            copy = augmented(strokes, rng, speed_range, pixel_grid)
             if k % 2 == 1:  # without timing, as inks from a mouse or a file without t arrive
                 copy = untimed(copy)
             items.append((features(copy), label))
@@ -203,6 +217,9 @@ def main():
     parser.add_argument("--single-characters", type=float, default=0.1, help="share of synthetic inks that are one character")
     parser.add_argument("--speed-range", type=float, default=1.0, help="augmented copies are written up to this many times slower or faster")
     parser.add_argument("--cut-characters-with", help="a trained .tflite: cut real isolated characters out of the training words it reads (character_cuts.py)")
+    parser.add_argument("--pixel-grid", type=float, default=0.0, help="share of augmented copies snapped to a coarse pixel grid (mouse or finger on a small canvas)")
+    parser.add_argument("--cut-characters-at", type=float, help="at this fraction of the budget, cut real isolated characters out of the training words "
+                        "the model being trained reads, and train on them too for the rest of the run (the cutting itself took 9 minutes here)")
     args = parser.parse_args()
     started = time.time()
     rng = np.random.default_rng(args.seed)
@@ -215,13 +232,15 @@ def main():
             cuts = pool.apply(cut_characters, (args.cut_characters_with, words))
         print(f"{len(cuts)} isolated characters cut from the training words in {time.time() - started:.0f} s", flush=True)
     vocabulary, weights = lexicon()
-    jobs = [("real", (d["label"], d["strokes"]), args.seed * 1000003 + i, args.copies, args.speed_range)
+    jobs = [("real", (d["label"], d["strokes"]), args.seed * 1000003 + i, args.copies, args.speed_range, args.pixel_grid)
             for i, d in enumerate(words + chars + cuts)]
-    jobs += [("synthetic", synthetic_text(rng, vocabulary, weights, args.single_characters), args.seed * 7919 + i, 0, 1.0)
+    jobs += [("synthetic", synthetic_text(rng, vocabulary, weights, args.single_characters), args.seed * 7919 + i, 0, 1.0, 0.0)
              for i in range(args.synthetic)]
-    with Pool(os.cpu_count()) as pool:
-        items = [it for group in pool.map(feature_job, jobs, chunksize=256) for it in group]
-    items = [(f, encode(label)) for f, label in items if len(f) >= 2 * len(label) + 1]
+    pool = Pool(os.cpu_count())  # forked before TensorFlow loads; kept for the features of characters cut later
+    groups = pool.map(feature_job, jobs, chunksize=256)
+    word_features = [group[0][0] for group in groups[:len(words)]]
+    items = [(f, encode(label)) for group in groups for f, label in group if len(f) >= 2 * len(label) + 1]
+    del groups
     validation = [(features(d["strokes"]), d["label"]) for d in ink_data.read("unipen-words", "validation")]
     print(f"{len(items)} training sequences ({len(words)} UNIPEN words, {len(chars)} characters, {args.synthetic} synthetic), "
           f"{len(validation)} validation words; features in {time.time() - started:.0f} s", flush=True)
@@ -250,8 +269,19 @@ def main():
     def validation_cer():
         return validation_cer_of(model, validation)
 
+    def cut_now():
+        import character_cuts
+        began = time.time()
+        found = [dict(label=c, strokes=st) for c, st in character_cuts.characters_of(words, model, word_features)]
+        jobs = [("real", (d["label"], d["strokes"]), args.seed * 1000033 + i, args.copies, args.speed_range, args.pixel_grid) for i, d in enumerate(found)]
+        added = [(f, encode(label)) for group in pool.map(feature_job, jobs, chunksize=256) for f, label in group if len(f) >= 2 * len(label) + 1]
+        items.extend(added)
+        print(f"{len(found)} isolated characters cut from the training words by the model being trained "
+              f"({len(added)} sequences with their copies) in {time.time() - began:.0f} s", flush=True)
+        return found
+
     history, best = [], ((resumed_cer, model.get_weights()) if args.resume else (math.inf, None))
-    epoch = 0
+    epoch, cut_done = 0, False
     while time.time() - schedule_start < budget:
         epoch += 1
         losses = []
@@ -259,6 +289,9 @@ def main():
             elapsed = (time.time() - schedule_start) / budget
             if elapsed >= 1.0:
                 break
+            if args.cut_characters_at is not None and elapsed >= args.cut_characters_at and not cut_done:
+                cuts, cut_done = cut_now(), True
+                break  # a new epoch, with the cut characters in it
             # constant, then cosine decay over the last 40% of the budget
             optimizer.learning_rate.assign(top if elapsed < 0.6 else 0.1 * top + 0.9 * top * 0.5 * (1 + math.cos(math.pi * (elapsed - 0.6) / 0.4)))
             losses.append(float(step(x, y, xl, yl)))
@@ -268,6 +301,7 @@ def main():
         if cer < best[0]:
             best = (cer, model.get_weights())
 
+    pool.close()
     export = build_model(batch_size=1)
     export.set_weights(best[1])
     converter = tf.lite.TFLiteConverter.from_keras_model(export)
@@ -277,8 +311,8 @@ def main():
                    unipen_words=len(words), unipen_characters=len(chars), cut_characters=len(cuts), synthetic=args.synthetic,
                    minutes=(time.time() - started) / 60, best_validation_greedy_cer=best[0], history=history,
                    seed=args.seed, tensorflow=tf.__version__, resumed_from=args.resume, learning_rate=args.learning_rate,
-                   augmented_copies=args.copies, single_characters=args.single_characters, speed_range=args.speed_range,
-                   cut_characters_with=args.cut_characters_with)
+                   augmented_copies=args.copies, pixel_grid=args.pixel_grid, single_characters=args.single_characters, speed_range=args.speed_range,
+                   cut_characters_with=args.cut_characters_with, cut_characters_at=args.cut_characters_at)
     previous = os.path.splitext(args.resume)[0] + ".training.json" if args.resume else None
     if previous and os.path.exists(previous):
         summary["resumed_run"] = json.load(open(previous))
