@@ -150,4 +150,55 @@ final class KernelConsistencyTests: XCTestCase {
             assertNear(output.toArray(of: Float.self), expected, "transpose conv \(inputShape) -> \(outputShape) \(options)")
         }
     }
+
+    func testTransposedMatrixVectorMatchesReference() {
+        for width in [1, 15, 16, 17, 63, 64, 65, 80, 130, 384] {
+            let depth = Int.random(in: 1...100)
+            let matrix = random(width * depth), x = random(depth), start = random(width)
+            var fast = start, reference = start
+            fast.withUnsafeMutableBufferPointer { transposedMatrixVectorAccumulate(matrix, width: width, depth: depth, x, into: $0.baseAddress!) }
+            reference.withUnsafeMutableBufferPointer {
+                transposedMatrixVectorAccumulateReference(matrix, width: width, stride: width, depth: depth, x, into: $0.baseAddress!)
+            }
+            assertNear(fast, reference, "transposed matrix-vector \(depth) -> \(width)")
+        }
+    }
+
+    /// The LSTM's recurrent product three ways: all gates at once from transposed constant weights (`GateColumns`),
+    /// and, for weights that are not constant, per-gate SIMD rows (small steps) or sgemm (larger ones).
+    func testLSTMRecurrencePathsAgree() throws {
+        for trial in 0..<12 {
+            let cells = [3, 20, 33, 64, 70, 96][trial % 6], batches = trial < 6 ? 1 : Int.random(in: 2...3)
+            let steps = Int.random(in: 1...9), inputSize = Int.random(in: 1...6), cifg = trial % 4 == 3
+            let values: [Int: [Float]] = Dictionary(uniqueKeysWithValues: (1...15).map { i in
+                let count = i <= 4 ? cells * inputSize : i <= 8 ? cells * cells : cells
+                return (i, random(count).map { $0 * 0.3 })
+            })
+            let x = random(batches * steps * inputSize)
+            func runLSTM(constantWeights: Bool) throws -> [Float] {
+                var inputs = [Tensor?](repeating: nil, count: 24)
+                inputs[0] = tensor(0, [batches, steps, inputSize], x)
+                for i in 1...15 where !(cifg && [1, 5, 9].contains(i)) && !(9...11).contains(i) {
+                    let shape = i <= 4 ? [cells, inputSize] : i <= 8 ? [cells, cells] : [cells]
+                    let t = tensor(i, shape, values[i])
+                    if !constantWeights { t.storage = .arena }
+                    inputs[i] = t
+                }
+                for (i, count) in [(18, cells), (19, cells)] {
+                    let description = TensorDescription(name: "state\(i)", type: .float32, shape: [batches, count], shapeSignature: [batches, count],
+                                                        buffer: 0, quantization: nil, isVariable: true, sparsity: nil)
+                    let state = Tensor(index: i, description: description, constant: nil)
+                    state.makePersistent(byteCount: batches * count * 4)
+                    inputs[i] = state
+                }
+                let output = tensor(24, [1])
+                let kernel = try UnidirectionalSequenceLSTM(node(inputs, [output]))
+                try run(kernel)
+                XCTAssertEqual(kernel.float?.gateColumns != nil, constantWeights)
+                return output.toArray(of: Float.self)
+            }
+            assertNear(try runLSTM(constantWeights: true), try runLSTM(constantWeights: false),
+                       "LSTM \(cells) cells, batch \(batches), \(steps) steps, cifg \(cifg)")
+        }
+    }
 }

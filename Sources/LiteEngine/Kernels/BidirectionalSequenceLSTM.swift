@@ -54,11 +54,12 @@ final class BidirectionalSequenceLSTM: Kernel {
         }
         (steps, batches) = options.timeMajor ? (input.dim(0), input.dim(1)) : (input.dim(1), input.dim(0))
         inputSize = input.dim(2)
-        let make = { (base: Int, states: (Int, Int), inputSize: Int) in
+        let make = { (base: Int, states: (Int, Int), inputSize: Int, previous: FloatLSTM?) in
             try FloatLSTM(tensors: self.cellTensors(base: base, states: states), activation: self.options.activation,
-                          cellClip: self.options.cellClip, projClip: self.options.projClip, inputSize: inputSize, batches: self.batches)
+                          cellClip: self.options.cellClip, projClip: self.options.projClip, inputSize: inputSize, batches: self.batches,
+                          previous: previous)
         }
-        let forward = try make(0, (35, 36), inputSize), backward = try make(17, (37, 38), auxInput.dim(2))
+        let forward = try make(0, (35, 36), inputSize, self.forward), backward = try make(17, (37, 38), auxInput.dim(2), self.backward)
         (self.forward, self.backward) = (forward, backward)
         let shape = { (size: Int) in self.options.timeMajor ? [self.steps, self.batches, size] : [self.batches, self.steps, size] }
         if options.mergeOutputs {

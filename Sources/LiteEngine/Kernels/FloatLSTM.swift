@@ -18,14 +18,16 @@ import LiteFormat
 /// new c; h = o·act(c), projected and clipped to ±proj_clip when there is a projection.
 ///
 /// Speed: the input contributions W_x·x of all time steps are four sgemm calls before the time loop; each
-/// step then does the recurrent product for the whole batch with one sgemm per gate, or with SIMD
-/// matrix-vector products when the step is small.
+/// step then does the recurrent product W_h·h for the whole batch with one sgemm per gate, or, when the
+/// weights are small, all gates at once from their transposed copy (`GateColumns`) with SIMD.
 struct FloatLSTM {
     let tensors: [Tensor?]
     let activation: (Float) -> Float
     let isTanh: Bool
     let cellClip: Float, projClip: Float
     let inputSize: Int, cells: Int, outputSize: Int
+    /// The recurrent weights of all gates, transposed (nil when they are not small constant float32 matrices).
+    let gateColumns: GateColumns?
 
     var hasInputGate: Bool { tensors[1] != nil }
     var hasPeepholes: Bool { tensors[10] != nil }
@@ -51,9 +53,10 @@ struct FloatLSTM {
     }
 
     /// Reads the sizes from the weights and checks every tensor's type and shape. `weightsMayBeInt8`: the hybrid
-    /// path, whose int8 weights `HybridLSTM` checks.
+    /// path, whose int8 weights `HybridLSTM` checks. `previous`: this op's cell before a re-prepare, whose
+    /// transposed recurrent weights are kept when they were made from the same weights.
     init(tensors: [Tensor?], activation: FusedActivation, cellClip: Float, projClip: Float, inputSize: Int, batches: Int,
-         weightsMayBeInt8: Bool = false) throws {
+         weightsMayBeInt8: Bool = false, previous: FloatLSTM? = nil) throws {
         precondition(tensors.count == 24)
         self.tensors = tensors
         self.activation = try Self.activation(activation)
@@ -106,6 +109,12 @@ struct FloatLSTM {
         guard outputState.elementCount == batches * outputSize, cellState.elementCount == batches * cells else {
             throw KernelError.invalid("states \(outputState.shape) and \(cellState.shape) do not fit batch \(batches)")
         }
+        let recurrentWeights = gates.map { tensors[$0 + 4]! }
+        if let kept = previous?.gateColumns, kept.isMade(from: recurrentWeights) {
+            gateColumns = kept
+        } else {
+            gateColumns = GateColumns(gateWeights: recurrentWeights, cells: cells, depth: outputSize)
+        }
     }
 
     /// Input contributions of 4 gates for all steps, recurrent gates of one step, and the pre-projection output.
@@ -123,7 +132,8 @@ struct FloatLSTM {
         guard B > 0, T > 0 else { return }
         let scratch = rawScratch.assumingMemoryBound(to: Float.self)
         let inputGates = (0..<4).map { scratch + $0 * T * B * C }
-        let stepGates = (0..<4).map { scratch + 4 * T * B * C + $0 * B * C }
+        // One step's gates batch by batch, [B, 4, C], so that one batch's gates are one contiguous row.
+        let stepRows = scratch + 4 * T * B * C
         let hidden = scratch + 4 * T * B * C + 4 * B * C
         let gates = hasInputGate ? [0, 1, 2, 3] : [1, 2, 3]
         let weights = { (g: Int) -> UnsafePointer<Float> in UnsafePointer(self.tensors[1 + g]!.floats) }
@@ -151,24 +161,35 @@ struct FloatLSTM {
         // Below this many multiply-adds per gate and step a BLAS call costs more than the arithmetic (20-cell
         // MNIST LSTM: 0.056 -> 0.049 ms); above it OpenBLAS wins (128 cells: 137 vs 168 ms for the BiLSTM).
         let smallRecurrence = B * C * O <= 4096
+        let columns = B * C * O <= 4 * GateColumns.maximumElements ? gateColumns : nil
+        let firstGate = gates[0]
 
         for step in 0..<T {
             let t = reverse ? T - 1 - step : step
-            for g in gates {
-                // gate = W_x·x_t + W_h·h_prev for the whole batch.
-                stepGates[g].update(from: inputGates[g] + t * B * C, count: B * C)
-                if smallRecurrence {
-                    for b in 0..<B {
-                        matrixVectorAccumulate(recurrentWeights(g), rows: C, columns: O, outputState + b * O, into: stepGates[g] + b * C)
+            // gates = W_x·x_t + W_h·h_prev for the whole batch.
+            for b in 0..<B {
+                for g in gates { (stepRows + (b * 4 + g) * C).update(from: inputGates[g] + (t * B + b) * C, count: C) }
+            }
+            if let columns {
+                for b in 0..<B {
+                    transposedMatrixVectorAccumulate(columns.values, width: columns.width, depth: O, outputState + b * O,
+                                                     into: stepRows + (b * 4 + firstGate) * C)
+                }
+            } else {
+                for g in gates {
+                    if smallRecurrence {
+                        for b in 0..<B {
+                            matrixVectorAccumulate(recurrentWeights(g), rows: C, columns: O, outputState + b * O, into: stepRows + (b * 4 + g) * C)
+                        }
+                    } else {
+                        BLAS.sgemm(transposeB: true, m: B, n: C, k: O, a: outputState, lda: O, b: recurrentWeights(g), ldb: O,
+                                   beta: 1, c: stepRows + g * C, ldc: 4 * C, threads: threads)
                     }
-                } else {
-                    BLAS.sgemm(transposeB: true, m: B, n: C, k: O, a: outputState, lda: O, b: recurrentWeights(g), ldb: O,
-                               beta: 1, c: stepGates[g], ldc: C, threads: threads)
                 }
             }
             for b in 0..<B {
                 let cell = cellState + b * C
-                let row = { (g: Int) in stepGates[g] + b * C }
+                let row = { (g: Int) in stepRows + (b * 4 + g) * C }
                 if hasPeepholes {
                     if hasInputGate, let p = peephole[0] { for c in 0..<C { row(0)[c] += p[c] * cell[c] } }
                     if let p = peephole[1] { for c in 0..<C { row(1)[c] += p[c] * cell[c] } }

@@ -42,11 +42,12 @@ final class UnidirectionalSequenceLSTM: Kernel {
         let recurrent = try self.input(6)
         guard recurrent.rank == 2, recurrent.dim(0) == cells else { throw KernelError.invalid("recurrent weights \(recurrent.shape) do not fit \(cells) cells") }
         outputSize = recurrent.dim(1)
+        let previous = float
         (float, hybrid, integer) = (nil, nil, nil)
         if input.type == .int8 { return try prepareInteger(input: input, output: output) }
         let isHybrid = forgetWeights.type == .int8
         float = try FloatLSTM(tensors: node.inputs, activation: options.activation, cellClip: options.cellClip, projClip: options.projClip,
-                              inputSize: inputSize, batches: batches, weightsMayBeInt8: isHybrid)
+                              inputSize: inputSize, batches: batches, weightsMayBeInt8: isHybrid, previous: previous)
         if isHybrid {
             hybrid = try HybridLSTM(inputs: node.inputs, options: options, activation: try FloatLSTM.activation(options.activation),
                                     inputSize: inputSize, cells: cells, outputSize: outputSize)
