@@ -53,6 +53,7 @@ struct CTCBeamSearch {
         var candidates: [(Int, Float)] = []
         var next: [Beam] = []
         var index: [[UInt8]: Int] = [:]
+        var totals: [Double] = [], order: [Int] = []
         for t in 0..<frames {
             let row = t * classes
             let blankLog = Double(logProbabilities[row])
@@ -97,9 +98,14 @@ struct CTCBeamSearch {
                     next.append(Beam(text: text, emittedAt: beam.emittedAt + [t], nonBlank: path, languageModel: languageScore, state: state))
                 }
             }
-            // Best first; equal scores in text order.
-            next.sort { $0.total != $1.total ? $0.total > $1.total : $0.text.lexicographicallyPrecedes($1.text) }
-            beams = Array(next.prefix(beamWidth))
+            // Best first; equal scores in text order. The totals (a logAdd each) are computed once, not per comparison.
+            totals.removeAll(keepingCapacity: true)
+            for beam in next { totals.append(beam.total) }
+            order.removeAll(keepingCapacity: true)
+            order.append(contentsOf: next.indices)
+            order.sort { totals[$0] != totals[$1] ? totals[$0] > totals[$1] : next[$0].text.lexicographicallyPrecedes(next[$1].text) }
+            beams.removeAll(keepingCapacity: true)
+            for i in order.prefix(beamWidth) { beams.append(next[i]) }
         }
         var finished: [Hypothesis] = beams.map { beam in
             var score = beam.total
