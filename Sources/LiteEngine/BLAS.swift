@@ -25,8 +25,13 @@ public enum BLAS {
     typealias SetThreadsFunction = @convention(c) (Int32) -> Void
     typealias CorenameFunction = @convention(c) () -> UnsafeMutablePointer<CChar>?
 
+    typealias SgemvFunction = @convention(c) (
+        CBLAS_ORDER, CBLAS_TRANSPOSE, Int32, Int32, Float, UnsafePointer<Float>?, Int32,
+        UnsafePointer<Float>?, Int32, Float, UnsafeMutablePointer<Float>?, Int32
+    ) -> Void
     struct Library: @unchecked Sendable {
         let sgemm: SgemmFunction
+        let sgemv: SgemvFunction
         let dgemm: DgemmFunction
         let setThreads: SetThreadsFunction?
         let corename: String
@@ -73,14 +78,16 @@ public enum BLAS {
         guard let handle = names.lazy.compactMap({ dlopen($0, RTLD_NOW | RTLD_LOCAL) }).first else {
             fatalError("LiteEngine needs OpenBLAS (apt-get install libopenblas-dev): \(String(cString: dlerror()))")
         }
-        guard let sgemm = dlsym(handle, "cblas_sgemm"), let dgemm = dlsym(handle, "cblas_dgemm") else { fatalError("OpenBLAS has no cblas_sgemm/dgemm") }
+        guard let sgemm = dlsym(handle, "cblas_sgemm"), let sgemv = dlsym(handle, "cblas_sgemv"), let dgemm = dlsym(handle, "cblas_dgemm") else {
+            fatalError("OpenBLAS has no cblas_sgemm/sgemv/dgemm")
+        }
         let setThreads = dlsym(handle, "openblas_set_num_threads").map { unsafeBitCast($0, to: SetThreadsFunction.self) }
         var corename = "unknown"
         if let symbol = dlsym(handle, "openblas_get_corename"),
            let name = unsafeBitCast(symbol, to: CorenameFunction.self)() {
             corename = String(cString: name)
         }
-        return Library(sgemm: unsafeBitCast(sgemm, to: SgemmFunction.self), dgemm: unsafeBitCast(dgemm, to: DgemmFunction.self),
+        return Library(sgemm: unsafeBitCast(sgemm, to: SgemmFunction.self), sgemv: unsafeBitCast(sgemv, to: SgemvFunction.self), dgemm: unsafeBitCast(dgemm, to: DgemmFunction.self),
                        setThreads: setThreads, corename: corename)
     }
 
@@ -107,6 +114,15 @@ public enum BLAS {
         useThreads(threads)
         lib.sgemm(CblasRowMajor, transposeA ? CblasTrans : CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
                   Int32(m), Int32(n), Int32(k), 1, a, Int32(lda), b, Int32(ldb), beta, c, Int32(ldc))
+    }
+
+    /// Row-major `y = A · x + y` with A M x N.
+    @inline(__always)
+    static func sgemvAccumulate(m: Int, n: Int, a: UnsafePointer<Float>, lda: Int, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>,
+                                threads: Int) {
+        let lib = library
+        useThreads(threads)
+        lib.sgemv(CblasRowMajor, CblasNoTrans, Int32(m), Int32(n), 1, a, Int32(lda), x, 1, 1, y, 1)
     }
 
     /// Row-major double `C = A · Bᵀ`. Quantized kernels use it for exact integer dot products: every product

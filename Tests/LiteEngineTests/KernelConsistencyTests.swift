@@ -151,21 +151,8 @@ final class KernelConsistencyTests: XCTestCase {
         }
     }
 
-    func testTransposedMatrixVectorMatchesReference() {
-        for width in [1, 15, 16, 17, 63, 64, 65, 80, 130, 384] {
-            let depth = Int.random(in: 1...100)
-            let matrix = random(width * depth), x = random(depth), start = random(width)
-            var fast = start, reference = start
-            fast.withUnsafeMutableBufferPointer { transposedMatrixVectorAccumulate(matrix, width: width, depth: depth, x, into: $0.baseAddress!) }
-            reference.withUnsafeMutableBufferPointer {
-                transposedMatrixVectorAccumulateReference(matrix, width: width, stride: width, depth: depth, x, into: $0.baseAddress!)
-            }
-            assertNear(fast, reference, "transposed matrix-vector \(depth) -> \(width)")
-        }
-    }
-
-    /// The LSTM's recurrent product three ways: all gates at once from transposed constant weights (`GateColumns`),
-    /// and, for weights that are not constant, per-gate SIMD rows (small steps) or sgemm (larger ones).
+    /// The LSTM's recurrent product three ways: all gates at once from stacked constant weights (`StackedGateWeights`,
+    /// one sgemv), and, for weights that are not constant, per-gate SIMD rows (small steps) or sgemm (larger ones).
     func testLSTMRecurrencePathsAgree() throws {
         for trial in 0..<12 {
             let cells = [3, 20, 33, 64, 70, 96][trial % 6], batches = trial < 6 ? 1 : Int.random(in: 2...3)
@@ -194,7 +181,7 @@ final class KernelConsistencyTests: XCTestCase {
                 let output = tensor(24, [1])
                 let kernel = try UnidirectionalSequenceLSTM(node(inputs, [output]))
                 try run(kernel)
-                XCTAssertEqual(kernel.float?.gateColumns != nil, constantWeights)
+                XCTAssertEqual(kernel.float?.stackedRecurrentWeights != nil, constantWeights)
                 return output.toArray(of: Float.self)
             }
             assertNear(try runLSTM(constantWeights: true), try runLSTM(constantWeights: false),

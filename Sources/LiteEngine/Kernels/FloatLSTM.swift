@@ -18,16 +18,17 @@ import LiteFormat
 /// new c; h = o·act(c), projected and clipped to ±proj_clip when there is a projection.
 ///
 /// Speed: the input contributions W_x·x of all time steps are four sgemm calls before the time loop; each
-/// step then does the recurrent product W_h·h for the whole batch with one sgemm per gate, or, when the
-/// weights are small, all gates at once from their transposed copy (`GateColumns`) with SIMD.
+/// step then does the recurrent product W_h·h of all gates at once, one sgemv over the gates' weights stacked
+/// into one matrix (`StackedGateWeights`), or, for weights that are not constant, one sgemm per gate (SIMD
+/// matrix-vector products when the step is small).
 struct FloatLSTM {
     let tensors: [Tensor?]
     let activation: (Float) -> Float
     let isTanh: Bool
     let cellClip: Float, projClip: Float
     let inputSize: Int, cells: Int, outputSize: Int
-    /// The recurrent weights of all gates, transposed (nil when they are not small constant float32 matrices).
-    let gateColumns: GateColumns?
+    /// The recurrent weights of all gates in one matrix (nil when they are not small constant float32 matrices).
+    let stackedRecurrentWeights: StackedGateWeights?
 
     var hasInputGate: Bool { tensors[1] != nil }
     var hasPeepholes: Bool { tensors[10] != nil }
@@ -54,7 +55,7 @@ struct FloatLSTM {
 
     /// Reads the sizes from the weights and checks every tensor's type and shape. `weightsMayBeInt8`: the hybrid
     /// path, whose int8 weights `HybridLSTM` checks. `previous`: this op's cell before a re-prepare, whose
-    /// transposed recurrent weights are kept when they were made from the same weights.
+    /// stacked recurrent weights are kept when they were made from the same weights.
     init(tensors: [Tensor?], activation: FusedActivation, cellClip: Float, projClip: Float, inputSize: Int, batches: Int,
          weightsMayBeInt8: Bool = false, previous: FloatLSTM? = nil) throws {
         precondition(tensors.count == 24)
@@ -110,10 +111,10 @@ struct FloatLSTM {
             throw KernelError.invalid("states \(outputState.shape) and \(cellState.shape) do not fit batch \(batches)")
         }
         let recurrentWeights = gates.map { tensors[$0 + 4]! }
-        if let kept = previous?.gateColumns, kept.isMade(from: recurrentWeights) {
-            gateColumns = kept
+        if let kept = previous?.stackedRecurrentWeights, kept.isMade(from: recurrentWeights) {
+            stackedRecurrentWeights = kept
         } else {
-            gateColumns = GateColumns(gateWeights: recurrentWeights, cells: cells, depth: outputSize)
+            stackedRecurrentWeights = StackedGateWeights(gateWeights: recurrentWeights, cells: cells, depth: outputSize)
         }
     }
 
@@ -161,7 +162,7 @@ struct FloatLSTM {
         // Below this many multiply-adds per gate and step a BLAS call costs more than the arithmetic (20-cell
         // MNIST LSTM: 0.056 -> 0.049 ms); above it OpenBLAS wins (128 cells: 137 vs 168 ms for the BiLSTM).
         let smallRecurrence = B * C * O <= 4096
-        let columns = B * C * O <= 4 * GateColumns.maximumElements ? gateColumns : nil
+        let stacked = B * C * O <= 4 * StackedGateWeights.maximumElements ? stackedRecurrentWeights : nil
         let firstGate = gates[0]
 
         for step in 0..<T {
@@ -170,10 +171,10 @@ struct FloatLSTM {
             for b in 0..<B {
                 for g in gates { (stepRows + (b * 4 + g) * C).update(from: inputGates[g] + (t * B + b) * C, count: C) }
             }
-            if let columns {
+            if let stacked {
                 for b in 0..<B {
-                    transposedMatrixVectorAccumulate(columns.values, width: columns.width, depth: O, outputState + b * O,
-                                                     into: stepRows + (b * 4 + firstGate) * C)
+                    BLAS.sgemvAccumulate(m: stacked.rows, n: O, a: stacked.values, lda: O, x: outputState + b * O,
+                                         y: stepRows + (b * 4 + firstGate) * C, threads: threads)
                 }
             } else {
                 for g in gates {
@@ -248,5 +249,41 @@ struct FloatLSTM {
             for c in 0..<count { gate[c] = (gate[c] - mean) * inverse * norm[c] }
         }
         if let bias { for c in 0..<count { gate[c] += bias[c] } }
+    }
+}
+
+/// The recurrent weights of an LSTM's gates stacked into one row-major [gates × cells, depth] matrix, so that
+/// one sgemv adds W_g·h for all gates of a step: a call per step instead of one per gate (for 96 cells the call
+/// costs more than its arithmetic; 4 sgemm calls a step made the ink text network 3.5x slower). Built once per
+/// model from constant weights (an op re-prepared for a new sequence length keeps it).
+final class StackedGateWeights: @unchecked Sendable {
+    let values: UnsafeMutablePointer<Float>
+    /// gates × cells.
+    let rows: Int
+    /// The weight tensors' bytes these were copied from (to tell whether they still apply).
+    let sources: [UnsafeRawPointer]
+
+    /// Largest weights worth stacking; above this one sgemm per gate costs little more.
+    static let maximumElements = 1 << 18
+
+    /// Nil unless every gate's weights are a constant float32 [cells, depth] matrix of at most `maximumElements`
+    /// values together.
+    init?(gateWeights: [Tensor], cells: Int, depth: Int) {
+        guard !gateWeights.isEmpty, gateWeights.count * cells * depth <= Self.maximumElements,
+              gateWeights.allSatisfy({ $0.type == .float32 && $0.storage != .arena && $0.shape == [cells, depth] && $0.data != nil })
+        else { return nil }
+        rows = gateWeights.count * cells
+        sources = gateWeights.map { UnsafeRawPointer($0.data!) }
+        values = .allocate(capacity: max(rows * depth, 1))
+        for (g, tensor) in gateWeights.enumerated() {
+            (values + g * cells * depth).update(from: tensor.floats, count: cells * depth)
+        }
+    }
+
+    deinit { values.deallocate() }
+
+    func isMade(from gateWeights: [Tensor]) -> Bool {
+        gateWeights.count == sources.count && gateWeights.allSatisfy { $0.type == .float32 }
+            && zip(gateWeights, sources).allSatisfy { $0.data.map(UnsafeRawPointer.init) == $1 }
     }
 }
