@@ -152,7 +152,8 @@ final class KernelConsistencyTests: XCTestCase {
     }
 
     /// The LSTM's recurrent product three ways: all gates at once from stacked constant weights (`StackedGateWeights`,
-    /// one sgemv), and, for weights that are not constant, per-gate SIMD rows (small steps) or sgemm (larger ones).
+    /// one sgemv, or one sgemm for a batch), and, for weights that are not constant, per-gate SIMD rows (small steps)
+    /// or sgemm (larger ones).
     func testLSTMRecurrencePathsAgree() throws {
         for trial in 0..<12 {
             let cells = [3, 20, 33, 64, 70, 96][trial % 6], batches = trial < 6 ? 1 : Int.random(in: 2...3)

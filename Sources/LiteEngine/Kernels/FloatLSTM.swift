@@ -18,9 +18,9 @@ import LiteFormat
 /// new c; h = o·act(c), projected and clipped to ±proj_clip when there is a projection.
 ///
 /// Speed: the input contributions W_x·x of all time steps are four sgemm calls before the time loop; each
-/// step then does the recurrent product W_h·h of all gates at once, one sgemv over the gates' weights stacked
-/// into one matrix (`StackedGateWeights`), or, for weights that are not constant, one sgemm per gate (SIMD
-/// matrix-vector products when the step is small).
+/// step then does the recurrent product W_h·h of all gates at once over the gates' weights stacked into one
+/// matrix (`StackedGateWeights`: one sgemv, or one sgemm for a batch), or, for weights that are not constant
+/// or very large, one sgemm per gate (SIMD matrix-vector products when the step is small).
 struct FloatLSTM {
     let tensors: [Tensor?]
     let activation: (Float) -> Float
@@ -162,7 +162,6 @@ struct FloatLSTM {
         // Below this many multiply-adds per gate and step a BLAS call costs more than the arithmetic (20-cell
         // MNIST LSTM: 0.056 -> 0.049 ms); above it OpenBLAS wins (128 cells: 137 vs 168 ms for the BiLSTM).
         let smallRecurrence = B * C * O <= 4096
-        let stacked = B * C * O <= 4 * StackedGateWeights.maximumElements ? stackedRecurrentWeights : nil
         let firstGate = gates[0]
 
         for step in 0..<T {
@@ -171,10 +170,12 @@ struct FloatLSTM {
             for b in 0..<B {
                 for g in gates { (stepRows + (b * 4 + g) * C).update(from: inputGates[g] + (t * B + b) * C, count: C) }
             }
-            if let stacked {
-                for b in 0..<B {
-                    BLAS.sgemvAccumulate(m: stacked.rows, n: O, a: stacked.values, lda: O, x: outputState + b * O,
-                                         y: stepRows + (b * 4 + firstGate) * C, threads: threads)
+            if let stacked = stackedRecurrentWeights {
+                if B == 1 {
+                    BLAS.sgemvAccumulate(m: stacked.rows, n: O, a: stacked.values, lda: O, x: outputState, y: stepRows + firstGate * C, threads: threads)
+                } else {
+                    BLAS.sgemm(transposeB: true, m: B, n: stacked.rows, k: O, a: outputState, lda: O, b: stacked.values, ldb: O,
+                               beta: 1, c: stepRows + firstGate * C, ldc: 4 * C, threads: threads)
                 }
             } else {
                 for g in gates {
@@ -263,7 +264,7 @@ final class StackedGateWeights: @unchecked Sendable {
     /// The weight tensors' bytes these were copied from (to tell whether they still apply).
     let sources: [UnsafeRawPointer]
 
-    /// Largest weights worth stacking; above this one sgemm per gate costs little more.
+    /// Largest weights copied (1 MB); larger ones take one sgemm per gate, whose call cost is small beside them.
     static let maximumElements = 1 << 18
 
     /// Nil unless every gate's weights are a constant float32 [cells, depth] matrix of at most `maximumElements`
