@@ -274,7 +274,11 @@ final class InkLanguageModelTests: XCTestCase {
         for context in ["th", "qu", "xyzzy", "hello wor"] {
             let state = model.state(after: context)
             var total = exp(model.endOfWord(state))
-            for byte in Array("abcdefghijklmnopqrstuvwxyz'".utf8) { total += exp(model.extend(state, with: byte).0 - InkLanguageModel.casing(state.casing, upper: false).0) }
+            for byte in Array("abcdefghijklmnopqrstuvwxyz'".utf8) {
+                // A letter's step includes the cost of its case; an apostrophe has none.
+                let caseCost = byte == UInt8(ascii: "'") ? 0 : InkLanguageModel.casing(state.casing, upper: false).0
+                total += exp(model.extend(state, with: byte).0 - caseCost)
+            }
             XCTAssertEqual(total, 1, accuracy: 1e-6, "after \"\(context)\"")
         }
         XCTAssertGreaterThan(model.extend(model.state(after: "q"), with: UInt8(ascii: "u")).0, model.extend(model.state(after: "q"), with: UInt8(ascii: "z")).0)

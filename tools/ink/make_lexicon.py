@@ -3,10 +3,11 @@
 
     python3 tools/ink/make_lexicon.py
 
-Words: the 60,000 most frequent English words of wordfreq (PyPI; data CC BY-SA 4.0, from Wikipedia, subtitles,
-news, books, web text, Twitter and Reddit) that are letters with optional apostrophes, plus every such word of
-Debian's wamerican list (/usr/share/dict/words, SCOWL, permissive with notice) without an apostrophe and not among them at the frequency of wordfreq's rarest
-kept word. Lower case; the recognizer's case model gives "Word" and "WORD". One line a word: `word<TAB>count`,
+Words: the 150,000 most frequent English words of wordfreq (PyPI; data CC BY-SA 4.0, from Wikipedia, subtitles,
+news, books, web text, Twitter and Reddit) that are letters with optional apostrophes, the rarer 90,000 of them
+without web spellings (`is_web_spelling`), plus every such word of Debian's wamerican list
+(/usr/share/dict/american-english, SCOWL, permissive with notice) without an apostrophe and not among them at the
+frequency of wordfreq's rarest kept word. Lower case; the recognizer's case model gives "Word" and "WORD". One line a word: `word<TAB>count`,
 count = frequency per 10^9 words (at least 1), most frequent first, and a third field `N` on names: the words that
 the dictionary writes only capitalized ("Friday", "Knox"; "Bill" and "bill" is not a name), which the recognizer
 expects capitalized. The Swift side builds both the lexicon trie
@@ -19,22 +20,45 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 WORD = re.compile(r"^[a-z]+('[a-z]+)?$")
 
 
+CORE = 60000  # wordfreq's most frequent words, taken as they are; rarer ones must pass is_web_spelling
+
+
+def is_web_spelling(word, core, dictionary):
+    """Whether a rare word of wordfreq's web text is a spelling no writer means: not in Debian's largest American
+    word list (wamerican-insane) and either a letter three times in a row ("helloooo") or two frequent words of four
+    letters or more run together ("helloworld", which would make "hello" + ink "world" read as one word)."""
+    if word in dictionary:
+        return False
+    return bool(re.search(r"(.)\1\1", word)) or any(word[:i] in core and word[i:] in core for i in range(4, len(word) - 3))
+
+
 def main():
+    import argparse
     import wordfreq
-    counts = {}
-    for w in wordfreq.top_n_list("en", 80000):
-        if WORD.match(w) and len(counts) < 60000:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--words", type=int, default=150000, help="how many of wordfreq's most frequent words")
+    parser.add_argument("--output", default=os.path.join(ROOT, "models", "ink-en.lexicon.tsv"))
+    args = parser.parse_args()
+    with open("/usr/share/dict/american-english-insane", encoding="utf-8", errors="ignore") as f:
+        dictionary = {line.strip().lower() for line in f}
+    counts, core = {}, set()
+    for w in wordfreq.top_n_list("en", args.words * 4 // 3 + 20000):
+        if WORD.match(w) and len(counts) < args.words:
+            if len(core) < CORE:
+                core.add(w)
+            elif is_web_spelling(w, core, dictionary):
+                continue
             counts[w] = max(1, round(wordfreq.word_frequency(w, "en") * 1e9))
     floor = min(counts.values())
     spellings = {}
-    with open("/usr/share/dict/words", encoding="utf-8", errors="ignore") as f:
+    with open("/usr/share/dict/american-english", encoding="utf-8", errors="ignore") as f:
         for line in f:
             spellings.setdefault(line.strip().lower(), set()).add(line.strip())
     for w in spellings:
         if WORD.match(w) and "'" not in w and w not in counts:
             counts[w] = floor
     names = {w for w in counts if w in spellings and all(s[:1].isupper() and s[1:] == s[1:].lower() for s in spellings[w])}
-    out = os.path.join(ROOT, "models", "ink-en.lexicon.tsv")
+    out = args.output
     with open(out, "w") as f:
         for w, c in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
             f.write(f"{w}\t{c}\tN\n" if w in names else f"{w}\t{c}\n")

@@ -50,6 +50,9 @@ def main():
     grid_text = (f"; {en['pixel_grid']:.0%} of the copies snapped to a pixel grid of 20 to 60 pixels per ink height, as a mouse or a finger "
                  "on a small canvas draws") if en.get("pixel_grid") else ""
 
+    lexicon_words = sum(1 for _ in open(os.path.join(ROOT, "models", "ink-en.lexicon.tsv")))
+    copies_text = ("augmented copies: an affine map, a smooth warp, a third with a stroke's end left off" if sh.get("varied") else "affine copies")
+    dropout_text = f"; dropout {sh['dropout']:g} on the pooled features while training" if sh.get("dropout") else ""
     cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "this machine")
 
     def mark(ok):
@@ -67,8 +70,8 @@ TensorFlow {en['tensorflow']}, `tools/ink/train_all.sh` (`train_text.py`), runs 
 {runs_text} Sequences: the trusted UNIPEN words of the training writers and their augmented copies (every second one
 without its timing{speed_text}{grid_text}), {en['unipen_characters']} UNIPEN characters{cuts_text}, {en['synthetic']:,} synthetic Hershey inks.
 
-**Measured** (`python3 tools/ink/evaluate.py`, release build, 1 thread, decoding as shipped: beam 32, language model
-weight 0.7, bonus 2.0, names expected capitalized, a lone character scored as one, pens slower than 2.5 heights a
+**Measured** (`python3 tools/ink/evaluate.py`, release build, 1 thread, decoding as shipped: beam 32, a lexicon of {lexicon_words:,} words,
+language model weight 0.7, bonus 2.0, names expected capitalized, a lone character scored as one, pens slower than 2.5 heights a
 second read at that speed):
 
 | set | samples | result | target |
@@ -83,8 +86,8 @@ The same features, one bidirectional LSTM layer of {sh['units']} units, the maxi
 logits: arrow, circle (ellipses included), diamond, hexagon, line, octagon, rectangle (squares included), star,
 triangle, other. {sh['parameters']:,} parameters, {sh_size / 1e3:.0f} kB. `tools/ink/train_shapes.py`, {sh['minutes']:.0f} minutes,
 {len(sh['history'])} epochs over {sh['training_shapes']:,} inks: {sh['synthetic']:,} synthetic hand-drawn shapes (`shape_data.py`), the
-training part of Quick, Draw!'s shape drawings ({sh['quickdraw_train']}, each with {sh['quickdraw_copies']} affine copies) and
-{sh.get('other_sketches', 0):,} more of that part's sketches of other categories as "other" (each with one affine copy). The model reads
+training part of Quick, Draw!'s shape drawings ({sh['quickdraw_train']}, each with {sh['quickdraw_copies']} {copies_text}) and
+{sh.get('other_sketches', 0):,} more of that part's sketches of other categories as "other" (each with one such copy){dropout_text}. The model reads
 no timing (trained on the synthetic clock only; the recognizer drops the ink's timing for it), so a mouse or a slow
 pen reads like a finger. Quick, Draw! is split by a hash of drawer and category: half is the held-out test set below,
 a third of the other half ({sh.get('quickdraw_validation', 0)} drawings) chooses the checkpoint together with synthetic shapes of another seed.

@@ -86,21 +86,31 @@ public final class InkLanguageModel: @unchecked Sendable {
     /// optional apostrophes.
     public convenience init(path: String) throws {
         guard let data = FileManager.default.contents(atPath: path) else { throw TaskError.notFound("language model \(path) does not exist") }
-        var words: [Word] = []
-        var lineNumber = 0
-        for line in data.split(separator: UInt8(ascii: "\n")) {
-            lineNumber += 1
-            let fields = line.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false)
-            guard fields.count == 2 || (fields.count == 3 && fields[2].elementsEqual("N".utf8)),
-                  let count = Double(String(decoding: fields[1], as: UTF8.self)), count > 0 else {
-                throw TaskError.model("language model \(path) line \(lineNumber) is not `word<TAB>count[<TAB>N]`")
+        let words: [Word] = try data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+            var words: [Word] = []
+            var lineNumber = 0
+            var start = 0
+            while start < bytes.count {
+                var end = start
+                while end < bytes.count, bytes[end] != UInt8(ascii: "\n") { end += 1 }
+                defer { start = end + 1 }
+                if end == start { continue }
+                lineNumber += 1
+                let line = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+                let fields = line.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false)
+                guard fields.count == 2 || (fields.count == 3 && fields[2].elementsEqual("N".utf8)),
+                      let count = Double(String(decoding: fields[1], as: UTF8.self)), count > 0 else {
+                    throw TaskError.model("language model \(path) line \(lineNumber) is not `word<TAB>count[<TAB>N]`")
+                }
+                var symbols: [UInt8] = []
+                symbols.reserveCapacity(fields[0].count)
+                for byte in fields[0] {
+                    guard let symbol = Self.symbol(of: byte) else { throw TaskError.model("language model \(path) line \(lineNumber): a word may hold only a-z and '") }
+                    symbols.append(symbol)
+                }
+                if !symbols.isEmpty { words.append(Word(word: symbols, count: count, isName: fields.count == 3)) }
             }
-            var symbols: [UInt8] = []
-            for byte in fields[0] {
-                guard let symbol = Self.symbol(of: byte) else { throw TaskError.model("language model \(path) line \(lineNumber): a word may hold only a-z and '") }
-                symbols.append(symbol)
-            }
-            if !symbols.isEmpty { words.append(Word(word: symbols, count: count, isName: fields.count == 3)) }
+            return words
         }
         try self.init(words: words)
     }
@@ -114,8 +124,11 @@ public final class InkLanguageModel: @unchecked Sendable {
     init(words: [Word]) throws {
         guard !words.isEmpty else { throw TaskError.model("the language model has no words") }
         wordCount = words.count
-        buildTrie(words)
-        buildNgrams(words)
+        // Sorted words put every trie node's subtree in one contiguous run, and give the n-gram tables runs of
+        // shared prefixes (the same slots, still in cache).
+        let sorted = words.sorted { $0.word.lexicographicallyPrecedes($1.word) }
+        buildTrie(sorted)
+        buildNgrams(sorted)
     }
 
     /// The trie/n-gram symbol of a lower-case letter or apostrophe.
@@ -128,49 +141,51 @@ public final class InkLanguageModel: @unchecked Sendable {
         }
     }
 
-    private func buildTrie(_ words: [Word]) {
-        // Sorted words put every node's subtree in one contiguous run, so the trie is built depth-first without
-        // a dictionary per node; a node's edges are reserved before its children are built.
-        let sorted = words.sorted { $0.word.lexicographicallyPrecedes($1.word) }
+    /// Builds the trie of `sorted` (words in lexicographic order) depth-first without a dictionary per node; a
+    /// node's edges are reserved before its children are built. Built in local arrays (the class's own would pay
+    /// an exclusivity check on every access) and stored once.
+    private func buildTrie(_ sorted: [Word]) {
+        var mass: [Double] = [], ends: [Double] = [], nameMass: [Double] = [], nameEnds: [Double] = []
+        var childStart: [Int32] = [], childCount: [UInt8] = [], edgeSymbol: [UInt8] = [], edgeTarget: [Int32] = []
+        var groups: [(symbol: UInt8, range: Range<Int>)] = []
         func build(_ range: Range<Int>, depth: Int) -> Int32 {
-            let node = Int32(mass.count)
-            mass.append(0)
-            ends.append(0)
-            nameMass.append(0)
-            nameEnds.append(0)
-            childStart.append(0)
-            childCount.append(0)
-            var groups: [(symbol: UInt8, range: Range<Int>)] = []
+            let node = mass.count
+            var total = 0.0, ending = 0.0, names = 0.0, namesEnding = 0.0
+            groups.removeAll(keepingCapacity: true)
             var i = range.lowerBound
             while i < range.upperBound {
-                let word = sorted[i].word
-                mass[Int(node)] += sorted[i].count
-                if sorted[i].isName { nameMass[Int(node)] += sorted[i].count }
-                if word.count == depth {
-                    ends[Int(node)] += sorted[i].count
-                    if sorted[i].isName { nameEnds[Int(node)] += sorted[i].count }
+                if sorted[i].word.count == depth {
+                    ending += sorted[i].count
+                    if sorted[i].isName { namesEnding += sorted[i].count }
                     i += 1
                     continue
                 }
-                let symbol = word[depth]
+                let symbol = sorted[i].word[depth]
                 var j = i + 1
                 while j < range.upperBound, sorted[j].word.count > depth, sorted[j].word[depth] == symbol { j += 1 }
-                for k in (i + 1)..<j {
-                    mass[Int(node)] += sorted[k].count
-                    if sorted[k].isName { nameMass[Int(node)] += sorted[k].count }
-                }
                 groups.append((symbol, i..<j))
                 i = j
             }
+            for k in range {
+                total += sorted[k].count
+                if sorted[k].isName { names += sorted[k].count }
+            }
+            mass.append(total)
+            ends.append(ending)
+            nameMass.append(names)
+            nameEnds.append(namesEnding)
             let first = edgeSymbol.count
-            childStart[Int(node)] = Int32(first)
-            childCount[Int(node)] = UInt8(groups.count)
+            childStart.append(Int32(first))
+            childCount.append(UInt8(groups.count))
             edgeSymbol += groups.map(\.symbol)
-            edgeTarget += Array(repeating: 0, count: groups.count)
-            for (k, group) in groups.enumerated() { edgeTarget[first + k] = build(group.range, depth: depth + 1) }
-            return node
+            edgeTarget += repeatElement(0, count: groups.count)
+            let children = groups
+            for (k, group) in children.enumerated() { edgeTarget[first + k] = build(group.range, depth: depth + 1) }
+            return Int32(node)
         }
         _ = build(0..<sorted.count, depth: 0)
+        (self.mass, self.ends, self.nameMass, self.nameEnds) = (mass, ends, nameMass, nameEnds)
+        (self.childStart, self.childCount, self.edgeSymbol, self.edgeTarget) = (childStart, childCount, edgeSymbol, edgeTarget)
     }
 
     /// A history of up to `order - 1` symbols (oldest first) packed 5 bits each, with its length in the top bits.
