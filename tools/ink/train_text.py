@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Trains the "en" digital ink model and writes models/ink-en.tflite (+ models/ink-en.training.json).
 
-    tools/setup.sh --ink          # tensorflow-cpu 2.21, tf_keras, wordfreq; Debian hershey-fonts-data, wamerican
+    tools/setup.sh --ink          # tensorflow-cpu 2.21, tf_keras, wordfreq; Debian hershey-fonts-data, wamerican, wamerican-insane
     python3 tools/ink/train_text.py --minutes 62 --seed 1 --copies 2 --single-characters 0.25 --speed-range 3   # the shipped run
     python3 tools/ink/train_text.py --resume FIRST.tflite --learning-rate 5e-4 --minutes 30 ...   # continue a run
     tools/ink/train_all.sh        # everything the shipped models took, in one command
@@ -220,6 +220,8 @@ def main():
     parser.add_argument("--pixel-grid", type=float, default=0.0, help="share of augmented copies snapped to a coarse pixel grid (mouse or finger on a small canvas)")
     parser.add_argument("--cut-characters-at", type=float, help="at this fraction of the budget, cut real isolated characters out of the training words "
                         "the model being trained reads, and train on them too for the rest of the run (the cutting itself took 9 minutes here)")
+    parser.add_argument("--cut-characters-below", type=float, help="as --cut-characters-at, but after the first epoch whose validation greedy CER is "
+                        "below this (0.2, say): a time fraction cuts too early on a slow machine, from a model that reads too little")
     args = parser.parse_args()
     started = time.time()
     rng = np.random.default_rng(args.seed)
@@ -300,6 +302,8 @@ def main():
         print(json.dumps(history[-1]), flush=True)
         if cer < best[0]:
             best = (cer, model.get_weights())
+        if args.cut_characters_below is not None and cer < args.cut_characters_below and not cut_done and time.time() - schedule_start < budget:
+            cuts, cut_done = cut_now(), True
 
     pool.close()
     export = build_model(batch_size=1)
@@ -312,7 +316,8 @@ def main():
                    minutes=(time.time() - started) / 60, best_validation_greedy_cer=best[0], history=history,
                    seed=args.seed, tensorflow=tf.__version__, resumed_from=args.resume, learning_rate=args.learning_rate,
                    augmented_copies=args.copies, pixel_grid=args.pixel_grid, single_characters=args.single_characters, speed_range=args.speed_range,
-                   cut_characters_with=args.cut_characters_with, cut_characters_at=args.cut_characters_at)
+                   cut_characters_with=args.cut_characters_with, cut_characters_at=args.cut_characters_at,
+                   cut_characters_below=args.cut_characters_below)
     previous = os.path.splitext(args.resume)[0] + ".training.json" if args.resume else None
     if previous and os.path.exists(previous):
         summary["resumed_run"] = json.load(open(previous))
