@@ -17,8 +17,8 @@ struct CTCBeamSearch {
     }
 
     var beamWidth = 32
-    var languageModelWeight = 0.7
-    var characterBonus = 2.0
+    var languageModelWeight = 0.9
+    var characterBonus = 3.0
     /// A character is tried at a frame only if its log-probability is above this.
     var pruneLogProbability: Float = -9
     var maximumCharactersPerFrame = 8

@@ -15,8 +15,8 @@ public struct DigitalInkRecognizerOptions: Sendable {
     /// Decoding (not ML Kit options): hypotheses kept per frame, the weight of the language model's
     /// log-probability and the bonus per character (tuned on the validation writers, tools/ink/evaluate.py).
     public var beamWidth = 32
-    public var languageModelWeight = 0.7
-    public var characterBonus = 2.0
+    public var languageModelWeight = 0.9
+    public var characterBonus = 3.0
 
     public init(model: DigitalInkRecognitionModel) {
         self.model = model
