@@ -112,10 +112,12 @@ def _closed(vertices, rng, strokes_max=4):
     return pieces
 
 
-def _regular(n, rng, radius_jitter=0.08):
+def _regular(n, rng, radius_jitter=0.08, angle_jitter=0.0):
+    """n corners around a circle; each corner moved by `radius_jitter` (x and y apart) and turned by up to
+    `angle_jitter` of the angle between corners (hand-drawn polygons are rarely regular)."""
     rotation = rng.uniform(0, 2 * math.pi)
-    return [(math.cos(rotation + 2 * math.pi * i / n) * (1 + rng.normal(0, radius_jitter)),
-             math.sin(rotation + 2 * math.pi * i / n) * (1 + rng.normal(0, radius_jitter))) for i in range(n)]
+    angles = [rotation + 2 * math.pi * (i + rng.uniform(-angle_jitter, angle_jitter)) / n for i in range(n)]
+    return [(math.cos(a) * (1 + rng.normal(0, radius_jitter)), math.sin(a) * (1 + rng.normal(0, radius_jitter))) for a in angles]
 
 
 def synthetic(label, rng):
@@ -157,7 +159,7 @@ def synthetic(label, rng):
                 for x in rng.uniform(-0.5, 0.5, int(rng.integers(1, 4))):
                     pieces.append([(x, -0.6), (x * rng.uniform(0, 0.5), rng.uniform(0.3, 1))])
     elif label in ("hexagon", "octagon"):
-        pieces = _closed(_regular(6 if label == "hexagon" else 8, rng), rng, 2)
+        pieces = _closed(_regular(6 if label == "hexagon" else 8, rng, rng.uniform(0.03, 0.12), rng.uniform(0.0, 0.25)), rng, 2)
     elif label == "star":
         r = rng.uniform(0.35, 0.55)
         rotation = rng.uniform(-0.4, 0.4) - math.pi / 2

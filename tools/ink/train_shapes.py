@@ -45,6 +45,25 @@ def affine(strokes, rng):
     return out
 
 
+def varied(strokes, rng):
+    """`affine`, then as a hand varies a drawing: a smooth warp (each point moved by a low-frequency sine field of up
+    to 4% of the drawing's size) and, a third of the time, the end of one stroke left off (up to 12% of its points)."""
+    strokes = affine(strokes, rng)
+    xs = [p[0] for s in strokes for p in s]
+    ys = [p[1] for s in strokes for p in s]
+    size = max(max(xs) - min(xs), max(ys) - min(ys), 1e-6)
+    amplitude = rng.uniform(0, 0.04, 2) * size
+    frequency = rng.uniform(0.5, 2.0, 4) * 2 * math.pi / size
+    phase = rng.uniform(0, 2 * math.pi, 2)
+    out = [[[p[0] + amplitude[0] * math.sin(frequency[0] * p[1] + frequency[1] * p[0] + phase[0]),
+             p[1] + amplitude[1] * math.sin(frequency[2] * p[0] + frequency[3] * p[1] + phase[1])] for p in s] for s in strokes]
+    if rng.random() < 1 / 3:
+        k = int(rng.integers(len(out)))
+        keep = len(out[k]) - int(len(out[k]) * rng.uniform(0, 0.12))
+        out[k] = out[k][:max(keep, 2)] if rng.random() < 0.5 else out[k][len(out[k]) - max(keep, 2):]
+    return out
+
+
 def synthetic_set(count, seed):
     rng = np.random.default_rng(seed)
     weights = np.array([1.5 if k == "other" else 1.0 for k in shape_data.SHAPES])
@@ -52,11 +71,13 @@ def synthetic_set(count, seed):
     return [(features(shape_data.synthetic(shape_data.SHAPES[k], rng)), int(k)) for k in labels]
 
 
-def build_model(batch_size=None):
+def build_model(batch_size=None, dropout=0.0):
     import tensorflow as tf
     inputs = tf.keras.Input((None, 5), batch_size=batch_size, name="ink_features")
     x = tf.keras.layers.Bidirectional(tf.keras.layers.LSTM(UNITS, return_sequences=True), name="bilstm")(inputs)
     x = tf.keras.layers.GlobalMaxPooling1D()(x)
+    if dropout > 0:  # training only: the exported model is built without it
+        x = tf.keras.layers.Dropout(dropout)(x)
     return tf.keras.Model(inputs, tf.keras.layers.Dense(len(shape_data.SHAPES), name="shape_logits")(x))
 
 
@@ -88,6 +109,8 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--synthetic", type=int, default=30000)
     parser.add_argument("--copies", type=int, default=10, help="augmented copies of every Quick, Draw! training drawing")
+    parser.add_argument("--dropout", type=float, default=0.0, help="dropout on the pooled features while training")
+    parser.add_argument("--varied", action="store_true", help="augment Quick, Draw! copies with `varied` (warp, cut stroke ends), not only `affine`")
     parser.add_argument("--other-sketches", type=int, default=0, help="more Quick, Draw! training-half sketches of other categories, as \"other\"")
     parser.add_argument("--output", default=os.path.join(ROOT, "models", "ink-shapes.tflite"))
     args = parser.parse_args()
@@ -100,7 +123,7 @@ def main():
         k = shape_data.SHAPES.index(d["label"])
         items.append((features(d["strokes"]), k))
         for _ in range(args.copies):
-            items.append((features(affine(d["strokes"], rng)), k))
+            items.append((features((varied if args.varied else affine)(d["strokes"], rng)), k))
     seen = {json.dumps(d["strokes"]) for d in real}
     others = [dict(d, strokes=untimed(d["strokes"])) for d in shape_data.other_sketches("train", args.other_sketches + len(real))]
     others = [d for d in others if json.dumps(d["strokes"]) not in seen]
@@ -108,7 +131,7 @@ def main():
     other = shape_data.SHAPES.index("other")
     for d in others:
         items.append((features(d["strokes"]), other))
-        items.append((features(affine(d["strokes"], rng)), other))
+        items.append((features((varied if args.varied else affine)(d["strokes"], rng)), other))
     items = [it for it in items if len(it[0]) > 0]
     validation = synthetic_set(1000, args.seed + 1000)
     real_validation = [(features(untimed(d["strokes"])), shape_data.SHAPES.index(d["label"])) for d in shape_data.quickdraw("validation")]
@@ -118,7 +141,7 @@ def main():
 
     import tensorflow as tf
     tf.random.set_seed(args.seed)
-    model = build_model()
+    model = build_model(dropout=args.dropout)
     optimizer = tf.keras.optimizers.Adam(2e-3, clipnorm=5.0)
     loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
 
@@ -158,7 +181,7 @@ def main():
         f.write("\n".join(shape_data.SHAPES) + "\n")
     with open(base + ".training.json", "w") as f:
         json.dump(dict(units=UNITS, parameters=int(export.count_params()), training_shapes=len(items), quickdraw_train=len(real),
-                       synthetic=args.synthetic, quickdraw_copies=args.copies, other_sketches=len(others), quickdraw_validation=len(real_validation),
+                       synthetic=args.synthetic, quickdraw_copies=args.copies, dropout=args.dropout, varied=args.varied, other_sketches=len(others), quickdraw_validation=len(real_validation),
                        best_validation_accuracy=best[0], history=history, seed=args.seed,
                        minutes=(time.time() - started) / 60, tensorflow=tf.__version__), f, indent=1)
     print(f"wrote {args.output}: mean of synthetic and Quick, Draw! validation accuracy {best[0]:.4f}", flush=True)
