@@ -350,6 +350,17 @@ final class InkLayoutTests: XCTestCase {
 }
 
 final class CTCBeamSearchTests: XCTestCase {
+    /// "Jewel " and "Jewel" are one candidate (the better one's score); the trimmed space's frame goes too.
+    func testReadingsThatDifferByATrailingSpaceBecomeOne() {
+        func hypothesis(_ text: String, _ score: Double) -> CTCBeamSearch.Hypothesis {
+            .init(text: Array(text.utf8), emittedAt: Array(0..<text.utf8.count), score: score)
+        }
+        let readings = DigitalInkRecognizer.withoutTrailingSpaces([hypothesis("Jewel ", -1), hypothesis("Jewel", -2), hypothesis("jewel  ", -3), hypothesis(" ", -4)])
+        XCTAssertEqual(readings.map { String(decoding: $0.text, as: UTF8.self) }, ["Jewel", "jewel", " "])
+        XCTAssertEqual(readings.map(\.score), [-1, -3, -4])
+        XCTAssertEqual(readings.map(\.emittedAt.count), [5, 5, 1])
+    }
+
     /// A lone glyph the network reads as "o" (0.6) rather than "0" (0.4): scored as a one-letter word, the word
     /// model's odds for "o" (about e^-9) lose to a digit's 1/50; scored as a lone character, the network decides.
     func testALoneCharacterIsNotScoredAsAOneLetterWord() throws {

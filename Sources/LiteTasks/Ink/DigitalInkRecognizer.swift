@@ -222,15 +222,31 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
             var search = CTCBeamSearch(beamWidth: max(options.beamWidth, wanted), languageModelWeight: options.languageModelWeight,
                                        characterBonus: options.characterBonus)
             search.scoresLoneCharacters = n > 0 || preContext.isEmpty
+            // A few more than wanted, as readings that differ only by a trailing space become one.
             let hypotheses = search.decode(logProbabilities: logProbabilities, classes: classes, alphabet: model.alphabet,
-                                           languageModel: model.languageModel, starts: starts, results: wanted)
+                                           languageModel: model.languageModel, starts: starts, results: wanted + 4)
             // An empty reading is kept only when there is nothing else (a stroke the network sees no character in).
             let nonEmpty = hypotheses.filter { !$0.text.allSatisfy { $0 == UInt8(ascii: " ") } }
-            let candidates = (nonEmpty.isEmpty ? hypotheses : nonEmpty).map { candidate(from: $0, features: features, ink: line) }
+            let candidates = Self.withoutTrailingSpaces(nonEmpty.isEmpty ? hypotheses : nonEmpty).prefix(wanted)
+                .map { candidate(from: $0, features: features, ink: line) }
             perLine.append(candidates)
             preContext = candidates.first?.text ?? ""
         }
         return DigitalInkRecognitionResult(candidates: Self.joinLines(perLine, limit: wanted))
+    }
+
+    /// The readings (best first) without the spaces the network read after their last character, which no
+    /// stroke shows ("Jewel " is "Jewel"); a reading that becomes one already listed is dropped.
+    static func withoutTrailingSpaces(_ hypotheses: [CTCBeamSearch.Hypothesis]) -> [CTCBeamSearch.Hypothesis] {
+        var seen = Set<[UInt8]>()
+        return hypotheses.compactMap { hypothesis in
+            var trimmed = hypothesis
+            while trimmed.text.count > 1, trimmed.text.last == UInt8(ascii: " ") {
+                trimmed.text.removeLast()
+                trimmed.emittedAt.removeLast()
+            }
+            return seen.insert(trimmed.text).inserted ? trimmed : nil
+        }
     }
 
     /// Where decoding may begin after `preContext`: continuing its last word, or (when it ends inside a word or
