@@ -343,6 +343,20 @@ final class InkLayoutTests: XCTestCase {
         XCTAssertEqual(InkLayout.lines(ink).count, 1)
     }
 
+    func testATopBarDrawnApartIsNotALine() {
+        // An "F" whose bar (5 high, 16 wide) was drawn apart above its stem, then the rest of the word: the bar's
+        // centre is more than 0.8 letter heights above the stem's, which alone would start a line.
+        let stem = stroke(0, from: (-20, 12), to: (-19, 30))
+        let bar = stroke(6, from: (-24, 4), to: (-8, 9))
+        let lines = InkLayout.lines([stem] + word(first: 1, top: 20) + [bar])
+        XCTAssertEqual(lines.map { $0.map(\.index) }, [[0, 1, 2, 3, 4, 5, 6]])
+    }
+
+    func testAFlatStrokeWellAboveALineIsALine() {
+        let dash = stroke(0, from: (0, 4), to: (30, 9))
+        XCTAssertEqual(InkLayout.lines([dash] + word(first: 1, top: 30)).map { $0.map(\.index) }, [[0], [1, 2, 3, 4, 5]])
+    }
+
     func testTwoWrittenLinesStayTwoLines() {
         let ink = word(first: 0, top: 0) + word(first: 5, top: 30)
         XCTAssertEqual(InkLayout.lines(ink).map { $0.map(\.index) }, [[0, 1, 2, 3, 4], [5, 6, 7, 8, 9]])

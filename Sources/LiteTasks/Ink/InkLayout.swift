@@ -33,7 +33,9 @@ enum InkLayout {
     /// sorted by vertical centre, and a line ends where the next one starts below the line so far (overlapping
     /// it by less than a fifth of the typical height) with its centre more than 0.8 typical heights lower. A line
     /// of at most two such strokes that is narrower than 1.5 typical heights is not a line but a mark above or
-    /// below one (the dot of an "i" or the point of a "!" drawn as a short stroke) and joins the
+    /// below one (the dot of an "i" or the point of a "!" drawn as a short stroke), and so is a line of one flat
+    /// stroke (at most 3/4 of the typical height, at least twice as wide as tall) within half a typical height of
+    /// a line it overlaps horizontally (the top bar of a "T", "F" or serif "I" drawn apart); marks join the
     /// nearest line. Smaller strokes (dots, dashes, crossings) then join the line nearest to their centre.
     static func lines(_ strokes: [IndexedStroke]) -> [[IndexedStroke]] {
         guard strokes.count > 1 else { return [strokes] }
@@ -55,7 +57,13 @@ enum InkLayout {
             }
         }
         let isSlight = groups.indices.map { g in
-            groups[g].count <= 2 && extents[g].maxX - extents[g].minX < 1.5 * height
+            let width = extents[g].maxX - extents[g].minX
+            let narrow = groups[g].count <= 2 && width < 1.5 * height
+            let bar = groups[g].count == 1 && extents[g].height <= 0.75 * height && width >= 2 * extents[g].height
+                && groups.indices.contains { h in
+                    h != g && verticalGap(extents[g], extents[h]) < 0.5 * height && horizontalOverlap(extents[g], extents[h])
+                }
+            return narrow || bar
         }
         if isSlight.allSatisfy({ $0 }) {
             groups = [groups.flatMap { $0 }]
@@ -88,6 +96,10 @@ enum InkLayout {
 
     private static func verticalGap(_ a: Box, _ b: Box) -> Float {
         max(0, max(a.minY, b.minY) - min(a.maxY, b.maxY))
+    }
+
+    private static func horizontalOverlap(_ a: Box, _ b: Box) -> Bool {
+        a.minX <= b.maxX && b.minX <= a.maxX
     }
 
     /// The line's strokes with its words in left-to-right order. Strokes are grouped into words by horizontal
