@@ -127,8 +127,21 @@ public final class InkLanguageModel: @unchecked Sendable {
         // Sorted words put every trie node's subtree in one contiguous run, and give the n-gram tables runs of
         // shared prefixes (the same slots, still in cache).
         let sorted = words.sorted { $0.word.lexicographicallyPrecedes($1.word) }
+        // The n-gram counting (the larger half of a load) runs on a second thread beside the trie build; a
+        // recognizer's `threads` option is about recognition, and this happens once per process.
+        let ngrams = LoadResult<NgramTables>()
+        let counting = DispatchGroup()
+        DispatchQueue.global(qos: .userInitiated).async(group: counting) { ngrams.value = Self.ngramTables(sorted) }
         buildTrie(sorted)
-        buildNgrams(sorted)
+        counting.wait()
+        (ngramCounts, histories) = (ngrams.value!.counts, ngrams.value!.histories)
+    }
+
+    typealias NgramTables = (counts: KeyTable<Double>, histories: KeyTable<(total: Double, types: Double)>)
+
+    /// What the counting thread hands back; read only after its group is waited for.
+    private final class LoadResult<Value>: @unchecked Sendable {
+        var value: Value?
     }
 
     /// The trie/n-gram symbol of a lower-case letter or apostrophe.
@@ -200,11 +213,12 @@ public final class InkLanguageModel: @unchecked Sendable {
         ((historyKey >> 28) + 1) << 28 | (historyKey & 0x0FFF_FFFF) << 5 | UInt32(symbol)
     }
 
-    private func buildNgrams(_ words: [Word]) {
+    private static func ngramTables(_ words: [Word]) -> NgramTables {
         // Counts per 10^9 words become a corpus of about 10 million words, the scale Witten-Bell's type counts
-        // are meaningful at.
-        var ngramCounts = KeyTable<Double>(capacity: 1 << 19, empty: 0)
-        var histories = KeyTable<(total: Double, types: Double)>(capacity: 1 << 18, empty: (0, 0))
+        // are meaningful at. The 163,325-word lexicon has 93,107 n-grams of 13,477 histories: tables sized for
+        // that stay in cache while counting and decoding, and grow for a bigger lexicon.
+        var ngramCounts = KeyTable<Double>(capacity: 1 << 17, empty: 0)
+        var histories = KeyTable<(total: Double, types: Double)>(capacity: 1 << 14, empty: (0, 0))
         var padded = [UInt8](repeating: 0, count: 64)
         for (word, count) in words.map({ ($0.word, $0.count) }) where word.count + Self.order < padded.count {
             let weight = count / 100
@@ -224,8 +238,7 @@ public final class InkLanguageModel: @unchecked Sendable {
                 }
             }
         }
-        self.ngramCounts = ngramCounts
-        self.histories = histories
+        return (ngramCounts, histories)
     }
 
     /// P(symbol | history) under the interpolated Witten-Bell 4-gram (the uniform distribution below unigrams).
