@@ -357,6 +357,21 @@ final class InkLayoutTests: XCTestCase {
         XCTAssertEqual(InkLayout.lines([dash] + word(first: 1, top: 30)).map { $0.map(\.index) }, [[0], [1, 2, 3, 4, 5]])
     }
 
+    func testBigRoundIDotsOverACursiveWordAreNotALine() {
+        // "join" in one cursive stroke (87 high, a zigzag of ten letter strokes) and its two i-dots drawn as
+        // circles 24 across just above it (test writer g9303): three strokes of which two are dots, so the plain
+        // median height is a dot's and the dots alone would make a line "00" above the word.
+        let cursive: InkLayout.IndexedStroke = (0, (0...20).map { k in StrokePoint(x: Float(k) * 10, y: k % 2 == 0 ? 87 : 0) })
+        func dot(_ index: Int, centre x: Float) -> InkLayout.IndexedStroke {
+            (index, (0...16).map { k in
+                let angle = Float(k) / 16 * 2 * .pi
+                return StrokePoint(x: x + 12 * cos(angle), y: -14 + 12 * sin(angle))
+            })
+        }
+        let lines = InkLayout.lines([cursive, dot(1, centre: 60), dot(2, centre: 130)])
+        XCTAssertEqual(lines.map { $0.map(\.index) }, [[0, 1, 2]])
+    }
+
     func testTwoWrittenLinesStayTwoLines() {
         let ink = word(first: 0, top: 0) + word(first: 5, top: 30)
         XCTAssertEqual(InkLayout.lines(ink).map { $0.map(\.index) }, [[0, 1, 2, 3, 4], [5, 6, 7, 8, 9]])

@@ -7,9 +7,12 @@ enum InkLayout {
 
     struct Box {
         var minX = Float.infinity, minY = Float.infinity, maxX = -Float.infinity, maxY = -Float.infinity
+        /// The length of the pen path the box was made from (0 for boxes grown with `add`).
+        var pathLength: Float = 0
         init() {}
         init(_ points: [StrokePoint]) {
             for p in points { add(p) }
+            for (a, b) in zip(points, points.dropFirst()) { pathLength += ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot() }
         }
         mutating func add(_ p: StrokePoint) {
             minX = min(minX, p.x); maxX = max(maxX, p.x); minY = min(minY, p.y); maxY = max(maxY, p.y)
@@ -21,12 +24,21 @@ enum InkLayout {
         var centerY: Float { (minY + maxY) / 2 }
     }
 
-    /// The strokes' typical height: the median stroke height, at least a tenth of the tallest stroke (so inks of
-    /// dots and dashes still have a scale).
+    /// The strokes' typical height: the median stroke height, or the median weighted by the strokes' path lengths
+    /// if that is larger (a word in one cursive stroke outweighs its i-dots, however big and round they are drawn),
+    /// at least a tenth of the tallest stroke (so inks of dots and dashes still have a scale).
     static func typicalHeight(_ boxes: [Box]) -> Float {
-        let heights = boxes.map(\.height).sorted()
-        let median = heights[heights.count / 2]
-        return max(median, (heights.last ?? 0) / 10, .leastNormalMagnitude)
+        let byHeight = boxes.sorted { $0.height < $1.height }
+        let total = byHeight.reduce(0) { $0 + $1.pathLength }
+        var median = byHeight[byHeight.count / 2].height
+        if total > 0 {
+            var below: Float = 0
+            for box in byHeight {
+                below += box.pathLength
+                if below > total / 2 { median = max(median, box.height); break }
+            }
+        }
+        return max(median, (byHeight.last?.height ?? 0) / 10, .leastNormalMagnitude)
     }
 
     /// Lines, top to bottom, each in stroke order. The strokes at least a quarter as tall as the tallest are
