@@ -315,6 +315,20 @@ final class InkLanguageModelTests: XCTestCase {
         XCTAssertGreaterThan(logProbability("table"), logProbability("Table") + 1)
         XCTAssertGreaterThan(logProbability("table"), logProbability("taBle") + 5)
     }
+
+    /// A space after a hyphen or slash that follows a letter or digit, or after a time's colon, costs its odds
+    /// ("987- 3664" was read for "987-3664"); after a free-standing dash or a word's colon it is free.
+    func testASpaceAfterAJoinerCostsItsOdds() throws {
+        let model = try InkLanguageModel.shared(path: Paths.packageRoot.appendingPathComponent("models/ink-en.lexicon.tsv").path)
+        func spaceCost(after text: String) -> Double { model.extend(model.state(after: text), with: UInt8(ascii: " ")).0 }
+        for text in ["987-", "and/", "well-", "10:"] {
+            XCTAssertEqual(spaceCost(after: text), InkLanguageModel.spaceAfterJoinerLogProbability, accuracy: 1e-9, text)
+        }
+        for text in ["well -", "Note:", "9,", "(3)"] {
+            XCTAssertEqual(spaceCost(after: text), 0, accuracy: 1e-9, text)
+        }
+        XCTAssertLessThan(InkLanguageModel.spaceAfterJoinerLogProbability, -3)
+    }
 }
 
 final class InkLayoutTests: XCTestCase {

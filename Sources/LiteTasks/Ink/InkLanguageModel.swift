@@ -30,6 +30,8 @@ public final class InkLanguageModel: @unchecked Sendable {
     public static let digitLogProbability = log(1.0 / 50)
     public static let punctuationLogProbability = log(1.0 / 100)
     public static let rareSymbolLogProbability = log(1.0 / 3000)
+    /// Log P(a space after a joiner): hyphens, slashes and a time's colon are written between their neighbours.
+    public static let spaceAfterJoinerLogProbability = log(1.0 / 100)
 
     static func symbolLogProbability(_ byte: UInt8) -> Double {
         switch byte {
@@ -272,6 +274,10 @@ public final class InkLanguageModel: @unchecked Sendable {
         var casing = Casing.start
         var upperFirst = false
         var inWord = false
+        /// Whether the text so far ends in a character that joins what is around it without spaces: a hyphen or
+        /// slash right after a letter or digit ("9-4", "and/or"), or a colon right after a digit ("10:30").
+        var endsInJoiner = false
+        var afterDigit = false
     }
 
     enum Casing: Hashable { case start, firstUpper, lower, upper, mixed }
@@ -317,8 +323,19 @@ public final class InkLanguageModel: @unchecked Sendable {
     /// The log-probability of `character` after `state`, and the state after it.
     func extend(_ state: State, with character: UInt8) -> (Double, State) {
         guard let symbol = Self.symbol(of: character) else {
-            // A space or a symbol ends the word; a symbol also costs its flat probability.
-            return (endOfWord(state) + (character == UInt8(ascii: " ") ? 0 : Self.symbolLogProbability(character)), State())
+            // A space or a symbol ends the word; a symbol also costs its flat probability, and a space after a
+            // joiner the odds of "9- 4" against "9-4".
+            if character == UInt8(ascii: " ") {
+                return (endOfWord(state) + (state.endsInJoiner ? Self.spaceAfterJoinerLogProbability : 0), State())
+            }
+            var next = State()
+            next.endsInJoiner = switch character {
+            case UInt8(ascii: "-"), UInt8(ascii: "/"): state.inWord || state.afterDigit
+            case UInt8(ascii: ":"): state.afterDigit
+            default: false
+            }
+            next.afterDigit = (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(character)
+            return (endOfWord(state) + Self.symbolLogProbability(character), next)
         }
         var next = state
         next.inWord = true
