@@ -8,7 +8,7 @@
 set -euo pipefail
 
 packages=(libopenblas-dev libpng-dev libjpeg62-turbo-dev zlib1g-dev pkg-config)
-[ "${1:-}" = "--ink" ] && packages+=(hershey-fonts-data wamerican wamerican-insane)
+[ "${1:-}" = "--ink" ] && packages+=(hershey-fonts-data wamerican wamerican-insane wamerican-huge wbritish-huge)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -312,6 +312,10 @@ final class InkLanguageModelTests: XCTestCase {
         }
         XCTAssertGreaterThan(logProbability("Friday"), logProbability("friday") + 1)
         XCTAssertGreaterThan(logProbability("Knox"), logProbability("knox") + 1)
+        // Names that wamerican lacks, from the larger word lists; a British spelling stays a common noun.
+        XCTAssertGreaterThan(logProbability("Liam"), logProbability("liam") + 1)
+        XCTAssertGreaterThan(logProbability("Firenze"), logProbability("firenze") + 1)
+        XCTAssertGreaterThan(logProbability("centre"), logProbability("Centre") + 1)
         XCTAssertGreaterThan(logProbability("table"), logProbability("Table") + 1)
         XCTAssertGreaterThan(logProbability("table"), logProbability("taBle") + 5)
     }

@@ -10,7 +10,8 @@ without web spellings (`is_web_spelling`), plus every such word of Debian's wame
 frequency of wordfreq's rarest kept word. Lower case; the recognizer's case model gives "Word" and "WORD". One line a word: `word<TAB>count`,
 count = frequency per 10^9 words (at least 1), most frequent first, and a third field `N` on names: the words that
 the dictionary writes only capitalized ("Friday", "Knox"; "Bill" and "bill" is not a name), which the recognizer
-expects capitalized. The Swift side builds both the lexicon trie
+expects capitalized; for words wamerican lacks, the first of wbritish-huge, wamerican-huge and wamerican-insane
+that has them decides ("Liam", "Umea"). The Swift side builds both the lexicon trie
 and the character n-gram model from this file (Sources/LiteTasks/Ink/InkLanguageModel.swift).
 """
 import os
@@ -32,6 +33,15 @@ def is_web_spelling(word, core, dictionary):
     return bool(re.search(r"(.)\1\1", word)) or any(word[:i] in core and word[i:] in core for i in range(4, len(word) - 3))
 
 
+def read_spellings(path):
+    """A word list as {lower-case word: the spellings the list has of it}."""
+    spellings = {}
+    with open(path, encoding="utf-8", errors="ignore") as f:
+        for line in f:
+            spellings.setdefault(line.strip().lower(), set()).add(line.strip())
+    return spellings
+
+
 def main():
     import argparse
     import wordfreq
@@ -50,14 +60,19 @@ def main():
                 continue
             counts[w] = max(1, round(wordfreq.word_frequency(w, "en") * 1e9))
     floor = min(counts.values())
-    spellings = {}
-    with open("/usr/share/dict/american-english", encoding="utf-8", errors="ignore") as f:
-        for line in f:
-            spellings.setdefault(line.strip().lower(), set()).add(line.strip())
+    spellings = read_spellings("/usr/share/dict/american-english")
     for w in spellings:
         if WORD.match(w) and "'" not in w and w not in counts:
             counts[w] = floor
-    names = {w for w in counts if w in spellings and all(s[:1].isupper() and s[1:] == s[1:].lower() for s in spellings[w])}
+    # A name is a word the first of the dictionaries that has it writes only capitalized: wamerican, then the larger
+    # lists for wordfreq's words it lacks ("Liam", "Umea", "Firenze"; British spellings such as "centre" are common
+    # nouns in wbritish-huge before wamerican-insane's proper-noun "Centre" is reached).
+    larger = [read_spellings(f"/usr/share/dict/{name}") for name in ("british-english-huge", "american-english-huge", "american-english-insane")]
+    names = set()
+    for w in counts:
+        known = next((d[w] for d in [spellings] + larger if w in d), None)
+        if known and all(s[:1].isupper() and s[1:] == s[1:].lower() for s in known):
+            names.add(w)
     out = args.output
     with open(out, "w") as f:
         for w, c in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
