@@ -49,8 +49,8 @@ def main():
     parser.add_argument("--words", type=int, default=150000, help="how many of wordfreq's most frequent words")
     parser.add_argument("--output", default=os.path.join(ROOT, "models", "ink-en.lexicon.tsv"))
     args = parser.parse_args()
-    with open("/usr/share/dict/american-english-insane", encoding="utf-8", errors="ignore") as f:
-        dictionary = {line.strip().lower() for line in f}
+    insane = read_spellings("/usr/share/dict/american-english-insane")
+    dictionary = insane.keys()
     counts, core = {}, set()
     for w in wordfreq.top_n_list("en", args.words * 4 // 3 + 20000):
         if WORD.match(w) and len(counts) < args.words:
@@ -67,7 +67,7 @@ def main():
     # A name is a word the first of the dictionaries that has it writes only capitalized: wamerican, then the larger
     # lists for wordfreq's words it lacks ("Liam", "Umea", "Firenze"; British spellings such as "centre" are common
     # nouns in wbritish-huge before wamerican-insane's proper-noun "Centre" is reached).
-    larger = [read_spellings(f"/usr/share/dict/{name}") for name in ("british-english-huge", "american-english-huge", "american-english-insane")]
+    larger = [read_spellings(f"/usr/share/dict/{name}") for name in ("british-english-huge", "american-english-huge")] + [insane]
     names = set()
     for w in counts:
         known = next((d[w] for d in [spellings] + larger if w in d), None)
