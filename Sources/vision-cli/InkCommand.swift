@@ -30,6 +30,7 @@ struct InkCommand: ParsableCommand {
     @Option(help: "Decoding: hypotheses kept per frame.") var beamWidth: Int?
     @Option(help: "Decoding: weight of the language model.") var lmWeight: Double?
     @Option(help: "Decoding: bonus per character.") var characterBonus: Double?
+    @Flag(help: "Also read a leaning line upright and average the two readings (slower, a little more accurate).") var slantCorrection = false
 
     func validate() throws {
         if render != nil {
@@ -58,6 +59,7 @@ struct InkCommand: ParsableCommand {
         if let beamWidth { options.beamWidth = beamWidth }
         if let lmWeight { options.languageModelWeight = lmWeight }
         if let characterBonus { options.characterBonus = characterBonus }
+        options.slantCorrection = slantCorrection
         let recognizer = DigitalInkRecognizer.digitalInkRecognizer(options: options)
         var context = DigitalInkRecognitionContext(preContext: preContext)
         if let writingArea {

@@ -90,6 +90,40 @@ final class InkFeatureTests: XCTestCase {
     }
 }
 
+final class InkSlantTests: XCTestCase {
+    private func features(_ ink: Ink) throws -> InkFeatures {
+        try InkFeatures(strokes: ink.strokes.enumerated().map { ($0.offset, $0.element.points) })
+    }
+
+    /// Leaning an ink by k (x += k·y, y grows downwards) adds about k to its measured slant, and shearing the
+    /// features by -slant leaves them nearly upright (the steps steep enough to measure change with the shear, so
+    /// a second measurement is not exactly zero).
+    func testSlantFollowsAShearAndShearingUndoesIt() throws {
+        let upright = InkGoldens.shared.synthetic("hello")
+        let base = try features(upright).slant
+        for k: Float in [-0.3, 0.2, 0.4] {
+            let leaning = Ink(strokes: upright.strokes.map { Stroke(points: $0.points.map { StrokePoint(x: $0.x + k * $0.y, y: $0.y) }) })
+            let measured = try features(leaning)
+            XCTAssertEqual(measured.slant - base, k, accuracy: 0.06, "shear \(k)")
+            XCTAssertEqual(measured.sheared(by: -measured.slant).slant, 0, accuracy: 0.07, "shear \(k)")
+            XCTAssertLessThan(abs(measured.sheared(by: -measured.slant).slant), abs(measured.slant) / 4, "shear \(k)")
+        }
+    }
+
+    func testShearingMovesOnlyDxAndKeepsTheClip() throws {
+        let original = try features(InkGoldens.shared.synthetic("hello"))
+        let sheared = original.sheared(by: 5)
+        XCTAssertEqual(sheared.length, original.length)
+        for row in 0..<original.length {
+            let w = InkFeatures.width
+            let expected = min(max(original.values[row * w] + 5 * original.values[row * w + 1], -10), 10)
+            XCTAssertEqual(sheared.values[row * w], expected)
+            XCTAssertEqual(Array(sheared.values[(row * w + 1)..<(row * w + w)]), Array(original.values[(row * w + 1)..<(row * w + w)]))
+        }
+        XCTAssertEqual(original.sheared(by: 0).values, original.values)
+    }
+}
+
 final class InkModelGoldenTests: XCTestCase {
     /// Our engine runs the project's ink networks as LiteRT does (float: within 2e-4 of the larger magnitude).
     func testInkModelsMatchLiteRT() throws {
@@ -221,6 +255,24 @@ final class DigitalInkRecognizerTests: XCTestCase {
         XCTAssertEqual(best.characters.map(\.text).joined(), "hello")
         let left = best.characters.map(\.boundingBox.minX)
         XCTAssertEqual(left, left.sorted(), "characters run left to right")
+    }
+
+    /// Slant correction reads only a leaning ink twice: an upright one gets the same candidates and scores.
+    func testSlantCorrectionChangesOnlyLeaningInks() throws {
+        var options = DigitalInkRecognizerOptions(model: DigitalInkRecognitionModel(modelIdentifier: .english))
+        options.slantCorrection = true
+        let corrected = DigitalInkRecognizer.digitalInkRecognizer(options: options), plain = recognizer()
+        let upright = goldens.synthetic("hello")
+        XCTAssertLessThan(abs(try InkFeatures(strokes: upright.strokes.enumerated().map { ($0.offset, $0.element.points) }).slant),
+                          DigitalInkRecognizer.slantCorrectionThreshold)
+        let a = try corrected.recognize(ink: upright), b = try plain.recognize(ink: upright)
+        XCTAssertEqual(a.candidates.map(\.text), b.candidates.map(\.text))
+        XCTAssertEqual(a.candidates.map(\.score), b.candidates.map(\.score))
+        let leaning = Ink(strokes: upright.strokes.map { Stroke(points: $0.points.map { StrokePoint(x: $0.x - 0.5 * $0.y, y: $0.y) }) })
+        let c = try corrected.recognize(ink: leaning), d = try plain.recognize(ink: leaning)
+        XCTAssertEqual(c.candidates.first?.text, "hello")
+        XCTAssertNotEqual(c.candidates.first?.score, d.candidates.first?.score)
+        XCTAssertTrue(c.candidates.allSatisfy { $0.score?.isFinite ?? false })
     }
 
     func testPreContextAddsALeadingSpaceOrContinuesAWord() throws {

@@ -17,6 +17,12 @@ public struct DigitalInkRecognizerOptions: Sendable {
     public var beamWidth = 32
     public var languageModelWeight = 0.9
     public var characterBonus = 3.0
+    /// Whether a line that leans by more than ``DigitalInkRecognizer/slantCorrectionThreshold`` (see
+    /// ``InkFeatures/slant``) is also read upright, and the two readings' character probabilities averaged frame by
+    /// frame before decoding (not an ML Kit option). Off by default: it costs a second pass through the network for
+    /// about half of the inks (for a writer who leans, every ink: 7 -> 10 ms a word), for a small gain (held-out
+    /// writers: character error rate 7.48% -> 7.45%, top-1 79.62% -> 79.64%, top-5 88.68% -> 88.99%; Docs/digital-ink.md).
+    public var slantCorrection = false
 
     public init(model: DigitalInkRecognitionModel) {
         self.model = model
@@ -36,6 +42,9 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
     public static let maximumStrokes = 20_000
     /// The most pre-context characters used, as in ML Kit.
     public static let preContextLength = 20
+    /// The least ``InkFeatures/slant`` (either way) that ``DigitalInkRecognizerOptions/slantCorrection`` corrects;
+    /// upright writing gains nothing from a second reading.
+    public static let slantCorrectionThreshold: Float = 0.1
 
     public let options: DigitalInkRecognizerOptions
     private let lock = NSLock()
@@ -214,7 +223,18 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
         var preContext = String(context.preContext.suffix(Self.preContextLength))
         for (n, line) in lines.enumerated() {
             let features = try InkFeatures(strokes: line, writingAreaHeight: context.writingArea?.height)
-            let (logProbabilities, classes) = try logProbabilities(features, model: model)
+            var (logProbabilities, classes) = try logProbabilities(features, model: model)
+            let slant = features.slant
+            if options.slantCorrection, abs(slant) >= Self.slantCorrectionThreshold {
+                let (upright, _) = try self.logProbabilities(features.sheared(by: -slant), model: model)
+                guard upright.count == logProbabilities.count else { throw TaskError.model("the ink model's output length depends on more than the sequence length") }
+                // The mean of the two probabilities, in logs: log((p + q) / 2) = max + log1p(exp(min - max)) - log 2.
+                for i in logProbabilities.indices {
+                    let larger = max(logProbabilities[i], upright[i]), smaller = min(logProbabilities[i], upright[i])
+                    guard larger.isFinite else { continue }
+                    logProbabilities[i] = larger + log1pf(expf(smaller - larger)) - logf(2)
+                }
+            }
             guard classes == model.alphabet.count + 1 else {
                 throw TaskError.model("a text ink model has \(model.alphabet.count + 1) classes (CTC blank + printable ASCII); this one has \(classes)")
             }

@@ -115,6 +115,36 @@ public struct InkFeatures: Sendable {
         self.sources = sources
     }
 
+    /// How far the writing leans: the least-squares dx/dy of the pen-down steps that go mostly up or down
+    /// (|dy| > 2|dx|, a downstroke's direction), positive when a stroke drawn downwards moves right (a backhand
+    /// lean, as y grows downwards) and negative for the usual forward lean. Zero when there are no such steps.
+    public var slant: Float {
+        var dxdy: Float = 0, dydy: Float = 0
+        for row in 0..<length where values[row * Self.width + 4] == 0 {
+            let dx = values[row * Self.width], dy = values[row * Self.width + 1]
+            // Steps longer than two resampling steps cross a gap the resampling did not fill; they say nothing
+            // about the lean.
+            if abs(dy) > 2 * abs(dx), abs(dy) < 2 {
+                dxdy += dx * dy
+                dydy += dy * dy
+            }
+        }
+        return dydy > 0 ? dxdy / dydy : 0
+    }
+
+    /// These features with every step's dx moved by `shear`·dy (clipped as before), as if the ink had been sheared
+    /// horizontally: `sheared(by: -slant)` reads the ink upright. Heights, times and pen lifts are unchanged, so the
+    /// rows still map to the same ``sources``.
+    public func sheared(by shear: Float) -> InkFeatures {
+        var copy = self
+        let clip = Float(Self.deltaClip)
+        for row in 0..<length {
+            let dx = values[row * Self.width], dy = values[row * Self.width + 1]
+            copy.values[row * Self.width] = min(max(dx + shear * dy, -clip), clip)
+        }
+        return copy
+    }
+
     /// sqrt(x² + y²) from IEEE operations only (not libm's hypot, which may differ by an ulp from Python's), so
     /// that the resampling decisions are the training side's bit for bit.
     static func hypot(_ x: Double, _ y: Double) -> Double { (x * x + y * y).squareRoot() }
