@@ -449,6 +449,55 @@ final class InkLayoutTests: XCTestCase {
 }
 
 final class CTCBeamSearchTests: XCTestCase {
+    /// The prefix-tree search gives the reference search's candidates, emission frames and scores, bit for bit, on
+    /// the network's readings of real and synthetic inks: with the language model from one start or from two (the
+    /// pre-context "hello" gives "" and " "), and without it; beams of 8, 32 and 64.
+    func testTheFastSearchIsTheReferenceSearch() throws {
+        let root = Paths.packageRoot
+        let languageModel = try InkLanguageModel.shared(path: root.appendingPathComponent("models/ink-en.lexicon.tsv").path)
+        let interpreter = try Interpreter(model: try TFLiteModel(path: root.appendingPathComponent("models/ink-en.tflite").path))
+        let alphabet = Array((32...126).map { UInt8($0) })
+        var inks = try [0, 1, 2, 17238].map { try InkGoldens.ink(file: "unipen-words.ndjson.gz", line: $0) }
+        inks += ["hello", "the quick", "brown fox"].map { InkGoldens.shared.synthetic($0) }
+        let afterHello = languageModel.state(after: "hello")
+        let (spaceCost, afterSpace) = languageModel.extend(afterHello, with: UInt8(ascii: " "))
+        let startSets: [[(text: [UInt8], state: InkLanguageModel.State?, score: Double)]] = [
+            [([], InkLanguageModel.State(), 0)],
+            [([], afterHello, 0), ([UInt8(ascii: " ")], afterSpace, 0.9 * spaceCost)],
+        ]
+        for (n, ink) in inks.enumerated() {
+            let features = try InkFeatures(strokes: ink.strokes.enumerated().map { ($0.offset, $0.element.points) })
+            try interpreter.resizeInput(at: 0, to: [1, features.length, InkFeatures.width])
+            try interpreter.allocateTensors()
+            interpreter.resetVariableTensors()
+            try interpreter.copy(features.values, toInputAt: 0)
+            try interpreter.invoke()
+            let output = try interpreter.output(at: 0)
+            let classes = output.shape.last!
+            var logProbabilities = output.toArray(of: Float.self)
+            for row in stride(from: 0, to: logProbabilities.count, by: classes) {
+                let logSum = log(logProbabilities[row..<(row + classes)].reduce(0) { $0 + exp($1) })
+                for c in row..<(row + classes) { logProbabilities[c] -= logSum }
+            }
+            for beamWidth in [8, 32, 64] {
+                let search = CTCBeamSearch(beamWidth: beamWidth, scoresLoneCharacters: true)
+                var runs = startSets.map { (model: Optional(languageModel), starts: $0) }
+                runs.append((nil, [([], nil, 0)]))
+                for (model, starts) in runs {
+                    let fast = search.decode(logProbabilities: logProbabilities, classes: classes, alphabet: alphabet,
+                                             languageModel: model, starts: starts, results: 12)
+                    let reference = search.decodeReference(logProbabilities: logProbabilities, classes: classes, alphabet: alphabet,
+                                                           languageModel: model, starts: starts, results: 12)
+                    let label = "ink \(n), beam \(beamWidth), \(starts.count) starts, language model \(model != nil)"
+                    XCTAssertFalse(fast.isEmpty, label)
+                    XCTAssertEqual(fast.map(\.text), reference.map(\.text), label)
+                    XCTAssertEqual(fast.map(\.emittedAt), reference.map(\.emittedAt), label)
+                    XCTAssertEqual(fast.map(\.score), reference.map(\.score), label)
+                }
+            }
+        }
+    }
+
     /// "Jewel " and "Jewel" are one candidate (the better one's score); the trimmed space's frame goes too.
     func testReadingsThatDifferByATrailingSpaceBecomeOne() {
         func hypothesis(_ text: String, _ score: Double) -> CTCBeamSearch.Hypothesis {

@@ -71,7 +71,7 @@ TensorFlow {en['tensorflow']}, `tools/ink/train_all.sh` (`train_text.py`), runs 
 {runs_text} Sequences: the trusted UNIPEN words of the training writers and their augmented copies (every second one
 without its timing{speed_text}{grid_text}), {en['unipen_characters']} UNIPEN characters{cuts_text}, {en['synthetic']:,} synthetic Hershey inks.
 
-**Measured** (`python3 tools/ink/evaluate.py`, release build, 1 thread, decoding as shipped: beam 32, a lexicon of {lexicon_words:,} words,
+**Measured** (`python3 tools/ink/evaluate.py`, release build, 1 thread, decoding as shipped: beam 64, a lexicon of {lexicon_words:,} words,
 language model weight 0.9, bonus 3.0, names expected capitalized, a lone character scored as one, pens slower than 2.5 heights a
 second read at that speed):
 

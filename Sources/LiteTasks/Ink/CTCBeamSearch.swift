@@ -16,7 +16,7 @@ struct CTCBeamSearch {
         var score: Double
     }
 
-    var beamWidth = 32
+    var beamWidth = 64
     var languageModelWeight = 0.9
     var characterBonus = 3.0
     /// A character is tried at a frame only if its log-probability is above this.
@@ -40,8 +40,211 @@ struct CTCBeamSearch {
     /// Decodes `logProbabilities` ([frames, classes], row-major; class 0 is the blank, class k the byte
     /// `alphabet[k - 1]`). `starts` are the hypotheses to begin from (text already there, language model state and
     /// score); with no language model give one start with a nil state.
+    ///
+    /// Gives what ``decodeReference(logProbabilities:classes:alphabet:languageModel:starts:results:)`` gives, score
+    /// for score, faster: a hypothesis is a node of a prefix tree rather than an array of bytes (no copies, no
+    /// hashing of texts), the frames its characters were emitted at a linked list, and the language model is asked
+    /// once per tree edge, not once per frame that extends a prefix by the same character. That reuse is exact
+    /// because the language model's state is a function of the text alone: the start " " holds the state that ""
+    /// extended by " " has.
     func decode(logProbabilities: [Float], classes: Int, alphabet: [UInt8], languageModel: InkLanguageModel?,
                 starts: [(text: [UInt8], state: InkLanguageModel.State?, score: Double)], results: Int) -> [Hypothesis] {
+        let frames = logProbabilities.count / classes
+        var tree = PrefixTree()
+        var emissions = EmissionList()
+        var beams: [TreeBeam] = []
+        for start in starts {
+            var node: Int32 = -1, emitted: Int32 = -1
+            for byte in start.text {
+                node = tree.child(of: node, byte).node
+                emitted = emissions.append(frame: -1, after: emitted)
+            }
+            tree.setStateIfUnknown(node, start.state)
+            beams.append(TreeBeam(node: node, emitted: emitted, blank: 0, languageModel: start.score))
+        }
+        var candidates: [(Int, Float)] = []
+        var next: [TreeBeam] = []
+        // The slot in `next` of a tree node at this frame, valid where `slotFrame` is the frame.
+        var slot: [Int32] = [], slotFrame: [Int32] = []
+        var totals: [Double] = [], order: [Int] = []
+        func slotOf(_ node: Int32, frame: Int32) -> Int? {
+            let i = Int(node) + 1
+            return i < slot.count && slotFrame[i] == frame ? Int(slot[i]) : nil
+        }
+        func setSlot(_ node: Int32, frame: Int32, _ value: Int) {
+            let i = Int(node) + 1
+            while slot.count <= i { slot.append(0); slotFrame.append(-1) }
+            slot[i] = Int32(value); slotFrame[i] = frame
+        }
+        for t in 0..<frames {
+            let row = t * classes, frame = Int32(t)
+            let blankLog = Double(logProbabilities[row])
+            candidates.removeAll(keepingCapacity: true)
+            for c in 1..<classes where logProbabilities[row + c] > pruneLogProbability {
+                candidates.append((c, logProbabilities[row + c]))
+            }
+            if candidates.count > maximumCharactersPerFrame {
+                candidates.sort { $0.1 > $1.1 }
+                candidates.removeLast(candidates.count - maximumCharactersPerFrame)
+            }
+            next.removeAll(keepingCapacity: true)
+            for beam in beams {
+                let network = beam.network
+                let lastEmitted = emissions.frame(of: beam.emitted)
+                let last = beam.node >= 0 ? alphabetIndex(of: tree.byte[Int(beam.node)], in: alphabet) : -1
+                var stayNonBlank = -Double.infinity
+                if last > 0, lastEmitted >= 0 { stayNonBlank = beam.nonBlank + Double(logProbabilities[row + last]) }
+                let stay = TreeBeam(node: beam.node, emitted: beam.emitted, blank: network + blankLog, nonBlank: stayNonBlank,
+                                    languageModel: beam.languageModel)
+                if let existing = slotOf(beam.node, frame: frame) {
+                    if logAdd(stay.blank, stay.nonBlank) > next[existing].network { next[existing].emitted = stay.emitted }
+                    next[existing].blank = logAdd(next[existing].blank, stay.blank)
+                    next[existing].nonBlank = logAdd(next[existing].nonBlank, stay.nonBlank)
+                } else {
+                    setSlot(beam.node, frame: frame, next.count)
+                    next.append(stay)
+                }
+                for (c, logP) in candidates {
+                    let byte = alphabet[c - 1]
+                    let path = (c == last && lastEmitted >= 0 ? beam.blank : network) + Double(logP)
+                    if path == -.infinity { continue }
+                    let child = tree.child(of: beam.node, byte).node
+                    if let existing = slotOf(child, frame: frame) {
+                        if path > next[existing].nonBlank { next[existing].emitted = emissions.append(frame: frame, after: beam.emitted) }
+                        next[existing].nonBlank = logAdd(next[existing].nonBlank, path)
+                        continue
+                    }
+                    var languageScore = beam.languageModel + characterBonus
+                    if let languageModel {
+                        languageScore += languageModelWeight * tree.languageLogProbability(of: child, languageModel)
+                    } else {
+                        tree.inheritState(child)
+                    }
+                    setSlot(child, frame: frame, next.count)
+                    next.append(TreeBeam(node: child, emitted: emissions.append(frame: frame, after: beam.emitted), nonBlank: path,
+                                         languageModel: languageScore))
+                }
+            }
+            totals.removeAll(keepingCapacity: true)
+            for beam in next { totals.append(beam.total) }
+            order.removeAll(keepingCapacity: true)
+            order.append(contentsOf: next.indices)
+            order.sort { totals[$0] != totals[$1] ? totals[$0] > totals[$1] : tree.precedes(next[$0].node, next[$1].node) }
+            beams.removeAll(keepingCapacity: true)
+            for i in order.prefix(beamWidth) { beams.append(next[i]) }
+        }
+        var finished: [Hypothesis] = beams.map { beam in
+            let text = tree.text(beam.node), emittedAt = emissions.frames(beam.emitted, count: text.count)
+            var score = beam.total
+            if scoresLoneCharacters, languageModel != nil, text.count == 1, emittedAt[0] >= 0, text[0] != UInt8(ascii: " ") {
+                score = beam.network + characterBonus + languageModelWeight * InkLanguageModel.loneCharacterLogProbability(text[0])
+            } else if let languageModel, let state = tree.state(beam.node) {
+                score += languageModelWeight * languageModel.endOfWord(state)
+            }
+            return Hypothesis(text: text, emittedAt: emittedAt, score: score)
+        }
+        finished.sort { $0.score != $1.score ? $0.score > $1.score : $0.text.lexicographicallyPrecedes($1.text) }
+        return Array(finished.prefix(results))
+    }
+
+    private struct TreeBeam {
+        var node: Int32
+        var emitted: Int32
+        var blank = -Double.infinity
+        var nonBlank = -Double.infinity
+        var languageModel: Double
+        var network: Double { logAdd(blank, nonBlank) }
+        var total: Double { network + languageModel }
+    }
+
+    /// Every text the search has made, as a tree: node -1 is the empty text, a node is its parent's text plus one
+    /// byte. A node also keeps the language model's state after its text and the log-probability of its last byte
+    /// given its parent's text, computed the first time a hypothesis reaches it.
+    private struct PrefixTree {
+        var parent: [Int32] = [], byte: [UInt8] = [], length: [Int32] = []
+        private var states: [InkLanguageModel.State?] = []
+        private var stateKnown: [Bool] = []
+        private var edgeLogProbability: [Double] = []
+        private var children: [Int: Int32] = [:]
+        private var rootState: InkLanguageModel.State?
+        private var rootStateKnown = false
+
+        mutating func child(of node: Int32, _ character: UInt8) -> (node: Int32, new: Bool) {
+            let key = (Int(node) + 1) << 8 | Int(character)
+            if let existing = children[key] { return (existing, false) }
+            let new = Int32(parent.count)
+            parent.append(node); byte.append(character); length.append(node < 0 ? 1 : length[Int(node)] + 1)
+            states.append(nil); stateKnown.append(false); edgeLogProbability.append(.nan)
+            children[key] = new
+            return (new, true)
+        }
+
+        func state(_ node: Int32) -> InkLanguageModel.State? { node < 0 ? rootState : states[Int(node)] }
+
+        mutating func setStateIfUnknown(_ node: Int32, _ state: InkLanguageModel.State?) {
+            if node < 0 {
+                if !rootStateKnown { rootState = state; rootStateKnown = true }
+            } else if !stateKnown[Int(node)] {
+                states[Int(node)] = state; stateKnown[Int(node)] = true
+            }
+        }
+
+        /// The language model's log-probability of the node's last byte after its parent's text (0 where the
+        /// parent has no state: no language model there), computed once.
+        mutating func languageLogProbability(of node: Int32, _ languageModel: InkLanguageModel) -> Double {
+            let i = Int(node)
+            if !edgeLogProbability[i].isNaN { return edgeLogProbability[i] }
+            guard let before = state(parent[i]) else {
+                edgeLogProbability[i] = 0
+                setStateIfUnknown(node, nil)
+                return 0
+            }
+            let (logP, after) = languageModel.extend(before, with: byte[i])
+            edgeLogProbability[i] = logP
+            setStateIfUnknown(node, after)
+            return logP
+        }
+
+        /// Without a language model a node's state is its parent's (nil).
+        mutating func inheritState(_ node: Int32) { setStateIfUnknown(node, state(parent[Int(node)])) }
+
+        func text(_ node: Int32) -> [UInt8] {
+            var bytes: [UInt8] = []
+            var n = node
+            while n >= 0 { bytes.append(byte[Int(n)]); n = parent[Int(n)] }
+            return bytes.reversed()
+        }
+
+        /// Whether the node's text sorts before the other's (only for ties in score, which are rare).
+        func precedes(_ a: Int32, _ b: Int32) -> Bool { text(a).lexicographicallyPrecedes(text(b)) }
+    }
+
+    /// The frames at which a hypothesis's characters were emitted, as linked lists sharing their beginnings: entry
+    /// -1 is the empty list, an entry is a frame after an earlier entry.
+    private struct EmissionList {
+        private var frame: [Int32] = [], previous: [Int32] = []
+
+        mutating func append(frame value: Int32, after list: Int32) -> Int32 {
+            frame.append(value); previous.append(list)
+            return Int32(frame.count - 1)
+        }
+
+        /// The last frame of the list (-1 for text from a start, and for the empty list).
+        func frame(of list: Int32) -> Int { list < 0 ? -1 : Int(frame[Int(list)]) }
+
+        func frames(_ list: Int32, count: Int) -> [Int] {
+            var out: [Int] = []
+            out.reserveCapacity(count)
+            var n = list
+            while n >= 0 { out.append(Int(frame[Int(n)])); n = previous[Int(n)] }
+            return out.reversed()
+        }
+    }
+
+    /// The search as first written, over arrays of bytes: the definition ``decode(logProbabilities:classes:alphabet:languageModel:starts:results:)``
+    /// is tested against.
+    func decodeReference(logProbabilities: [Float], classes: Int, alphabet: [UInt8], languageModel: InkLanguageModel?,
+                         starts: [(text: [UInt8], state: InkLanguageModel.State?, score: Double)], results: Int) -> [Hypothesis] {
         let frames = logProbabilities.count / classes
         // Beams live in arrays in a fixed order (a dictionary only finds them by text), so that the search is
         // deterministic: the same ink gives the same candidates and segments every time.

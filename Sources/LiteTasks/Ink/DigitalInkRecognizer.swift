@@ -12,16 +12,18 @@ public struct DigitalInkRecognizerOptions: Sendable {
     public var threads: Int = 1
     /// The model manager whose registry holds the model (not an ML Kit option; the package's by default).
     public var modelManager: ModelManager = .modelManager()
-    /// Decoding (not ML Kit options): hypotheses kept per frame, the weight of the language model's
+    /// Decoding (not ML Kit options): hypotheses kept per frame (64: a wider beam finds more of the readings the
+    /// language model prefers, at about 1 ms a word more than 32), the weight of the language model's
     /// log-probability and the bonus per character (tuned on the validation writers, tools/ink/evaluate.py).
-    public var beamWidth = 32
+    public var beamWidth = 64
     public var languageModelWeight = 0.9
     public var characterBonus = 3.0
     /// Whether a line that leans by more than ``DigitalInkRecognizer/slantCorrectionThreshold`` (see
     /// ``InkFeatures/slant``) is also read upright, and the two readings' character probabilities averaged frame by
     /// frame before decoding (not an ML Kit option). Off by default: it costs a second pass through the network for
-    /// about half of the inks (for a writer who leans, every ink: 7 -> 10 ms a word), for a small gain (held-out
-    /// writers: character error rate 7.48% -> 7.45%, top-1 79.62% -> 79.64%, top-5 88.68% -> 88.99%; Docs/digital-ink.md).
+    /// about half of the inks (for a writer who leans, nearly every ink: about 3 ms more a word), for a small gain
+    /// (held-out writers at beam 64: character error rate 7.17% -> 7.16%, top-1 80.06% -> 80.12%, top-5 89.49% ->
+    /// 89.82%; Docs/digital-ink.md).
     public var slantCorrection = false
 
     public init(model: DigitalInkRecognitionModel) {
