@@ -256,6 +256,19 @@ public final class InkLanguageModel: @unchecked Sendable {
         return p
     }
 
+    /// ``ngramProbability(_:history:)`` of a full history given as ``State/recentSymbols``.
+    func ngramProbability(_ symbol: UInt8, recentSymbols: UInt32) -> Double {
+        var p = 1.0 / Double(Self.symbolCount)
+        for length in 0...(Self.order - 1) {
+            // The key of the history's last `length` symbols: its low 5·length bits, with the length on top.
+            let hk = UInt32(length) << 28 | recentSymbols & ((1 << (5 * UInt32(length))) - 1)
+            guard let history = histories[hk] else { break }
+            let count = ngramCounts[Self.key(extending: hk, with: symbol)] ?? 0
+            p = (count + history.types * p) / (history.total + history.types)
+        }
+        return p
+    }
+
     @inline(__always) func child(of node: Int32, _ symbol: UInt8) -> Int32? {
         let start = Int(childStart[Int(node)])
         for e in start..<(start + Int(childCount[Int(node)])) where edgeSymbol[e] == symbol { return edgeTarget[e] }
@@ -270,7 +283,10 @@ public final class InkLanguageModel: @unchecked Sendable {
         var node: Int32? = 0
         var inVocabulary = log(InkLanguageModel.inVocabularyWeight)
         var outOfVocabulary = log(1 - InkLanguageModel.inVocabularyWeight)
-        var history: [UInt8] = [0, 0, 0]
+        /// The last `order - 1` symbols (0 before the text), oldest first, packed 5 bits each as ``key(_:)`` packs
+        /// them: a number, not an array, so that a step of the beam search allocates nothing.
+        var recentSymbols: UInt32 = 0
+        var history: [UInt8] { (0..<(InkLanguageModel.order - 1)).reversed().map { UInt8(recentSymbols >> (5 * UInt32($0)) & 31) } }
         var casing = Casing.start
         var upperFirst = false
         var inWord = false
@@ -316,7 +332,7 @@ public final class InkLanguageModel: @unchecked Sendable {
                 ? Self.logRatio(ends[Int(node)], mass[Int(node)])
                 : Self.logRatio(weightedCount(node, ending: true, upperFirst: state.upperFirst), weightedCount(node, ending: false, upperFirst: state.upperFirst)))
         }
-        let outOfVocabulary = state.outOfVocabulary + log(ngramProbability(0, history: state.history[...]))
+        let outOfVocabulary = state.outOfVocabulary + log(ngramProbability(0, recentSymbols: state.recentSymbols))
         return logAdd(inVocabulary, outOfVocabulary) - logAdd(state.inVocabulary, state.outOfVocabulary)
     }
 
@@ -355,9 +371,9 @@ public final class InkLanguageModel: @unchecked Sendable {
             next.inVocabulary = -.infinity
             next.node = nil
         }
-        next.outOfVocabulary = state.outOfVocabulary + log(ngramProbability(symbol, history: state.history[...]))
+        next.outOfVocabulary = state.outOfVocabulary + log(ngramProbability(symbol, recentSymbols: state.recentSymbols))
         if isFirstLetter { next.outOfVocabulary += log(upper ? Self.capitalizedUnknown : 1 - Self.capitalizedUnknown) }
-        next.history = Array(state.history.dropFirst()) + [symbol]
+        next.recentSymbols = (state.recentSymbols << 5 | UInt32(symbol)) & ((1 << (5 * UInt32(Self.order - 1))) - 1)
         var caseCost = 0.0
         if isLetter {
             (caseCost, next.casing) = Self.casing(state.casing, upper: upper)
