@@ -336,6 +336,22 @@ final class InkLanguageModelTests: XCTestCase {
         XCTAssertGreaterThan(model.extend(model.state(after: "q"), with: UInt8(ascii: "u")).0, model.extend(model.state(after: "q"), with: UInt8(ascii: "z")).0)
     }
 
+    /// The packed history the search uses is the history: the same n-gram probabilities, symbol for symbol.
+    func testPackedHistoryGivesTheSameNgramProbabilities() throws {
+        let model = try InkLanguageModel.shared(path: Paths.packageRoot.appendingPathComponent("models/ink-en.lexicon.tsv").path)
+        for context in ["", "t", "th", "the", "hello wor", "Jct", "don't"] {
+            let state = model.state(after: context)
+            XCTAssertEqual(state.history.count, InkLanguageModel.order - 1)
+            for symbol in 0..<UInt8(InkLanguageModel.symbolCount) {
+                XCTAssertEqual(model.ngramProbability(symbol, recentSymbols: state.recentSymbols),
+                               model.ngramProbability(symbol, history: state.history[...]), "\(symbol) after \"\(context)\"")
+            }
+        }
+        XCTAssertEqual(model.state(after: "the").history, [InkLanguageModel.symbol(of: UInt8(ascii: "t"))!,
+                                                           InkLanguageModel.symbol(of: UInt8(ascii: "h"))!,
+                                                           InkLanguageModel.symbol(of: UInt8(ascii: "e"))!])
+    }
+
     /// The first letter's case is part of the word: over both cases of every first letter the lexicon's mass is
     /// whole, and what the spelling model leaves after the word boundary.
     func testFirstLetterProbabilitiesOverBothCasesSumToOne() throws {
