@@ -222,39 +222,52 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
         let lines = InkLayout.lines(strokes).map(InkLayout.readingOrder)
         let wanted = max(1, options.maxResultCount)
         var perLine: [[DigitalInkRecognitionCandidate]] = []
-        var preContext = String(context.preContext.suffix(Self.preContextLength))
+        let preContext = String(context.preContext.suffix(Self.preContextLength))
         for (n, line) in lines.enumerated() {
-            let features = try InkFeatures(strokes: line, writingAreaHeight: context.writingArea?.height)
-            var (logProbabilities, classes) = try logProbabilities(features, model: model)
-            let slant = features.slant
-            if options.slantCorrection, abs(slant) >= Self.slantCorrectionThreshold {
-                let (upright, _) = try self.logProbabilities(features.sheared(by: -slant), model: model)
-                guard upright.count == logProbabilities.count else { throw TaskError.model("the ink model's output length depends on more than the sequence length") }
-                // The mean of the two probabilities, in logs: log((p + q) / 2) = max + log1p(exp(min - max)) - log 2.
-                for i in logProbabilities.indices {
-                    let larger = max(logProbabilities[i], upright[i]), smaller = min(logProbabilities[i], upright[i])
-                    guard larger.isFinite else { continue }
-                    logProbabilities[i] = larger + log1pf(expf(smaller - larger)) - logf(2)
-                }
+            // A long line is read a few words at a time; each piece after the first begins a new word, and the
+            // language model reads it after the piece before and a space.
+            var pieces: [[DigitalInkRecognitionCandidate]] = []
+            var piecePreContext = n == 0 ? preContext : ""
+            for piece in InkLayout.pieces(line) {
+                let candidates = try recognizeTextPiece(piece, model: model, context: context, preContext: piecePreContext, wanted: wanted)
+                pieces.append(candidates)
+                piecePreContext = String(((candidates.first?.text ?? "") + " ").suffix(Self.preContextLength))
             }
-            guard classes == model.alphabet.count + 1 else {
-                throw TaskError.model("a text ink model has \(model.alphabet.count + 1) classes (CTC blank + printable ASCII); this one has \(classes)")
-            }
-            let starts = startHypotheses(preContext: n == 0 ? preContext : "", languageModel: model.languageModel)
-            var search = CTCBeamSearch(beamWidth: max(options.beamWidth, wanted), languageModelWeight: options.languageModelWeight,
-                                       characterBonus: options.characterBonus)
-            search.scoresLoneCharacters = n > 0 || preContext.isEmpty
-            // A few more than wanted, as readings that differ only by a trailing space become one.
-            let hypotheses = search.decode(logProbabilities: logProbabilities, classes: classes, alphabet: model.alphabet,
-                                           languageModel: model.languageModel, starts: starts, results: wanted + 4)
-            // An empty reading is kept only when there is nothing else (a stroke the network sees no character in).
-            let nonEmpty = hypotheses.filter { !$0.text.allSatisfy { $0 == UInt8(ascii: " ") } }
-            let candidates = Self.withoutTrailingSpaces(nonEmpty.isEmpty ? hypotheses : nonEmpty).prefix(wanted)
-                .map { candidate(from: $0, features: features, ink: line) }
-            perLine.append(candidates)
-            preContext = candidates.first?.text ?? ""
+            perLine.append(Self.join(pieces, separator: " ", limit: wanted))
         }
-        return DigitalInkRecognitionResult(candidates: Self.joinLines(perLine, limit: wanted))
+        return DigitalInkRecognitionResult(candidates: Self.join(perLine, separator: "\n", limit: wanted))
+    }
+
+    /// The candidates of one piece of a line, read after `preContext`.
+    private func recognizeTextPiece(_ line: [InkLayout.IndexedStroke], model: LoadedModel, context: DigitalInkRecognitionContext,
+                                    preContext: String, wanted: Int) throws -> [DigitalInkRecognitionCandidate] {
+        let features = try InkFeatures(strokes: line, writingAreaHeight: context.writingArea?.height)
+        var (logProbabilities, classes) = try logProbabilities(features, model: model)
+        let slant = features.slant
+        if options.slantCorrection, abs(slant) >= Self.slantCorrectionThreshold {
+            let (upright, _) = try self.logProbabilities(features.sheared(by: -slant), model: model)
+            guard upright.count == logProbabilities.count else { throw TaskError.model("the ink model's output length depends on more than the sequence length") }
+            // The mean of the two probabilities, in logs: log((p + q) / 2) = max + log1p(exp(min - max)) - log 2.
+            for i in logProbabilities.indices {
+                let larger = max(logProbabilities[i], upright[i]), smaller = min(logProbabilities[i], upright[i])
+                guard larger.isFinite else { continue }
+                logProbabilities[i] = larger + log1pf(expf(smaller - larger)) - logf(2)
+            }
+        }
+        guard classes == model.alphabet.count + 1 else {
+            throw TaskError.model("a text ink model has \(model.alphabet.count + 1) classes (CTC blank + printable ASCII); this one has \(classes)")
+        }
+        let starts = startHypotheses(preContext: preContext, languageModel: model.languageModel)
+        var search = CTCBeamSearch(beamWidth: max(options.beamWidth, wanted), languageModelWeight: options.languageModelWeight,
+                                   characterBonus: options.characterBonus)
+        search.scoresLoneCharacters = preContext.isEmpty
+        // A few more than wanted, as readings that differ only by a trailing space become one.
+        let hypotheses = search.decode(logProbabilities: logProbabilities, classes: classes, alphabet: model.alphabet,
+                                       languageModel: model.languageModel, starts: starts, results: wanted + 4)
+        // An empty reading is kept only when there is nothing else (a stroke the network sees no character in).
+        let nonEmpty = hypotheses.filter { !$0.text.allSatisfy { $0 == UInt8(ascii: " ") } }
+        return Self.withoutTrailingSpaces(nonEmpty.isEmpty ? hypotheses : nonEmpty).prefix(wanted)
+            .map { candidate(from: $0, features: features, ink: line) }
     }
 
     /// The readings (best first) without the spaces the network read after their last character, which no
@@ -331,16 +344,17 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
         return DigitalInkRecognitionCandidate(text: text, score: Float(-hypothesis.score), characters: characters, words: words)
     }
 
-    /// Candidates of a multi-line ink: the lines' best readings joined with newlines, then the readings that
-    /// change one line to its next-best, cheapest first. Segment ranges are shifted into the joined text.
-    static func joinLines(_ lines: [[DigitalInkRecognitionCandidate]], limit: Int) -> [DigitalInkRecognitionCandidate] {
+    /// Candidates of an ink read in parts (lines, or pieces of a line): the parts' best readings joined with
+    /// `separator`, then the readings that change one part to its next-best, cheapest first. Segment ranges are
+    /// shifted into the joined text.
+    static func join(_ lines: [[DigitalInkRecognitionCandidate]], separator: String, limit: Int) -> [DigitalInkRecognitionCandidate] {
         guard lines.count > 1 else { return lines.first ?? [] }
         guard lines.allSatisfy({ !$0.isEmpty }) else { return [] }
         func join(_ choice: [Int]) -> DigitalInkRecognitionCandidate {
             var text = "", score: Float = 0
             var characters: [InkSegment] = [], words: [InkSegment] = []
             for (line, k) in zip(lines, choice) {
-                if !text.isEmpty { text += "\n" }
+                if !text.isEmpty { text += separator }
                 let offset = text.count
                 let c = line[k]
                 text += c.text
