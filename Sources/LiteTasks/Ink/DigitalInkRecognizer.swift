@@ -372,6 +372,8 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
                 choices.append(choice)
             }
         }
-        return Array(choices.map(join).sorted { ($0.score ?? 0) < ($1.score ?? 0) }.prefix(limit))
+        // Ranked by score before any is joined: a long line in many pieces has many choices, each a long text.
+        let scores = choices.map { choice in zip(lines, choice).reduce(Float(0)) { $0 + ($1.0[$1.1].score ?? 0) } }
+        return choices.indices.sorted { scores[$0] < scores[$1] }.prefix(limit).map { join(choices[$0]) }
     }
 }
