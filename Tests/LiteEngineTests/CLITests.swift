@@ -70,6 +70,26 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(try cli(["ink", ink.path, "--lang", "fr"], expectStatus: 64).err.contains("no digital ink model"))
     }
 
+    /// An ink file or batch line over 32 MiB is refused before it is parsed (Foundation's parser would hold
+    /// gigabytes); a batch goes on with the next line.
+    func testOversizedInksAreRefusedBeforeParsing() throws {
+        let folder = try temporaryDirectory()
+        let padding = Data(repeating: UInt8(ascii: " "), count: (32 << 20) + 1)
+        let big = folder.appendingPathComponent("big.json")
+        try (Data("{\"strokes\": [[{\"x\": 1, \"y\": 2}]]}".utf8) + padding).write(to: big)
+        XCTAssertTrue(try cli(["ink", big.path], expectStatus: 64).err.contains("at most 33554432 bytes"))
+
+        let good = "{\"label\": \"-\", \"strokes\": [[[0, 0, 0], [30, 1, 100], [60, 0, 200]]]}\n"
+        let batch = folder.appendingPathComponent("batch.ndjson")
+        try (Data(good.utf8) + Data("{\"strokes\": []}".utf8) + padding + Data("\n".utf8) + Data(good.utf8)).write(to: batch)
+        let lines = try cli(["ink", "--batch", batch.path, "--jsonl"]).out.split(separator: "\n")
+        let records = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+        XCTAssertEqual(records.map { $0["index"] as? Int }, [0, 1, 2])
+        XCTAssertNotNil(records[0]["candidates"])
+        XCTAssertTrue((records[1]["error"] as? String)?.contains("at most 33554432 bytes") ?? false, "\(records[1])")
+        XCTAssertNotNil(records[2]["candidates"])
+    }
+
     /// The main job through the registry (../shared/models as the mirror, a fresh cache): the default model says
     /// chickadee, `--model birds` the Black-capped Chickadee; a bad image among several is reported, the others
     /// still classified, and the exit status is 1.
