@@ -59,7 +59,7 @@ struct CTCBeamSearch {
         for start in starts {
             var node: Int32 = -1, emitted: Int32 = -1
             for byte in start.text {
-                node = tree.child(of: node, byte).node
+                node = tree.child(of: node, byte)
                 emitted = emissions.append(frame: -1, after: emitted)
             }
             tree.setStateIfUnknown(node, start.state)
@@ -82,14 +82,7 @@ struct CTCBeamSearch {
         for t in 0..<frames {
             let row = t * classes, frame = Int32(t)
             let blankLog = Double(logProbabilities[row])
-            candidates.removeAll(keepingCapacity: true)
-            for c in 1..<classes where logProbabilities[row + c] > pruneLogProbability {
-                candidates.append((c, logProbabilities[row + c]))
-            }
-            if candidates.count > maximumCharactersPerFrame {
-                candidates.sort { $0.1 > $1.1 }
-                candidates.removeLast(candidates.count - maximumCharactersPerFrame)
-            }
+            frameCandidates(logProbabilities, row: row, classes: classes, into: &candidates)
             next.removeAll(keepingCapacity: true)
             for beam in beams {
                 let network = beam.network
@@ -111,7 +104,7 @@ struct CTCBeamSearch {
                     let byte = alphabet[c - 1]
                     let path = (c == last && lastEmitted >= 0 ? beam.blank : network) + Double(logP)
                     if path == -.infinity { continue }
-                    let child = tree.child(of: beam.node, byte).node
+                    let child = tree.child(of: beam.node, byte)
                     if let existing = slotOf(child, frame: frame) {
                         if path > next[existing].nonBlank { next[existing].emitted = emissions.append(frame: frame, after: beam.emitted) }
                         next[existing].nonBlank = logAdd(next[existing].nonBlank, path)
@@ -150,6 +143,19 @@ struct CTCBeamSearch {
         return Array(finished.prefix(results))
     }
 
+    /// The characters (class, log-probability) tried at the frame starting at `row`: above
+    /// `pruneLogProbability`, at most `maximumCharactersPerFrame` of them, the likeliest.
+    private func frameCandidates(_ logProbabilities: [Float], row: Int, classes: Int, into candidates: inout [(Int, Float)]) {
+        candidates.removeAll(keepingCapacity: true)
+        for c in 1..<classes where logProbabilities[row + c] > pruneLogProbability {
+            candidates.append((c, logProbabilities[row + c]))
+        }
+        if candidates.count > maximumCharactersPerFrame {
+            candidates.sort { $0.1 > $1.1 }
+            candidates.removeLast(candidates.count - maximumCharactersPerFrame)
+        }
+    }
+
     private struct TreeBeam {
         var node: Int32
         var emitted: Int32
@@ -164,7 +170,7 @@ struct CTCBeamSearch {
     /// byte. A node also keeps the language model's state after its text and the log-probability of its last byte
     /// given its parent's text, computed the first time a hypothesis reaches it.
     private struct PrefixTree {
-        var parent: [Int32] = [], byte: [UInt8] = [], length: [Int32] = []
+        var parent: [Int32] = [], byte: [UInt8] = []
         private var states: [InkLanguageModel.State?] = []
         private var stateKnown: [Bool] = []
         private var edgeLogProbability: [Double] = []
@@ -172,14 +178,14 @@ struct CTCBeamSearch {
         private var rootState: InkLanguageModel.State?
         private var rootStateKnown = false
 
-        mutating func child(of node: Int32, _ character: UInt8) -> (node: Int32, new: Bool) {
+        mutating func child(of node: Int32, _ character: UInt8) -> Int32 {
             let key = (Int(node) + 1) << 8 | Int(character)
-            if let existing = children[key] { return (existing, false) }
+            if let existing = children[key] { return existing }
             let new = Int32(parent.count)
-            parent.append(node); byte.append(character); length.append(node < 0 ? 1 : length[Int(node)] + 1)
+            parent.append(node); byte.append(character)
             states.append(nil); stateKnown.append(false); edgeLogProbability.append(.nan)
             children[key] = new
-            return (new, true)
+            return new
         }
 
         func state(_ node: Int32) -> InkLanguageModel.State? { node < 0 ? rootState : states[Int(node)] }
@@ -263,14 +269,7 @@ struct CTCBeamSearch {
         for t in 0..<frames {
             let row = t * classes
             let blankLog = Double(logProbabilities[row])
-            candidates.removeAll(keepingCapacity: true)
-            for c in 1..<classes where logProbabilities[row + c] > pruneLogProbability {
-                candidates.append((c, logProbabilities[row + c]))
-            }
-            if candidates.count > maximumCharactersPerFrame {
-                candidates.sort { $0.1 > $1.1 }
-                candidates.removeLast(candidates.count - maximumCharactersPerFrame)
-            }
+            frameCandidates(logProbabilities, row: row, classes: classes, into: &candidates)
             next.removeAll(keepingCapacity: true)
             index.removeAll(keepingCapacity: true)
             for beam in beams {
