@@ -30,6 +30,7 @@ struct InkCommand: ParsableCommand {
     @Option(help: "Decoding: hypotheses kept per frame.") var beamWidth: Int?
     @Option(help: "Decoding: weight of the language model.") var lmWeight: Double?
     @Option(help: "Decoding: bonus per character.") var characterBonus: Double?
+    @Option(help: "Decoding: weight of the character network's opinion on a lone character (0: the LSTM alone).") var characterWeight: Double?
     @Flag(help: "Also read a leaning line upright and average the two readings (slower, a little more accurate).") var slantCorrection = false
 
     func validate() throws {
@@ -59,6 +60,7 @@ struct InkCommand: ParsableCommand {
         if let beamWidth { options.beamWidth = beamWidth }
         if let lmWeight { options.languageModelWeight = lmWeight }
         if let characterBonus { options.characterBonus = characterBonus }
+        if let characterWeight { options.characterModelWeight = characterWeight }
         options.slantCorrection = slantCorrection
         let recognizer = DigitalInkRecognizer.digitalInkRecognizer(options: options)
         var context = DigitalInkRecognitionContext(preContext: preContext)

@@ -18,8 +18,11 @@ struct InkGoldens: Decodable {
     }
     struct ModelOutput: Decodable { var model: String; var sample: Int; var stride: Int; var shape: [Int]; var outputs: [Float] }
     struct Synthetic: Decodable { var text: String; var strokes: [[[Float]]] }
+    /// A picture of a sample's ink (or of `strokes`) and the character network's LiteRT outputs on it.
+    struct Picture: Decodable { var sample: Int?; var name: String?; var strokes: [[[Float]]]?; var picture: [Float]; var outputs: [Float] }
     var samples: [Sample]
     var models: [ModelOutput]
+    var pictures: [Picture]
     var synthetic: [Synthetic]
 
     static let shared: InkGoldens = {
@@ -155,6 +158,99 @@ final class InkModelGoldenTests: XCTestCase {
             }
             XCTAssertEqual(expectedIndex, entry.outputs.count, entry.model)
             XCTAssertLessThan(worst, 2e-4, "\(entry.model) on sample \(entry.sample)")
+        }
+    }
+}
+
+final class InkCharacterClassifierTests: XCTestCase {
+    private func strokes(_ picture: InkGoldens.Picture) throws -> [[StrokePoint]] {
+        if let sample = picture.sample {
+            let golden = InkGoldens.shared.samples[sample]
+            return try InkGoldens.ink(file: golden.file, line: golden.line).strokes.map { $0.points }
+        }
+        return picture.strokes!.map { $0.map { StrokePoint(x: $0[0], y: $0[1]) } }
+    }
+
+    /// The recognizer draws an ink as the training pictures were drawn (tools/ink/character_data.py), pixel for pixel.
+    func testPicturesEqualThePythonTrainingPictures() throws {
+        XCTAssertGreaterThanOrEqual(InkGoldens.shared.pictures.count, 5)
+        for golden in InkGoldens.shared.pictures {
+            let picture = InkCharacterClassifier.raster(try strokes(golden))
+            XCTAssertEqual(picture.count, golden.picture.count)
+            var worst: Float = 0
+            for (a, b) in zip(picture, golden.picture) { worst = max(worst, abs(a - b)) }
+            XCTAssertLessThanOrEqual(worst, 1e-5, "picture of \(golden.name ?? "sample \(golden.sample!)")")
+            XCTAssertGreaterThan(picture.reduce(0, +), 1, "an ink draws something")
+        }
+    }
+
+    /// Our engine runs the character network as LiteRT does.
+    func testTheCharacterNetworkMatchesLiteRT() throws {
+        let classifier = try InkCharacterClassifier(path: Paths.packageRoot.appendingPathComponent("models/ink-en.characters.tflite").path, threads: 1)
+        for golden in InkGoldens.shared.pictures {
+            let ink = try strokes(golden).enumerated().map { ($0.offset, $0.element) }
+            let logProbabilities = try classifier.logProbabilities(ink)
+            XCTAssertEqual(golden.outputs.count, InkCharacterClassifier.characters.count)
+            let largest = golden.outputs.max()!
+            let logSum = largest + log(golden.outputs.reduce(0) { $0 + exp($1 - largest) })
+            var worst: Float = 0
+            for (a, b) in zip(logProbabilities, golden.outputs) { worst = max(worst, abs(a - (b - logSum))) }
+            XCTAssertLessThan(worst, 1e-3, "network on \(golden.name ?? "sample \(golden.sample!)")")
+        }
+    }
+
+    /// The lone-character reading of a character is the sum over all CTC paths that spell it: checked against a
+    /// brute-force sum over every path of a short sequence.
+    /// Omniglot letters (never trained on) that the LSTM alone reads as the digit of the same shape ("g" as "9",
+    /// "s" as "5", "z" as "2") are read as the letter when the character network joins in; the same ink inside a
+    /// longer context (a pre-context) is not a lone character and keeps the LSTM's reading.
+    func testALoneLetterIsNotReadAsTheDigitOfTheSameShape() throws {
+        let recognizer = DigitalInkRecognizer.digitalInkRecognizer(options: DigitalInkRecognizerOptions(model: DigitalInkRecognitionModel(modelIdentifier: .english)))
+        var without = DigitalInkRecognizerOptions(model: DigitalInkRecognitionModel(modelIdentifier: .english))
+        without.characterModelWeight = 0
+        let lstmOnly = DigitalInkRecognizer.digitalInkRecognizer(options: without)
+        for (line, letter, digit) in [(2324, "g", "9"), (2568, "s", "5"), (2706, "z", "2")] {
+            let ink = try InkGoldens.ink(file: "omniglot.ndjson.gz", line: line)
+            XCTAssertEqual(try lstmOnly.recognize(ink: ink).candidates.first?.text, digit, "Omniglot line \(line)")
+            let candidates = try recognizer.recognize(ink: ink).candidates
+            XCTAssertEqual(candidates.first?.text.lowercased(), letter, "Omniglot line \(line)")
+            XCTAssertEqual(Set(candidates.map(\.text)).count, candidates.count, "each reading once")
+            XCTAssertEqual(candidates.map { $0.score! }, candidates.map { $0.score! }.sorted(), "ranked by score")
+            XCTAssertEqual(candidates.first?.characters.count, 1)
+            let context = DigitalInkRecognitionContext(preContext: "the ", writingArea: nil)
+            XCTAssertEqual(try recognizer.recognize(ink: ink, context: context).candidates.map(\.text),
+                           try lstmOnly.recognize(ink: ink, context: context).candidates.map(\.text), "Omniglot line \(line) after a pre-context")
+        }
+    }
+
+    func testSingleCharacterReadingsSumEveryPath() {
+        let classes = 4, frames = 5
+        var generator = SystemRandomNumberGenerator()
+        var logProbabilities = [Float]()
+        for _ in 0..<frames {
+            let raw = (0..<classes).map { _ in Float.random(in: 0.05...1, using: &generator) }
+            let sum = raw.reduce(0, +)
+            logProbabilities += raw.map { log($0 / sum) }
+        }
+        let readings = CTCBeamSearch.singleCharacterReadings(logProbabilities: logProbabilities, classes: classes)
+        XCTAssertEqual(readings.count, classes - 1)
+        var expected = [Double](repeating: 0, count: classes)
+        for path in 0..<Int(pow(Double(classes), Double(frames))) {
+            var labels: [Int] = [], code = path, probability = 1.0
+            for t in 0..<frames {
+                let c = code % classes
+                code /= classes
+                probability *= exp(Double(logProbabilities[t * classes + c]))
+                labels.append(c)
+            }
+            var collapsed: [Int] = []
+            for (t, c) in labels.enumerated() where c != 0 && (t == 0 || labels[t - 1] != c) { collapsed.append(c) }
+            if collapsed.count == 1 { expected[collapsed[0]] += probability }
+        }
+        for k in 1..<classes {
+            XCTAssertEqual(readings[k - 1].logProbability, log(expected[k]), accuracy: 1e-5)
+            let best = (0..<frames).max { logProbabilities[$0 * classes + k] < logProbabilities[$1 * classes + k] }!
+            XCTAssertEqual(readings[k - 1].frame, best)
         }
     }
 }

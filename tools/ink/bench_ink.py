@@ -4,7 +4,8 @@
     python3 tools/ink/bench_ink.py [--words 200] [--write Docs/benchmarks.md]
 
 1. The network alone at the median held-out word length: our `vision-cli bench models/ink-en.tflite
-   --input-shape 1,T,5` against LiteRT (XNNPACK and built-in kernels) on the same shape, 1 thread, medians.
+   --input-shape 1,T,5` against LiteRT (XNNPACK and built-in kernels) on the same shape, 1 thread, medians; the same
+   for the shapes network and for the character network on its one 32x32 picture.
 2. Whole recognitions (checks, features, network, beam search with the language model, segments) of the first
    N held-out UNIPEN words through `vision-cli ink --batch --jsonl`: mean, median and 90th percentile per word.
 """
@@ -44,13 +45,12 @@ def main():
     lengths = sorted(len(features(d["strokes"])) for d in words)
     t = lengths[len(lengths) // 2]
     rows = []
-    for name in ("ink-en.tflite", "ink-shapes.tflite"):
+    for name, shape in (("ink-en.tflite", [1, t, 5]), ("ink-shapes.tflite", [1, t, 5]), ("ink-en.characters.tflite", [1, 32, 32, 1])):
         model = os.path.join(ROOT, "models", name)
-        shape = [1, t, 5]
         o = min(ours_network(args.cli, model, shape, 200) for _ in range(2))
         x = min(litert_bench(model, 1, 200, 10, shape=shape)["median_ms"] for _ in range(2))
         b = min(litert_bench(model, 1, 200, 10, builtin=True, shape=shape)["median_ms"] for _ in range(2))
-        rows.append(f"| {name} | [1, {t}, 5] | {o:.3f} | {x:.3f} | {o / x:.2f} | {b:.3f} | {o / b:.2f} |")
+        rows.append(f"| {name} | {shape} | {o:.3f} | {x:.3f} | {o / x:.2f} | {b:.3f} | {o / b:.2f} |")
         print(rows[-1], flush=True)
     results = run_cli(args.cli, words, "en")
     ms = sorted(r["ms"] for r in results)

@@ -7,6 +7,8 @@
   of the data is committed), with and without a writing area, timed and untimed;
 - models: LiteRT's outputs (`ai_edge_litert`, built-in kernels) of models/ink-en.tflite and models/ink-shapes.tflite
   on the features of some of those inks (every frame of a short ink, every 5th frame of a long one);
+- pictures: character_data.py's pictures of some of those inks (and of a dot and a dash), with LiteRT's outputs of
+  models/ink-en.characters.tflite on them;
 - synthetic: Hershey-font inks of a few words (hershey.py, fixed seed), with the word each spells, for the
   recognizer's behaviour tests (pre-context, several lines, words out of order).
 """
@@ -42,11 +44,11 @@ def no_zero_points(d):
 
 
 def litert(path, f):
-    """A fresh interpreter per ink: the LSTM state lives in variable tensors that LiteRT keeps across invocations."""
+    """`path`'s output for the one input `f` (a batch of one). A fresh interpreter per ink: the LSTM state lives in variable tensors that LiteRT keeps across invocations."""
     from ai_edge_litert.interpreter import Interpreter, OpResolverType
     it = Interpreter(path, experimental_op_resolver_type=OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
     inp, out = it.get_input_details()[0], it.get_output_details()[0]
-    it.resize_tensor_input(inp["index"], [1, len(f), 5])
+    it.resize_tensor_input(inp["index"], [1, *f.shape])
     it.allocate_tensors()
     it.set_tensor(inp["index"], f[None])
     it.invoke()
@@ -87,6 +89,23 @@ def main():
             rows = out if out.ndim == 1 else out[::stride]
             models.append(dict(model=model, sample=k, stride=stride, shape=list(out.shape), outputs=r(rows)))
 
+    from character_data import raster
+    pictures = []
+    characters = os.path.join(ROOT, "models", "ink-en.characters.tflite")
+    made = [("dot", [[[5.0, 5.0]]]), ("dash", [[[0.0, 0.0], [3.0, 0.2], [9.0, 0.0]]])]
+    for k in (0, 4, 6):
+        s = samples[k]
+        made.append((None, [st for st in line_of(s["file"], lambda d, n=s["line"]: True, s["line"])[1]["strokes"] if st]))
+    for k, (name, strokes) in enumerate(made):
+        picture = raster(strokes)
+        entry = dict(picture=r(picture))
+        if name:
+            entry.update(name=name, strokes=strokes)
+        else:
+            entry.update(sample=[0, 4, 6][k - 2])
+        entry["outputs"] = r(litert(characters, picture[:, :, None])) if os.path.exists(characters) else []
+        pictures.append(entry)
+
     rng = np.random.default_rng(7)
     synthetic = []
     for text in ["world", "ument", "hello", "the quick", "brown fox"]:
@@ -94,7 +113,7 @@ def main():
         synthetic.append(dict(text=text, strokes=[[[round(p[0], 2), round(p[1], 2)] for p in s] for s in strokes]))
 
     with open(OUT, "w") as f:
-        json.dump(dict(note="made by tools/ink/make_ink_goldens.py", samples=samples, models=models, synthetic=synthetic), f)
+        json.dump(dict(note="made by tools/ink/make_ink_goldens.py", samples=samples, models=models, pictures=pictures, synthetic=synthetic), f)
     print(f"wrote {OUT}: {len(samples)} feature samples, {len(models)} model outputs, {len(synthetic)} synthetic inks, {os.path.getsize(OUT)} bytes")
 
 

@@ -31,6 +31,8 @@ def main():
     en = json.load(open(os.path.join(ROOT, "models", "ink-en.training.json")))
     sh = json.load(open(os.path.join(ROOT, "models", "ink-shapes.training.json")))
     en_size = os.path.getsize(os.path.join(ROOT, "models", "ink-en.tflite"))
+    ch = json.load(open(os.path.join(ROOT, "models", "ink-en.characters.training.json")))
+    ch_size = os.path.getsize(os.path.join(ROOT, "models", "ink-en.characters.tflite"))
     sh_size = os.path.getsize(os.path.join(ROOT, "models", "ink-shapes.tflite"))
     all_runs = runs(en)
     run_lines = []
@@ -71,9 +73,18 @@ TensorFlow {en['tensorflow']}, `tools/ink/train_all.sh` (`train_text.py`), runs 
 {runs_text} Sequences: the trusted UNIPEN words of the training writers and their augmented copies (every second one
 without its timing{speed_text}{grid_text}), {en['unipen_characters']} UNIPEN characters{cuts_text}, {en['synthetic']:,} synthetic Hershey inks.
 
+Beside it, **ink-en.characters.tflite**, the character network that also reads an ink that is one character on its own
+(`InkCharacterClassifier.swift`): the ink drawn as a 32x32 picture (`character_data.py`), three 3x3 convolutions (32,
+64, 128) with max pooling, dense 256, 94 logits (printable ASCII without the space). {ch['parameters']:,} parameters, float32,
+{ch_size / 1e6:.2f} MB (with the LSTM {(en_size + ch_size) / 1e6:.2f} MB: {mark(en_size + ch_size <= 5e6)} against 5 MB). `tools/ink/train_characters.py`,
+{ch['minutes']:.0f} minutes ({len(ch['history'])} epochs), every class weighing the same: {ch['cut_characters']:,} real characters cut out of the
+training writers' words by ink-en.tflite (`character_cuts.py`) and as many affine copies (half stair-stepped on a coarse
+pixel grid, as a mouse draws), {ch['unipen_character_copies']:,} copies of UNIPEN characters, {ch['hershey']:,} Hershey glyphs. Validation
+(the checkpoint): {ch['validation_characters']:,} characters cut out of the validation writers' words, cross-entropy {ch['best_validation_cross_entropy']:.3f}.
+
 **Measured** (`python3 tools/ink/evaluate.py`, release build, 1 thread, decoding as shipped: beam 64, a lexicon of {lexicon_words:,} words,
-language model weight 0.9, bonus 3.0, names expected capitalized, a lone character scored as one, pens slower than 2.5 heights a
-second read at that speed):
+language model weight 0.9, bonus 3.0, names expected capitalized, a lone character scored as one and also read by the
+character network (weight 1.0), pens slower than 2.5 heights a second read at that speed):
 
 | set | samples | result | target |
 |---|---|---|---|

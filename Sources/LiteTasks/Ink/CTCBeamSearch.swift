@@ -344,4 +344,29 @@ struct CTCBeamSearch {
         }
         return (alphabet.firstIndex(of: byte) ?? -1) + 1
     }
+
+    /// For every class k ≥ 1, the log-probability of all the network's paths that spell exactly the one character
+    /// k (blanks, one or more frames of k, blanks), and the frame where k is likeliest: the reading of an ink as a
+    /// lone character, for each character, without a search. `[frames, classes]` row-major, class 0 the blank.
+    static func singleCharacterReadings(logProbabilities: [Float], classes: Int) -> [(logProbability: Double, frame: Int)] {
+        let frames = logProbabilities.count / classes
+        guard frames > 0, classes > 1 else { return [] }
+        // Three states per character: only blanks so far (shared), inside the character, blanks after it.
+        var blanksBefore = 0.0
+        var inside = [Double](repeating: -.infinity, count: classes), after = inside
+        var best = [(Float, Int)](repeating: (-.infinity, 0), count: classes)
+        for t in 0..<frames {
+            let row = t * classes
+            let blank = Double(logProbabilities[row])
+            for k in 1..<classes {
+                let p = logProbabilities[row + k]
+                if p > best[k].0 { best[k] = (p, t) }
+                let nextInside = logAdd(inside[k], blanksBefore) + Double(p)
+                after[k] = logAdd(after[k], inside[k]) + blank
+                inside[k] = nextInside
+            }
+            blanksBefore += blank
+        }
+        return (1..<classes).map { (logAdd(inside[$0], after[$0]), best[$0].1) }
+    }
 }

@@ -25,6 +25,9 @@ public struct DigitalInkRecognizerOptions: Sendable {
     /// (held-out writers with the default decoding: character error rate 7.04% -> 6.97%, top-1 80.60% -> 80.67%,
     /// top-5 90.61% -> 90.85%; the validation writers' top-5 92.14% -> 91.97%; Docs/digital-ink.md).
     public var slantCorrection = false
+    /// How much the character network's opinion counts when an ink is one character on its own (see
+    /// ``DigitalInkRecognizer``; 0 leaves the LSTM's reading alone). Not an ML Kit option.
+    public var characterModelWeight = 1.0
 
     public init(model: DigitalInkRecognitionModel) {
         self.model = model
@@ -56,6 +59,8 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
     private struct LoadedModel {
         var interpreter: Interpreter
         var languageModel: InkLanguageModel?
+        /// Text models with a `<model>.characters.tflite` beside them: the network that reads a lone character as a picture.
+        var characterClassifier: InkCharacterClassifier?
         /// Text models: the byte of class k + 1. Shape models: the class names.
         var alphabet: [UInt8]
         var shapeNames: [String]
@@ -165,11 +170,14 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
         if FileManager.default.fileExists(atPath: base + ".labels.txt") {
             let text = try String(contentsOfFile: base + ".labels.txt", encoding: .utf8)
             let names = text.split(separator: "\n").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-            loaded = LoadedModel(interpreter: interpreter, languageModel: nil, alphabet: [], shapeNames: names)
+            loaded = LoadedModel(interpreter: interpreter, languageModel: nil, characterClassifier: nil, alphabet: [], shapeNames: names)
         } else {
             let lexicon = base + ".lexicon.tsv"
             let languageModel = FileManager.default.fileExists(atPath: lexicon) ? try InkLanguageModel.shared(path: lexicon) : nil
-            loaded = LoadedModel(interpreter: interpreter, languageModel: languageModel, alphabet: Array(32...126), shapeNames: [])
+            let characters = base + ".characters.tflite"
+            let characterClassifier = FileManager.default.fileExists(atPath: characters) ? try InkCharacterClassifier(path: characters, threads: options.threads) : nil
+            loaded = LoadedModel(interpreter: interpreter, languageModel: languageModel, characterClassifier: characterClassifier,
+                                 alphabet: Array(32...126), shapeNames: [])
         }
         self.loaded = loaded
         return loaded
@@ -228,8 +236,10 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
             // language model reads it after the piece before and a space.
             var pieces: [[DigitalInkRecognitionCandidate]] = []
             var piecePreContext = n == 0 ? preContext : ""
-            for piece in InkLayout.pieces(line) {
-                let candidates = try recognizeTextPiece(piece, model: model, context: context, preContext: piecePreContext, wanted: wanted)
+            let linePieces = InkLayout.pieces(line)
+            for piece in linePieces {
+                let candidates = try recognizeTextPiece(piece, model: model, context: context, preContext: piecePreContext, wanted: wanted,
+                                                        wholeInk: lines.count == 1 && linePieces.count == 1)
                 pieces.append(candidates)
                 piecePreContext = String(((candidates.first?.text ?? "") + " ").suffix(Self.preContextLength))
             }
@@ -240,7 +250,7 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
 
     /// The candidates of one piece of a line, read after `preContext`.
     private func recognizeTextPiece(_ line: [InkLayout.IndexedStroke], model: LoadedModel, context: DigitalInkRecognitionContext,
-                                    preContext: String, wanted: Int) throws -> [DigitalInkRecognitionCandidate] {
+                                    preContext: String, wanted: Int, wholeInk: Bool) throws -> [DigitalInkRecognitionCandidate] {
         let features = try InkFeatures(strokes: line, writingAreaHeight: context.writingArea?.height)
         var (logProbabilities, classes) = try logProbabilities(features, model: model)
         let slant = features.slant
@@ -266,8 +276,34 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
                                        languageModel: model.languageModel, starts: starts, results: wanted + 4)
         // An empty reading is kept only when there is nothing else (a stroke the network sees no character in).
         let nonEmpty = hypotheses.filter { !$0.text.allSatisfy { $0 == UInt8(ascii: " ") } }
-        return Self.withoutTrailingSpaces(nonEmpty.isEmpty ? hypotheses : nonEmpty).prefix(wanted)
-            .map { candidate(from: $0, features: features, ink: line) }
+        var readings = Self.withoutTrailingSpaces(nonEmpty.isEmpty ? hypotheses : nonEmpty)
+        if wholeInk, preContext.isEmpty, readings.first?.text.count == 1, let classifier = model.characterClassifier {
+            readings = try loneCharacterReadings(readings, strokes: line, logProbabilities: logProbabilities, classes: classes,
+                                                 alphabet: model.alphabet, classifier: classifier)
+        }
+        return readings.prefix(wanted).map { candidate(from: $0, features: features, ink: line) }
+    }
+
+    /// The readings of an ink that is best read as one character on its own: every character is scored as the
+    /// lone character (all of the network's paths that spell it, ``CTCBeamSearch/singleCharacterReadings``, plus
+    /// the bonus and the weighted lone-character prior, as the search scores one) and by the character network
+    /// (``InkCharacterClassifier``): `characterModelWeight` times its log-probability's excess over a uniform
+    /// guess, so that the longer readings, which it cannot judge, keep their scores. All ranked together.
+    private func loneCharacterReadings(_ readings: [CTCBeamSearch.Hypothesis], strokes: [InkLayout.IndexedStroke], logProbabilities: [Float],
+                                       classes: Int, alphabet: [UInt8], classifier: InkCharacterClassifier) throws -> [CTCBeamSearch.Hypothesis] {
+        let pictureLogProbabilities = try classifier.logProbabilities(strokes)
+        let network = CTCBeamSearch.singleCharacterReadings(logProbabilities: logProbabilities, classes: classes)
+        let uniform = -log(Double(InkCharacterClassifier.characters.count))
+        var out = readings.filter { $0.text.count != 1 }
+        for (k, byte) in alphabet.enumerated() {
+            guard let j = InkCharacterClassifier.characters.firstIndex(of: byte), network[k].logProbability > -.infinity else { continue }
+            let score = network[k].logProbability + options.characterBonus
+                + options.languageModelWeight * InkLanguageModel.loneCharacterLogProbability(byte)
+                + options.characterModelWeight * (Double(pictureLogProbabilities[j]) - uniform)
+            out.append(CTCBeamSearch.Hypothesis(text: [byte], emittedAt: [network[k].frame], score: score))
+        }
+        out.sort { $0.score != $1.score ? $0.score > $1.score : $0.text.lexicographicallyPrecedes($1.text) }
+        return out
     }
 
     /// The readings (best first) without the spaces the network read after their last character, which no
