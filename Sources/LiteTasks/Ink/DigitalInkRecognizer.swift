@@ -38,7 +38,8 @@ public struct DigitalInkRecognizerOptions: Sendable {
 ///
 /// The ink is checked, split into lines (each line's words put in reading order), turned into ``InkFeatures`` and
 /// run through the model's LSTM network by the engine. Text models are decoded by ``CTCBeamSearch`` with the
-/// English ``InkLanguageModel`` and the pre-context; the shapes model scores one shape for the whole ink. The
+/// English ``InkLanguageModel`` and the pre-context (an ink that is one character on its own is also read as a
+/// picture by the model's ``InkCharacterClassifier``); the shapes model scores one shape for the whole ink. The
 /// model is loaded on the first recognition (as ML Kit does, which fails then when it is not downloaded).
 /// Recognitions are serialized; make one recognizer per thread for parallel work.
 public final class DigitalInkRecognizer: @unchecked Sendable {
