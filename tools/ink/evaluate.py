@@ -61,15 +61,25 @@ def words(cli, limit, split="test", extra=()):
                 top1=top1 / n, top5=top5 / n, top1_first_letter_case_free=top1_first_case_free / n, errors=failed, mean_ms=sum(ms) / n, median_ms=ms[n // 2])
 
 
-def omniglot(cli, limit):
+def confusions(misses):
+    """{"label->read": count}, most frequent first, of (label, read) pairs."""
+    counts = {}
+    for label, read in misses:
+        counts[f"{label}->{read}"] = counts.get(f"{label}->{read}", 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
+
+
+def omniglot(cli, limit, extra=()):
     with gzip.open(os.path.join(ink_data.SHARED, "omniglot.ndjson.gz"), "rt") as f:
         samples = [d for d in map(json.loads, f) if d.get("class", "").startswith("Latin/")]
     samples = samples[:limit] if limit else samples
-    results = run_cli(cli, samples, "en")
-    top1 = sum(bool(r.get("candidates")) and r["candidates"][0]["text"].strip().lower() == d["label"].lower()
-               for d, r in zip(samples, results))
-    exact = sum(bool(r.get("candidates")) and r["candidates"][0]["text"] == d["label"] for d, r in zip(samples, results))
-    return dict(set="omniglot Latin letters", samples=len(samples), top1_ignoring_case=top1 / len(samples), top1_exact=exact / len(samples))
+    results = run_cli(cli, samples, "en", extra)
+    read = [r["candidates"][0]["text"] if r.get("candidates") else "error" for r in results]
+    top1 = sum(t.strip().lower() == d["label"].lower() for d, t in zip(samples, read))
+    exact = sum(t == d["label"] for d, t in zip(samples, read))
+    misses = [(d["label"], t.strip()) for d, t in zip(samples, read) if t.strip().lower() != d["label"].lower()]
+    return dict(set="omniglot Latin letters", samples=len(samples), top1_ignoring_case=top1 / len(samples), top1_exact=exact / len(samples),
+                confusions=confusions(misses))
 
 
 def shapes(cli, limit):
@@ -78,12 +88,9 @@ def shapes(cli, limit):
     samples = samples[:limit] if limit else samples
     results = run_cli(cli, samples, "zxx-Zsym-x-shapes")
     top1 = sum(bool(r.get("candidates")) and r["candidates"][0]["text"] == d["label"] for d, r in zip(samples, results))
-    confusions = {}
-    for d, r in zip(samples, results):
-        got = r["candidates"][0]["text"] if r.get("candidates") else "error"
-        if got != d["label"]:
-            confusions[f"{d['label']}->{got}"] = confusions.get(f"{d['label']}->{got}", 0) + 1
-    return dict(set="quickdraw shapes, held-out half", samples=len(samples), top1=top1 / len(samples), confusions=confusions)
+    read = [r["candidates"][0]["text"] if r.get("candidates") else "error" for r in results]
+    misses = [(d["label"], t) for d, t in zip(samples, read) if t != d["label"]]
+    return dict(set="quickdraw shapes, held-out half", samples=len(samples), top1=top1 / len(samples), confusions=confusions(misses))
 
 
 def main():
@@ -92,6 +99,8 @@ def main():
     parser.add_argument("--limit", type=int)
     parser.add_argument("--cli", default=os.path.join(ROOT, ".build-native", "release", "vision-cli"), help="default: what tools/build.sh builds")
     parser.add_argument("--json", help="also write the results here")
+    parser.add_argument("--split", default="test", choices=["test", "validation"], help="the UNIPEN writers the words come from")
+    parser.add_argument("--character-weight", help="vision-cli ink --character-weight, for words and omniglot")
     parser.add_argument("--tune", action="store_true", help="grid-search decoding on the validation writers instead")
     args = parser.parse_args()
     if args.tune:
@@ -102,9 +111,11 @@ def main():
                                       top5=round(r["top5"], 4), mean_ms=round(r["mean_ms"], 2))), flush=True)
         return
     results = []
-    for name, fn in [("words", words), ("omniglot", omniglot), ("shapes", shapes)]:
+    extra = ["--character-weight", args.character_weight] if args.character_weight else []
+    for name, run in [("words", lambda: words(args.cli, args.limit, args.split, extra)), ("omniglot", lambda: omniglot(args.cli, args.limit, extra)),
+                      ("shapes", lambda: shapes(args.cli, args.limit))]:
         if args.set in (name, "all"):
-            results.append(fn(args.cli, args.limit))
+            results.append(run())
             print(json.dumps(results[-1]), flush=True)
     if args.json:
         with open(args.json, "w") as f:
