@@ -184,10 +184,24 @@ enum InkFile {
             var out: [StrokePoint] = []
             for (p, point) in points.enumerated() {
                 func number(_ value: Any?) -> Double? { (value as? NSNumber)?.doubleValue }
+                func coordinate(_ value: Double) throws -> Float {
+                    guard value.magnitude <= Double(Float.greatestFiniteMagnitude) else {
+                        throw ValidationError("\(name): stroke \(s) point \(p) has a coordinate (\(value)) beyond a 32-bit float's range")
+                    }
+                    return Float(value)
+                }
+                // An absent or null time is no time; anything else must be a number of milliseconds.
+                func time(_ value: Any?) throws -> Int64? {
+                    guard let value, !(value is NSNull) else { return nil }
+                    guard let t = number(value).flatMap(Self.milliseconds) else {
+                        throw ValidationError("\(name): stroke \(s) point \(p) has a time (\(value)) that is not a number of milliseconds")
+                    }
+                    return t
+                }
                 if let dictionary = point as? [String: Any], let x = number(dictionary["x"]), let y = number(dictionary["y"]) {
-                    out.append(StrokePoint(x: Float(x), y: Float(y), t: number(dictionary["t"]).flatMap(Self.milliseconds)))
+                    out.append(StrokePoint(x: try coordinate(x), y: try coordinate(y), t: try time(dictionary["t"])))
                 } else if let array = point as? [Any], array.count >= 2, let x = number(array[0]), let y = number(array[1]) {
-                    out.append(StrokePoint(x: Float(x), y: Float(y), t: array.count > 2 ? number(array[2]).flatMap(Self.milliseconds) : nil))
+                    out.append(StrokePoint(x: try coordinate(x), y: try coordinate(y), t: try time(array.count > 2 ? array[2] : nil)))
                 } else {
                     throw ValidationError("\(name): stroke \(s) point \(p) is neither {\"x\", \"y\", \"t\"} nor [x, y, t]")
                 }

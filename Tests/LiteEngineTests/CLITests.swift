@@ -70,6 +70,26 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(try cli(["ink", ink.path, "--lang", "fr"], expectStatus: 64).err.contains("no digital ink model"))
     }
 
+    /// A point's time may be absent or null; anything else that is not a number of milliseconds, and a coordinate
+    /// no 32-bit float holds, is an error that names the point.
+    func testInkFilePointsWithBadTimesOrHugeCoordinatesAreErrors() throws {
+        let folder = try temporaryDirectory()
+        func read(_ json: String, expectStatus: Int32 = 0) throws -> String {
+            let file = folder.appendingPathComponent("ink.json")
+            try Data(json.utf8).write(to: file)
+            let result = try cli(["ink", file.path], expectStatus: expectStatus)
+            return result.out + result.err
+        }
+        XCTAssertTrue(try read("{\"strokes\": [[[0, 0, null], [30, 1, null]]]}").contains("1 strokes, 2 points"))
+        XCTAssertTrue(try read("{\"strokes\": [[{\"x\": 0, \"y\": 0}, {\"x\": 30, \"y\": 1, \"t\": 9}]]}").contains("1 strokes, 2 points"))
+        XCTAssertTrue(try read("{\"strokes\": [[{\"x\": 0, \"y\": 0, \"t\": \"soon\"}]]}", expectStatus: 64)
+            .contains("stroke 0 point 0 has a time (soon) that is not a number of milliseconds"))
+        XCTAssertTrue(try read("{\"strokes\": [[[0, 0, 0], [1, 2, 1e300]]]}", expectStatus: 64)
+            .contains("stroke 0 point 1 has a time (1e+300)"))
+        XCTAssertTrue(try read("{\"strokes\": [[[0, 0]], [[1e39, 0]]]}", expectStatus: 64)
+            .contains("stroke 1 point 0 has a coordinate (1e+39) beyond a 32-bit float's range"))
+    }
+
     /// An ink file or batch line over 32 MiB is refused before it is parsed (Foundation's parser would hold
     /// gigabytes); a batch goes on with the next line.
     func testOversizedInksAreRefusedBeforeParsing() throws {
