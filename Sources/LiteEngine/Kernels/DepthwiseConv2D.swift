@@ -3,7 +3,7 @@ import LiteFormat
 /// DEPTHWISE_CONV_2D: input [N, H, W, Cin], filter [1, KH, KW, Cin * M], bias [Cin * M].
 /// Output channel `c * M + m` convolves input channel `c` (M is the depth multiplier, `Cout / Cin`).
 ///
-/// Fast path (M = 1): 16 channels at a time in SIMD registers, four horizontally adjacent output pixels at
+/// Fast path (M = 1): 16 channels at a time in SIMD registers (then 8 and 4), four horizontally adjacent output pixels at
 /// once away from the left and right edges (each weight vector loaded once for four pixels); the bias is the
 /// accumulators' start value and the activation clamps the finished pixels.
 final class DepthwiseConv2D: Kernel {
@@ -114,36 +114,24 @@ final class DepthwiseConv2D: Kernel {
     }
 
     /// Four horizontally adjacent output pixels whose taps are all inside the input in x: each weight vector is
-    /// loaded once and used four times, 16 channels per step.
+    /// loaded once and used four times, 16 channels per step, then 8 and 4 for the channels left (layers of 8, 24
+    /// or 36 channels), then one at a time.
     @inline(__always)
     static func fourPixels(_ g: Geometry, _ src: UnsafePointer<Float>, _ weights: UnsafePointer<Float>, _ bias: UnsafePointer<Float>?,
                            _ out: UnsafeMutablePointer<Float>, b: Int, oy: Int, ox: Int) {
         let iy0 = oy * g.strideH - g.padH, ix0 = ox * g.strideW - g.padW
-        let step = g.strideW * g.inC
         var c = 0
         while c + 16 <= g.outC {
-            var a0 = bias.map { UnsafeRawPointer($0 + c).loadUnaligned(as: SIMD16<Float>.self) } ?? SIMD16<Float>()
-            var a1 = a0, a2 = a0, a3 = a0
-            for ky in 0..<g.kh {
-                let iy = iy0 + ky * g.dilationH
-                guard iy >= 0 && iy < g.inH else { continue }
-                let row = src + ((b * g.inH + iy) * g.inW + ix0) * g.inC + c
-                let wrow = weights + ky * g.kw * g.outC + c
-                for kx in 0..<g.kw {
-                    let w = UnsafeRawPointer(wrow + kx * g.outC).loadUnaligned(as: SIMD16<Float>.self)
-                    let p = UnsafeRawPointer(row + kx * g.dilationW * g.inC)
-                    a0 += p.loadUnaligned(as: SIMD16<Float>.self) * w
-                    a1 += p.loadUnaligned(fromByteOffset: 4 * step, as: SIMD16<Float>.self) * w
-                    a2 += p.loadUnaligned(fromByteOffset: 8 * step, as: SIMD16<Float>.self) * w
-                    a3 += p.loadUnaligned(fromByteOffset: 12 * step, as: SIMD16<Float>.self) * w
-                }
-            }
-            let o = UnsafeMutableRawPointer(out + c)
-            o.storeBytes(of: a0, as: SIMD16<Float>.self)
-            o.storeBytes(of: a1, toByteOffset: 4 * g.outC, as: SIMD16<Float>.self)
-            o.storeBytes(of: a2, toByteOffset: 8 * g.outC, as: SIMD16<Float>.self)
-            o.storeBytes(of: a3, toByteOffset: 12 * g.outC, as: SIMD16<Float>.self)
+            fourPixelsLanes(SIMD16<Float>.self, g, src, weights, bias, out, b: b, iy0: iy0, ix0: ix0, channel: c)
             c += 16
+        }
+        if c + 8 <= g.outC {
+            fourPixelsLanes(SIMD8<Float>.self, g, src, weights, bias, out, b: b, iy0: iy0, ix0: ix0, channel: c)
+            c += 8
+        }
+        if c + 4 <= g.outC {
+            fourPixelsLanes(SIMD4<Float>.self, g, src, weights, bias, out, b: b, iy0: iy0, ix0: ix0, channel: c)
+            c += 4
         }
         while c < g.outC {
             for pixel in 0..<4 {
@@ -162,6 +150,36 @@ final class DepthwiseConv2D: Kernel {
         }
     }
 
+    /// `V.scalarCount` channels from `channel` on of four adjacent output pixels. Every lane adds its taps in the
+    /// same order as the one-channel loop, so the width chosen does not change a result.
+    @inline(__always)
+    static func fourPixelsLanes<V: SIMD>(_: V.Type, _ g: Geometry, _ src: UnsafePointer<Float>, _ weights: UnsafePointer<Float>,
+                                         _ bias: UnsafePointer<Float>?, _ out: UnsafeMutablePointer<Float>,
+                                         b: Int, iy0: Int, ix0: Int, channel c: Int) where V.Scalar == Float {
+        let step = g.strideW * g.inC
+        var a0 = bias.map { UnsafeRawPointer($0 + c).loadUnaligned(as: V.self) } ?? V()
+        var a1 = a0, a2 = a0, a3 = a0
+        for ky in 0..<g.kh {
+            let iy = iy0 + ky * g.dilationH
+            guard iy >= 0 && iy < g.inH else { continue }
+            let row = src + ((b * g.inH + iy) * g.inW + ix0) * g.inC + c
+            let wrow = weights + ky * g.kw * g.outC + c
+            for kx in 0..<g.kw {
+                let w = UnsafeRawPointer(wrow + kx * g.outC).loadUnaligned(as: V.self)
+                let p = UnsafeRawPointer(row + kx * g.dilationW * g.inC)
+                a0 += p.loadUnaligned(as: V.self) * w
+                a1 += p.loadUnaligned(fromByteOffset: 4 * step, as: V.self) * w
+                a2 += p.loadUnaligned(fromByteOffset: 8 * step, as: V.self) * w
+                a3 += p.loadUnaligned(fromByteOffset: 12 * step, as: V.self) * w
+            }
+        }
+        let o = UnsafeMutableRawPointer(out + c)
+        o.storeBytes(of: a0, as: V.self)
+        o.storeBytes(of: a1, toByteOffset: 4 * g.outC, as: V.self)
+        o.storeBytes(of: a2, toByteOffset: 8 * g.outC, as: V.self)
+        o.storeBytes(of: a3, toByteOffset: 12 * g.outC, as: V.self)
+    }
+
     /// One output pixel, any position and depth multiplier.
     @inline(__always)
     static func onePixel(_ g: Geometry, _ src: UnsafePointer<Float>, _ weights: UnsafePointer<Float>, _ bias: UnsafePointer<Float>?,
@@ -173,26 +191,43 @@ final class DepthwiseConv2D: Kernel {
         }
         var c = 0
         while c + 16 <= g.outC {
-            var acc = bias.map { UnsafeRawPointer($0 + c).loadUnaligned(as: SIMD16<Float>.self) } ?? SIMD16<Float>()
-            for ky in 0..<g.kh {
-                let iy = iy0 + ky * g.dilationH
-                guard iy >= 0 && iy < g.inH else { continue }
-                let row = src + ((b * g.inH + iy) * g.inW) * g.inC + c
-                let wrow = weights + ky * g.kw * g.outC + c
-                for kx in 0..<g.kw {
-                    let ix = ix0 + kx * g.dilationW
-                    guard ix >= 0 && ix < g.inW else { continue }
-                    acc += UnsafeRawPointer(row + ix * g.inC).loadUnaligned(as: SIMD16<Float>.self)
-                        * UnsafeRawPointer(wrow + kx * g.outC).loadUnaligned(as: SIMD16<Float>.self)
-                }
-            }
-            UnsafeMutableRawPointer(out + c).storeBytes(of: acc, as: SIMD16<Float>.self)
+            onePixelLanes(SIMD16<Float>.self, g, src, weights, bias, out, b: b, iy0: iy0, ix0: ix0, channel: c)
             c += 16
+        }
+        if c + 8 <= g.outC {
+            onePixelLanes(SIMD8<Float>.self, g, src, weights, bias, out, b: b, iy0: iy0, ix0: ix0, channel: c)
+            c += 8
+        }
+        if c + 4 <= g.outC {
+            onePixelLanes(SIMD4<Float>.self, g, src, weights, bias, out, b: b, iy0: iy0, ix0: ix0, channel: c)
+            c += 4
         }
         while c < g.outC {
             out[c] = scalarChannel(g, src, weights, bias, b: b, iy0: iy0, ix0: ix0, channel: c)
             c += 1
         }
+    }
+
+    /// `V.scalarCount` channels from `channel` on of one output pixel (depth multiplier 1), skipping taps outside
+    /// the input; the taps are added in the one-channel loop's order.
+    @inline(__always)
+    static func onePixelLanes<V: SIMD>(_: V.Type, _ g: Geometry, _ src: UnsafePointer<Float>, _ weights: UnsafePointer<Float>,
+                                       _ bias: UnsafePointer<Float>?, _ out: UnsafeMutablePointer<Float>,
+                                       b: Int, iy0: Int, ix0: Int, channel c: Int) where V.Scalar == Float {
+        var acc = bias.map { UnsafeRawPointer($0 + c).loadUnaligned(as: V.self) } ?? V()
+        for ky in 0..<g.kh {
+            let iy = iy0 + ky * g.dilationH
+            guard iy >= 0 && iy < g.inH else { continue }
+            let row = src + ((b * g.inH + iy) * g.inW) * g.inC + c
+            let wrow = weights + ky * g.kw * g.outC + c
+            for kx in 0..<g.kw {
+                let ix = ix0 + kx * g.dilationW
+                guard ix >= 0 && ix < g.inW else { continue }
+                acc += UnsafeRawPointer(row + ix * g.inC).loadUnaligned(as: V.self)
+                    * UnsafeRawPointer(wrow + kx * g.outC).loadUnaligned(as: V.self)
+            }
+        }
+        UnsafeMutableRawPointer(out + c).storeBytes(of: acc, as: V.self)
     }
 
     /// One output channel of one pixel, any depth multiplier, skipping taps outside the input.
