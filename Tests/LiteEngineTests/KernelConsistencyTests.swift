@@ -29,6 +29,10 @@ final class KernelConsistencyTests: XCTestCase {
     }
 
     func run(_ kernel: Kernel, threads: Int = 1) throws {
+        // These shapes are too small to be split by default; with more than one thread they must be.
+        let saved = minimumWorkPerThread
+        if threads > 1 { minimumWorkPerThread = 1 }
+        defer { minimumWorkPerThread = saved }
         try kernel.prepare()
         for output in kernel.node.outputs { output.makePersistent(byteCount: max(output.byteCount, 4)) }
         let scratch = UnsafeMutableRawPointer.allocate(byteCount: max(kernel.scratchBytes, 64), alignment: 64)

@@ -190,7 +190,7 @@ func im2col<Element: ExactAccumulator>(_ source: UnsafePointer<Element>, input: 
     let (outH, outW) = (geometryH.output, geometryW.output)
     let rowLength = kh * kw * channels
     let zero = Element(exactly: 0)
-    parallelFor(batches * outH, threads: threads) { range in
+    parallelFor(batches * outH, threads: threads, workPerItem: outW * rowLength) { range in
         for by in range {
             let b = by / outH, oy = by % outH
             for ox in 0..<outW {
@@ -217,7 +217,7 @@ func addBiasAndActivate(_ values: UnsafeMutablePointer<Float>, rows: Int, channe
                         activation: (Float, Float), threads: Int) {
     let (low, high) = activation
     guard bias != nil || low != -.infinity || high != .infinity else { return }
-    parallelFor(rows, threads: threads, minimumChunk: 64) { range in
+    parallelFor(rows, threads: threads, minimumChunk: 64, workPerItem: channels) { range in
         for r in range {
             let row = values + r * channels
             if let bias {

@@ -83,7 +83,7 @@ final class DepthwiseConv2D: Kernel {
     static func floatDepthwise(_ geometry: Geometry, _ src: UnsafePointer<Float>, _ weights: UnsafePointer<Float>, _ bias: UnsafePointer<Float>?,
                                _ dst: UnsafeMutablePointer<Float>, activation: (Float, Float), threads: Int) {
         let (low, high) = activation
-        parallelFor(geometry.batches * geometry.outH, threads: threads) { range in
+        parallelFor(geometry.batches * geometry.outH, threads: threads, workPerItem: geometry.outW * geometry.outC * geometry.kh * geometry.kw) { range in
             for by in range {
                 let b = by / geometry.outH, oy = by % geometry.outH
                 var ox = 0

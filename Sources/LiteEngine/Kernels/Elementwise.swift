@@ -135,7 +135,7 @@ class UnaryElementwise: Kernel {
     final func compute(_ threads: Int, _ function: (Float) -> Float) {
         let input = node.inputs[0]!.floats, output = node.outputs[0].floats
         let count = node.inputs[0]!.elementCount
-        parallelFor(count, threads: threads, minimumChunk: 4096) { range in
+        parallelFor(count, threads: threads, minimumChunk: 4096, workPerItem: 1) { range in
             for i in range { output[i] = function(input[i]) }
         }
     }

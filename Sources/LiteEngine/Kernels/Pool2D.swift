@@ -81,7 +81,7 @@ class Pool2D: Kernel {
         let src = input.floats, dst = output.floats
         let options = self.options, padH = geometryH.padBefore, padW = geometryW.padBefore, average = isAverage
         let (low, high) = activation
-        parallelFor(batches * outH, threads: context.threads) { range in
+        parallelFor(batches * outH, threads: context.threads, workPerItem: outW * channels * options.filterH * options.filterW) { range in
             for by in range {
                 let b = by / outH, oy = by % outH
                 let y0 = max(oy * options.strideH - padH, 0), y1 = min(oy * options.strideH - padH + options.filterH, inH)

@@ -154,7 +154,7 @@ final class ResizeBilinear: Kernel {
         let half = options.halfPixelCenters
         let xs = (0..<outW).map { Self.interpolation($0, scale: scaleW, halfPixel: half, inputSize: inW) }
         let src = input.floats, dst = output.floats
-        parallelFor(batches * outH, threads: context.threads) { range in
+        parallelFor(batches * outH, threads: context.threads, workPerItem: 4 * outW * channels) { range in
             for by in range {
                 let b = by / outH, y = by % outH
                 let (iy, y0, y1) = Self.interpolation(y, scale: scaleH, halfPixel: half, inputSize: inH)

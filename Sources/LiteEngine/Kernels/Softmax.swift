@@ -65,7 +65,7 @@ final class Softmax: Kernel {
         guard depth > 0 else { return }
         let rows = input.elementCount / depth
         let src = input.floats, dst = output.floats, beta = self.beta
-        parallelFor(rows, threads: context.threads, minimumChunk: 16) { range in
+        parallelFor(rows, threads: context.threads, minimumChunk: 16, workPerItem: 4 * depth) { range in
             for r in range {
                 softmaxRow(src + r * depth, dst + r * depth, depth, beta: beta, log: false)
             }

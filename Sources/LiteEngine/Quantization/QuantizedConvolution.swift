@@ -146,7 +146,7 @@ final class QuantizedConvolution {
         if Value.self == Float.self {
             let floats = UnsafePointer<Float>(OpaquePointer(products))
             let floatBias = biasFloats
-            parallelFor(rows, threads: threads, minimumChunk: 64) { range in
+            parallelFor(rows, threads: threads, minimumChunk: 64, workPerItem: 4 * outC) { range in
                 floatBias.withUnsafeBufferPointer { b in
                     requantization.requantizeFast(floats, rows: range, channels: outC, bias: b.isEmpty ? nil : b.baseAddress, into: out, signed: signed,
                                                   roundingUp: true)
@@ -154,7 +154,7 @@ final class QuantizedConvolution {
             }
             return
         }
-        parallelFor(rows, threads: threads, minimumChunk: 64) { range in
+        parallelFor(rows, threads: threads, minimumChunk: 64, workPerItem: 4 * outC) { range in
             requantization.requantize(UnsafePointer(products), rows: range, channels: outC, bias: bias, into: out, signed: signed, roundingUp: true)
         }
     }

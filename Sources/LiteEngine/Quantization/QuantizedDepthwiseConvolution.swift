@@ -98,7 +98,7 @@ final class QuantizedDepthwiseConvolution {
         let dst = output.data!
         let requantization = self.requantization, signed = self.signed
         let fast = self.fast
-        parallelFor(output.elementCount / max(outC, 1), threads: threads, minimumChunk: 64) { range in
+        parallelFor(output.elementCount / max(outC, 1), threads: threads, minimumChunk: 64, workPerItem: 4 * outC) { range in
             if fast {
                 requantization.requantizeFast(UnsafePointer(acc), rows: range, channels: outC, bias: nil, into: dst, signed: signed, roundingUp: false)
             } else {
@@ -128,7 +128,7 @@ final class QuantizedDepthwiseConvolution {
         integerFilter.withUnsafeBufferPointer { filterBuffer in
             integerBias.withUnsafeBufferPointer { biasBuffer in
                 let weights = filterBuffer.baseAddress!, bias = biasBuffer.baseAddress!
-                parallelFor(g.batches * g.outH, threads: threads) { range in
+                parallelFor(g.batches * g.outH, threads: threads, workPerItem: g.outW * g.outC * g.kh * g.kw) { range in
                     let acc = UnsafeMutablePointer<Int32>.allocate(capacity: 4 * padded)
                     defer { acc.deallocate() }
                     let noFactors = UnsafeMutablePointer<Int32>.allocate(capacity: padded)
@@ -255,7 +255,7 @@ final class QuantizedDepthwiseConvolution {
         let bias = biasTensor.map { UnsafePointer($0.pointer(Int32.self)) }
         let signed = self.signed, zero = inputZeroPoint, requantization = self.requantization
         let weights = filter.map { Int32($0) }
-        parallelFor(g.batches * g.outH, threads: threads) { range in
+        parallelFor(g.batches * g.outH, threads: threads, workPerItem: g.outW * g.outC * g.kh * g.kw) { range in
             var acc = [Int32](repeating: 0, count: g.outC)
             for by in range {
                 let b = by / g.outH, oy = by % g.outH

@@ -124,7 +124,7 @@ final class QuantizedGEMM {
         let (outH, outW) = (geometryH.output, geometryW.output)
         let source = UnsafePointer<UInt8>(OpaquePointer(input.data!))
         let flip = activationFlip, padValue = shiftedInputZero, rowLength = paddedDepth, depth = self.depth
-        parallelFor(batches * outH, threads: threads) { range in
+        parallelFor(batches * outH, threads: threads, workPerItem: outW * rowLength) { range in
             for by in range {
                 let b = by / outH, oy = by % outH
                 for ox in 0..<outW {
@@ -191,7 +191,7 @@ final class QuantizedGEMM {
     func run(rows: UnsafePointer<Int8>, rowCount: Int, rowStride: Int, output: UnsafeMutableRawPointer, threads: Int) {
         #if LITE_AVX512_VNNI
         let tiles = (rowCount + Self.rowsPerTile - 1) / Self.rowsPerTile
-        parallelFor(tiles, threads: threads, minimumChunk: 8) { range in
+        parallelFor(tiles, threads: threads, minimumChunk: 8, workPerItem: Self.rowsPerTile * paddedChannels * depth) { range in
             let accumulators = UnsafeMutablePointer<Int32>.allocate(capacity: Self.rowsPerTile * paddedChannels)
             defer { accumulators.deallocate() }
             channelConstants.withUnsafeBufferPointer { constants in
