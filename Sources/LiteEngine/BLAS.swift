@@ -74,6 +74,7 @@ public enum BLAS {
         } else if let core = preferredCoreType() {
             setenv("OPENBLAS_CORETYPE", core, 1)
         }
+        setenv("OPENBLAS_NUM_THREADS", "1", 1)
         let names = ["libopenblas.so.0", "libopenblas.so", "libopenblas.dylib"]
         guard let handle = names.lazy.compactMap({ dlopen($0, RTLD_NOW | RTLD_LOCAL) }).first else {
             fatalError("LiteEngine needs OpenBLAS (apt-get install libopenblas-dev): \(String(cString: dlerror()))")
@@ -82,6 +83,8 @@ public enum BLAS {
             fatalError("OpenBLAS has no cblas_sgemm/sgemv/dgemm")
         }
         let setThreads = dlsym(handle, "openblas_set_num_threads").map { unsafeBitCast($0, to: SetThreadsFunction.self) }
+        // OpenBLAS computes on the calling thread only; the engine splits the rows across its own workers.
+        setThreads?(1)
         var corename = "unknown"
         if let symbol = dlsym(handle, "openblas_get_corename"),
            let name = unsafeBitCast(symbol, to: CorenameFunction.self)() {
@@ -91,29 +94,19 @@ public enum BLAS {
                        setThreads: setThreads, corename: corename)
     }
 
-    nonisolated(unsafe) private static var currentThreads: Int32 = -1
-    private static let threadLock = NSLock()
-
-    /// Sets OpenBLAS's thread count when it changes (the call is not free).
-    @inline(__always)
-    private static func useThreads(_ threads: Int) {
-        threadLock.lock()
-        if currentThreads != Int32(threads) {
-            library.setThreads?(Int32(threads))
-            currentThreads = Int32(threads)
-        }
-        threadLock.unlock()
-    }
-
     /// Row-major `C = alpha * op(A) * op(B) + beta * C` with `op(A)` M x K and `op(B)` K x N.
+    /// OpenBLAS itself runs one thread; with more, the rows are split across the engine's workers (Parallel.swift),
+    /// each calling a one-thread sgemm, so that OpenBLAS's spinning threads and the workers do not fight over the cores.
     @inline(__always)
     static func sgemm(transposeA: Bool = false, transposeB: Bool, m: Int, n: Int, k: Int,
                       a: UnsafePointer<Float>, lda: Int, b: UnsafePointer<Float>, ldb: Int,
                       beta: Float = 0, c: UnsafeMutablePointer<Float>, ldc: Int, threads: Int) {
         let lib = library
-        useThreads(threads)
-        lib.sgemm(CblasRowMajor, transposeA ? CblasTrans : CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
-                  Int32(m), Int32(n), Int32(k), 1, a, Int32(lda), b, Int32(ldb), beta, c, Int32(ldc))
+        parallelFor(m, threads: threads, minimumChunk: 16, workPerItem: n * k) { rows in
+            lib.sgemm(CblasRowMajor, transposeA ? CblasTrans : CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
+                      Int32(rows.count), Int32(n), Int32(k), 1, a + (transposeA ? rows.lowerBound : rows.lowerBound * lda), Int32(lda),
+                      b, Int32(ldb), beta, c + rows.lowerBound * ldc, Int32(ldc))
+        }
     }
 
     /// Row-major `y = A · x + y` with A M x N.
@@ -121,8 +114,9 @@ public enum BLAS {
     static func sgemvAccumulate(m: Int, n: Int, a: UnsafePointer<Float>, lda: Int, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>,
                                 threads: Int) {
         let lib = library
-        useThreads(threads)
-        lib.sgemv(CblasRowMajor, CblasNoTrans, Int32(m), Int32(n), 1, a, Int32(lda), x, 1, 1, y, 1)
+        parallelFor(m, threads: threads, minimumChunk: 16, workPerItem: n) { rows in
+            lib.sgemv(CblasRowMajor, CblasNoTrans, Int32(rows.count), Int32(n), 1, a + rows.lowerBound * lda, Int32(lda), x, 1, 1, y + rows.lowerBound, 1)
+        }
     }
 
     /// Row-major double `C = A · Bᵀ`. Quantized kernels use it for exact integer dot products: every product
@@ -132,7 +126,9 @@ public enum BLAS {
     static func dgemmTransposedB(m: Int, n: Int, k: Int, a: UnsafePointer<Double>, b: UnsafePointer<Double>,
                                  c: UnsafeMutablePointer<Double>, threads: Int) {
         let lib = library
-        useThreads(threads)
-        lib.dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(m), Int32(n), Int32(k), 1, a, Int32(k), b, Int32(k), 0, c, Int32(n))
+        parallelFor(m, threads: threads, minimumChunk: 16, workPerItem: n * k) { rows in
+            lib.dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows.count), Int32(n), Int32(k), 1, a + rows.lowerBound * k, Int32(k), b, Int32(k), 0,
+                      c + rows.lowerBound * n, Int32(n))
+        }
     }
 }

@@ -1,13 +1,14 @@
 import Dispatch
 
 /// How much work (multiply-adds, or element operations for the simplest ops) a chunk must have before it is worth
-/// handing to another thread. Handing a chunk to a Dispatch worker costs tens of microseconds on these 2-core
-/// machines: the face detector's 17 RELUs took 0.7 ms at 2 threads against 0.03 ms at 1, and the whole model twice
-/// its 1-thread time. 2^20 measured at or near the best of 0, 2^16, 2^18, 2^20, 2^22 on the MobileNets, the face
-/// detector and COCO SSD at 2 threads (2026-11-25). Tests set it to 1 so that small shapes take the split paths.
-nonisolated(unsafe) var minimumWorkPerThread = 1 << 20
+/// handing to another thread. With the spinning ``WorkerPool`` a hand-off costs about a microsecond; 2^16 measured
+/// best or within 3% of it among 1, 2^12, 2^14, 2^15, 2^16, 2^18 and 2^20 on the MobileNets, the face detector and
+/// COCO SSD at 2 threads (2026-11-25; with Dispatch's sleeping workers, before the pool, 2^20 was best). Tests set
+/// it to 1 so that small shapes take the split paths.
+nonisolated(unsafe) var minimumWorkPerThread = 1 << 16
 
-/// Splits `0..<count` into at most `threads` contiguous chunks and runs them concurrently.
+/// Splits `0..<count` into at most `threads` contiguous chunks and runs them concurrently, on the
+/// ``WorkerPool`` (Linux) or, when it is busy with another caller's loop, on Dispatch's workers.
 /// With one thread (or little work) it runs inline, so single-threaded runs have no dispatch overhead.
 /// `workPerItem` is the work of one item, in the units of ``minimumWorkPerThread``.
 @inline(__always)
@@ -19,11 +20,11 @@ func parallelFor(_ count: Int, threads: Int, minimumChunk: Int = 1, workPerItem:
         body(0..<count)
         return
     }
-    withoutActuallyEscaping(body) { body in
-        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-            let start = count * chunk / chunks
-            let end = count * (chunk + 1) / chunks
-            body(start..<end)
-        }
+    let chunk = { (chunk: Int) in body(count * chunk / chunks ..< count * (chunk + 1) / chunks) }
+    #if os(Linux)
+    if WorkerPool.shared.run(chunks: chunks, chunk) { return }
+    #endif
+    withoutActuallyEscaping(chunk) { chunk in
+        DispatchQueue.concurrentPerform(iterations: chunks, execute: chunk)
     }
 }
