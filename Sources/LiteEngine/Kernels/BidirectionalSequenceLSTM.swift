@@ -73,18 +73,38 @@ final class BidirectionalSequenceLSTM: Kernel {
         }
     }
 
+    /// The forward cell's scratch, rounded up to the arena's alignment, then the backward cell's: the two
+    /// directions are independent, so with two or more threads they run at the same time.
+    private var forwardScratchBytes: Int {
+        let bytes = forward?.scratchBytes(steps: steps, batches: batches) ?? 0
+        return (bytes + ArenaPlanner.alignment - 1) / ArenaPlanner.alignment * ArenaPlanner.alignment
+    }
+
     override var scratchBytes: Int {
-        max(forward?.scratchBytes(steps: steps, batches: batches) ?? 0, backward?.scratchBytes(steps: steps, batches: batches) ?? 0)
+        forwardScratchBytes + (backward?.scratchBytes(steps: steps, batches: batches) ?? 0)
     }
 
     override func run(_ context: RunContext) throws {
         guard let forward, let backward else { return }
         let merged = options.mergeOutputs
         let stride = merged ? forward.outputSize + backward.outputSize : forward.outputSize
-        forward.run(UnsafePointer(node.inputs[0]!.floats), steps: steps, batches: batches, timeMajor: options.timeMajor, reverse: false,
-                    output: node.outputs[0].floats, outputStride: stride, outputOffset: 0, scratch: context.scratch, threads: context.threads)
-        backward.run(UnsafePointer(backwardInput.floats), steps: steps, batches: batches, timeMajor: options.timeMajor, reverse: true,
-                     output: node.outputs[merged ? 0 : 1].floats, outputStride: merged ? stride : backward.outputSize,
-                     outputOffset: merged ? forward.outputSize : 0, scratch: context.scratch, threads: context.threads)
+        let input = UnsafePointer(node.inputs[0]!.floats), backwardInput = UnsafePointer(self.backwardInput.floats)
+        let forwardOutput = node.outputs[0].floats, backwardOutput = node.outputs[merged ? 0 : 1].floats
+        let backwardScratch = context.scratch + forwardScratchBytes
+        let (steps, batches, timeMajor) = (steps, batches, options.timeMajor)
+        let work = saturatingProduct(steps, batches, 4, forward.cells, forward.inputSize + forward.outputSize)
+        let threadsEach = max(context.threads / 2, 1)
+        parallelFor(2, threads: min(context.threads, 2), workPerItem: work) { directions in
+            for direction in directions {
+                if direction == 0 {
+                    forward.run(input, steps: steps, batches: batches, timeMajor: timeMajor, reverse: false,
+                                output: forwardOutput, outputStride: stride, outputOffset: 0, scratch: context.scratch, threads: threadsEach)
+                } else {
+                    backward.run(backwardInput, steps: steps, batches: batches, timeMajor: timeMajor, reverse: true,
+                                 output: backwardOutput, outputStride: merged ? stride : backward.outputSize,
+                                 outputOffset: merged ? forward.outputSize : 0, scratch: backwardScratch, threads: threadsEach)
+                }
+            }
+        }
     }
 }
