@@ -3,7 +3,7 @@ import LiteFormat
 /// CONV_2D: input [N, H, W, Cin], filter [Cout, KH, KW, Cin], optional bias [Cout] -> [N, OH, OW, Cout].
 ///
 /// Fast path: the convolution as one matrix product `im2col(input) [N*OH*OW, KH*KW*Cin] x filterᵀ` through
-/// BLAS sgemm; a 1x1 convolution with stride 1 and no padding uses the input itself as the left matrix.
+/// `PackedFilterGEMM` (AVX-512 builds, filter known at load) or BLAS sgemm; a 1x1 convolution with stride 1 and no padding uses the input itself as the left matrix.
 /// Bias and the fused activation are applied in one pass over the product.
 final class Conv2D: Kernel {
     var options: Conv2DOptions
@@ -60,6 +60,17 @@ final class Conv2D: Kernel {
         geometryW = try SpatialGeometry(input: input.dim(2), filter: filter.dim(2), stride: options.strideW, dilation: options.dilationW, padding: options.padding)
         output.type = .float32
         output.shape = [input.dim(0), geometryH.output, geometryW.output, filter.dim(0)]
+        if filter.type == .float32, packed == nil, isLoadTimeConstant(filter), optionalInput(2).map(isLoadTimeConstant) ?? true {
+            packed = PackedFilterGEMM.make(filter: filter.floats, n: filter.dim(0), k: filter.dim(1) * filter.dim(2) * filter.dim(3),
+                                           bias: optionalInput(2)?.floats)
+        }
+    }
+
+    /// The filter and bias packed for the AVX-512 microkernel, when both are known at load (see `PackedFilterGEMM`).
+    var packed: PackedFilterGEMM?
+
+    private func isLoadTimeConstant(_ tensor: Tensor) -> Bool {
+        tensor.storage == .constant || (tensor.storage == .persistent && !tensor.isVariable)
     }
 
     /// Hybrid path (float input, int8 filter).
@@ -148,6 +159,10 @@ final class Conv2D: Kernel {
             im2col(UnsafePointer(input.floats), input: input, filter: filter, geometryH: geometryH, geometryW: geometryW, options: options,
                    into: columns, threads: context.threads)
             left = UnsafePointer(columns)
+        }
+        if let packed {
+            packed.run(a: left, lda: depth, rows: rows, c: output.floats, ldc: outChannels, activation: activation, threads: context.threads)
+            return
         }
         BLAS.sgemm(transposeB: true, m: rows, n: outChannels, k: depth, a: left, lda: depth,
                    b: filter.floats, ldb: depth, c: output.floats, ldc: outChannels, threads: context.threads)
