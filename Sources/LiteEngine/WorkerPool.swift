@@ -27,7 +27,10 @@ final class WorkerPool: @unchecked Sendable {
     private let workersLock = NSLock()
     private nonisolated(unsafe) var workers = 0
 
-    static let maximumChunks = (1 << 12) - 1
+    /// At most one thread per core: spinning workers on a shared core would take turns with the ones doing the work
+    /// (an interpreter asked for 16 threads on this 2-core machine splits on Dispatch instead). 4,095 is the
+    /// ticket's limit.
+    static let maximumChunks = min((1 << 12) - 1, max(ProcessInfo.processInfo.activeProcessorCount, 1))
 
     /// Runs `body(0) ... body(chunks - 1)` on the calling thread and up to `chunks - 1` workers; returns when all
     /// have finished. Returns false, running nothing, when the pool is already running a job.
