@@ -33,7 +33,6 @@ public enum BLAS {
         let sgemm: SgemmFunction
         let sgemv: SgemvFunction
         let dgemm: DgemmFunction
-        let setThreads: SetThreadsFunction?
         let corename: String
     }
 
@@ -82,16 +81,15 @@ public enum BLAS {
         guard let sgemm = dlsym(handle, "cblas_sgemm"), let sgemv = dlsym(handle, "cblas_sgemv"), let dgemm = dlsym(handle, "cblas_dgemm") else {
             fatalError("OpenBLAS has no cblas_sgemm/sgemv/dgemm")
         }
-        let setThreads = dlsym(handle, "openblas_set_num_threads").map { unsafeBitCast($0, to: SetThreadsFunction.self) }
         // OpenBLAS computes on the calling thread only; the engine splits the rows across its own workers.
-        setThreads?(1)
+        if let setThreads = dlsym(handle, "openblas_set_num_threads") { unsafeBitCast(setThreads, to: SetThreadsFunction.self)(1) }
         var corename = "unknown"
         if let symbol = dlsym(handle, "openblas_get_corename"),
            let name = unsafeBitCast(symbol, to: CorenameFunction.self)() {
             corename = String(cString: name)
         }
         return Library(sgemm: unsafeBitCast(sgemm, to: SgemmFunction.self), sgemv: unsafeBitCast(sgemv, to: SgemvFunction.self), dgemm: unsafeBitCast(dgemm, to: DgemmFunction.self),
-                       setThreads: setThreads, corename: corename)
+                       corename: corename)
     }
 
     /// Row-major `C = alpha * op(A) * op(B) + beta * C` with `op(A)` M x K and `op(B)` K x N.

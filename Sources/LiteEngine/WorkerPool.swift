@@ -24,7 +24,7 @@ final class WorkerPool: @unchecked Sendable {
     private nonisolated(unsafe) var body: UnsafeMutablePointer<(Int) -> Void>?
     private let busy = Mutex<Bool>(false)
     private let wake = NSCondition()
-    private let workersLock = NSLock()
+    /// Started worker threads; only changed by ``run(chunks:_:)`` while it holds `busy`.
     private nonisolated(unsafe) var workers = 0
 
     /// At most one thread per core: spinning workers on a shared core would take turns with the ones doing the work
@@ -79,8 +79,6 @@ final class WorkerPool: @unchecked Sendable {
     }
 
     private func startWorkers(_ wanted: Int) {
-        workersLock.lock()
-        defer { workersLock.unlock() }
         while workers < wanted {
             workers += 1
             let thread = Thread { [self] in workerLoop() }

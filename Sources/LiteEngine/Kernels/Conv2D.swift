@@ -2,9 +2,10 @@ import LiteFormat
 
 /// CONV_2D: input [N, H, W, Cin], filter [Cout, KH, KW, Cin], optional bias [Cout] -> [N, OH, OW, Cout].
 ///
-/// Fast path: the convolution as one matrix product `im2col(input) [N*OH*OW, KH*KW*Cin] x filterᵀ` through
-/// `PackedFilterGEMM` (AVX-512 builds, filter known at load) or BLAS sgemm; a 1x1 convolution with stride 1 and no padding uses the input itself as the left matrix.
-/// Bias and the fused activation are applied in one pass over the product.
+/// Fast path: the convolution as one matrix product `im2col(input) [N*OH*OW, KH*KW*Cin] x filterᵀ`; a 1x1
+/// convolution with stride 1 and no padding uses the input itself as the left matrix. `PackedFilterGEMM` (AVX-512
+/// builds, filter known at load) adds bias and the fused activation in its tiles; BLAS sgemm (elsewhere) is
+/// followed by one pass that adds them.
 final class Conv2D: Kernel {
     var options: Conv2DOptions
     var geometryH: SpatialGeometry!
