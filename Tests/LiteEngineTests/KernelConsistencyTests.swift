@@ -23,9 +23,20 @@ final class KernelConsistencyTests: XCTestCase {
 
     func random(_ count: Int) -> [Float] { (0..<count).map { _ in Float.random(in: -1...1, using: &generator) } }
 
-    func node(_ inputs: [Tensor?], _ outputs: [Tensor]) -> NodeContext {
+    func node(_ inputs: [Tensor?], _ outputs: [Tensor], numerics: Numerics = .fast) -> NodeContext {
         NodeContext(model: model, index: 0, code: OperatorCode(builtin: .add, customName: nil, version: 1), options: nil,
-                    customOptions: nil, inputs: inputs, outputs: outputs, intermediates: [], numerics: .fast)
+                    customOptions: nil, inputs: inputs, outputs: outputs, intermediates: [], numerics: numerics)
+    }
+
+    /// A quantized tensor holding `values` (its bytes), with per-tensor or per-channel (last dimension) parameters.
+    func quantizedTensor<T: FixedWidthInteger>(_ index: Int, _ shape: [Int], _ type: TensorType, _ values: [T], scales: [Float], zeroPoints: [Int64]) -> Tensor {
+        let quantization = Quantization(scale: scales, zeroPoint: zeroPoints, quantizedDimension: scales.count > 1 ? shape.count - 1 : 0)
+        let description = TensorDescription(name: "t\(index)", type: type, shape: shape, shapeSignature: shape, buffer: 0,
+                                            quantization: quantization, isVariable: false, sparsity: nil)
+        let t = Tensor(index: index, description: description, constant: nil)
+        t.makePersistent(byteCount: max(values.count * MemoryLayout<T>.stride, 4))
+        values.withUnsafeBytes { t.data!.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        return t
     }
 
     func run(_ kernel: Kernel, threads: Int = 1) throws {
@@ -93,6 +104,57 @@ final class KernelConsistencyTests: XCTestCase {
             XCTAssertEqual(output.shape, expected.shape)
             assertNear(output.toArray(of: Float.self), expected.values, "depthwise \(inputShape) * \(filterShape) \(options)")
         }
+    }
+
+    /// int8 DEPTHWISE_CONV_2D: `fast` numerics (in VNNI builds the dot-product kernel, for the layers it takes, and
+    /// the int32 SIMD kernel for the rest) byte for byte equal to `exact` numerics, whose kernel is checked against
+    /// LiteRT by the op and model goldens. Random zero points, per-channel scales, biases up to 2^14 and now and then
+    /// 2^30 (which the dot-product kernel must leave to the other one), strides, dilations, paddings, activations.
+    func testQuantizedDepthwiseFastMatchesExact() throws {
+        var dotProductLayers = 0, spreadLayers = 0
+        for trial in 0..<80 {
+            var options = try DepthwiseConv2DOptions(nil)
+            options.padding = Bool.random() ? .same : .valid
+            options.strideH = Int.random(in: 1...2); options.strideW = Int.random(in: 1...2)
+            options.dilationH = trial % 4 == 0 ? 2 : 1; options.dilationW = trial % 8 == 0 ? 1 : options.dilationH
+            options.activation = [FusedActivation.none, .relu, .relu6][trial % 3]
+            let kh = [3, 3, 1, 2, 4, 5][trial % 6], kw = [3, 3, 1, 4, 2, 5][(trial / 6) % 6]
+            let channels = trial % 10 == 9 ? 144 : 1 + trial * 7 % 40
+            let inputShape = [1 + trial % 2, Int.random(in: kh * 2...13), Int.random(in: kw * 2...13), channels]
+            let filterShape = [1, kh, kw, channels]
+            let x = (0..<inputShape.reduce(1, *)).map { _ in Int8.random(in: -128...127) }
+            let w = (0..<filterShape.reduce(1, *)).map { _ in Int8.random(in: -127...127) }
+            let biasLimit: Int32 = trial % 7 == 6 ? 1 << 30 : 1 << 14
+            let b = (0..<channels).map { _ in Int32.random(in: -biasLimit...biasLimit) }
+            let inputScale = Float.random(in: 0.005...0.05), outputScale = Float.random(in: 0.01...0.2)
+            // Requantization multipliers of 2^-14...2^-8 spread the outputs over the int8 range; every fifth layer
+            // also has channels from 2^-24 (a right shift past 22, left to the other kernel) to 2 (a left shift).
+            let filterScales = (0..<channels).map { c in
+                outputScale / inputScale * Float(pow(2, trial % 5 == 0 && c % 3 == 0 ? Double.random(in: -24...1) : Double.random(in: -14...(-8))))
+            }
+            // A relu's output zero point is the type's minimum, as converters give it, so that the clamp keeps most outputs.
+            let inputZero = Int64.random(in: -128...127), outputZero = options.activation == .none ? Int64.random(in: -60...60) : -128
+            func outputs(_ numerics: Numerics) throws -> ([Int8], DepthwiseConv2D) {
+                let output = quantizedTensor(3, [1], .int8, [Int8](), scales: [outputScale], zeroPoints: [outputZero])
+                let inputs = [quantizedTensor(0, inputShape, .int8, x, scales: [inputScale], zeroPoints: [inputZero]),
+                              quantizedTensor(1, filterShape, .int8, w, scales: filterScales, zeroPoints: [Int64](repeating: 0, count: channels)),
+                              quantizedTensor(2, [channels], .int32, b, scales: filterScales.map { $0 * inputScale }, zeroPoints: [Int64](repeating: 0, count: channels))]
+                let kernel = try DepthwiseConv2D(node(inputs, [output], numerics: numerics))
+                kernel.options = options
+                try run(kernel, threads: 1 + trial % 2)
+                return (output.toArray(of: Int8.self), kernel)
+            }
+            let (fast, kernel) = try outputs(.fast)
+            let (exact, _) = try outputs(.exact)
+            XCTAssertEqual(fast.count, exact.count)
+            let differing = zip(fast, exact).filter { $0 != $1 }.count
+            XCTAssertEqual(differing, 0, "int8 depthwise \(inputShape) * \(filterShape) \(options): \(differing) of \(exact.count) outputs differ")
+            if kernel.quantized?.dotProduct != nil { dotProductLayers += 1 }
+            if biasLimit < 1 << 30 && Set(exact).count >= min(exact.count / 8, 16) { spreadLayers += 1 }
+        }
+        if QuantizedGEMM.isUsed { XCTAssertGreaterThan(dotProductLayers, 20, "the dot-product kernel ran on too few layers") }
+        // Layers whose outputs are mostly clamped would not test the rounding; most must spread over many values.
+        XCTAssertGreaterThan(spreadLayers, 50, "too few layers with outputs spread over the int8 range")
     }
 
     func testFullyConnectedMatchesReference() throws {

@@ -65,7 +65,9 @@ final class DepthwiseConv2D: Kernel {
             strideH: options.strideH, strideW: options.strideW, dilationH: options.dilationH, dilationW: options.dilationW,
             padH: geometryH.padBefore, padW: geometryW.padBefore, multiplier: multiplier)
         if let quantized {
-            if quantized.exactRequantization != nil {
+            if let dotProduct = quantized.dotProduct {
+                dotProduct.run(input: input, output: output, geometry: geometry, threads: context.threads)
+            } else if quantized.exactRequantization != nil {
                 quantized.runIntegerSIMD(input: input, output: output, geometry: geometry, threads: context.threads)
             } else if quantized.exactInFloat {
                 quantized.run(input: input, output: output, geometry: geometry, activation: activation, scratch: context.scratch, threads: context.threads)

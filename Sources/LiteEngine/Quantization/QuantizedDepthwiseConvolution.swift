@@ -25,6 +25,8 @@ final class QuantizedDepthwiseConvolution {
     let exactRequantization: ExactRequantization?
     /// `fast` numerics: float requantization (see ``ChannelRequantization/requantizeFast``).
     let fast: Bool
+    /// `fast` numerics in AVX-512 VNNI builds, for the int8 layers it takes: the dot-product kernel.
+    let dotProduct: QuantizedDepthwiseDotProduct?
 
     init(input: Tensor, filter filterTensor: Tensor, bias biasTensor: Tensor?, output: Tensor, activation: FusedActivation,
          numerics: Numerics = .exact) throws {
@@ -59,6 +61,8 @@ final class QuantizedDepthwiseConvolution {
         let maxOffset = Int64(256 + abs(Int(inputInfo.zeroPoint)))
         exactInFloat = taps * maxOffset * 256 + (biasValues.map(abs).max() ?? 0) < 1 << 24
         paddedChannels = (channels + 15) & ~15
+        dotProduct = fast ? QuantizedDepthwiseDotProduct.make(input: input, filter: filterTensor, bias: biasTensor, filterZeroPoints: filterInfo.zeroPoints,
+                                                              inputZeroPoint: inputInfo.zeroPoint, requantization: requantization) : nil
         if fast && QuantizedGEMM.isUsed && input.dim(3) == channels {
             var widened = [Int32](repeating: 0, count: Int(taps) * paddedChannels)
             for t in 0..<Int(taps) {

@@ -1,0 +1,242 @@
+import LiteFormat
+#if LITE_AVX512_VNNI
+import _Builtin_intrinsics.intel
+#endif
+
+/// int8 DEPTHWISE_CONV_2D on AVX-512 VNNI (`fast` numerics; bit-exact with TFLite's integer kernel, like the
+/// int32 SIMD kernel it replaces for the filters it takes: int8 with zero point 0, channel multiplier 1, at most four
+/// rows high). `vpdpbusd` adds four byte products into each int32 lane, so the four bytes of a channel's lane hold
+/// one input column's taps from four filter rows: for every input column an output row touches, the bytes
+/// `x[iy0 + ky·dh, ix, c]` for ky = 0...3 are interleaved once (two shuffles per 16 channels), and each output pixel
+/// is then one `vpdpbusd` per filter column instead of one multiply per tap.
+///
+/// Operands. The unsigned side is the input made unsigned, `u = x + 128` (`x ^ 0x80`), the signed side the
+/// filter. Taps outside the input hold `x = x_zero` (contributing nothing, as TFLite skips them) and filter rows past
+/// the filter's height hold weight 0, so with `Σw` over the whole filter
+///
+///     bias + Σ_inside (x - x_zero)·w = Σ_all u·w + (bias - (x_zero + 128)·Σw)
+///
+/// and the bracket is one constant per channel. |Σ u·w| ≤ 16·255·128, far inside int32.
+///
+/// Requantization (`MultiplyByQuantizedMultiplier`: a doubling high multiply that rounds half away from zero, then
+/// a right shift by r rounding half away from zero, then the output zero point) is done in registers. The high
+/// product is `h = floor((x·m + 2^30) / 2^31)` (this equals the rounding of both signs) and the result
+/// `floor((h + 2^(r-1) - [h < 0]) / 2^r) + zero = floor((h + K - [h < 0]) / 2^r)` with `K = 2^(r-1) + zero·2^r`
+/// (no 2^(r-1) when r = 0, nor the sign term, which then adds nothing). So the 64-bit lanes compute
+/// `t = h + K = (x·m + 2^30 + K·2^31) >> 31` in one add and one shift, `h < 0` is `t < K`, and one variable shift
+/// of the 32-bit lanes finishes. That needs `t` to fit int32: layers are taken only when every accumulator is
+/// below 2^30 in magnitude after the left shift (|bias| + 255·Σ|w|, checked at load; then |h| < 2^30 and
+/// |K| < 2^30 for r ≤ 22), which real layers are by far; the others keep the int32 kernel.
+final class QuantizedDepthwiseDotProduct {
+    static let lanes = 16
+
+    let channels: Int
+    let blocks: Int
+    let kernelH: Int, kernelW: Int
+    let inputZeroPoint: Int8
+    /// Per 16-channel block, per filter column: 16 lanes of [w(0, kx), w(1, kx), w(2, kx), w(3, kx)], rows past the
+    /// filter 0. 64-byte aligned.
+    let weights: UnsafeMutableRawPointer
+    /// Per channel (padded to blocks): the start value of the accumulator (see the type's documentation).
+    let constants: UnsafeMutablePointer<Int32>
+    let multipliers: UnsafeMutablePointer<Int32>
+    let leftShifts: UnsafeMutablePointer<Int32>
+    let rightShifts: UnsafeMutablePointer<Int32>
+    /// `K` per channel.
+    let offsets: UnsafeMutablePointer<Int32>
+    /// `2^30 + K·2^31` per channel as 64-bit values, per block the 8 even channels, then the 8 odd ones.
+    let nudges: UnsafeMutablePointer<Int64>
+    /// 1 for channels that shift right (and so round ties away from zero), else 0.
+    let roundsAway: UnsafeMutablePointer<Int32>
+    let hasLeftShifts: Bool
+    let low: Int32, high: Int32
+    /// Whether every accumulator fits the requantization's 32-bit lanes (see the type's documentation).
+    private let isBounded: Bool
+
+    /// The kernel for a layer it can run exactly, or nil.
+    static func make(input: Tensor, filter: Tensor, bias: Tensor?, filterZeroPoints: [Int32], inputZeroPoint: Int32,
+                     requantization: ChannelRequantization) -> QuantizedDepthwiseDotProduct? {
+        guard QuantizedGEMM.isUsed, input.type == .int8, filter.type == .int8, filter.dim(3) == input.dim(3),
+              filter.dim(1) <= 4, filterZeroPoints.allSatisfy({ $0 == 0 }),
+              requantization.shifts.allSatisfy({ $0 >= -22 }) else { return nil }
+        let kernel = QuantizedDepthwiseDotProduct(filter: filter, bias: bias, inputZeroPoint: inputZeroPoint, requantization: requantization)
+        return kernel.isBounded ? kernel : nil
+    }
+
+    private init(filter: Tensor, bias: Tensor?, inputZeroPoint: Int32, requantization: ChannelRequantization) {
+        channels = filter.dim(3)
+        blocks = (channels + Self.lanes - 1) / Self.lanes
+        kernelH = filter.dim(1)
+        kernelW = filter.dim(2)
+        self.inputZeroPoint = Int8(truncatingIfNeeded: inputZeroPoint)
+        let padded = blocks * Self.lanes
+        weights = .allocate(byteCount: max(blocks * kernelW * 64, 64), alignment: 64)
+        weights.initializeMemory(as: Int8.self, repeating: 0, count: max(blocks * kernelW * 64, 64))
+        constants = .allocate(capacity: padded)
+        multipliers = .allocate(capacity: padded)
+        leftShifts = .allocate(capacity: padded)
+        rightShifts = .allocate(capacity: padded)
+        offsets = .allocate(capacity: padded)
+        roundsAway = .allocate(capacity: padded)
+        nudges = .allocate(capacity: padded)
+        for array in [constants, multipliers, leftShifts, rightShifts, offsets, roundsAway] { array.initialize(repeating: 0, count: padded) }
+        nudges.initialize(repeating: 1 << 30, count: padded)
+        var bounded = true
+        let source = filter.pointer(Int8.self), zero = Int64(requantization.outputZeroPoint)
+        for c in 0..<channels {
+            var weightSum: Int32 = 0, magnitude: Int64 = 0
+            for ky in 0..<kernelH {
+                for kx in 0..<kernelW {
+                    let w = source[(ky * kernelW + kx) * channels + c]
+                    weightSum += Int32(w)
+                    magnitude += Int64(abs(Int(w)))
+                    let offset = ((c / Self.lanes) * kernelW + kx) * 64 + (c % Self.lanes) * 4 + ky
+                    weights.storeBytes(of: w, toByteOffset: offset, as: Int8.self)
+                }
+            }
+            let biasValue = bias.map { $0.pointer(Int32.self)[c] } ?? 0
+            let start = Int64(biasValue) - Int64(inputZeroPoint + 128) * Int64(weightSum)
+            let shift = requantization.shifts[c]
+            let left = max(shift, 0), right = max(-shift, 0)
+            // Every accumulator lies within start ± 255·Σ|w|; after the left shift it must stay below 2^30.
+            bounded = bounded && (abs(start) + 255 * magnitude) << left < 1 << 30
+            constants[c] = Int32(truncatingIfNeeded: start)
+            multipliers[c] = requantization.multipliers[c]
+            leftShifts[c] = Int32(left)
+            rightShifts[c] = Int32(right)
+            let k = (right > 0 ? Int64(1) << (right - 1) : 0) + zero << right
+            offsets[c] = Int32(truncatingIfNeeded: k)
+            nudges[ExactRequantization.slot(c)] = (1 << 30) + k << 31
+            roundsAway[c] = right > 0 ? 1 : 0
+        }
+        isBounded = bounded
+        hasLeftShifts = requantization.shifts.contains { $0 > 0 }
+        low = requantization.low
+        high = requantization.high
+    }
+
+    deinit {
+        weights.deallocate()
+        for array in [constants, multipliers, leftShifts, rightShifts, offsets, roundsAway] { array.deallocate() }
+        nudges.deallocate()
+    }
+
+    func run(input: Tensor, output: Tensor, geometry g: DepthwiseConv2D.Geometry, threads: Int) {
+        #if LITE_AVX512_VNNI
+        let source = UnsafePointer<Int8>(OpaquePointer(input.data!)), destination = output.data!.assumingMemoryBound(to: Int8.self)
+        // Input columns an output row reads, from the first column's left padding to the last one's last tap.
+        let columns = (g.outW - 1) * g.strideW + (g.kw - 1) * g.dilationW + 1
+        parallelFor(g.batches * g.outH, threads: threads, workPerItem: g.outW * g.outC * g.kh * g.kw) { range in
+            let interleaved = UnsafeMutableRawPointer.allocate(byteCount: columns * 64, alignment: 64)
+            defer { interleaved.deallocate() }
+            for row in range {
+                let b = row / g.outH, oy = row % g.outH
+                for block in 0..<blocks {
+                    interleave(source, g, b: b, oy: oy, block: block, columns: columns, into: interleaved)
+                    convolve(interleaved, g, block: block,
+                             into: destination + ((b * g.outH + oy) * g.outW) * channels + block * Self.lanes)
+                }
+            }
+        }
+        #else
+        preconditionFailure("QuantizedDepthwiseDotProduct.run needs a build with LITE_AVX512_VNNI")
+        #endif
+    }
+
+    #if LITE_AVX512_VNNI
+    /// For each input column `-padW ..< columns - padW` of output row `oy`, one 64-byte vector: channel i of the block
+    /// in lane i, its four bytes the column's inputs in filter rows 0...3 (made unsigned; padding holds `x_zero`).
+    @inline(__always)
+    private func interleave(_ source: UnsafePointer<Int8>, _ g: DepthwiseConv2D.Geometry, b: Int, oy: Int, block: Int, columns: Int,
+                            into interleaved: UnsafeMutableRawPointer) {
+        let first = block * Self.lanes
+        let width = min(Self.lanes, channels - first)
+        let loadMask = UInt16(truncatingIfNeeded: (1 << width) - 1)
+        let pad = _mm_set1_epi8(CChar(truncatingIfNeeded: inputZeroPoint))
+        let flip = _mm512_set1_epi32(Int32(bitPattern: 0x8080_8080))
+        // [r0 | r1 | r2 | r3] -> lane L holds dword L of each row (vpermd), then each lane's bytes go from
+        // [r0 a b c d, r1 a b c d, ...] to [r0 a, r1 a, r2 a, r3 a, r0 b, ...] (vpshufb).
+        let gather = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0)
+        let transpose = _mm512_set_epi64(0x0F0B_0703_0E0A_0602, 0x0D09_0501_0C08_0400, 0x0F0B_0703_0E0A_0602, 0x0D09_0501_0C08_0400,
+                                         0x0F0B_0703_0E0A_0602, 0x0D09_0501_0C08_0400, 0x0F0B_0703_0E0A_0602, 0x0D09_0501_0C08_0400)
+        let iy0 = oy * g.strideH - g.padH
+        // Where each filter row's input row starts (at this block's first channel), or nil for a row of padding.
+        func rowStart(_ ky: Int) -> UnsafePointer<Int8>? {
+            let iy = iy0 + ky * g.dilationH
+            return ky < g.kh && iy >= 0 && iy < g.inH ? source + ((b * g.inH + iy) * g.inW) * g.inC + first : nil
+        }
+        let (row0, row1, row2, row3) = (rowStart(0), rowStart(1), rowStart(2), rowStart(3))
+        let step = g.inC
+        @inline(__always) func load(_ row: UnsafePointer<Int8>?, _ offset: Int) -> __m128i {
+            guard let row else { return pad }
+            return _mm_maskz_loadu_epi8(loadMask, UnsafeRawPointer(row + offset))
+        }
+        @inline(__always) func store(_ column: Int, _ r0: __m128i, _ r1: __m128i, _ r2: __m128i, _ r3: __m128i) {
+            var rows = _mm512_castsi128_si512(r0)
+            rows = _mm512_mask_broadcast_i32x4(rows, 0x00F0, r1)
+            rows = _mm512_mask_broadcast_i32x4(rows, 0x0F00, r2)
+            rows = _mm512_mask_broadcast_i32x4(rows, 0xF000, r3)
+            let lanes = _mm512_shuffle_epi8(_mm512_permutexvar_epi32(gather, rows), transpose)
+            _mm512_store_si512(interleaved + column &* 64, _mm512_xor_si512(lanes, flip))
+        }
+        let insideFirst = min(g.padW, columns), insideEnd = min(max(g.inW + g.padW, insideFirst), columns)
+        for column in 0..<insideFirst { store(column, pad, pad, pad, pad) }
+        for column in insideFirst..<insideEnd {
+            let offset = (column &- g.padW) &* step
+            store(column, load(row0, offset), load(row1, offset), load(row2, offset), load(row3, offset))
+        }
+        for column in insideEnd..<columns { store(column, pad, pad, pad, pad) }
+    }
+
+    /// One block of 16 channels of every pixel of an output row: the dot products, then the requantization.
+    @inline(__always)
+    private func convolve(_ interleaved: UnsafeMutableRawPointer, _ g: DepthwiseConv2D.Geometry, block: Int,
+                          into output: UnsafeMutablePointer<Int8>) {
+        let c = block * Self.lanes
+        let width = min(Self.lanes, channels - c)
+        let storeMask = UInt16(truncatingIfNeeded: (1 << width) - 1)
+        func load(_ pointer: UnsafeRawPointer) -> __m512i { _mm512_loadu_si512(pointer) }
+        let start = load(constants + c)
+        let multiplier = load(multipliers + c), oddMultiplier = _mm512_srli_epi64(multiplier, 32)
+        let left = load(leftShifts + c), right = load(rightShifts + c)
+        let offset = UnsafeRawPointer(offsets + c).loadUnaligned(as: SIMD16<Int32>.self), awayOnes = UnsafeRawPointer(roundsAway + c).loadUnaligned(as: SIMD16<Int32>.self)
+        let evenNudge = load(nudges + c), oddNudge = load(nudges + c + 8)
+        let lowest = _mm512_set1_epi32(low), highest = _mm512_set1_epi32(high)
+        // Dword 2i from the even product's low half, 2i+1 from the odd product's low half.
+        let pairs = _mm512_set_epi32(30, 14, 28, 12, 26, 10, 24, 8, 22, 6, 20, 4, 18, 2, 16, 0)
+        let filter = UnsafeRawPointer(weights + block * g.kw * 64)
+        let columnStep = g.dilationW * 64, pixelStep = g.strideW * 64
+        var pixel = UnsafeRawPointer(interleaved)
+        for ox in 0..<g.outW {
+            var acc = start
+            if g.kw == 3 {
+                acc = _mm512_dpbusd_epi32(acc, load(pixel), load(filter))
+                acc = _mm512_dpbusd_epi32(acc, load(pixel + columnStep), load(filter + 64))
+                acc = _mm512_dpbusd_epi32(acc, load(pixel + 2 &* columnStep), load(filter + 128))
+            } else {
+                var column = pixel, w = filter
+                for _ in 0..<g.kw {
+                    acc = _mm512_dpbusd_epi32(acc, load(column), load(w))
+                    column += columnStep
+                    w += 64
+                }
+            }
+            if hasLeftShifts { acc = _mm512_sllv_epi32(acc, left) }
+            let even = _mm512_srai_epi64(_mm512_add_epi64(_mm512_mul_epi32(acc, multiplier), evenNudge), 31)
+            let odd = _mm512_srai_epi64(_mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(acc, 32), oddMultiplier), oddNudge), 31)
+            // t < K (h < 0): one less where ties round away from zero.
+            var t = unsafeBitCast(_mm512_permutex2var_epi32(even, pairs, odd), to: SIMD16<Int32>.self)
+            t.replace(with: t &- awayOnes, where: t .< offset)
+            let v = _mm512_min_epi32(_mm512_max_epi32(_mm512_srav_epi32(unsafeBitCast(t, to: __m512i.self), right), lowest), highest)
+            let bytes = _mm512_cvtepi32_epi8(v)
+            // A full block is a plain store: the masked form of the narrowing store is slow on some CPUs.
+            if width == Self.lanes {
+                _mm_storeu_si128(UnsafeMutableRawPointer(output + ox &* channels).assumingMemoryBound(to: __m128i_u.self), bytes)
+            } else {
+                _mm_mask_storeu_epi8(UnsafeMutableRawPointer(output + ox &* channels), storeMask, bytes)
+            }
+            pixel += pixelStep
+        }
+    }
+    #endif
+}
