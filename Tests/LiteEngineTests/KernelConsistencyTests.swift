@@ -29,8 +29,9 @@ final class KernelConsistencyTests: XCTestCase {
     }
 
     /// A quantized tensor holding `values` (its bytes), with per-tensor or per-channel (last dimension) parameters.
-    func quantizedTensor<T: FixedWidthInteger>(_ index: Int, _ shape: [Int], _ type: TensorType, _ values: [T], scales: [Float], zeroPoints: [Int64]) -> Tensor {
-        let quantization = Quantization(scale: scales, zeroPoint: zeroPoints, quantizedDimension: scales.count > 1 ? shape.count - 1 : 0)
+    func quantizedTensor<T: FixedWidthInteger>(_ index: Int, _ shape: [Int], _ type: TensorType, _ values: [T], scales: [Float], zeroPoints: [Int64],
+                                               channelDimension: Int? = nil) -> Tensor {
+        let quantization = Quantization(scale: scales, zeroPoint: zeroPoints, quantizedDimension: scales.count > 1 ? channelDimension ?? shape.count - 1 : 0)
         let description = TensorDescription(name: "t\(index)", type: type, shape: shape, shapeSignature: shape, buffer: 0,
                                             quantization: quantization, isVariable: false, sparsity: nil)
         let t = Tensor(index: index, description: description, constant: nil)
@@ -155,6 +156,57 @@ final class KernelConsistencyTests: XCTestCase {
         if QuantizedGEMM.isUsed { XCTAssertGreaterThan(dotProductLayers, 20, "the dot-product kernel ran on too few layers") }
         // Layers whose outputs are mostly clamped would not test the rounding; most must spread over many values.
         XCTAssertGreaterThan(spreadLayers, 50, "too few layers with outputs spread over the int8 range")
+    }
+
+    /// Quantized CONV_2D: `fast` numerics (in VNNI builds the 8-bit GEMM with its folded requantization) byte for
+    /// byte equal to `exact` numerics (checked against LiteRT by the op and model goldens), on int8 layers with
+    /// per-channel filters and uint8 layers with one filter zero point, random geometry, zero points and
+    /// multipliers (every fifth layer with channels whose right shift passes 22, where the output zero point is no
+    /// longer folded into the rounding addend, or that shift left).
+    func testQuantizedConvFastMatchesExact() throws {
+        var spreadLayers = 0
+        for trial in 0..<60 {
+            let signed = trial % 3 != 2
+            var options = try Conv2DOptions(nil)
+            options.padding = Bool.random() ? .same : .valid
+            options.strideH = Int.random(in: 1...2); options.strideW = Int.random(in: 1...2)
+            options.dilationH = trial % 6 == 1 ? 2 : 1; options.dilationW = options.dilationH
+            options.activation = [FusedActivation.none, .relu, .relu6][trial % 3]
+            if trial % 4 == 0 { options.strideH = 1; options.strideW = 1; options.dilationH = 1; options.dilationW = 1 }
+            let kh = trial % 4 == 0 ? 1 : Int.random(in: 1...3), kw = trial % 4 == 0 ? 1 : Int.random(in: 1...3)
+            let inputShape = [Int.random(in: 1...2), Int.random(in: kh * 2...10), Int.random(in: kw * 2...10), [3, 4, 8, 16, 24, 37][trial % 6]]
+            let channels = 1 + trial * 37 % 70
+            let filterShape = [channels, kh, kw, inputShape[3]]
+            let inputScale = Float.random(in: 0.005...0.05), outputScale = Float.random(in: 0.01...0.2)
+            let filterScales = (0..<(signed ? channels : 1)).map { c in
+                outputScale / inputScale * Float(pow(2, trial % 5 != 0 || c % 3 != 0 ? Double.random(in: -16...(-10)) : Bool.random() ? Double.random(in: -30...(-24)) : Double.random(in: -2...1)))
+            }
+            let type: TensorType = signed ? .int8 : .uint8
+            func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255) } }
+            let x = bytes(inputShape.reduce(1, *)), w = bytes(filterShape.reduce(1, *))
+            let b = (0..<channels).map { _ in Int32.random(in: -(1 << 16)...(1 << 16)) }
+            let inputZero = signed ? Int64.random(in: -128...127) : Int64.random(in: 0...255)
+            let filterZeros = signed ? [Int64](repeating: 0, count: channels) : [Int64.random(in: 0...255)]
+            let typeMin: Int64 = signed ? -128 : 0
+            let outputZero = options.activation == .none ? typeMin + Int64.random(in: 68...188) : typeMin
+            func outputs(_ numerics: Numerics) throws -> [UInt8] {
+                let output = quantizedTensor(3, [1], type, [UInt8](), scales: [outputScale], zeroPoints: [outputZero])
+                let inputs = [quantizedTensor(0, inputShape, type, x, scales: [inputScale], zeroPoints: [inputZero]),
+                              quantizedTensor(1, filterShape, type, w, scales: filterScales, zeroPoints: filterZeros, channelDimension: 0),
+                              quantizedTensor(2, [channels], .int32, b, scales: filterScales.map { $0 * inputScale },
+                                              zeroPoints: [Int64](repeating: 0, count: filterScales.count), channelDimension: 0)]
+                let kernel = try Conv2D(node(inputs, [output], numerics: numerics))
+                kernel.options = options
+                try run(kernel, threads: 1 + trial % 2)
+                return output.toArray(of: UInt8.self)
+            }
+            let fast = try outputs(.fast), exact = try outputs(.exact)
+            XCTAssertEqual(fast.count, exact.count)
+            let differing = zip(fast, exact).filter { $0 != $1 }.count
+            XCTAssertEqual(differing, 0, "\(type) conv \(inputShape) * \(filterShape) \(options): \(differing) of \(exact.count) outputs differ")
+            if Set(exact).count >= min(exact.count / 8, 16) { spreadLayers += 1 }
+        }
+        XCTAssertGreaterThan(spreadLayers, 35, "too few layers with outputs spread over the output range")
     }
 
     func testFullyConnectedMatchesReference() throws {

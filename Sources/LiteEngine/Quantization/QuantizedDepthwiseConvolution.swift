@@ -133,10 +133,10 @@ final class QuantizedDepthwiseConvolution {
             integerBias.withUnsafeBufferPointer { biasBuffer in
                 let weights = filterBuffer.baseAddress!, bias = biasBuffer.baseAddress!
                 parallelFor(g.batches * g.outH, threads: threads, workPerItem: g.outW * g.outC * g.kh * g.kw) { range in
-                    let acc = UnsafeMutablePointer<Int32>.allocate(capacity: 4 * padded)
-                    defer { acc.deallocate() }
-                    let noFactors = UnsafeMutablePointer<Int32>.allocate(capacity: padded)
-                    defer { noFactors.deallocate() }
+                    let acc = allocateAligned(Int32.self, count: 4 * padded)
+                    defer { deallocateAligned(acc) }
+                    let noFactors = allocateAligned(Int32.self, count: padded)
+                    defer { deallocateAligned(noFactors) }
                     noFactors.initialize(repeating: 0, count: padded)
                     for by in range {
                         let b = by / g.outH, oy = by % g.outH

@@ -72,13 +72,13 @@ final class QuantizedDepthwiseDotProduct {
         let padded = blocks * Self.lanes
         weights = .allocate(byteCount: max(blocks * kernelW * 64, 64), alignment: 64)
         weights.initializeMemory(as: Int8.self, repeating: 0, count: max(blocks * kernelW * 64, 64))
-        constants = .allocate(capacity: padded)
-        multipliers = .allocate(capacity: padded)
-        leftShifts = .allocate(capacity: padded)
-        rightShifts = .allocate(capacity: padded)
-        offsets = .allocate(capacity: padded)
-        roundsAway = .allocate(capacity: padded)
-        nudges = .allocate(capacity: padded)
+        constants = allocateAligned(Int32.self, count: padded)
+        multipliers = allocateAligned(Int32.self, count: padded)
+        leftShifts = allocateAligned(Int32.self, count: padded)
+        rightShifts = allocateAligned(Int32.self, count: padded)
+        offsets = allocateAligned(Int32.self, count: padded)
+        roundsAway = allocateAligned(Int32.self, count: padded)
+        nudges = allocateAligned(Int64.self, count: padded)
         for array in [constants, multipliers, leftShifts, rightShifts, offsets, roundsAway] { array.initialize(repeating: 0, count: padded) }
         nudges.initialize(repeating: 1 << 30, count: padded)
         var bounded = true
@@ -117,8 +117,8 @@ final class QuantizedDepthwiseDotProduct {
 
     deinit {
         weights.deallocate()
-        for array in [constants, multipliers, leftShifts, rightShifts, offsets, roundsAway] { array.deallocate() }
-        nudges.deallocate()
+        for array in [constants, multipliers, leftShifts, rightShifts, offsets, roundsAway] { deallocateAligned(array) }
+        deallocateAligned(nudges)
     }
 
     func run(input: Tensor, output: Tensor, geometry g: DepthwiseConv2D.Geometry, threads: Int) {

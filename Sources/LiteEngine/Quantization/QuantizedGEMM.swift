@@ -58,10 +58,10 @@ final class QuantizedGEMM {
     let shiftedInputZero: Int8
     /// Packed unsigned filter (layout in the type's documentation), 64-byte aligned.
     let weights: UnsafeMutableRawPointer
-    /// Per channel: `bias + K·p·q - p·Σw'` (padded channels 0).
-    let channelConstants: [Int32]
-    /// Per channel: `q`, the multiplier of the row sum.
-    let rowSumFactors: [Int32]
+    /// Per channel: `bias + K·p·q - p·Σw'` (padded channels 0), 64-byte aligned.
+    let channelConstants: UnsafeMutablePointer<Int32>
+    /// Per channel: `q`, the multiplier of the row sum, 64-byte aligned.
+    let rowSumFactors: UnsafeMutablePointer<Int32>
     let requantization: ExactRequantization
 
     init(filter: Tensor, filterZeroPoints: [Int32], bias: Tensor?, inputZeroPoint: Int32, signed: Bool,
@@ -100,12 +100,18 @@ final class QuantizedGEMM {
             constants[c] = biasValue &+ Int32(depth) &* p &* q &- p &* columnSum
             factors[c] = q
         }
-        channelConstants = constants
-        rowSumFactors = factors
+        channelConstants = allocateAligned(Int32.self, count: paddedChannels)
+        channelConstants.initialize(from: constants, count: paddedChannels)
+        rowSumFactors = allocateAligned(Int32.self, count: paddedChannels)
+        rowSumFactors.initialize(from: factors, count: paddedChannels)
         self.requantization = ExactRequantization(requantization, paddedChannels: paddedChannels, rowSumFactors: factors)
     }
 
-    deinit { weights.deallocate() }
+    deinit {
+        weights.deallocate()
+        deallocateAligned(channelConstants)
+        deallocateAligned(rowSumFactors)
+    }
 
     /// Scratch bytes for `run`: the shifted, depth-padded activation rows when they cannot be read in place.
     static func scratchBytes(rows: Int, depth: Int) -> Int {
@@ -192,27 +198,23 @@ final class QuantizedGEMM {
         #if LITE_AVX512_VNNI
         let tiles = (rowCount + Self.rowsPerTile - 1) / Self.rowsPerTile
         parallelFor(tiles, threads: threads, minimumChunk: 8, workPerItem: Self.rowsPerTile * paddedChannels * depth) { range in
-            let accumulators = UnsafeMutablePointer<Int32>.allocate(capacity: Self.rowsPerTile * paddedChannels)
-            defer { accumulators.deallocate() }
-            channelConstants.withUnsafeBufferPointer { constants in
-                rowSumFactors.withUnsafeBufferPointer { factors in
-                    for tile in range {
-                        let first = tile * Self.rowsPerTile
-                        let count = min(Self.rowsPerTile, rowCount - first)
-                        // Rows past the end repeat the last one; their results are not stored.
-                        let r0 = rows + first * rowStride
-                        let r1 = rows + (first + min(1, count - 1)) * rowStride
-                        let r2 = rows + (first + min(2, count - 1)) * rowStride
-                        let r3 = rows + (first + min(3, count - 1)) * rowStride
-                        multiplyTile(r0, r1, r2, r3, into: accumulators)
-                        let sums = (rowSum(r0), rowSum(r1), rowSum(r2), rowSum(r3))
-                        for i in 0..<count {
-                            let sum = i == 0 ? sums.0 : i == 1 ? sums.1 : i == 2 ? sums.2 : sums.3
-                            requantization.requantizeRow(accumulators + i * paddedChannels, constants: constants.baseAddress!,
-                                                         rowSumFactors: factors.baseAddress!, rowSum: sum, channels: channels,
-                                                         into: output + (first + i) * channels)
-                        }
-                    }
+            let accumulators = allocateAligned(Int32.self, count: Self.rowsPerTile * paddedChannels)
+            defer { deallocateAligned(accumulators) }
+            for tile in range {
+                let first = tile * Self.rowsPerTile
+                let count = min(Self.rowsPerTile, rowCount - first)
+                // Rows past the end repeat the last one; their results are not stored.
+                let r0 = rows + first * rowStride
+                let r1 = rows + (first + min(1, count - 1)) * rowStride
+                let r2 = rows + (first + min(2, count - 1)) * rowStride
+                let r3 = rows + (first + min(3, count - 1)) * rowStride
+                multiplyTile(r0, r1, r2, r3, into: accumulators)
+                let sums = (rowSum(r0), rowSum(r1), rowSum(r2), rowSum(r3))
+                for i in 0..<count {
+                    let sum = i == 0 ? sums.0 : i == 1 ? sums.1 : i == 2 ? sums.2 : sums.3
+                    requantization.requantizeRow(accumulators + i * paddedChannels, constants: channelConstants,
+                                                 rowSumFactors: rowSumFactors, rowSum: sum, channels: channels,
+                                                 into: output + (first + i) * channels)
                 }
             }
         }
@@ -365,15 +367,19 @@ final class ExactRequantization {
     private let channelCount: Int
     private let multipliers: UnsafeMutablePointer<Int32>
     private let leftShifts: UnsafeMutablePointer<Int32>
+    /// Each odd channel's multiplier one channel down (in the low half of its 64-bit lane, where `vpmuldq` reads it).
+    private let oddMultipliers: UnsafeMutablePointer<Int32>
     /// Per channel as 64-bit values, stored per 16-channel group as [8 even channels, 8 odd channels]: the addend
-    /// `2^30 + 2^(r-1)·2^31`, the total shift `31 + r`, and the 2^31 taken off negative high products when rounding
-    /// away from zero.
+    /// `2^30 + 2^(r-1)·2^31 + zero·2^(31+r)`, the total shift `31 + r`, and the 2^31 taken off negative high products
+    /// when rounding away from zero.
     private let addends: UnsafeMutablePointer<Int64>
     private let totalShifts: UnsafeMutablePointer<Int64>
     private let negativeCorrections: UnsafeMutablePointer<Int64>
     let outputZeroPoint: Int32
     let low: Int32, high: Int32
     let hasLeftShifts: Bool
+    /// Whether the output zero point is in the addends (every right shift at most 22), else added after the shift.
+    let foldsZeroPoint: Bool
     /// The row-sum factor when every channel has the same one (per-tensor or symmetric filters): then the row-sum
     /// term is one number per row.
     let uniformRowSumFactor: Int32?
@@ -383,11 +389,15 @@ final class ExactRequantization {
         uniformRowSumFactor = real.allSatisfy { $0 == real.first } ? (real.first ?? 0) : nil
         hasLeftShifts = requantization.shifts.contains { $0 > 0 }
         channelCount = (max(paddedChannels, requantization.multipliers.count) + 15) & ~15
-        multipliers = .allocate(capacity: channelCount)
-        leftShifts = .allocate(capacity: channelCount)
-        addends = .allocate(capacity: channelCount)
-        totalShifts = .allocate(capacity: channelCount)
-        negativeCorrections = .allocate(capacity: channelCount)
+        multipliers = allocateAligned(Int32.self, count: channelCount)
+        oddMultipliers = allocateAligned(Int32.self, count: channelCount)
+        oddMultipliers.initialize(repeating: 0, count: channelCount)
+        // |x·m| < 2^62 and |zero|·2^(31+r) ≤ 2^61 for r ≤ 22 keep the sum inside int64.
+        foldsZeroPoint = requantization.shifts.allSatisfy { $0 >= -22 }
+        leftShifts = allocateAligned(Int32.self, count: channelCount)
+        addends = allocateAligned(Int64.self, count: channelCount)
+        totalShifts = allocateAligned(Int64.self, count: channelCount)
+        negativeCorrections = allocateAligned(Int64.self, count: channelCount)
         for c in 0..<channelCount {
             let inRange = c < requantization.multipliers.count
             let folded = IntegerArithmetic.FoldedMultiplier(multiplier: inRange ? requantization.multipliers[c] : 0,
@@ -395,7 +405,9 @@ final class ExactRequantization {
             multipliers[c] = Int32(folded.multiplier)
             leftShifts[c] = folded.leftShift
             let slot = Self.slot(c)
-            addends[slot] = folded.addend
+            // The output zero point rides in the addend when it fits: (t + zero·2^s) >> s = (t >> s) + zero, exactly.
+            addends[slot] = folded.addend &+ (foldsZeroPoint ? Int64(requantization.outputZeroPoint) << folded.totalShift : 0)
+            if c % 2 == 1 { oddMultipliers[c - 1] = Int32(folded.multiplier) }
             totalShifts[slot] = folded.totalShift
             negativeCorrections[slot] = folded.negativeCorrection
         }
@@ -411,11 +423,12 @@ final class ExactRequantization {
     }
 
     deinit {
-        multipliers.deallocate()
-        leftShifts.deallocate()
-        addends.deallocate()
-        totalShifts.deallocate()
-        negativeCorrections.deallocate()
+        deallocateAligned(multipliers)
+        deallocateAligned(oddMultipliers)
+        deallocateAligned(leftShifts)
+        deallocateAligned(addends)
+        deallocateAligned(totalShifts)
+        deallocateAligned(negativeCorrections)
     }
 
     /// Requantizes one row of accumulators (`accumulator + constant[c] - factor[c]·rowSum`), storing `channels` bytes.
@@ -439,9 +452,8 @@ final class ExactRequantization {
             }
             // x·2^left wraps in int32 like TFLite's `x * (1 << left_shift)`.
             if hasLeftShifts { x = _mm512_sllv_epi32(x, load(leftShifts + c)) }
-            let m = load(multipliers + c)
-            let even = _mm512_mul_epi32(x, m)
-            let odd = _mm512_mul_epi32(_mm512_srli_epi64(x, 32), _mm512_srli_epi64(m, 32))
+            let even = _mm512_mul_epi32(x, load(multipliers + c))
+            let odd = _mm512_mul_epi32(_mm512_srli_epi64(x, 32), load(oddMultipliers + c))
             let (evenAddend, oddAddend) = (load(addends + c), load(addends + c + 8))
             var evenTotal = _mm512_add_epi64(even, evenAddend), oddTotal = _mm512_add_epi64(odd, oddAddend)
             if !roundingUp {
@@ -454,7 +466,8 @@ final class ExactRequantization {
             let oddResult = _mm512_srav_epi64(oddTotal, load(totalShifts + c + 8))
             // Each result fits int32 and sits in the low half of its 64-bit lane: odd ones move up and interleave.
             var v = _mm512_mask_blend_epi32(0xAAAA, evenResult, _mm512_slli_epi64(oddResult, 32))
-            v = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(v, zero), lowest), highest)
+            if !foldsZeroPoint { v = _mm512_add_epi32(v, zero) }
+            v = _mm512_min_epi32(_mm512_max_epi32(v, lowest), highest)
             // Clamped to the output type's range, so the low byte is the uint8 or int8 value.
             let bytes = _mm512_cvtepi32_epi8(v)
             let destination = (output + c).assumingMemoryBound(to: __m128i_u.self)
@@ -474,7 +487,7 @@ final class ExactRequantization {
             let product = Int64(x &<< leftShifts[c]) &* Int64(multipliers[c])
             var total = product &+ addends[slot]
             if !roundingUp { total &-= ((product &+ (1 << 30)) &>> 63) & negativeCorrections[slot] }
-            let v = min(max((total &>> totalShifts[slot]) &+ Int64(outputZeroPoint), Int64(low)), Int64(high))
+            let v = min(max((total &>> totalShifts[slot]) &+ (foldsZeroPoint ? 0 : Int64(outputZeroPoint)), Int64(low)), Int64(high))
             output.storeBytes(of: UInt8(truncatingIfNeeded: v), toByteOffset: c, as: UInt8.self)
         }
         #endif
