@@ -19,7 +19,8 @@ final class PackedFilterGEMM: @unchecked Sendable {
 
     let n: Int, k: Int
     private let panels: Int
-    /// Panel p at `packed + p · (k + 1) · 32`: 32 biases, then k rows of 32 filter values.
+    /// Panel p at `packed + p · (k + 1) · 32`: 32 biases, then k rows of 32 filter values; 64-byte aligned, so each
+    /// row is two whole cache lines.
     private let packed: UnsafeMutablePointer<Float>
 
     private init(filter: UnsafePointer<Float>, n: Int, k: Int, bias: UnsafePointer<Float>?) {
@@ -27,7 +28,7 @@ final class PackedFilterGEMM: @unchecked Sendable {
         self.k = k
         panels = (n + Self.panelWidth - 1) / Self.panelWidth
         let count = panels * (k + 1) * Self.panelWidth
-        packed = .allocate(capacity: count)
+        packed = allocateAligned(Float.self, count: count)
         packed.initialize(repeating: 0, count: count)
         for p in 0..<panels {
             let panel = packed + p * (k + 1) * Self.panelWidth
@@ -43,7 +44,7 @@ final class PackedFilterGEMM: @unchecked Sendable {
         }
     }
 
-    deinit { packed.deallocate() }
+    deinit { deallocateAligned(packed) }
 
     /// The packed product for this filter, or nil in builds without AVX-512 or for shapes it does not take.
     static func make(filter: UnsafePointer<Float>, n: Int, k: Int, bias: UnsafePointer<Float>?) -> PackedFilterGEMM? {
