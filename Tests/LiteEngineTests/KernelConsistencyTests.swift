@@ -160,7 +160,7 @@ final class KernelConsistencyTests: XCTestCase {
 
     /// Quantized CONV_2D: `fast` numerics (in VNNI builds the 8-bit GEMM with its folded requantization) byte for
     /// byte equal to `exact` numerics (checked against LiteRT by the op and model goldens), on int8 layers with
-    /// per-channel filters and uint8 layers with one filter zero point, random geometry, zero points and
+    /// per-channel filters and uint8 layers with one or per-channel filter zero points, random geometry, zero points and
     /// multipliers (every fifth layer with channels whose right shift passes 22, where the output zero point is no
     /// longer folded into the rounding addend, or that shift left).
     func testQuantizedConvFastMatchesExact() throws {
@@ -178,7 +178,10 @@ final class KernelConsistencyTests: XCTestCase {
             let channels = 1 + trial * 37 % 70
             let filterShape = [channels, kh, kw, inputShape[3]]
             let inputScale = Float.random(in: 0.005...0.05), outputScale = Float.random(in: 0.01...0.2)
-            let filterScales = (0..<(signed ? channels : 1)).map { c in
+            // uint8 layers alternate one filter zero point (as converters write) with one per channel, which takes
+            // the GEMM's per-channel row-sum term.
+            let perChannel = signed || trial % 2 == 0
+            let filterScales = (0..<(perChannel ? channels : 1)).map { c in
                 outputScale / inputScale * Float(pow(2, trial % 5 != 0 || c % 3 != 0 ? Double.random(in: -16...(-10)) : Bool.random() ? Double.random(in: -30...(-24)) : Double.random(in: -2...1)))
             }
             let type: TensorType = signed ? .int8 : .uint8
@@ -186,7 +189,7 @@ final class KernelConsistencyTests: XCTestCase {
             let x = bytes(inputShape.reduce(1, *)), w = bytes(filterShape.reduce(1, *))
             let b = (0..<channels).map { _ in Int32.random(in: -(1 << 16)...(1 << 16)) }
             let inputZero = signed ? Int64.random(in: -128...127) : Int64.random(in: 0...255)
-            let filterZeros = signed ? [Int64](repeating: 0, count: channels) : [Int64.random(in: 0...255)]
+            let filterZeros = signed ? [Int64](repeating: 0, count: channels) : (0..<filterScales.count).map { _ in Int64.random(in: 0...255) }
             let typeMin: Int64 = signed ? -128 : 0
             let outputZero = options.activation == .none ? typeMin + Int64.random(in: 68...188) : typeMin
             func outputs(_ numerics: Numerics) throws -> [UInt8] {

@@ -209,13 +209,10 @@ final class QuantizedGEMM {
                 let r2 = rows + (first + min(2, count - 1)) * rowStride
                 let r3 = rows + (first + min(3, count - 1)) * rowStride
                 multiplyTile(r0, r1, r2, r3, into: accumulators)
-                let sums = (rowSum(r0), rowSum(r1), rowSum(r2), rowSum(r3))
-                for i in 0..<count {
-                    let sum = i == 0 ? sums.0 : i == 1 ? sums.1 : i == 2 ? sums.2 : sums.3
-                    requantization.requantizeRow(accumulators + i * paddedChannels, constants: channelConstants,
-                                                 rowSumFactors: rowSumFactors, rowSum: sum, channels: channels,
-                                                 into: output + (first + i) * channels)
-                }
+                let sums = SIMD4(rowSum(r0), rowSum(r1), rowSum(r2), rowSum(r3))
+                requantization.requantizeTile(accumulators, accumulatorStride: paddedChannels, rows: count, constants: channelConstants,
+                                              rowSumFactors: rowSumFactors, rowSums: sums, channels: channels,
+                                              into: output + first * channels, outputStride: channels)
             }
         }
         #else
@@ -429,6 +426,69 @@ final class ExactRequantization {
         deallocateAligned(addends)
         deallocateAligned(totalShifts)
         deallocateAligned(negativeCorrections)
+    }
+
+    /// The GEMM's requantization of a tile: `rows` (1...4) rows of accumulators `accumulatorStride` apart, each
+    /// `accumulator + constant[c] - factor[c]·rowSum`, rounding ties up, `channels` bytes per row `outputStride`
+    /// apart. Each 16-channel block's data is loaded once for the rows, and nothing is set up per row.
+    @inline(__always)
+    func requantizeTile(_ accumulators: UnsafePointer<Int32>, accumulatorStride: Int, rows: Int, constants: UnsafePointer<Int32>,
+                        rowSumFactors: UnsafePointer<Int32>, rowSums: SIMD4<Int32>, channels: Int,
+                        into output: UnsafeMutableRawPointer, outputStride: Int) {
+        #if LITE_AVX512_VNNI
+        let zero = _mm512_set1_epi32(outputZeroPoint), lowest = _mm512_set1_epi32(low), highest = _mm512_set1_epi32(high)
+        let pairs = _mm512_set_epi32(30, 14, 28, 12, 26, 10, 24, 8, 22, 6, 20, 4, 18, 2, 16, 0)
+        let uniformTerms = uniformRowSumFactor.map { 0 &- $0 &* rowSums } ?? .zero
+        let sums = (_mm512_set1_epi32(rowSums[0]), _mm512_set1_epi32(rowSums[1]), _mm512_set1_epi32(rowSums[2]), _mm512_set1_epi32(rowSums[3]))
+        let terms = (_mm512_set1_epi32(uniformTerms[0]), _mm512_set1_epi32(uniformTerms[1]), _mm512_set1_epi32(uniformTerms[2]),
+                     _mm512_set1_epi32(uniformTerms[3]))
+        let uniform = uniformRowSumFactor != nil
+        func load(_ pointer: UnsafeRawPointer) -> __m512i { _mm512_loadu_si512(pointer) }
+        var c = 0
+        while c < channels {
+            let constant = load(constants + c), factors = load(rowSumFactors + c)
+            let left = load(leftShifts + c), multiplier = load(multipliers + c), oddMultiplier = load(oddMultipliers + c)
+            let evenAddend = load(addends + c), oddAddend = load(addends + c + 8)
+            let evenShift = load(totalShifts + c), oddShift = load(totalShifts + c + 8)
+            let full = c + 16 <= channels
+            let tailMask = UInt16(truncatingIfNeeded: (1 << min(channels - c, 16)) - 1)
+            /// Row i's 16 results from its accumulators and its row-sum term.
+            @inline(__always) func finish(_ i: Int, _ term: __m512i) {
+                var x = _mm512_add_epi32(_mm512_add_epi32(load(accumulators + (i &* accumulatorStride &+ c)), constant), term)
+                // x·2^left wraps in int32 like TFLite's `x * (1 << left_shift)`.
+                if hasLeftShifts { x = _mm512_sllv_epi32(x, left) }
+                let even = _mm512_srav_epi64(_mm512_add_epi64(_mm512_mul_epi32(x, multiplier), evenAddend), evenShift)
+                let odd = _mm512_srav_epi64(_mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), oddMultiplier), oddAddend), oddShift)
+                // Each result fits int32 and sits in the low half of its 64-bit lane.
+                var v = _mm512_permutex2var_epi32(even, pairs, odd)
+                if !foldsZeroPoint { v = _mm512_add_epi32(v, zero) }
+                v = _mm512_min_epi32(_mm512_max_epi32(v, lowest), highest)
+                let bytes = _mm512_cvtepi32_epi8(v)
+                let destination = output + (i &* outputStride &+ c)
+                if full {
+                    _mm_storeu_si128(destination.assumingMemoryBound(to: __m128i_u.self), bytes)
+                } else {
+                    _mm_mask_storeu_epi8(destination, tailMask, bytes)
+                }
+            }
+            if uniform && rows == 4 {
+                finish(0, terms.0); finish(1, terms.1); finish(2, terms.2); finish(3, terms.3)
+            } else {
+                for i in 0..<rows {
+                    let rowSum = i == 0 ? sums.0 : i == 1 ? sums.1 : i == 2 ? sums.2 : sums.3
+                    let term = uniform ? (i == 0 ? terms.0 : i == 1 ? terms.1 : i == 2 ? terms.2 : terms.3)
+                        : _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_mullo_epi32(factors, rowSum))
+                    finish(i, term)
+                }
+            }
+            c += 16
+        }
+        #else
+        for i in 0..<rows {
+            requantizeRow(accumulators + i * accumulatorStride, constants: constants, rowSumFactors: rowSumFactors, rowSum: rowSums[i],
+                          channels: channels, into: output + i * outputStride)
+        }
+        #endif
     }
 
     /// Requantizes one row of accumulators (`accumulator + constant[c] - factor[c]·rowSum`), storing `channels` bytes.
