@@ -107,13 +107,16 @@ final class KernelConsistencyTests: XCTestCase {
         }
     }
 
-    /// int8 DEPTHWISE_CONV_2D: `fast` numerics (in VNNI builds the dot-product kernel, for the layers it takes, and
-    /// the int32 SIMD kernel for the rest) byte for byte equal to `exact` numerics, whose kernel is checked against
-    /// LiteRT by the op and model goldens. Random zero points, per-channel scales, biases up to 2^14 and now and then
-    /// 2^30 (which the dot-product kernel must leave to the other one), strides, dilations, paddings, activations.
+    /// Quantized DEPTHWISE_CONV_2D: `fast` numerics (in VNNI builds the dot-product kernel, for the layers it takes,
+    /// and the int32 SIMD kernel for the rest) byte for byte equal to `exact` numerics, whose kernel is checked
+    /// against LiteRT by the op and model goldens. int8 layers (per-channel filters, zero point 0) and uint8 layers
+    /// (one filter zero point, or one per channel), random zero points and scales, biases up to 2^14 and now and
+    /// then 2^30 (which the dot-product kernel must leave to the other one), strides, dilations, paddings,
+    /// activations.
     func testQuantizedDepthwiseFastMatchesExact() throws {
         var dotProductLayers = 0, spreadLayers = 0
-        for trial in 0..<80 {
+        for trial in 0..<100 {
+            let signed = (trial / 2) % 3 != 2
             var options = try DepthwiseConv2DOptions(nil)
             options.padding = Bool.random() ? .same : .valid
             options.strideH = Int.random(in: 1...2); options.strideW = Int.random(in: 1...2)
@@ -123,39 +126,45 @@ final class KernelConsistencyTests: XCTestCase {
             let channels = trial % 10 == 9 ? 144 : 1 + trial * 7 % 40
             let inputShape = [1 + trial % 2, Int.random(in: kh * 2...13), Int.random(in: kw * 2...13), channels]
             let filterShape = [1, kh, kw, channels]
-            let x = (0..<inputShape.reduce(1, *)).map { _ in Int8.random(in: -128...127) }
-            let w = (0..<filterShape.reduce(1, *)).map { _ in Int8.random(in: -127...127) }
+            func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255) } }
+            let x = bytes(inputShape.reduce(1, *))
+            let w = signed ? bytes(filterShape.reduce(1, *)).map { $0 == 0x80 ? 0x81 : $0 } : bytes(filterShape.reduce(1, *))
             let biasLimit: Int32 = trial % 7 == 6 ? 1 << 30 : 1 << 14
             let b = (0..<channels).map { _ in Int32.random(in: -biasLimit...biasLimit) }
             let inputScale = Float.random(in: 0.005...0.05), outputScale = Float.random(in: 0.01...0.2)
-            // Requantization multipliers of 2^-14...2^-8 spread the outputs over the int8 range; every fifth layer
+            // Requantization multipliers of 2^-14...2^-8 spread the outputs over the output range; every fifth layer
             // also has channels from 2^-24 (a right shift past 22, left to the other kernel) to 2 (a left shift).
-            let filterScales = (0..<channels).map { c in
+            let perChannel = signed || trial % 4 == 1
+            let filterScales = (0..<(perChannel ? channels : 1)).map { c in
                 outputScale / inputScale * Float(pow(2, trial % 5 == 0 && c % 3 == 0 ? Double.random(in: -24...1) : Double.random(in: -14...(-8))))
             }
+            let filterZeros = signed ? [Int64](repeating: 0, count: channels) : (0..<filterScales.count).map { _ in Int64.random(in: 0...255) }
             // A relu's output zero point is the type's minimum, as converters give it, so that the clamp keeps most outputs.
-            let inputZero = Int64.random(in: -128...127), outputZero = options.activation == .none ? Int64.random(in: -60...60) : -128
-            func outputs(_ numerics: Numerics) throws -> ([Int8], DepthwiseConv2D) {
-                let output = quantizedTensor(3, [1], .int8, [Int8](), scales: [outputScale], zeroPoints: [outputZero])
-                let inputs = [quantizedTensor(0, inputShape, .int8, x, scales: [inputScale], zeroPoints: [inputZero]),
-                              quantizedTensor(1, filterShape, .int8, w, scales: filterScales, zeroPoints: [Int64](repeating: 0, count: channels)),
-                              quantizedTensor(2, [channels], .int32, b, scales: filterScales.map { $0 * inputScale }, zeroPoints: [Int64](repeating: 0, count: channels))]
+            let typeMin: Int64 = signed ? -128 : 0, type: TensorType = signed ? .int8 : .uint8
+            let inputZero = typeMin + Int64.random(in: 0...255)
+            let outputZero = options.activation == .none ? typeMin + Int64.random(in: 68...188) : typeMin
+            func outputs(_ numerics: Numerics) throws -> ([UInt8], DepthwiseConv2D) {
+                let output = quantizedTensor(3, [1], type, [UInt8](), scales: [outputScale], zeroPoints: [outputZero])
+                let inputs = [quantizedTensor(0, inputShape, type, x, scales: [inputScale], zeroPoints: [inputZero]),
+                              quantizedTensor(1, filterShape, type, w, scales: filterScales, zeroPoints: filterZeros),
+                              quantizedTensor(2, [channels], .int32, b, scales: filterScales.map { $0 * inputScale },
+                                              zeroPoints: [Int64](repeating: 0, count: filterScales.count))]
                 let kernel = try DepthwiseConv2D(node(inputs, [output], numerics: numerics))
                 kernel.options = options
                 try run(kernel, threads: 1 + trial % 2)
-                return (output.toArray(of: Int8.self), kernel)
+                return (output.toArray(of: UInt8.self), kernel)
             }
             let (fast, kernel) = try outputs(.fast)
             let (exact, _) = try outputs(.exact)
             XCTAssertEqual(fast.count, exact.count)
             let differing = zip(fast, exact).filter { $0 != $1 }.count
-            XCTAssertEqual(differing, 0, "int8 depthwise \(inputShape) * \(filterShape) \(options): \(differing) of \(exact.count) outputs differ")
+            XCTAssertEqual(differing, 0, "\(type) depthwise \(inputShape) * \(filterShape) \(options): \(differing) of \(exact.count) outputs differ")
             if kernel.quantized?.dotProduct != nil { dotProductLayers += 1 }
             if biasLimit < 1 << 30 && Set(exact).count >= min(exact.count / 8, 16) { spreadLayers += 1 }
         }
-        if QuantizedGEMM.isUsed { XCTAssertGreaterThan(dotProductLayers, 20, "the dot-product kernel ran on too few layers") }
+        if QuantizedGEMM.isUsed { XCTAssertGreaterThan(dotProductLayers, 30, "the dot-product kernel ran on too few layers") }
         // Layers whose outputs are mostly clamped would not test the rounding; most must spread over many values.
-        XCTAssertGreaterThan(spreadLayers, 50, "too few layers with outputs spread over the int8 range")
+        XCTAssertGreaterThan(spreadLayers, 60, "too few layers with outputs spread over the output range")
     }
 
     /// Quantized CONV_2D: `fast` numerics (in VNNI builds the 8-bit GEMM with its folded requantization) byte for

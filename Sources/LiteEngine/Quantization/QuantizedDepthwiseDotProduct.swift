@@ -3,20 +3,25 @@ import LiteFormat
 import _Builtin_intrinsics.intel
 #endif
 
-/// int8 DEPTHWISE_CONV_2D on AVX-512 VNNI (`fast` numerics; bit-exact with TFLite's integer kernel, like the
-/// int32 SIMD kernel it replaces for the filters it takes: int8 with zero point 0, channel multiplier 1, at most four
-/// rows high). `vpdpbusd` adds four byte products into each int32 lane, so the four bytes of a channel's lane hold
-/// one input column's taps from four filter rows: for every input column an output row touches, the bytes
-/// `x[iy0 + ky·dh, ix, c]` for ky = 0...3 are interleaved once (two shuffles per 16 channels), and each output pixel
-/// is then one `vpdpbusd` per filter column instead of one multiply per tap.
+/// int8 and uint8 DEPTHWISE_CONV_2D on AVX-512 VNNI (`fast` numerics; bit-exact with TFLite's integer kernel, like
+/// the int32 SIMD kernel it replaces for the filters it takes: channel multiplier 1, at most four rows high, int8
+/// filters with zero point 0). `vpdpbusd` adds four products of an unsigned and a signed byte into each int32 lane,
+/// so the four bytes of a channel's lane hold one input column's taps from four filter rows: for every input column
+/// an output row touches, the bytes `x[iy0 + ky·dh, ix, c]` for ky = 0...3 are interleaved once (two shuffles per 16
+/// channels), and each output pixel is then one `vpdpbusd` per filter column (two for uint8) instead of one
+/// multiply per tap.
 ///
-/// Operands. The unsigned side is the input made unsigned, `u = x + 128` (`x ^ 0x80`), the signed side the
-/// filter. Taps outside the input hold `x = x_zero` (contributing nothing, as TFLite skips them) and filter rows past
-/// the filter's height hold weight 0, so with `Σw` over the whole filter
+/// Operands. The input bytes are flipped (`x ^ 0x80`). Taps outside the input hold `x = x_zero` (contributing
+/// nothing, as TFLite skips them) and filter rows past the filter's height hold weight 0 (and for uint8 a zero point
+/// of 0), so sums over the whole filter (`Σ_all`) can replace TFLite's sums over the taps inside:
 ///
-///     bias + Σ_inside (x - x_zero)·w = Σ_all u·w + (bias - (x_zero + 128)·Σw)
+/// - int8: the unsigned side is `u = x + 128`, the signed side the filter, and
+///   `bias + Σ_inside (x - x_zero)·w = Σ_all u·w + (bias - (x_zero + 128)·Σw)`.
+/// - uint8: the signed side is `d = x - 128`, the unsigned side the filter w, whose offset `w - w_zero` would not fit
+///   a byte, so a second `vpdpbusd` against `w_zero` takes it off:
+///   `bias + Σ_inside (x - x_zero)(w - w_zero) = Σ_all d·w - Σ_all d·w_zero + (bias + (128 - x_zero)·Σ(w - w_zero))`.
 ///
-/// and the bracket is one constant per channel. |Σ u·w| ≤ 16·255·128, far inside int32.
+/// The brackets are one constant per channel. The dot products stay below 16·255·128 in magnitude, far inside int32.
 ///
 /// Requantization (`MultiplyByQuantizedMultiplier`: a doubling high multiply that rounds half away from zero, then
 /// a right shift by r rounding half away from zero, then the output zero point) is done in registers. The high
@@ -25,7 +30,7 @@ import _Builtin_intrinsics.intel
 /// (no 2^(r-1) when r = 0, nor the sign term, which then adds nothing). So the 64-bit lanes compute
 /// `t = h + K = (x·m + 2^30 + K·2^31) >> 31` in one add and one shift, `h < 0` is `t < K`, and one variable shift
 /// of the 32-bit lanes finishes. That needs `t` to fit int32: layers are taken only when every accumulator is
-/// below 2^30 in magnitude after the left shift (|bias| + 255·Σ|w|, checked at load; then |h| < 2^30 and
+/// below 2^30 in magnitude after the left shift (|constant| + 255·Σ|w| or 128·Σ|w - w_zero|, checked at load; then |h| < 2^30 and
 /// |K| < 2^30 for r ≤ 22), which real layers are by far; the others keep the int32 kernel.
 final class QuantizedDepthwiseDotProduct {
     static let lanes = 16
@@ -34,9 +39,14 @@ final class QuantizedDepthwiseDotProduct {
     let blocks: Int
     let kernelH: Int, kernelW: Int
     let inputZeroPoint: Int8
+    /// uint8 (the filter is the unsigned operand) rather than int8 (the input is).
+    let isUInt8: Bool
     /// Per 16-channel block, per filter column: 16 lanes of [w(0, kx), w(1, kx), w(2, kx), w(3, kx)], rows past the
     /// filter 0. 64-byte aligned.
     let weights: UnsafeMutableRawPointer
+    /// uint8 only, per 16-channel block: 16 lanes of the channel's filter zero point in each filter row's byte (0
+    /// past the filter).
+    let weightZeroPoints: UnsafeMutableRawPointer
     /// Per channel (padded to blocks): the start value of the accumulator (see the type's documentation).
     let constants: UnsafeMutablePointer<Int32>
     let multipliers: UnsafeMutablePointer<Int32>
@@ -56,22 +66,27 @@ final class QuantizedDepthwiseDotProduct {
     /// The kernel for a layer it can run exactly, or nil.
     static func make(input: Tensor, filter: Tensor, bias: Tensor?, filterZeroPoints: [Int32], inputZeroPoint: Int32,
                      requantization: ChannelRequantization) -> QuantizedDepthwiseDotProduct? {
-        guard QuantizedGEMM.isUsed, input.type == .int8, filter.type == .int8, filter.dim(3) == input.dim(3),
-              filter.dim(1) <= 4, filterZeroPoints.allSatisfy({ $0 == 0 }),
+        guard QuantizedGEMM.isUsed, input.type == .int8 || input.type == .uint8, filter.type == input.type,
+              filter.dim(3) == input.dim(3), filter.dim(1) <= 4,
+              input.type == .uint8 || filterZeroPoints.allSatisfy({ $0 == 0 }),
               requantization.shifts.allSatisfy({ $0 >= -22 }) else { return nil }
-        let kernel = QuantizedDepthwiseDotProduct(filter: filter, bias: bias, inputZeroPoint: inputZeroPoint, requantization: requantization)
+        let kernel = QuantizedDepthwiseDotProduct(filter: filter, bias: bias, filterZeroPoints: filterZeroPoints, inputZeroPoint: inputZeroPoint,
+                                                  requantization: requantization)
         return kernel.isBounded ? kernel : nil
     }
 
-    private init(filter: Tensor, bias: Tensor?, inputZeroPoint: Int32, requantization: ChannelRequantization) {
+    private init(filter: Tensor, bias: Tensor?, filterZeroPoints: [Int32], inputZeroPoint: Int32, requantization: ChannelRequantization) {
         channels = filter.dim(3)
         blocks = (channels + Self.lanes - 1) / Self.lanes
         kernelH = filter.dim(1)
         kernelW = filter.dim(2)
+        isUInt8 = filter.type == .uint8
         self.inputZeroPoint = Int8(truncatingIfNeeded: inputZeroPoint)
         let padded = blocks * Self.lanes
         weights = .allocate(byteCount: max(blocks * kernelW * 64, 64), alignment: 64)
         weights.initializeMemory(as: Int8.self, repeating: 0, count: max(blocks * kernelW * 64, 64))
+        weightZeroPoints = .allocate(byteCount: max(blocks * 64, 64), alignment: 64)
+        weightZeroPoints.initializeMemory(as: Int8.self, repeating: 0, count: max(blocks * 64, 64))
         constants = allocateAligned(Int32.self, count: padded)
         multipliers = allocateAligned(Int32.self, count: padded)
         leftShifts = allocateAligned(Int32.self, count: padded)
@@ -82,24 +97,28 @@ final class QuantizedDepthwiseDotProduct {
         for array in [constants, multipliers, leftShifts, rightShifts, offsets, roundsAway] { array.initialize(repeating: 0, count: padded) }
         nudges.initialize(repeating: 1 << 30, count: padded)
         var bounded = true
-        let source = filter.pointer(Int8.self), zero = Int64(requantization.outputZeroPoint)
+        let source = UnsafeRawPointer(filter.data!), zero = Int64(requantization.outputZeroPoint)
         for c in 0..<channels {
-            var weightSum: Int32 = 0, magnitude: Int64 = 0
+            let weightZero = isUInt8 ? Int64(filterZeroPoints.count == 1 ? filterZeroPoints[0] : filterZeroPoints[c]) : 0
+            var offsetSum: Int64 = 0, magnitude: Int64 = 0
             for ky in 0..<kernelH {
+                let lane = (c / Self.lanes) * 64 + (c % Self.lanes) * 4 + ky
+                weightZeroPoints.storeBytes(of: UInt8(truncatingIfNeeded: weightZero), toByteOffset: lane, as: UInt8.self)
                 for kx in 0..<kernelW {
-                    let w = source[(ky * kernelW + kx) * channels + c]
-                    weightSum += Int32(w)
-                    magnitude += Int64(abs(Int(w)))
-                    let offset = ((c / Self.lanes) * kernelW + kx) * 64 + (c % Self.lanes) * 4 + ky
-                    weights.storeBytes(of: w, toByteOffset: offset, as: Int8.self)
+                    let w = Int64(loadQuantized(source, (ky * kernelW + kx) * channels + c, signed: !isUInt8))
+                    offsetSum += w - weightZero
+                    magnitude += abs(w - weightZero)
+                    weights.storeBytes(of: UInt8(truncatingIfNeeded: w), toByteOffset: ((c / Self.lanes) * kernelW + kx) * 64 + (c % Self.lanes) * 4 + ky,
+                                       as: UInt8.self)
                 }
             }
-            let biasValue = bias.map { $0.pointer(Int32.self)[c] } ?? 0
-            let start = Int64(biasValue) - Int64(inputZeroPoint + 128) * Int64(weightSum)
+            let biasValue = Int64(bias.map { $0.pointer(Int32.self)[c] } ?? 0)
+            let start = isUInt8 ? biasValue + (128 - Int64(inputZeroPoint)) * offsetSum : biasValue - (Int64(inputZeroPoint) + 128) * offsetSum
             let shift = requantization.shifts[c]
             let left = max(shift, 0), right = max(-shift, 0)
-            // Every accumulator lies within start ± 255·Σ|w|; after the left shift it must stay below 2^30.
-            bounded = bounded && (abs(start) + 255 * magnitude) << left < 1 << 30
+            // Every accumulator lies within start ± 255·Σ|w| (int8: u ≤ 255) or start ± 128·Σ|w - w_zero| (uint8:
+            // |d| ≤ 128); after the left shift it must stay below 2^30.
+            bounded = bounded && (abs(start) + (isUInt8 ? 128 : 255) * magnitude) << left < 1 << 30
             constants[c] = Int32(truncatingIfNeeded: start)
             multipliers[c] = requantization.multipliers[c]
             leftShifts[c] = Int32(left)
@@ -117,6 +136,7 @@ final class QuantizedDepthwiseDotProduct {
 
     deinit {
         weights.deallocate()
+        weightZeroPoints.deallocate()
         for array in [constants, multipliers, leftShifts, rightShifts, offsets, roundsAway] { deallocateAligned(array) }
         deallocateAligned(nudges)
     }
@@ -145,7 +165,7 @@ final class QuantizedDepthwiseDotProduct {
 
     #if LITE_AVX512_VNNI
     /// For each input column `-padW ..< columns - padW` of output row `oy`, one 64-byte vector: channel i of the block
-    /// in lane i, its four bytes the column's inputs in filter rows 0...3 (made unsigned; padding holds `x_zero`).
+    /// in lane i, its four bytes the column's inputs in filter rows 0...3 (flipped; padding holds `x_zero`).
     @inline(__always)
     private func interleave(_ source: UnsafePointer<Int8>, _ g: DepthwiseConv2D.Geometry, b: Int, oy: Int, block: Int, columns: Int,
                             into interleaved: UnsafeMutableRawPointer) {
@@ -205,11 +225,34 @@ final class QuantizedDepthwiseDotProduct {
         // Dword 2i from the even product's low half, 2i+1 from the odd product's low half.
         let pairs = _mm512_set_epi32(30, 14, 28, 12, 26, 10, 24, 8, 22, 6, 20, 4, 18, 2, 16, 0)
         let filter = UnsafeRawPointer(weights + block * g.kw * 64)
+        let weightZero = load(weightZeroPoints + block * 64)
         let columnStep = g.dilationW * 64, pixelStep = g.strideW * 64
         var pixel = UnsafeRawPointer(interleaved)
         for ox in 0..<g.outW {
             var acc = start
-            if g.kw == 3 {
+            if isUInt8 {
+                // d·w on the unsigned filter, less d·w_zero.
+                var correction = _mm512_setzero_si512()
+                if g.kw == 3 {
+                    let d0 = load(pixel), d1 = load(pixel + columnStep), d2 = load(pixel + 2 &* columnStep)
+                    acc = _mm512_dpbusd_epi32(acc, load(filter), d0)
+                    correction = _mm512_dpbusd_epi32(correction, weightZero, d0)
+                    acc = _mm512_dpbusd_epi32(acc, load(filter + 64), d1)
+                    correction = _mm512_dpbusd_epi32(correction, weightZero, d1)
+                    acc = _mm512_dpbusd_epi32(acc, load(filter + 128), d2)
+                    correction = _mm512_dpbusd_epi32(correction, weightZero, d2)
+                } else {
+                    var column = pixel, w = filter
+                    for _ in 0..<g.kw {
+                        let d = load(column)
+                        acc = _mm512_dpbusd_epi32(acc, load(w), d)
+                        correction = _mm512_dpbusd_epi32(correction, weightZero, d)
+                        column += columnStep
+                        w += 64
+                    }
+                }
+                acc = _mm512_sub_epi32(acc, correction)
+            } else if g.kw == 3 {
                 acc = _mm512_dpbusd_epi32(acc, load(pixel), load(filter))
                 acc = _mm512_dpbusd_epi32(acc, load(pixel + columnStep), load(filter + 64))
                 acc = _mm512_dpbusd_epi32(acc, load(pixel + 2 &* columnStep), load(filter + 128))
