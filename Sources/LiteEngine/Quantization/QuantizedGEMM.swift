@@ -172,9 +172,21 @@ final class QuantizedGEMM {
         }
     }
 
-    /// `count` bytes XOR `flip`, sixteen or eight at a time where they fit (no reads or writes past `count`).
+    /// `count` bytes XOR `flip`, sixteen at a time (no reads or writes past `count`: the last bytes by masked loads
+    /// and stores in AVX-512 builds, else eight and then one at a time).
     @inline(__always)
     static func copy(_ source: UnsafePointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>, count: Int, flip: UInt8) {
+        #if LITE_AVX512_VNNI
+        let flips = _mm_set1_epi8(CChar(bitPattern: flip))
+        var offset = 0
+        while offset < count {
+            let mask = UInt16(truncatingIfNeeded: count - offset >= 16 ? 0xFFFF : (1 << (count - offset)) - 1)
+            let v = _mm_xor_si128(_mm_maskz_loadu_epi8(mask, UnsafeRawPointer(source + offset)), flips)
+            _mm_mask_storeu_epi8(UnsafeMutableRawPointer(destination + offset), mask, v)
+            offset += 16
+        }
+        return
+        #endif
         var i = 0
         while i + 16 <= count {
             let v = UnsafeRawPointer(source + i).loadUnaligned(as: SIMD16<UInt8>.self) ^ SIMD16(repeating: flip)
