@@ -211,6 +211,24 @@ func im2col<Element: ExactAccumulator>(_ source: UnsafePointer<Element>, input: 
             let b = by / outH, oy = by % outH
             for ox in 0..<outW {
                 var dst = columns + ((b * outH + oy) * outW + ox) * rowLength
+                let ix0 = ox * options.strideW - geometryW.padBefore
+                if Element.self == Float.self && options.dilationW == 1 && ix0 >= 0 && ix0 + kw <= inW {
+                    // Every horizontal tap inside: each filter row is kw·channels contiguous floats, copied inline
+                    // (a first layer's rows are a few floats, where a memmove call per tap cost more than the copy).
+                    let span = kw * channels
+                    for ky in 0..<kh {
+                        let iy = oy * options.strideH - geometryH.padBefore + ky * options.dilationH
+                        let target = UnsafeMutableRawPointer(dst).assumingMemoryBound(to: Float.self)
+                        if iy >= 0 && iy < inH {
+                            copyFloats(UnsafeRawPointer(source + ((b * inH + iy) * inW + ix0) * channels).assumingMemoryBound(to: Float.self),
+                                       to: target, count: span)
+                        } else {
+                            target.update(repeating: 0, count: span)
+                        }
+                        dst += span
+                    }
+                    continue
+                }
                 for ky in 0..<kh {
                     let iy = oy * options.strideH - geometryH.padBefore + ky * options.dilationH
                     for kx in 0..<kw {
@@ -225,6 +243,25 @@ func im2col<Element: ExactAccumulator>(_ source: UnsafePointer<Element>, input: 
                 }
             }
         }
+    }
+}
+
+/// `count` floats, eight at a time (the last eight overlapping the ones before when `count` is not a multiple of
+/// eight; nothing is read or written outside the `count`), or one by one when fewer than eight.
+@inline(__always)
+func copyFloats(_ source: UnsafePointer<Float>, to destination: UnsafeMutablePointer<Float>, count: Int) {
+    guard count >= 8 else {
+        for i in 0..<count { destination[i] = source[i] }
+        return
+    }
+    var i = 0
+    while i + 8 <= count {
+        UnsafeMutableRawPointer(destination + i).storeBytes(of: UnsafeRawPointer(source + i).loadUnaligned(as: SIMD8<Float>.self), as: SIMD8<Float>.self)
+        i += 8
+    }
+    if i < count {
+        let last = count - 8
+        UnsafeMutableRawPointer(destination + last).storeBytes(of: UnsafeRawPointer(source + last).loadUnaligned(as: SIMD8<Float>.self), as: SIMD8<Float>.self)
     }
 }
 
