@@ -59,10 +59,15 @@ class Add: BinaryElementwise {
         let signed = a.type == .int8
         let pa = UnsafeRawPointer(a.data!), pb = UnsafeRawPointer(b.data!), out = output.data!
         if node.numerics == .fast && a.shape == b.shape {
-            if signed {
-                Self.addFast(pa.assumingMemoryBound(to: Int8.self), pb.assumingMemoryBound(to: Int8.self), out.assumingMemoryBound(to: Int8.self), a.elementCount, q)
-            } else {
-                Self.addFast(pa.assumingMemoryBound(to: UInt8.self), pb.assumingMemoryBound(to: UInt8.self), out.assumingMemoryBound(to: UInt8.self), a.elementCount, q)
+            parallelFor(a.elementCount, threads: context.threads, minimumChunk: 64, workPerItem: 8) { range in
+                let (start, count) = (range.lowerBound, range.count)
+                if signed {
+                    Self.addFast(pa.assumingMemoryBound(to: Int8.self) + start, pb.assumingMemoryBound(to: Int8.self) + start,
+                                 out.assumingMemoryBound(to: Int8.self) + start, count, q)
+                } else {
+                    Self.addFast(pa.assumingMemoryBound(to: UInt8.self) + start, pb.assumingMemoryBound(to: UInt8.self) + start,
+                                 out.assumingMemoryBound(to: UInt8.self) + start, count, q)
+                }
             }
             return
         }
