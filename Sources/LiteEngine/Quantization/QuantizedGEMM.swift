@@ -77,22 +77,16 @@ final class QuantizedGEMM {
         shiftedInputZero = Int8(truncatingIfNeeded: p)
         weights = .allocate(byteCount: max(paddedChannels * paddedDepth, 1), alignment: 64)
         weights.initializeMemory(as: UInt8.self, repeating: 0, count: paddedChannels * paddedDepth)
-        let raw = UnsafeRawPointer(filter.data!)
+        let source = UnsafeRawPointer(filter.data!).assumingMemoryBound(to: UInt8.self)
         let blocks = paddedChannels / Self.lanes
+        // w' = w + 128 for int8 weights is the byte with its top bit flipped; uint8 weights stay as they are.
+        let weightFlip: UInt8 = signed ? 0x80 : 0
+        Self.pack(source, channels: channels, depth: depth, flip: weightFlip, blocks: blocks, paddedDepth: paddedDepth, into: weights)
         var constants = [Int32](repeating: 0, count: paddedChannels), factors = [Int32](repeating: 0, count: paddedChannels)
         for c in 0..<channels {
-            let block = c / Self.lanes, lane = c % Self.lanes
-            let group = block / Self.blocksPerGroup, blockInGroup = block % Self.blocksPerGroup
-            let groupBlocks = min(Self.blocksPerGroup, blocks - group * Self.blocksPerGroup)
-            let groupBase = group * Self.blocksPerGroup * Self.lanes * paddedDepth
             var columnSum: Int32 = 0
-            for k in 0..<depth {
-                let w = loadQuantized(raw, c * depth + k, signed: signed) + weightShift
-                columnSum += w
-                let step = k / 4
-                let offset = groupBase + ((step * groupBlocks + blockInGroup) * Self.lanes + lane) * 4 + k % 4
-                weights.storeBytes(of: UInt8(truncatingIfNeeded: w), toByteOffset: offset, as: UInt8.self)
-            }
+            let row = source + c * depth
+            for k in 0..<depth { columnSum &+= Int32(row[k] ^ weightFlip) }
             let zero = filterZeroPoints.count == 1 ? filterZeroPoints[0] : filterZeroPoints[c]
             let q = zero + weightShift
             let biasValue = bias.map { $0.pointer(Int32.self)[c] } ?? 0
@@ -105,6 +99,39 @@ final class QuantizedGEMM {
         rowSumFactors = allocateAligned(Int32.self, count: paddedChannels)
         rowSumFactors.initialize(from: factors, count: paddedChannels)
         self.requantization = ExactRequantization(requantization, paddedChannels: paddedChannels, rowSumFactors: factors)
+    }
+
+    /// Writes the filter in the microkernels' order (see the type's documentation): per group of four 16-channel
+    /// blocks, per four-deep step of the depth, each block's 16 channels' four bytes, XOR `flip`; the depth past
+    /// `depth` and the channels past `channels` stay 0. The output is written in order, four bytes at a time.
+    private static func pack(_ source: UnsafePointer<UInt8>, channels: Int, depth: Int, flip: UInt8, blocks: Int, paddedDepth: Int,
+                             into weights: UnsafeMutableRawPointer) {
+        let flipWord = UInt32(flip) &* 0x0101_0101
+        let fullSteps = depth / 4, steps = paddedDepth / 4
+        var offset = 0
+        var firstBlock = 0
+        while firstBlock < blocks {
+            let groupBlocks = min(blocksPerGroup, blocks - firstBlock)
+            for step in 0..<steps {
+                for block in firstBlock..<firstBlock + groupBlocks {
+                    for lane in 0..<lanes {
+                        let c = block &* lanes &+ lane
+                        var word: UInt32 = 0
+                        if c < channels {
+                            let row = source + (c &* depth &+ step &* 4)
+                            if step < fullSteps {
+                                word = UnsafeRawPointer(row).loadUnaligned(as: UInt32.self) ^ flipWord
+                            } else {
+                                for i in 0..<(depth &- step &* 4) { word |= UInt32(row[i] ^ flip) << (8 &* UInt32(i)) }
+                            }
+                        }
+                        weights.storeBytes(of: word, toByteOffset: offset, as: UInt32.self)
+                        offset &+= 4
+                    }
+                }
+            }
+            firstBlock += groupBlocks
+        }
     }
 
     deinit {
