@@ -65,7 +65,7 @@ final class DepthwiseConv2D: Kernel {
             strideH: options.strideH, strideW: options.strideW, dilationH: options.dilationH, dilationW: options.dilationW,
             padH: geometryH.padBefore, padW: geometryW.padBefore, multiplier: multiplier)
         if let quantized {
-            if let dotProduct = quantized.dotProduct {
+            if let dotProduct = quantized.dotProduct, dotProduct.scratchBytes(geometry) <= QuantizedDepthwiseDotProduct.maximumScratchBytes {
                 dotProduct.run(input: input, output: output, geometry: geometry, threads: context.threads)
             } else if quantized.exactRequantization != nil {
                 quantized.runIntegerSIMD(input: input, output: output, geometry: geometry, threads: context.threads)

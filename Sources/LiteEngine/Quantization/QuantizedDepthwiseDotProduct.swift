@@ -141,11 +141,25 @@ final class QuantizedDepthwiseDotProduct {
         deallocateAligned(nudges)
     }
 
+    /// Input columns an output row reads, from the first column's left padding to the last one's last tap.
+    private static func columns(_ g: DepthwiseConv2D.Geometry) -> Int {
+        let (span, overflow) = ((g.outW - 1) * g.strideW).addingReportingOverflow((g.kw - 1).multipliedReportingOverflow(by: g.dilationW).partialValue)
+        return overflow ? .max : span + 1
+    }
+
+    /// Bytes of interleaved columns each thread holds for a layer of this geometry.
+    func scratchBytes(_ g: DepthwiseConv2D.Geometry) -> Int {
+        saturatingProduct(Self.columns(g), 64)
+    }
+
+    /// Beyond this (a filter dilated across thousands of columns, say) the layer takes the int32 kernel, which needs
+    /// no buffer.
+    static let maximumScratchBytes = 4 << 20
+
     func run(input: Tensor, output: Tensor, geometry g: DepthwiseConv2D.Geometry, threads: Int) {
         #if LITE_AVX512_VNNI
         let source = UnsafePointer<Int8>(OpaquePointer(input.data!)), destination = output.data!.assumingMemoryBound(to: Int8.self)
-        // Input columns an output row reads, from the first column's left padding to the last one's last tap.
-        let columns = (g.outW - 1) * g.strideW + (g.kw - 1) * g.dilationW + 1
+        let columns = Self.columns(g)
         parallelFor(g.batches * g.outH, threads: threads, workPerItem: g.outW * g.outC * g.kh * g.kw) { range in
             let interleaved = UnsafeMutableRawPointer.allocate(byteCount: columns * 64, alignment: 64)
             defer { interleaved.deallocate() }
