@@ -225,6 +225,31 @@ final class KernelConsistencyTests: XCTestCase {
         XCTAssertGreaterThan(spreadLayers, 35, "too few layers with outputs spread over the output range")
     }
 
+    /// Quantized ADD and SUB of one shape: `fast` numerics (in AVX-512 builds the exact 16-lane kernel, else the
+    /// double replay) byte for byte equal to `exact` numerics (the scalar integer kernel, checked against LiteRT by
+    /// the op and model goldens), with random scales, zero points and lengths.
+    func testQuantizedAddFastMatchesExact() throws {
+        for trial in 0..<60 {
+            let signed = trial % 2 == 0, type: TensorType = signed ? .int8 : .uint8
+            let count = Int.random(in: 1...300)
+            func bytes() -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255) } }
+            let a = bytes(), b = bytes()
+            let typeMin: Int64 = signed ? -128 : 0
+            let scales = (Float.random(in: 0.01...0.1), Float.random(in: 0.01...0.1), Float.random(in: 0.02...0.3))
+            let zeros = (typeMin + Int64.random(in: 0...255), typeMin + Int64.random(in: 0...255), typeMin + Int64.random(in: 60...195))
+            func outputs(_ numerics: Numerics) throws -> [UInt8] {
+                let output = quantizedTensor(2, [count], type, [UInt8](), scales: [scales.2], zeroPoints: [zeros.2])
+                let inputs = [quantizedTensor(0, [count], type, a, scales: [scales.0], zeroPoints: [zeros.0]),
+                              quantizedTensor(1, [count], type, b, scales: [scales.1], zeroPoints: [zeros.1])]
+                let kernel: Kernel = trial % 3 == 2 ? try Sub(node(inputs, [output], numerics: numerics)) : try Add(node(inputs, [output], numerics: numerics))
+                try run(kernel, threads: 1 + trial % 2)
+                return output.toArray(of: UInt8.self)
+            }
+            let fast = try outputs(.fast), exact = try outputs(.exact)
+            XCTAssertEqual(fast, exact, "\(type) \(trial % 3 == 2 ? "SUB" : "ADD") of \(count): \(zip(fast, exact).filter { $0 != $1 }.count) outputs differ")
+        }
+    }
+
     func testFullyConnectedMatchesReference() throws {
         for trial in 0..<30 {
             let rows = Int.random(in: 1...9), depth = Int.random(in: 1...70), units = Int.random(in: 1...40)
