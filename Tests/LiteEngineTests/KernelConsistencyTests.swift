@@ -122,6 +122,10 @@ final class KernelConsistencyTests: XCTestCase {
             options.strideH = Int.random(in: 1...2); options.strideW = Int.random(in: 1...2)
             options.dilationH = trial % 4 == 0 ? 2 : 1; options.dilationW = trial % 8 == 0 ? 1 : options.dilationH
             options.activation = [FusedActivation.none, .relu, .relu6][trial % 3]
+            if trial == 97 {
+                // A filter wider than the input, unpadded: no output columns.
+                options.padding = .valid; options.dilationW = 20
+            }
             if trial == 98 {
                 // Dilated across 6 MB of interleaved columns: the dot-product kernel hands it to the bufferless one.
                 options.padding = .same; options.dilationW = 100_000

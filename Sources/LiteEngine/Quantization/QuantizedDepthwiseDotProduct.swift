@@ -158,6 +158,7 @@ final class QuantizedDepthwiseDotProduct {
 
     func run(input: Tensor, output: Tensor, geometry g: DepthwiseConv2D.Geometry, threads: Int) {
         #if LITE_AVX512_VNNI
+        guard g.batches > 0, g.outH > 0, g.outW > 0 else { return }
         let source = UnsafePointer<Int8>(OpaquePointer(input.data!)), destination = output.data!.assumingMemoryBound(to: Int8.self)
         let columns = Self.columns(g)
         parallelFor(g.batches * g.outH, threads: threads, workPerItem: g.outW * g.outC * g.kh * g.kw) { range in
