@@ -144,12 +144,11 @@ extension Add {
         let shift31 = _mm_cvtsi64_si128(31), outputShift = _mm_cvtsi64_si128(Int64(right))
         let offsetK = SIMD16<Int32>(repeating: Int32(truncatingIfNeeded: k)), tieAdjust = SIMD16<Int32>(repeating: right > 0 ? 1 : 0)
         let lowest = _mm512_set1_epi32(q.low), highest = _mm512_set1_epi32(q.high)
-        let pairs = _mm512_set_epi32(30, 14, 28, 12, 26, 10, 24, 8, 22, 6, 20, 4, 18, 2, 16, 0)
         // `(x·m + nudge) >> shift` per lane, x in 32-bit lanes, m and nudge in 64-bit ones.
         @inline(__always) func rescale(_ x: __m512i, _ m: __m512i, _ nudge: __m512i, _ shift: __m128i) -> __m512i {
             let even = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(x, m), nudge), shift)
             let odd = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), m), nudge), shift)
-            return _mm512_permutex2var_epi32(even, pairs, odd)
+            return joinEvenOddLanes(even, odd)
         }
         @inline(__always) func widen(_ pointer: UnsafeRawPointer, _ mask: UInt16) -> __m512i {
             let bytes = _mm_maskz_loadu_epi8(mask, pointer)

@@ -37,7 +37,6 @@ final class QuantizedDepthwiseDotProduct {
 
     let channels: Int
     let blocks: Int
-    let kernelH: Int, kernelW: Int
     let inputZeroPoint: Int8
     /// uint8 (the filter is the unsigned operand) rather than int8 (the input is).
     let isUInt8: Bool
@@ -78,8 +77,7 @@ final class QuantizedDepthwiseDotProduct {
     private init(filter: Tensor, bias: Tensor?, filterZeroPoints: [Int32], inputZeroPoint: Int32, requantization: ChannelRequantization) {
         channels = filter.dim(3)
         blocks = (channels + Self.lanes - 1) / Self.lanes
-        kernelH = filter.dim(1)
-        kernelW = filter.dim(2)
+        let kernelH = filter.dim(1), kernelW = filter.dim(2)
         isUInt8 = filter.type == .uint8
         self.inputZeroPoint = Int8(truncatingIfNeeded: inputZeroPoint)
         let padded = blocks * Self.lanes
@@ -237,8 +235,6 @@ final class QuantizedDepthwiseDotProduct {
         let offset = UnsafeRawPointer(offsets + c).loadUnaligned(as: SIMD16<Int32>.self), awayOnes = UnsafeRawPointer(roundsAway + c).loadUnaligned(as: SIMD16<Int32>.self)
         let evenNudge = load(nudges + c), oddNudge = load(nudges + c + 8)
         let lowest = _mm512_set1_epi32(low), highest = _mm512_set1_epi32(high)
-        // Dword 2i from the even product's low half, 2i+1 from the odd product's low half.
-        let pairs = _mm512_set_epi32(30, 14, 28, 12, 26, 10, 24, 8, 22, 6, 20, 4, 18, 2, 16, 0)
         let filter = UnsafeRawPointer(weights + block * g.kw * 64)
         let weightZero = load(weightZeroPoints + block * 64)
         let columnStep = g.dilationW * 64, pixelStep = g.strideW * 64
@@ -283,7 +279,7 @@ final class QuantizedDepthwiseDotProduct {
             let even = _mm512_srai_epi64(_mm512_add_epi64(_mm512_mul_epi32(acc, multiplier), evenNudge), 31)
             let odd = _mm512_srai_epi64(_mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(acc, 32), oddMultiplier), oddNudge), 31)
             // t < K (h < 0): one less where ties round away from zero.
-            var t = unsafeBitCast(_mm512_permutex2var_epi32(even, pairs, odd), to: SIMD16<Int32>.self)
+            var t = unsafeBitCast(joinEvenOddLanes(even, odd), to: SIMD16<Int32>.self)
             t.replace(with: t &- awayOnes, where: t .< offset)
             let v = _mm512_min_epi32(_mm512_max_epi32(_mm512_srav_epi32(unsafeBitCast(t, to: __m512i.self), right), lowest), highest)
             let bytes = _mm512_cvtepi32_epi8(v)

@@ -75,8 +75,8 @@ final class QuantizedGEMM {
         let activationShift: Int32 = signed ? 0 : -128, weightShift: Int32 = signed ? 128 : 0
         let p = inputZeroPoint + activationShift
         shiftedInputZero = Int8(truncatingIfNeeded: p)
+        // Every byte is written by `pack`.
         weights = .allocate(byteCount: max(paddedChannels * paddedDepth, 1), alignment: 64)
-        weights.initializeMemory(as: UInt8.self, repeating: 0, count: paddedChannels * paddedDepth)
         let source = UnsafeRawPointer(filter.data!).assumingMemoryBound(to: UInt8.self)
         let blocks = paddedChannels / Self.lanes
         // w' = w + 128 for int8 weights is the byte with its top bit flipped; uint8 weights stay as they are.
@@ -476,7 +476,6 @@ final class ExactRequantization {
                         into output: UnsafeMutableRawPointer, outputStride: Int) {
         #if LITE_AVX512_VNNI
         let zero = _mm512_set1_epi32(outputZeroPoint), lowest = _mm512_set1_epi32(low), highest = _mm512_set1_epi32(high)
-        let pairs = _mm512_set_epi32(30, 14, 28, 12, 26, 10, 24, 8, 22, 6, 20, 4, 18, 2, 16, 0)
         let uniformTerms = uniformRowSumFactor.map { 0 &- $0 &* rowSums } ?? .zero
         let sums = (_mm512_set1_epi32(rowSums[0]), _mm512_set1_epi32(rowSums[1]), _mm512_set1_epi32(rowSums[2]), _mm512_set1_epi32(rowSums[3]))
         let terms = (_mm512_set1_epi32(uniformTerms[0]), _mm512_set1_epi32(uniformTerms[1]), _mm512_set1_epi32(uniformTerms[2]),
@@ -498,8 +497,7 @@ final class ExactRequantization {
                 if hasLeftShifts { x = _mm512_sllv_epi32(x, left) }
                 let even = _mm512_srav_epi64(_mm512_add_epi64(_mm512_mul_epi32(x, multiplier), evenAddend), evenShift)
                 let odd = _mm512_srav_epi64(_mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), oddMultiplier), oddAddend), oddShift)
-                // Each result fits int32 and sits in the low half of its 64-bit lane.
-                var v = _mm512_permutex2var_epi32(even, pairs, odd)
+                var v = joinEvenOddLanes(even, odd)
                 if !foldsZeroPoint { v = _mm512_add_epi32(v, zero) }
                 v = _mm512_min_epi32(_mm512_max_epi32(v, lowest), highest)
                 let bytes = _mm512_cvtepi32_epi8(v)
@@ -563,8 +561,7 @@ final class ExactRequantization {
             }
             let evenResult = _mm512_srav_epi64(evenTotal, load(totalShifts + c))
             let oddResult = _mm512_srav_epi64(oddTotal, load(totalShifts + c + 8))
-            // Each result fits int32 and sits in the low half of its 64-bit lane: odd ones move up and interleave.
-            var v = _mm512_mask_blend_epi32(0xAAAA, evenResult, _mm512_slli_epi64(oddResult, 32))
+            var v = joinEvenOddLanes(evenResult, oddResult)
             if !foldsZeroPoint { v = _mm512_add_epi32(v, zero) }
             v = _mm512_min_epi32(_mm512_max_epi32(v, lowest), highest)
             // Clamped to the output type's range, so the low byte is the uint8 or int8 value.
@@ -592,6 +589,16 @@ final class ExactRequantization {
         #endif
     }
 }
+
+#if LITE_AVX512_VNNI
+/// Sixteen int32 results of a computation done in 64-bit lanes on the even and the odd int32 lanes (as `vpmuldq`
+/// multiplies them): lane 2i is the low half of `even`'s 64-bit lane i, lane 2i+1 the low half of `odd`'s. Each
+/// result must fit int32.
+@inline(__always)
+func joinEvenOddLanes(_ even: __m512i, _ odd: __m512i) -> __m512i {
+    _mm512_permutex2var_epi32(even, _mm512_set_epi32(30, 14, 28, 12, 26, 10, 24, 8, 22, 6, 20, 4, 18, 2, 16, 0), odd)
+}
+#endif
 
 /// uint8 or int8, widened sixteen at a time to int32 lanes. The AVX-512 build uses the widening load directly:
 /// the standard library's generic conversion is sometimes left as a call in large loops (measured: a third of the
