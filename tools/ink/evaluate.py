@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Measures the digital ink recognizer on held-out data through `vision-cli ink --batch --jsonl`.
 
-    python3 tools/ink/evaluate.py [--set words|omniglot|shapes|all] [--limit N] [--cli PATH] [--json OUT]
+    python3 tools/ink/evaluate.py [--set words|omniglot|characters|shapes|all] [--limit N] [--cli PATH] [--json OUT]
 
 words: the test writers' UNIPEN words (ink_data.py: trusted sources, cleaned, y downward), model "en" with its
 language model: character error rate of the top candidate (edit distance / label length, summed over all words),
@@ -9,7 +9,8 @@ top-1 and top-5 exact word accuracy, and mean milliseconds per word; as a diagno
 first letter's case forgiven: test writer hpb0-rv capitalizes words whose labels are lower case (the labels are the
 prompts, not what was written). omniglot: the 520 Latin letters of
 Omniglot (never trained on), model "en", top-1 letter accuracy ignoring case (the labels name letters; a lone
-"o" has no case). shapes: the held-out Quick, Draw! shape drawings (shape_data.py), model zxx-Zsym-x-shapes, top-1.
+"o" has no case). characters (only when asked for): the characters cut out of the validation writers' words, each
+read on its own, top-1 exact and ignoring case: a development set for how lone characters are read. shapes: the held-out Quick, Draw! shape drawings (shape_data.py), model zxx-Zsym-x-shapes, top-1.
 The inputs are written to a temporary .ndjson.gz in the ../shared/ink format, so the CLI sees exactly that format.
 """
 import argparse
@@ -82,6 +83,22 @@ def omniglot(cli, limit, extra=()):
                 confusions=confusions(misses))
 
 
+def characters(cli, limit, cache=None, extra=()):
+    """The characters cut out of the validation writers' words (train_characters.py's validation set), each read as
+    an ink on its own: how lone characters are read, on writers the networks were not trained on (Omniglot is
+    only reported, never chosen by)."""
+    from train_characters import cuts_of
+    samples = cuts_of("validation", cache)
+    samples = samples[:limit] if limit else samples
+    results = run_cli(cli, samples, "en", extra)
+    read = [r["candidates"][0]["text"] if r.get("candidates") else "error" for r in results]
+    top1 = sum(t.strip() == d["label"] for d, t in zip(samples, read))
+    case_free = sum(t.strip().lower() == d["label"].lower() for d, t in zip(samples, read))
+    misses = [(d["label"], t.strip()) for d, t in zip(samples, read) if t.strip() != d["label"]]
+    return dict(set="characters cut out of the validation writers' words", samples=len(samples), top1=top1 / len(samples),
+                top1_ignoring_case=case_free / len(samples), confusions=dict(list(confusions(misses).items())[:20]))
+
+
 def shapes(cli, limit):
     import shape_data
     samples = shape_data.held_out_quickdraw()
@@ -95,12 +112,13 @@ def shapes(cli, limit):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--set", default="all", choices=["words", "omniglot", "shapes", "all"])
+    parser.add_argument("--set", default="all", choices=["words", "omniglot", "characters", "shapes", "all"])
     parser.add_argument("--limit", type=int)
     parser.add_argument("--cli", default=os.path.join(ROOT, ".build-native", "release", "vision-cli"), help="default: what tools/build.sh builds")
     parser.add_argument("--json", help="also write the results here")
     parser.add_argument("--split", default="test", choices=["test", "validation"], help="the UNIPEN writers the words come from")
     parser.add_argument("--character-weight", help="vision-cli ink --character-weight, for words and omniglot")
+    parser.add_argument("--cuts-cache", help="for --set characters: where train_characters.py keeps the cut-out characters")
     parser.add_argument("--tune", action="store_true", help="grid-search decoding on the validation writers instead")
     args = parser.parse_args()
     if args.tune:
@@ -113,8 +131,9 @@ def main():
     results = []
     extra = ["--character-weight", args.character_weight] if args.character_weight else []
     for name, run in [("words", lambda: words(args.cli, args.limit, args.split, extra)), ("omniglot", lambda: omniglot(args.cli, args.limit, extra)),
+                      ("characters", lambda: characters(args.cli, args.limit, args.cuts_cache, extra)),
                       ("shapes", lambda: shapes(args.cli, args.limit))]:
-        if args.set in (name, "all"):
+        if args.set == name or (args.set == "all" and name != "characters"):
             results.append(run())
             print(json.dumps(results[-1]), flush=True)
     if args.json:
