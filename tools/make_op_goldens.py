@@ -138,6 +138,9 @@ for opname, fn, lo, hi in [("relu", tf.nn.relu, -2, 2), ("relu6", tf.nn.relu6, -
                            ("log_softmax", tf.nn.log_softmax, -4, 4), ("softmax", tf.nn.softmax, -4, 4)]:
     case(opname, [(2, 5, 7, 3)], low=lo, high=hi)(lambda x, fn=fn: fn(x))
 case("softmax_wide", [(3, 1001)], low=-6, high=6)(lambda x: tf.nn.softmax(x))
+# Large enough (over 8,192 elements) that the elementwise loops split over two threads in the tests.
+case("add_same_shape_relu_large", [(1, 32, 33, 9), (1, 32, 33, 9)])(lambda x, y: tf.nn.relu(x + y))
+case("tanh_large", [(1, 32, 33, 9)], low=-4, high=4)(lambda x: tf.tanh(x))
 
 
 @case("prelu", [(1, 4, 4, 3)], keras=True)
@@ -186,6 +189,10 @@ case("concatenation_axis3", [(1, 4, 4, 3), (1, 4, 4, 5)])(lambda x, y: tf.concat
 case("concatenation_axis1_three", [(2, 3, 4), (2, 1, 4), (2, 2, 4)])(lambda x, y, z: tf.concat([x, y, z], axis=1))
 case("pad", [(1, 3, 4, 2)])(lambda x: tf.pad(x, [[0, 0], [1, 2], [2, 1], [0, 0]]))
 case("padv2", [(2, 3, 3)])(lambda x: tf.pad(x, [[1, 0], [0, 2], [1, 1]], constant_values=1.5))
+# Channel padding only (residual blocks of BlazeFace-style detectors): rows of 21 floats (two 32-byte blocks and a
+# tail), fills on both sides; with a fill value, one side longer than 64 bytes.
+case("pad_channels", [(1, 6, 7, 21)])(lambda x: tf.pad(x, [[0, 0], [0, 0], [0, 0], [3, 11]]))
+case("padv2_channels", [(2, 3, 5)])(lambda x: tf.pad(x, [[0, 0], [0, 0], [1, 20]], constant_values=-0.5))
 case("mirror_pad_reflect", [(1, 4, 5, 2)])(lambda x: tf.pad(x, [[0, 0], [2, 1], [1, 3], [0, 0]], mode="REFLECT"))
 case("mirror_pad_symmetric", [(3, 4)])(lambda x: tf.pad(x, [[1, 2], [3, 1]], mode="SYMMETRIC"))
 for ac, hp in [(False, False), (True, False), (False, True)]:
@@ -256,6 +263,7 @@ qcase("q_resize_bilinear", [(1, 5, 7, 3)], lambda x: tf.compat.v1.image.resize_b
 qcase("q_resize_bilinear_half_pixel", [(1, 5, 7, 3)], lambda x: tf.compat.v1.image.resize_bilinear(x, (10, 14), half_pixel_centers=True))
 qcase("q_resize_nearest", [(1, 5, 7, 3)], lambda x: tf.compat.v1.image.resize_nearest_neighbor(x, (11, 3)))
 qcase("q_pad", [(1, 3, 4, 2)], lambda x: tf.pad(x, [[0, 0], [1, 2], [2, 1], [0, 0]]))
+qcase("q_pad_channels", [(1, 6, 7, 37)], lambda x: tf.pad(x, [[0, 0], [0, 0], [0, 0], [2, 7]]))
 qcase("q_gather", [(5, 4)], lambda x: tf.gather(x, tf.constant([4, 0, 2, 2]), axis=0))
 qcase("q_strided_slice", [(4, 6, 5)], lambda x: x[1:3, ::2, 1:4])
 qcase("q_transpose", [(2, 3, 4, 5)], lambda x: tf.transpose(x, [0, 3, 1, 2]))

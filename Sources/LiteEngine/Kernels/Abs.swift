@@ -1,6 +1,8 @@
 /// ABS: |x|.
-final class Abs: UnaryElementwise {
+final class Abs: UnaryElementwise, FloatUnaryOperation {
+    @inline(__always) static func apply(_ x: Float) -> Float { Swift.abs(x) }
+
     override func run(_ context: RunContext) throws {
-        compute(context.threads) { x in Swift.abs(x) }
+        compute(context.threads, Abs.self)
     }
 }

@@ -31,6 +31,9 @@ class Add: BinaryElementwise {
 
     var quantized: QuantizedParameters?
 
+    enum Sum: FloatBinaryOperation { @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a + b } }
+    enum Difference: FloatBinaryOperation { @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a - b } }
+
     override func prepare() throws {
         let a = try input(0), b = try input(1), output = try self.output(0)
         guard a.type == .uint8 || a.type == .int8 else { return try super.prepare() }
@@ -57,7 +60,7 @@ class Add: BinaryElementwise {
     }
 
     override func run(_ context: RunContext) throws {
-        guard let q = quantized else { return Self.subtracts ? compute { a, b in a - b } : compute { a, b in a + b } }
+        guard let q = quantized else { return Self.subtracts ? compute(context.threads, Difference.self) : compute(context.threads, Sum.self) }
         let a = node.inputs[0]!, b = node.inputs[1]!, output = node.outputs[0]
         let signed = a.type == .int8
         let pa = UnsafeRawPointer(a.data!), pb = UnsafeRawPointer(b.data!), out = output.data!

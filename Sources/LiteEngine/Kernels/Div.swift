@@ -1,8 +1,10 @@
 /// DIV: a / b with broadcasting and a fused activation (IEEE division: x / 0 is ±inf or NaN, as TFLite's float kernel).
-final class Div: BinaryElementwise {
+final class Div: BinaryElementwise, FloatBinaryOperation {
+    @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a / b }
+
     override class var hasFusedActivation: Bool { true }
 
     override func run(_ context: RunContext) throws {
-        compute { a, b in a / b }
+        compute(context.threads, Div.self)
     }
 }

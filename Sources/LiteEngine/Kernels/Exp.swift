@@ -1,8 +1,10 @@
 import Foundation
 
 /// EXP: e^x.
-final class Exp: UnaryElementwise {
+final class Exp: UnaryElementwise, FloatUnaryOperation {
+    @inline(__always) static func apply(_ x: Float) -> Float { expf(x) }
+
     override func run(_ context: RunContext) throws {
-        compute(context.threads) { x in expf(x) }
+        compute(context.threads, Exp.self)
     }
 }

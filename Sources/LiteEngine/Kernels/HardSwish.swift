@@ -3,7 +3,9 @@ import LiteFormat
 /// HARD_SWISH: x * relu6(x + 3) / 6. uint8/int8 with TFLite's 16-bit fixed-point arithmetic
 /// (reference_ops::HardSwish); being a function of one 8-bit value, it is evaluated once per possible input into
 /// a 256-entry table.
-final class HardSwish: UnaryElementwise {
+final class HardSwish: UnaryElementwise, FloatUnaryOperation {
+    @inline(__always) static func apply(_ x: Float) -> Float { x * Swift.min(Swift.max(x + 3, 0), 6) / 6 }
+
     override func prepare() throws {
         let input = try self.input(0), output = try self.output(0)
         guard input.type == .uint8 || input.type == .int8 else { return try super.prepare() }
@@ -17,7 +19,7 @@ final class HardSwish: UnaryElementwise {
 
     override func run(_ context: RunContext) throws {
         if runLookupTable() { return }
-        compute(context.threads) { x in x * Swift.min(Swift.max(x + 3, 0), 6) / 6 }
+        compute(context.threads, HardSwish.self)
     }
 
     /// `HardSwishParams` as activations.cc prepares them: scales in float, multipliers quantized to Q31 and then

@@ -1,11 +1,13 @@
 import Foundation
 
 /// LOGISTIC: 1 / (1 + e^-x); uint8/int8 through TFLite's float lookup table.
-final class Logistic: UnaryElementwise {
+final class Logistic: UnaryElementwise, FloatUnaryOperation {
+    @inline(__always) static func apply(_ x: Float) -> Float { 1 / (1 + expf(-x)) }
+
     override class var quantizedFunction: ((Float) -> Float)? { { x in 1 / (1 + expf(-x)) } }
 
     override func run(_ context: RunContext) throws {
         if runLookupTable() { return }
-        compute(context.threads) { x in 1 / (1 + expf(-x)) }
+        compute(context.threads, Logistic.self)
     }
 }

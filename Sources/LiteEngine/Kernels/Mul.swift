@@ -3,7 +3,9 @@ import LiteFormat
 /// MUL: a * b with broadcasting and a fused activation; float32, or uint8/int8 with TFLite's integer arithmetic
 /// (mul.cc, MulElementwise): `clamp(zp_out + MultiplyByQuantizedMultiplier((x - zp_a)·(y - zp_b), M))` with
 /// `M = scale_a · scale_b / scale_out` computed in double.
-final class Mul: BinaryElementwise {
+final class Mul: BinaryElementwise, FloatBinaryOperation {
+    @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a * b }
+
     override class var hasFusedActivation: Bool { true }
 
     struct QuantizedParameters {
@@ -30,7 +32,7 @@ final class Mul: BinaryElementwise {
     }
 
     override func run(_ context: RunContext) throws {
-        guard let q = quantized else { return compute { a, b in a * b } }
+        guard let q = quantized else { return compute(context.threads, Mul.self) }
         let a = node.inputs[0]!, b = node.inputs[1]!, output = node.outputs[0]
         let signed = a.type == .int8
         let pa = UnsafeRawPointer(a.data!), pb = UnsafeRawPointer(b.data!), out = output.data!

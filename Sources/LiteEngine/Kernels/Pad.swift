@@ -45,34 +45,105 @@ class Pad: Kernel {
         return Array(repeating: 0, count: size)
     }
 
+    /// One pass over the output's rows (its last dimension), split over threads: a row inside the input is the
+    /// fill before, the input row, the fill after; any other row is all fill. Each byte is written once.
     override func run(_ context: RunContext) throws {
         let input = node.inputs[0]!, output = node.outputs[0]
-        guard let dst = output.data else { return }
+        guard let dst = output.data, output.elementCount > 0 else { return }
         let size = input.type.byteSize!
         let fill = fillValue(input)
-        if fill.allSatisfy({ $0 == 0 }) {
-            dst.initializeMemory(as: UInt8.self, repeating: 0, count: output.byteCount)
-        } else {
-            for i in 0..<output.elementCount {
-                (dst + i * size).copyMemory(from: fill, byteCount: size)
+        let rank = input.rank
+        guard rank > 0 else {
+            if let src = input.data { dst.copyMemory(from: src, byteCount: size) }
+            return
+        }
+        let inShape = input.shape, outShape = output.shape, before = before
+        let inner = outShape[rank - 1], inInner = inShape[rank - 1]
+        let rows = output.elementCount / inner
+        let inStrides = rowMajorStrides(inShape)
+        let src = input.elementCount > 0 ? input.data.map(UnsafeRawPointer.init) : nil
+        let innerBefore = before[rank - 1] * size, innerBytes = inInner * size, rowBytes = inner * size
+        let innerAfter = rowBytes - innerBefore - innerBytes
+        let onlyInner = (0..<(rank - 1)).allSatisfy { before[$0] == 0 && after[$0] == 0 }
+        fill.withUnsafeBytes { pattern in
+            parallelFor(rows, threads: context.threads, minimumChunk: 16, workPerItem: max(inner / 4, 1)) { range in
+                if onlyInner, let src {
+                    // Channel padding (the residual blocks of BlazeFace and MobileNet-style detectors): row k of the
+                    // output is row k of the input between two fills.
+                    for row in range {
+                        let out = dst + row * rowBytes
+                        Self.fill(out, bytes: innerBefore, pattern: pattern)
+                        Self.copy(src + row * innerBytes, to: out + innerBefore, bytes: innerBytes)
+                        Self.fill(out + innerBefore + innerBytes, bytes: innerAfter, pattern: pattern)
+                    }
+                    return
+                }
+                var index = [Int](repeating: 0, count: rank - 1)
+                var rest = range.lowerBound
+                for d in stride(from: rank - 2, through: 0, by: -1) {
+                    index[d] = rest % outShape[d]
+                    rest /= outShape[d]
+                }
+                for row in range {
+                    let out = dst + row * rowBytes
+                    var source = 0, inside = src != nil
+                    for d in 0..<(rank - 1) {
+                        let i = index[d] - before[d]
+                        if i < 0 || i >= inShape[d] { inside = false; break }
+                        source += i * inStrides[d]
+                    }
+                    if inside, let src {
+                        Self.fill(out, bytes: innerBefore, pattern: pattern)
+                        Self.copy(src + source * size, to: out + innerBefore, bytes: innerBytes)
+                        Self.fill(out + innerBefore + innerBytes, bytes: innerAfter, pattern: pattern)
+                    } else {
+                        Self.fill(out, bytes: rowBytes, pattern: pattern)
+                    }
+                    var d = rank - 2
+                    while d >= 0 {
+                        index[d] += 1
+                        if index[d] < outShape[d] { break }
+                        index[d] = 0
+                        d -= 1
+                    }
+                }
             }
         }
-        guard input.elementCount > 0, let src = input.data else { return }
-        let rank = input.rank
-        let outStrides = rowMajorStrides(output.shape)
-        let rowBytes = input.shape.last.map { $0 * size } ?? size
-        let rows = rank == 0 ? 1 : input.elementCount / input.shape[rank - 1]
-        var index = Array(repeating: 0, count: max(rank - 1, 0))
-        for row in 0..<rows {
-            var offset = rank == 0 ? 0 : before[rank - 1]
-            for d in 0..<max(rank - 1, 0) { offset += (index[d] + before[d]) * outStrides[d] }
-            (dst + offset * size).copyMemory(from: src + row * rowBytes, byteCount: rowBytes)
-            var d = rank - 2
-            while d >= 0 {
-                index[d] += 1
-                if index[d] < input.shape[d] { break }
-                index[d] = 0
-                d -= 1
+    }
+
+    /// Copies `bytes` bytes; rows of whole 32-byte blocks move inline (the last block overlapping the one before),
+    /// which for the short rows of channel padding costs less than a call to memcpy.
+    @inline(__always)
+    static func copy(_ source: UnsafeRawPointer, to destination: UnsafeMutableRawPointer, bytes: Int) {
+        guard bytes >= 32 else {
+            destination.copyMemory(from: source, byteCount: bytes)
+            return
+        }
+        var offset = 0
+        while offset + 32 <= bytes {
+            (destination + offset).storeBytes(of: (source + offset).loadUnaligned(as: SIMD8<UInt32>.self), as: SIMD8<UInt32>.self)
+            offset += 32
+        }
+        if offset < bytes {
+            let last = bytes - 32
+            (destination + last).storeBytes(of: (source + last).loadUnaligned(as: SIMD8<UInt32>.self), as: SIMD8<UInt32>.self)
+        }
+    }
+
+    /// Writes `bytes` bytes (a whole number of elements) of the repeated element `pattern`.
+    @inline(__always)
+    static func fill(_ destination: UnsafeMutableRawPointer, bytes: Int, pattern: UnsafeRawBufferPointer) {
+        guard bytes > 0 else { return }
+        if pattern.count == 4, bytes <= 64 {
+            let value = pattern.loadUnaligned(as: UInt32.self)
+            for offset in stride(from: 0, to: bytes, by: 4) { (destination + offset).storeBytes(of: value, as: UInt32.self) }
+        } else if pattern.allSatisfy({ $0 == 0 }) || pattern.count == 1 {
+            destination.initializeMemory(as: UInt8.self, repeating: pattern[0], count: bytes)
+        } else if pattern.count == 4 {
+            destination.initializeMemory(as: UInt32.self, repeating: pattern.loadUnaligned(as: UInt32.self), count: bytes / 4)
+        } else {
+            for offset in stride(from: 0, to: bytes, by: pattern.count) {
+                (destination + offset).copyMemory(from: pattern.baseAddress!, byteCount: pattern.count)
             }
         }
     }

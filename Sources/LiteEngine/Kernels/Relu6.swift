@@ -1,6 +1,8 @@
 /// RELU6: min(max(x, 0), 6).
-final class Relu6: UnaryElementwise {
+final class Relu6: UnaryElementwise, FloatUnaryOperation {
+    @inline(__always) static func apply(_ x: Float) -> Float { x < 0 ? 0 : (x > 6 ? 6 : x) }
+
     override func run(_ context: RunContext) throws {
-        compute(context.threads) { x in x < 0 ? 0 : (x > 6 ? 6 : x) }
+        compute(context.threads, Relu6.self)
     }
 }

@@ -1,6 +1,8 @@
 /// SQRT: square root (NaN below 0).
-final class Sqrt: UnaryElementwise {
+final class Sqrt: UnaryElementwise, FloatUnaryOperation {
+    @inline(__always) static func apply(_ x: Float) -> Float { x.squareRoot() }
+
     override func run(_ context: RunContext) throws {
-        compute(context.threads) { x in x.squareRoot() }
+        compute(context.threads, Sqrt.self)
     }
 }
