@@ -362,6 +362,12 @@ public final class Interpreter: @unchecked Sendable {
         }
     }
 
+    /// The shapes of node `node`'s outputs at the current input shapes (for profiles).
+    public func nodeOutputShapes(_ node: Int) throws -> [[Int]] {
+        guard kernels.indices.contains(node) else { throw EngineError.invalidArgument("no node \(node); the graph has \(kernels.count)") }
+        return kernels[node].node.outputs.map(\.shape)
+    }
+
     /// Runs nodes one at a time and reports each one's wall time (for profiling).
     public func invokeProfiled() throws -> [(node: Int, op: String, seconds: Double)] {
         try allocateTensors()

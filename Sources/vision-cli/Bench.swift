@@ -12,7 +12,7 @@ struct Bench: ParsableCommand {
     @Option(help: "Untimed warm-up runs.") var warmup = 5
     @Option(help: "Quantized arithmetic: exact or fast.") var numerics: String = "fast"
     @Flag(help: "End with one JSON line.") var json = false
-    @Flag(help: "Print per-op times of one run.") var profile = false
+    @Flag(help: "Print per-op and the slowest nodes' times (medians of up to 50 runs, each node timed alone).") var profile = false
     @Option(help: "Resize input 0 to this shape first, e.g. 1,120,5 (for a resizable dimension).") var inputShape: String?
 
     func validate() throws {
@@ -53,9 +53,26 @@ struct Bench: ParsableCommand {
             times.sort()
             let median = times[times.count / 2], minimum = times[0], p90 = times[min(times.count - 1, times.count * 9 / 10)]
             if profile {
+                // The median of each node's time over up to 50 profiled runs; by op, then the slowest nodes.
+                var perNode: [[Double]] = []
+                var names: [String] = []
+                for _ in 0..<min(runs, 50) {
+                    let entries = try interpreter.invokeProfiled()
+                    if perNode.isEmpty { perNode = Array(repeating: [], count: entries.count); names = entries.map(\.op) }
+                    for entry in entries { perNode[entry.node].append(entry.seconds * 1e3) }
+                }
+                let medians = perNode.map { $0.sorted()[$0.count / 2] }
                 var byOp: [String: Double] = [:]
-                for entry in try interpreter.invokeProfiled() { byOp[entry.op, default: 0] += entry.seconds * 1e3 }
-                for (op, ms) in byOp.sorted(by: { $0.value > $1.value }) { print(String(format: "  %-28@ %8.3f ms", op as NSString, ms)) }
+                for (node, ms) in medians.enumerated() { byOp[names[node], default: 0] += ms }
+                for (op, ms) in byOp.sorted(by: { $0.value > $1.value }) {
+                    print(String(format: "  %@ %8.3f ms", op.padding(toLength: max(op.count, 28), withPad: " ", startingAt: 0) as NSString, ms))
+                }
+                print("  slowest nodes:")
+                for (node, ms) in medians.enumerated().sorted(by: { $0.element > $1.element }).prefix(12) {
+                    let outputs = try interpreter.nodeOutputShapes(node).map { "\($0)" }.joined(separator: " ")
+                    let name = names[node].padding(toLength: max(names[node].count, 24), withPad: " ", startingAt: 0)
+                    print(String(format: "  %4d %@ %8.3f ms  -> %@", node, name as NSString, ms, outputs as NSString))
+                }
             }
             print(String(format: "load %.2f ms  min %.3f ms  median %.3f ms  p90 %.3f ms  (%d runs, %d threads, OpenBLAS %@)",
                          loadMs, minimum, median, p90, runs, threads, BLAS.coreName as NSString))

@@ -10,35 +10,42 @@ import _Builtin_intrinsics.intel
 /// copied and there is no second pass. OpenBLAS's sgemm packs A and F on every call, which costs most on the small
 /// layers (MobileNetV1 0.25, the face detector).
 ///
+/// Layers with at most 16 output channels use panels of 16 (one AVX-512 register a row), and with at most 8
+/// panels of 8 (one AVX register a row): a first layer with 8 output channels (MobileNetV1 0.25) computed three
+/// quarters of a 32-wide tile on zero padding, and took a third of the model's time.
+///
 /// Only in builds with AVX-512 (`tools/swift-flags.sh` on such a CPU); elsewhere ``make(filter:n:k:bias:)``
 /// returns nil and the convolution calls sgemm. The sums run over k in order for every output, as the
 /// reference convolution does, but with fused multiply-adds, so results differ from sgemm's in the last bits.
 final class PackedFilterGEMM: @unchecked Sendable {
-    static let panelWidth = 32
     static let tileRows = 8
 
     let n: Int, k: Int
+    /// Output channels per panel: 32, or 16 or 8 for narrow layers.
+    let panelWidth: Int
     private let panels: Int
-    /// Panel p at `packed + p · (k + 1) · 32`: 32 biases, then k rows of 32 filter values; 64-byte aligned, so each
-    /// row is two whole cache lines.
+    /// Panel p at `packed + p · (k + 1) · panelWidth`: panelWidth biases, then k rows of panelWidth filter values;
+    /// 64-byte aligned.
     private let packed: UnsafeMutablePointer<Float>
 
     private init(filter: UnsafePointer<Float>, n: Int, k: Int, bias: UnsafePointer<Float>?) {
         self.n = n
         self.k = k
-        panels = (n + Self.panelWidth - 1) / Self.panelWidth
-        let count = panels * (k + 1) * Self.panelWidth
+        let panelWidth = n <= 8 ? 8 : n <= 16 ? 16 : 32
+        self.panelWidth = panelWidth
+        panels = (n + panelWidth - 1) / panelWidth
+        let count = panels * (k + 1) * panelWidth
         packed = allocateAligned(Float.self, count: count)
         packed.initialize(repeating: 0, count: count)
         for p in 0..<panels {
-            let panel = packed + p * (k + 1) * Self.panelWidth
-            let width = min(Self.panelWidth, n - p * Self.panelWidth)
-            if let bias { panel.update(from: bias + p * Self.panelWidth, count: width) }
-            // 32 channels by 16 values of k at a time, so that reads and writes both stay within a few cache lines.
+            let panel = packed + p * (k + 1) * panelWidth
+            let width = min(panelWidth, n - p * panelWidth)
+            if let bias { panel.update(from: bias + p * panelWidth, count: width) }
+            // A panel's channels by 16 values of k at a time, so that reads and writes both stay within a few cache lines.
             for i0 in stride(from: 0, to: k, by: 16) {
                 for j in 0..<width {
-                    let source = filter + (p * Self.panelWidth + j) * k, destination = panel + Self.panelWidth + j
-                    for i in i0..<min(i0 + 16, k) { destination[i * Self.panelWidth] = source[i] }
+                    let source = filter + (p * panelWidth + j) * k, destination = panel + panelWidth + j
+                    for i in i0..<min(i0 + 16, k) { destination[i * panelWidth] = source[i] }
                 }
             }
         }
@@ -49,7 +56,7 @@ final class PackedFilterGEMM: @unchecked Sendable {
     /// The packed product for this filter, or nil in builds without AVX-512 or for shapes it does not take.
     static func make(filter: UnsafePointer<Float>, n: Int, k: Int, bias: UnsafePointer<Float>?) -> PackedFilterGEMM? {
         #if LITE_AVX512_VNNI
-        guard n > 0, k > 0, saturatingProduct(n + panelWidth, k + 1) < 1 << 28 else { return nil }
+        guard n > 0, k > 0, saturatingProduct(n + 32, k + 1) < 1 << 28 else { return nil }
         return PackedFilterGEMM(filter: filter, n: n, k: k, bias: bias)
         #else
         return nil
@@ -62,20 +69,20 @@ final class PackedFilterGEMM: @unchecked Sendable {
         #if LITE_AVX512_VNNI
         guard rows > 0 else { return }
         let tiles = (rows + Self.tileRows - 1) / Self.tileRows
-        let panelWork = Self.tileRows * Self.panelWidth * k
+        let panelWork = Self.tileRows * panelWidth * k
         if n > rows {
             // More filter than input (the last layers, 7x7 or 14x14 pixels): each thread takes whole panels and
             // runs every row tile through them, so each panel is read from memory once.
             parallelFor(panels, threads: threads, workPerItem: saturatingProduct(tiles, panelWork)) { panelRange in
                 for p in panelRange {
-                    for t in 0..<tiles { tile(t, panel: p, a: a, lda: lda, rows: rows, c: c, ldc: ldc, activation: activation) }
+                    for t in 0..<tiles { anyTile(t, panel: p, a: a, lda: lda, rows: rows, c: c, ldc: ldc, activation: activation) }
                 }
             }
         } else {
             // The filter stays in cache while each row tile of the input is read once.
             parallelFor(tiles, threads: threads, workPerItem: saturatingProduct(panels, panelWork)) { tileRange in
                 for t in tileRange {
-                    for p in 0..<panels { tile(t, panel: p, a: a, lda: lda, rows: rows, c: c, ldc: ldc, activation: activation) }
+                    for p in 0..<panels { anyTile(t, panel: p, a: a, lda: lda, rows: rows, c: c, ldc: ldc, activation: activation) }
                 }
             }
         }
@@ -83,6 +90,16 @@ final class PackedFilterGEMM: @unchecked Sendable {
     }
 
     #if LITE_AVX512_VNNI
+    @inline(__always)
+    private func anyTile(_ t: Int, panel p: Int, a: UnsafePointer<Float>, lda: Int, rows: Int, c: UnsafeMutablePointer<Float>, ldc: Int,
+                         activation: (Float, Float)) {
+        switch panelWidth {
+        case 8: tile8(t, panel: p, a: a, lda: lda, rows: rows, c: c, ldc: ldc, activation: activation)
+        case 16: tile16(t, panel: p, a: a, lda: lda, rows: rows, c: c, ldc: ldc, activation: activation)
+        default: tile(t, panel: p, a: a, lda: lda, rows: rows, c: c, ldc: ldc, activation: activation)
+        }
+    }
+
     /// One 8x32 tile of C. Rows past the end read the last row again (and are not stored), so every tile runs the
     /// same unrolled code; columns past n are computed on the panel's zero padding and masked out of the store.
     @inline(__always)
@@ -91,14 +108,14 @@ final class PackedFilterGEMM: @unchecked Sendable {
         let first = t * Self.tileRows, valid = min(Self.tileRows, rows - first)
         let row = { (r: Int) in a + (first + min(r, valid - 1)) * lda }
         let a0 = row(0), a1 = row(1), a2 = row(2), a3 = row(3), a4 = row(4), a5 = row(5), a6 = row(6), a7 = row(7)
-        var w = UnsafePointer(packed + p * (k + 1) * Self.panelWidth)
+        var w = UnsafePointer(packed + p * (k + 1) * 32)
         let b0 = _mm512_loadu_ps(w), b1 = _mm512_loadu_ps(w + 16)
         var c00 = b0, c01 = b1, c10 = b0, c11 = b1, c20 = b0, c21 = b1, c30 = b0, c31 = b1
         var c40 = b0, c41 = b1, c50 = b0, c51 = b1, c60 = b0, c61 = b1, c70 = b0, c71 = b1
-        w += Self.panelWidth
+        w += 32
         for i in 0..<k {
             let w0 = _mm512_loadu_ps(w), w1 = _mm512_loadu_ps(w + 16)
-            w += Self.panelWidth
+            w += 32
             var x = _mm512_set1_ps(a0[i])
             c00 = _mm512_fmadd_ps(x, w0, c00); c01 = _mm512_fmadd_ps(x, w1, c01)
             x = _mm512_set1_ps(a1[i])
@@ -119,10 +136,10 @@ final class PackedFilterGEMM: @unchecked Sendable {
         // max(low, v) then min(high, v): with a NaN in v the instructions return v, so NaN passes through as in
         // the reference's `v < low ? low : v`.
         let low = _mm512_set1_ps(activation.0), high = _mm512_set1_ps(activation.1)
-        let columns = min(Self.panelWidth, n - p * Self.panelWidth)
+        let columns = min(32, n - p * 32)
         let mask0 = __mmask16(truncatingIfNeeded: columns >= 16 ? 0xFFFF : (1 << columns) - 1)
         let mask1 = __mmask16(truncatingIfNeeded: columns >= 32 ? 0xFFFF : columns > 16 ? (1 << (columns - 16)) - 1 : 0)
-        let out = c + first * ldc + p * Self.panelWidth
+        let out = c + first * ldc + p * 32
         func store(_ r: Int, _ v0: __m512, _ v1: __m512) {
             guard r < valid else { return }
             let o = out + r * ldc
@@ -131,6 +148,75 @@ final class PackedFilterGEMM: @unchecked Sendable {
         }
         store(0, c00, c01); store(1, c10, c11); store(2, c20, c21); store(3, c30, c31)
         store(4, c40, c41); store(5, c50, c51); store(6, c60, c61); store(7, c70, c71)
+    }
+
+    /// One 8x16 tile of C (panels of 16): as ``tile(_:panel:a:lda:rows:c:ldc:activation:)`` with one register a row.
+    @inline(__always)
+    private func tile16(_ t: Int, panel p: Int, a: UnsafePointer<Float>, lda: Int, rows: Int, c: UnsafeMutablePointer<Float>, ldc: Int,
+                        activation: (Float, Float)) {
+        let first = t * Self.tileRows, valid = min(Self.tileRows, rows - first)
+        let row = { (r: Int) in a + (first + min(r, valid - 1)) * lda }
+        let a0 = row(0), a1 = row(1), a2 = row(2), a3 = row(3), a4 = row(4), a5 = row(5), a6 = row(6), a7 = row(7)
+        var w = UnsafePointer(packed + p * (k + 1) * 16)
+        let b = _mm512_loadu_ps(w)
+        var c0 = b, c1 = b, c2 = b, c3 = b, c4 = b, c5 = b, c6 = b, c7 = b
+        w += 16
+        for i in 0..<k {
+            let f = _mm512_loadu_ps(w)
+            w += 16
+            c0 = _mm512_fmadd_ps(_mm512_set1_ps(a0[i]), f, c0)
+            c1 = _mm512_fmadd_ps(_mm512_set1_ps(a1[i]), f, c1)
+            c2 = _mm512_fmadd_ps(_mm512_set1_ps(a2[i]), f, c2)
+            c3 = _mm512_fmadd_ps(_mm512_set1_ps(a3[i]), f, c3)
+            c4 = _mm512_fmadd_ps(_mm512_set1_ps(a4[i]), f, c4)
+            c5 = _mm512_fmadd_ps(_mm512_set1_ps(a5[i]), f, c5)
+            c6 = _mm512_fmadd_ps(_mm512_set1_ps(a6[i]), f, c6)
+            c7 = _mm512_fmadd_ps(_mm512_set1_ps(a7[i]), f, c7)
+        }
+        let low = _mm512_set1_ps(activation.0), high = _mm512_set1_ps(activation.1)
+        let columns = min(16, n - p * 16)
+        let mask = __mmask16(truncatingIfNeeded: columns >= 16 ? 0xFFFF : (1 << columns) - 1)
+        let out = c + first * ldc + p * 16
+        func store(_ r: Int, _ v: __m512) {
+            guard r < valid else { return }
+            _mm512_mask_storeu_ps(out + r * ldc, mask, _mm512_min_ps(high, _mm512_max_ps(low, v)))
+        }
+        store(0, c0); store(1, c1); store(2, c2); store(3, c3); store(4, c4); store(5, c5); store(6, c6); store(7, c7)
+    }
+
+    /// One 8x8 tile of C (panels of 8), in AVX registers: half the width of an AVX-512 one, and on CPUs that run
+    /// AVX-512 multiply-adds as two halves, twice as many of them a cycle.
+    @inline(__always)
+    private func tile8(_ t: Int, panel p: Int, a: UnsafePointer<Float>, lda: Int, rows: Int, c: UnsafeMutablePointer<Float>, ldc: Int,
+                       activation: (Float, Float)) {
+        let first = t * Self.tileRows, valid = min(Self.tileRows, rows - first)
+        let row = { (r: Int) in a + (first + min(r, valid - 1)) * lda }
+        let a0 = row(0), a1 = row(1), a2 = row(2), a3 = row(3), a4 = row(4), a5 = row(5), a6 = row(6), a7 = row(7)
+        var w = UnsafePointer(packed + p * (k + 1) * 8)
+        let b = _mm256_loadu_ps(w)
+        var c0 = b, c1 = b, c2 = b, c3 = b, c4 = b, c5 = b, c6 = b, c7 = b
+        w += 8
+        for i in 0..<k {
+            let f = _mm256_loadu_ps(w)
+            w += 8
+            c0 = _mm256_fmadd_ps(_mm256_set1_ps(a0[i]), f, c0)
+            c1 = _mm256_fmadd_ps(_mm256_set1_ps(a1[i]), f, c1)
+            c2 = _mm256_fmadd_ps(_mm256_set1_ps(a2[i]), f, c2)
+            c3 = _mm256_fmadd_ps(_mm256_set1_ps(a3[i]), f, c3)
+            c4 = _mm256_fmadd_ps(_mm256_set1_ps(a4[i]), f, c4)
+            c5 = _mm256_fmadd_ps(_mm256_set1_ps(a5[i]), f, c5)
+            c6 = _mm256_fmadd_ps(_mm256_set1_ps(a6[i]), f, c6)
+            c7 = _mm256_fmadd_ps(_mm256_set1_ps(a7[i]), f, c7)
+        }
+        let low = _mm256_set1_ps(activation.0), high = _mm256_set1_ps(activation.1)
+        let columns = min(8, n - p * 8)
+        let mask = __mmask8(truncatingIfNeeded: columns >= 8 ? 0xFF : (1 << columns) - 1)
+        let out = c + first * ldc + p * 8
+        func store(_ r: Int, _ v: __m256) {
+            guard r < valid else { return }
+            _mm256_mask_storeu_ps(out + r * ldc, mask, _mm256_min_ps(high, _mm256_max_ps(low, v)))
+        }
+        store(0, c0); store(1, c1); store(2, c2); store(3, c3); store(4, c4); store(5, c5); store(6, c6); store(7, c7)
     }
     #endif
 }
