@@ -84,6 +84,34 @@ final class KernelConsistencyTests: XCTestCase {
         }
     }
 
+    /// A convolution that reads its input in place keeps a table of pointers into the input: running the same
+    /// kernel again on another input, then on the same number of values in another shape, must not read through a
+    /// stale table.
+    func testConv2DReadingInPlaceFollowsItsInput() throws {
+        var options = try Conv2DOptions(nil)
+        options.padding = .same
+        options.strideH = 2; options.strideW = 2
+        let filterShape = [8, 3, 3, 3]
+        let w = random(filterShape.reduce(1, *)), b = random(8)
+        let input = tensor(0, [1, 10, 6, 3], random(180))
+        let output = tensor(3, [1])
+        let kernel = try Conv2D(node([input, tensor(1, filterShape, w), tensor(2, [8], b)], [output]))
+        kernel.options = options
+        let elsewhere = UnsafeMutableRawPointer.allocate(byteCount: 180 * 4, alignment: 64)
+        defer { elsewhere.deallocate() }
+        for (shape, fresh) in [([1, 10, 6, 3], false), ([1, 10, 6, 3], true), ([1, 6, 10, 3], false)] {
+            if fresh { input.data = elsewhere }
+            let x = random(180)
+            input.shape = shape
+            input.floats.update(from: x, count: x.count)
+            try run(kernel)
+            XCTAssertNotNil(kernel.indirectLayout, "the packed filter reads the input in place")
+            let expected = try Conv2D.reference(input: x, inputShape: shape, filter: w, filterShape: filterShape, bias: b, options: options)
+            XCTAssertEqual(output.shape, expected.shape)
+            assertNear(output.toArray(of: Float.self), expected.values, "conv of \(shape), new input buffer: \(fresh)")
+        }
+    }
+
     func testDepthwiseConv2DMatchesReference() throws {
         for trial in 0..<60 {
             var options = try DepthwiseConv2DOptions(nil)

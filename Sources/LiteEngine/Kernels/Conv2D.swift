@@ -4,7 +4,9 @@ import LiteFormat
 ///
 /// Fast path: the convolution as one matrix product `im2col(input) [N*OH*OW, KH*KW*Cin] x filterᵀ`; a 1x1
 /// convolution with stride 1 and no padding uses the input itself as the left matrix. `PackedFilterGEMM` (AVX-512
-/// builds, filter known at load) adds bias and the fused activation in its tiles; BLAS sgemm (elsewhere) is
+/// builds, filter known at load) adds bias and the fused activation in its tiles, and reads the input in place
+/// through a pointer per output pixel and filter row instead of unfolding it (XNNPACK's indirect GEMM: a first
+/// layer's unfolded input, 1.35 MB for 224x224x3, cost as much as its products); BLAS sgemm (elsewhere) is
 /// followed by one pass that adds them.
 final class Conv2D: Kernel {
     var options: Conv2DOptions
@@ -65,6 +67,8 @@ final class Conv2D: Kernel {
             packed = PackedFilterGEMM.make(filter: filter.floats, n: filter.dim(0), k: filter.dim(1) * filter.dim(2) * filter.dim(3),
                                            bias: optionalInput(2)?.floats)
         }
+        indirectLayout = makeIndirectLayout()
+        pointerTableKey = (nil, nil, 0)  // shapes changed: build the table again
     }
 
     /// The filter and bias packed for the AVX-512 microkernel, when both are known at load (see `PackedFilterGEMM`).
@@ -138,7 +142,117 @@ final class Conv2D: Kernel {
             return QuantizedConvolution.scratchBytes(input: input, filter: filter, rows: rows)
         }
         if isPointwise && geometryH.padBefore == 0 && geometryW.padBefore == 0 { return 0 }
+        if let layout = indirectLayout { return layout.bytes }
         return saturatingProduct(input.dim(0), geometryH.output, geometryW.output, filter.dim(1), filter.dim(2), filter.dim(3), 4)
+    }
+
+    /// How the convolution reads its input in place for ``PackedFilterGEMM`` (XNNPACK's indirect GEMM): a table of
+    /// pointers, one per output pixel and filter row, to where the kw · Cin input values under that filter row
+    /// start. Inside the image that is the input itself; rows above or below it point at a filter row of zeros, and
+    /// filter rows that hang over the left or right edge at a zero-padded copy. The zeros and the copies live in the
+    /// node's scratch and are refreshed on every run; the table depends only on the input's and the scratch's
+    /// addresses, so it is built again only when one of them moves.
+    struct IndirectLayout {
+        /// Values in one filter row (kw · Cin) and filter rows (kh).
+        let span: Int, segments: Int
+        /// Each output column's slot among the columns whose receptive field crosses the left or right edge, or -1.
+        let edgeSlot: [Int]
+        let edgeColumns: Int
+        /// Entries in the pointer table (output pixels times kh).
+        let pointers: Int
+        /// Scratch offsets: the zeros at 0, the edge copies after them.
+        let edgesOffset: Int, bytes: Int
+    }
+
+    /// The layout at the current shapes (set by `prepare`), or nil when the convolution unfolds the input or reads it
+    /// as it is.
+    var indirectLayout: IndirectLayout?
+    private var pointerTable: UnsafeMutablePointer<UnsafePointer<Float>>?
+    private var pointerTableKey: (input: UnsafeMutableRawPointer?, scratch: UnsafeMutableRawPointer?, count: Int) = (nil, nil, 0)
+
+    deinit { pointerTable?.deallocate() }
+
+    /// The layout for reading the input in place, or nil when the convolution unfolds it (no packed filter,
+    /// dilated columns, or a pointwise layer that reads the input as it is).
+    private func makeIndirectLayout() -> IndirectLayout? {
+        guard packed != nil, quantized == nil, hybrid == nil, options.dilationW == 1, let input = node.inputs[0], let filter = node.inputs[1],
+              geometryH != nil, !(isPointwise && geometryH.padBefore == 0 && geometryW.padBefore == 0) else { return nil }
+        let (inW, inC, kh, kw) = (input.dim(2), input.dim(3), filter.dim(1), filter.dim(2))
+        let span = kw * inC
+        var edgeSlot = [Int](repeating: -1, count: geometryW.output)
+        var edgeColumns = 0
+        for ox in 0..<geometryW.output {
+            let ix0 = ox * options.strideW - geometryW.padBefore
+            if ix0 < 0 || ix0 + kw > inW { edgeSlot[ox] = edgeColumns; edgeColumns += 1 }
+        }
+        let pointers = saturatingProduct(input.dim(0), geometryH.output, geometryW.output, kh)
+        let edgesOffset = (span * 4 + 63) / 64 * 64
+        let edgeBytes = saturatingProduct(input.dim(0), geometryH.output, edgeColumns, kh, span, 4)
+        // The pointer table is the kernel's own memory, counted here too so that the memory limit sees it.
+        return IndirectLayout(span: span, segments: kh, edgeSlot: edgeSlot, edgeColumns: edgeColumns, pointers: pointers,
+                              edgesOffset: edgesOffset, bytes: saturatingProduct(edgesOffset + edgeBytes + saturatingProduct(pointers, 8), 1))
+    }
+
+    /// Refreshes the zeros and the edge copies in `scratch`, rebuilds the pointer table if the input or the scratch
+    /// moved, and returns the table.
+    private func indirectRows(_ layout: IndirectLayout, input: Tensor, scratch: UnsafeMutableRawPointer) -> UnsafePointer<UnsafePointer<Float>> {
+        let (batches, inH, inW, inC) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
+        let (outH, outW, kh, kw) = (geometryH.output, geometryW.output, layout.segments, layout.span / max(inC, 1))
+        let source = UnsafePointer(input.floats)
+        let zeros = scratch.assumingMemoryBound(to: Float.self)
+        zeros.initialize(repeating: 0, count: layout.span)
+        let edges = (scratch + layout.edgesOffset).assumingMemoryBound(to: Float.self)
+        let options = self.options, padH = geometryH.padBefore, padW = geometryW.padBefore
+        let edgeColumns = layout.edgeColumns
+        if edgeColumns > 0 {
+            let edgeSlot = layout.edgeSlot
+            var columns = [Int](repeating: 0, count: edgeColumns)
+            for ox in 0..<outW where edgeSlot[ox] >= 0 { columns[edgeSlot[ox]] = ox }
+            for by in 0..<(batches * outH) {
+                let b = by / outH, oy = by % outH
+                for (slot, ox) in columns.enumerated() {
+                    let ix0 = ox * options.strideW - padW
+                    for ky in 0..<kh {
+                        let iy = oy * options.strideH - padH + ky * options.dilationH
+                        guard iy >= 0 && iy < inH else { continue }
+                        let row = source + ((b * inH + iy) * inW) * inC
+                        let copy = edges + ((by * edgeColumns + slot) * kh + ky) * layout.span
+                        for kx in 0..<kw {
+                            let ix = ix0 + kx
+                            if ix >= 0 && ix < inW {
+                                (copy + kx * inC).update(from: row + ix * inC, count: inC)
+                            } else {
+                                (copy + kx * inC).update(repeating: 0, count: inC)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if let table = pointerTable, pointerTableKey == (UnsafeMutableRawPointer(input.floats), scratch, layout.pointers) { return UnsafePointer(table) }
+        pointerTable?.deallocate()
+        let table = UnsafeMutablePointer<UnsafePointer<Float>>.allocate(capacity: max(layout.pointers, 1))
+        pointerTable = table
+        pointerTableKey = (UnsafeMutableRawPointer(input.floats), scratch, layout.pointers)
+        for by in 0..<(batches * outH) {
+            let b = by / outH, oy = by % outH
+            for ox in 0..<outW {
+                let ix0 = ox * options.strideW - padW
+                let slot = layout.edgeSlot[ox]
+                for ky in 0..<kh {
+                    let iy = oy * options.strideH - padH + ky * options.dilationH
+                    let target = table + (by * outW + ox) * kh + ky
+                    if iy < 0 || iy >= inH {
+                        target.initialize(to: UnsafePointer(zeros))
+                    } else if slot < 0 {
+                        target.initialize(to: source + ((b * inH + iy) * inW + ix0) * inC)
+                    } else {
+                        target.initialize(to: UnsafePointer(edges + ((by * edgeColumns + slot) * kh + ky) * layout.span))
+                    }
+                }
+            }
+        }
+        return UnsafePointer(table)
     }
 
     override func run(_ context: RunContext) throws {
@@ -152,6 +266,12 @@ final class Conv2D: Kernel {
         let rows = input.dim(0) * geometryH.output * geometryW.output
         let depth = filter.dim(1) * filter.dim(2) * filter.dim(3)
         let outChannels = filter.dim(0)
+        if let packed, let layout = indirectLayout {
+            let table = indirectRows(layout, input: input, scratch: context.scratch)
+            packed.run(indirection: table, segments: layout.segments,
+                       rows: rows, c: output.floats, ldc: outChannels, activation: activation, threads: context.threads)
+            return
+        }
         let left: UnsafePointer<Float>
         if scratchBytes == 0 {
             left = UnsafePointer(input.floats)

@@ -63,9 +63,38 @@ final class PackedFilterGEMM: @unchecked Sendable {
         #endif
     }
 
+    /// Where the microkernels read the rows of A: each row is `segments` pieces of `segmentLength` consecutive
+    /// values (together k), found at `indirection[row · segments + s]` (a convolution read in place: one piece per
+    /// filter row, XNNPACK's indirect GEMM), or one piece at `a + row · lda`.
+    struct Rows {
+        let a: UnsafePointer<Float>, lda: Int
+        let indirection: UnsafePointer<UnsafePointer<Float>>?
+        let segments: Int, segmentLength: Int
+
+        @inline(__always)
+        func pointer(_ row: Int, _ segment: Int) -> UnsafePointer<Float> {
+            if let indirection { return indirection[row * segments + segment] }
+            return a + row * lda
+        }
+    }
+
     /// `c[r, 0..<n] = clamp(a[r, 0..<k] · Fᵀ + bias, low, high)` for `r` in `0..<rows`.
     func run(a: UnsafePointer<Float>, lda: Int, rows: Int, c: UnsafeMutablePointer<Float>, ldc: Int,
              activation: (Float, Float), threads: Int) {
+        run(Rows(a: a, lda: lda, indirection: nil, segments: 1, segmentLength: k), count: rows, c: c, ldc: ldc, activation: activation, threads: threads)
+    }
+
+    /// The same product with row r of A the `segments` pieces of `k / segments` values at
+    /// `indirection[r · segments ..< (r + 1) · segments]`.
+    func run(indirection: UnsafePointer<UnsafePointer<Float>>, segments: Int, rows: Int, c: UnsafeMutablePointer<Float>, ldc: Int,
+             activation: (Float, Float), threads: Int) {
+        precondition(segments > 0 && k % segments == 0, "the pieces of a row must add up to k")
+        guard rows > 0 else { return }
+        run(Rows(a: indirection[0], lda: 0, indirection: indirection, segments: segments, segmentLength: k / segments), count: rows,
+            c: c, ldc: ldc, activation: activation, threads: threads)
+    }
+
+    private func run(_ a: Rows, count rows: Int, c: UnsafeMutablePointer<Float>, ldc: Int, activation: (Float, Float), threads: Int) {
         #if LITE_AVX512_VNNI
         guard rows > 0 else { return }
         let tiles = (rows + Self.tileRows - 1) / Self.tileRows
@@ -75,14 +104,14 @@ final class PackedFilterGEMM: @unchecked Sendable {
             // runs every row tile through them, so each panel is read from memory once.
             parallelFor(panels, threads: threads, workPerItem: saturatingProduct(tiles, panelWork)) { panelRange in
                 for p in panelRange {
-                    for t in 0..<tiles { anyTile(t, panel: p, a: a, lda: lda, rows: rows, c: c, ldc: ldc, activation: activation) }
+                    for t in 0..<tiles { anyTile(t, panel: p, a: a, rows: rows, c: c, ldc: ldc, activation: activation) }
                 }
             }
         } else {
             // The filter stays in cache while each row tile of the input is read once.
             parallelFor(tiles, threads: threads, workPerItem: saturatingProduct(panels, panelWork)) { tileRange in
                 for t in tileRange {
-                    for p in 0..<panels { anyTile(t, panel: p, a: a, lda: lda, rows: rows, c: c, ldc: ldc, activation: activation) }
+                    for p in 0..<panels { anyTile(t, panel: p, a: a, rows: rows, c: c, ldc: ldc, activation: activation) }
                 }
             }
         }
@@ -91,47 +120,49 @@ final class PackedFilterGEMM: @unchecked Sendable {
 
     #if LITE_AVX512_VNNI
     @inline(__always)
-    private func anyTile(_ t: Int, panel p: Int, a: UnsafePointer<Float>, lda: Int, rows: Int, c: UnsafeMutablePointer<Float>, ldc: Int,
-                         activation: (Float, Float)) {
+    private func anyTile(_ t: Int, panel p: Int, a: Rows, rows: Int, c: UnsafeMutablePointer<Float>, ldc: Int, activation: (Float, Float)) {
         switch panelWidth {
-        case 8: tile8(t, panel: p, a: a, lda: lda, rows: rows, c: c, ldc: ldc, activation: activation)
-        case 16: tile16(t, panel: p, a: a, lda: lda, rows: rows, c: c, ldc: ldc, activation: activation)
-        default: tile(t, panel: p, a: a, lda: lda, rows: rows, c: c, ldc: ldc, activation: activation)
+        case 8: tile8(t, panel: p, a: a, rows: rows, c: c, ldc: ldc, activation: activation)
+        case 16: tile16(t, panel: p, a: a, rows: rows, c: c, ldc: ldc, activation: activation)
+        default: tile(t, panel: p, a: a, rows: rows, c: c, ldc: ldc, activation: activation)
         }
     }
 
     /// One 8x32 tile of C. Rows past the end read the last row again (and are not stored), so every tile runs the
     /// same unrolled code; columns past n are computed on the panel's zero padding and masked out of the store.
     @inline(__always)
-    private func tile(_ t: Int, panel p: Int, a: UnsafePointer<Float>, lda: Int, rows: Int, c: UnsafeMutablePointer<Float>, ldc: Int,
-                      activation: (Float, Float)) {
+    private func tile(_ t: Int, panel p: Int, a: Rows, rows: Int, c: UnsafeMutablePointer<Float>, ldc: Int, activation: (Float, Float)) {
         let first = t * Self.tileRows, valid = min(Self.tileRows, rows - first)
-        let row = { (r: Int) in a + (first + min(r, valid - 1)) * lda }
-        let a0 = row(0), a1 = row(1), a2 = row(2), a3 = row(3), a4 = row(4), a5 = row(5), a6 = row(6), a7 = row(7)
+        let r0 = first, r1 = first + min(1, valid - 1), r2 = first + min(2, valid - 1), r3 = first + min(3, valid - 1)
+        let r4 = first + min(4, valid - 1), r5 = first + min(5, valid - 1), r6 = first + min(6, valid - 1), r7 = first + min(7, valid - 1)
         var w = UnsafePointer(packed + p * (k + 1) * 32)
         let b0 = _mm512_loadu_ps(w), b1 = _mm512_loadu_ps(w + 16)
         var c00 = b0, c01 = b1, c10 = b0, c11 = b1, c20 = b0, c21 = b1, c30 = b0, c31 = b1
         var c40 = b0, c41 = b1, c50 = b0, c51 = b1, c60 = b0, c61 = b1, c70 = b0, c71 = b1
         w += 32
-        for i in 0..<k {
-            let w0 = _mm512_loadu_ps(w), w1 = _mm512_loadu_ps(w + 16)
-            w += 32
-            var x = _mm512_set1_ps(a0[i])
-            c00 = _mm512_fmadd_ps(x, w0, c00); c01 = _mm512_fmadd_ps(x, w1, c01)
-            x = _mm512_set1_ps(a1[i])
-            c10 = _mm512_fmadd_ps(x, w0, c10); c11 = _mm512_fmadd_ps(x, w1, c11)
-            x = _mm512_set1_ps(a2[i])
-            c20 = _mm512_fmadd_ps(x, w0, c20); c21 = _mm512_fmadd_ps(x, w1, c21)
-            x = _mm512_set1_ps(a3[i])
-            c30 = _mm512_fmadd_ps(x, w0, c30); c31 = _mm512_fmadd_ps(x, w1, c31)
-            x = _mm512_set1_ps(a4[i])
-            c40 = _mm512_fmadd_ps(x, w0, c40); c41 = _mm512_fmadd_ps(x, w1, c41)
-            x = _mm512_set1_ps(a5[i])
-            c50 = _mm512_fmadd_ps(x, w0, c50); c51 = _mm512_fmadd_ps(x, w1, c51)
-            x = _mm512_set1_ps(a6[i])
-            c60 = _mm512_fmadd_ps(x, w0, c60); c61 = _mm512_fmadd_ps(x, w1, c61)
-            x = _mm512_set1_ps(a7[i])
-            c70 = _mm512_fmadd_ps(x, w0, c70); c71 = _mm512_fmadd_ps(x, w1, c71)
+        for s in 0..<a.segments {
+            let a0 = a.pointer(r0, s), a1 = a.pointer(r1, s), a2 = a.pointer(r2, s), a3 = a.pointer(r3, s)
+            let a4 = a.pointer(r4, s), a5 = a.pointer(r5, s), a6 = a.pointer(r6, s), a7 = a.pointer(r7, s)
+            for i in 0..<a.segmentLength {
+                let w0 = _mm512_loadu_ps(w), w1 = _mm512_loadu_ps(w + 16)
+                w += 32
+                var x = _mm512_set1_ps(a0[i])
+                c00 = _mm512_fmadd_ps(x, w0, c00); c01 = _mm512_fmadd_ps(x, w1, c01)
+                x = _mm512_set1_ps(a1[i])
+                c10 = _mm512_fmadd_ps(x, w0, c10); c11 = _mm512_fmadd_ps(x, w1, c11)
+                x = _mm512_set1_ps(a2[i])
+                c20 = _mm512_fmadd_ps(x, w0, c20); c21 = _mm512_fmadd_ps(x, w1, c21)
+                x = _mm512_set1_ps(a3[i])
+                c30 = _mm512_fmadd_ps(x, w0, c30); c31 = _mm512_fmadd_ps(x, w1, c31)
+                x = _mm512_set1_ps(a4[i])
+                c40 = _mm512_fmadd_ps(x, w0, c40); c41 = _mm512_fmadd_ps(x, w1, c41)
+                x = _mm512_set1_ps(a5[i])
+                c50 = _mm512_fmadd_ps(x, w0, c50); c51 = _mm512_fmadd_ps(x, w1, c51)
+                x = _mm512_set1_ps(a6[i])
+                c60 = _mm512_fmadd_ps(x, w0, c60); c61 = _mm512_fmadd_ps(x, w1, c61)
+                x = _mm512_set1_ps(a7[i])
+                c70 = _mm512_fmadd_ps(x, w0, c70); c71 = _mm512_fmadd_ps(x, w1, c71)
+            }
         }
         // max(low, v) then min(high, v): with a NaN in v the instructions return v, so NaN passes through as in
         // the reference's `v < low ? low : v`.
@@ -152,26 +183,29 @@ final class PackedFilterGEMM: @unchecked Sendable {
 
     /// One 8x16 tile of C (panels of 16): as ``tile(_:panel:a:lda:rows:c:ldc:activation:)`` with one register a row.
     @inline(__always)
-    private func tile16(_ t: Int, panel p: Int, a: UnsafePointer<Float>, lda: Int, rows: Int, c: UnsafeMutablePointer<Float>, ldc: Int,
-                        activation: (Float, Float)) {
+    private func tile16(_ t: Int, panel p: Int, a: Rows, rows: Int, c: UnsafeMutablePointer<Float>, ldc: Int, activation: (Float, Float)) {
         let first = t * Self.tileRows, valid = min(Self.tileRows, rows - first)
-        let row = { (r: Int) in a + (first + min(r, valid - 1)) * lda }
-        let a0 = row(0), a1 = row(1), a2 = row(2), a3 = row(3), a4 = row(4), a5 = row(5), a6 = row(6), a7 = row(7)
+        let r0 = first, r1 = first + min(1, valid - 1), r2 = first + min(2, valid - 1), r3 = first + min(3, valid - 1)
+        let r4 = first + min(4, valid - 1), r5 = first + min(5, valid - 1), r6 = first + min(6, valid - 1), r7 = first + min(7, valid - 1)
         var w = UnsafePointer(packed + p * (k + 1) * 16)
         let b = _mm512_loadu_ps(w)
         var c0 = b, c1 = b, c2 = b, c3 = b, c4 = b, c5 = b, c6 = b, c7 = b
         w += 16
-        for i in 0..<k {
-            let f = _mm512_loadu_ps(w)
-            w += 16
-            c0 = _mm512_fmadd_ps(_mm512_set1_ps(a0[i]), f, c0)
-            c1 = _mm512_fmadd_ps(_mm512_set1_ps(a1[i]), f, c1)
-            c2 = _mm512_fmadd_ps(_mm512_set1_ps(a2[i]), f, c2)
-            c3 = _mm512_fmadd_ps(_mm512_set1_ps(a3[i]), f, c3)
-            c4 = _mm512_fmadd_ps(_mm512_set1_ps(a4[i]), f, c4)
-            c5 = _mm512_fmadd_ps(_mm512_set1_ps(a5[i]), f, c5)
-            c6 = _mm512_fmadd_ps(_mm512_set1_ps(a6[i]), f, c6)
-            c7 = _mm512_fmadd_ps(_mm512_set1_ps(a7[i]), f, c7)
+        for s in 0..<a.segments {
+            let a0 = a.pointer(r0, s), a1 = a.pointer(r1, s), a2 = a.pointer(r2, s), a3 = a.pointer(r3, s)
+            let a4 = a.pointer(r4, s), a5 = a.pointer(r5, s), a6 = a.pointer(r6, s), a7 = a.pointer(r7, s)
+            for i in 0..<a.segmentLength {
+                let f = _mm512_loadu_ps(w)
+                w += 16
+                c0 = _mm512_fmadd_ps(_mm512_set1_ps(a0[i]), f, c0)
+                c1 = _mm512_fmadd_ps(_mm512_set1_ps(a1[i]), f, c1)
+                c2 = _mm512_fmadd_ps(_mm512_set1_ps(a2[i]), f, c2)
+                c3 = _mm512_fmadd_ps(_mm512_set1_ps(a3[i]), f, c3)
+                c4 = _mm512_fmadd_ps(_mm512_set1_ps(a4[i]), f, c4)
+                c5 = _mm512_fmadd_ps(_mm512_set1_ps(a5[i]), f, c5)
+                c6 = _mm512_fmadd_ps(_mm512_set1_ps(a6[i]), f, c6)
+                c7 = _mm512_fmadd_ps(_mm512_set1_ps(a7[i]), f, c7)
+            }
         }
         let low = _mm512_set1_ps(activation.0), high = _mm512_set1_ps(activation.1)
         let columns = min(16, n - p * 16)
@@ -187,26 +221,29 @@ final class PackedFilterGEMM: @unchecked Sendable {
     /// One 8x8 tile of C (panels of 8), in AVX registers: half the width of an AVX-512 one, and on CPUs that run
     /// AVX-512 multiply-adds as two halves, twice as many of them a cycle.
     @inline(__always)
-    private func tile8(_ t: Int, panel p: Int, a: UnsafePointer<Float>, lda: Int, rows: Int, c: UnsafeMutablePointer<Float>, ldc: Int,
-                       activation: (Float, Float)) {
+    private func tile8(_ t: Int, panel p: Int, a: Rows, rows: Int, c: UnsafeMutablePointer<Float>, ldc: Int, activation: (Float, Float)) {
         let first = t * Self.tileRows, valid = min(Self.tileRows, rows - first)
-        let row = { (r: Int) in a + (first + min(r, valid - 1)) * lda }
-        let a0 = row(0), a1 = row(1), a2 = row(2), a3 = row(3), a4 = row(4), a5 = row(5), a6 = row(6), a7 = row(7)
+        let r0 = first, r1 = first + min(1, valid - 1), r2 = first + min(2, valid - 1), r3 = first + min(3, valid - 1)
+        let r4 = first + min(4, valid - 1), r5 = first + min(5, valid - 1), r6 = first + min(6, valid - 1), r7 = first + min(7, valid - 1)
         var w = UnsafePointer(packed + p * (k + 1) * 8)
         let b = _mm256_loadu_ps(w)
         var c0 = b, c1 = b, c2 = b, c3 = b, c4 = b, c5 = b, c6 = b, c7 = b
         w += 8
-        for i in 0..<k {
-            let f = _mm256_loadu_ps(w)
-            w += 8
-            c0 = _mm256_fmadd_ps(_mm256_set1_ps(a0[i]), f, c0)
-            c1 = _mm256_fmadd_ps(_mm256_set1_ps(a1[i]), f, c1)
-            c2 = _mm256_fmadd_ps(_mm256_set1_ps(a2[i]), f, c2)
-            c3 = _mm256_fmadd_ps(_mm256_set1_ps(a3[i]), f, c3)
-            c4 = _mm256_fmadd_ps(_mm256_set1_ps(a4[i]), f, c4)
-            c5 = _mm256_fmadd_ps(_mm256_set1_ps(a5[i]), f, c5)
-            c6 = _mm256_fmadd_ps(_mm256_set1_ps(a6[i]), f, c6)
-            c7 = _mm256_fmadd_ps(_mm256_set1_ps(a7[i]), f, c7)
+        for s in 0..<a.segments {
+            let a0 = a.pointer(r0, s), a1 = a.pointer(r1, s), a2 = a.pointer(r2, s), a3 = a.pointer(r3, s)
+            let a4 = a.pointer(r4, s), a5 = a.pointer(r5, s), a6 = a.pointer(r6, s), a7 = a.pointer(r7, s)
+            for i in 0..<a.segmentLength {
+                let f = _mm256_loadu_ps(w)
+                w += 8
+                c0 = _mm256_fmadd_ps(_mm256_set1_ps(a0[i]), f, c0)
+                c1 = _mm256_fmadd_ps(_mm256_set1_ps(a1[i]), f, c1)
+                c2 = _mm256_fmadd_ps(_mm256_set1_ps(a2[i]), f, c2)
+                c3 = _mm256_fmadd_ps(_mm256_set1_ps(a3[i]), f, c3)
+                c4 = _mm256_fmadd_ps(_mm256_set1_ps(a4[i]), f, c4)
+                c5 = _mm256_fmadd_ps(_mm256_set1_ps(a5[i]), f, c5)
+                c6 = _mm256_fmadd_ps(_mm256_set1_ps(a6[i]), f, c6)
+                c7 = _mm256_fmadd_ps(_mm256_set1_ps(a7[i]), f, c7)
+            }
         }
         let low = _mm256_set1_ps(activation.0), high = _mm256_set1_ps(activation.1)
         let columns = min(8, n - p * 8)
