@@ -67,13 +67,31 @@ class Reduce: Kernel {
         let signed = input.type == .int8
         let (low, high): (Int32, Int32) = signed ? (-128, 127) : (0, 255)
         let src = UnsafeRawPointer(input.data!), dst = output.data!
-        for b in 0..<batches {
-            for d in 0..<depth {
-                var acc: Int32 = 0
-                for i in 0..<(h * w) { acc &+= loadQuantized(src, (b * h * w + i) * depth + d, signed: signed) }
-                let value = IntegerArithmetic.multiplyByQuantizedMultiplierRoundingUp(acc, q.multiplier, q.shift) + q.bias
-                storeQuantized(dst, b * depth + d, min(max(value, low), high), signed: signed)
+        // Pixel by pixel, all channels at once (contiguous, vectorized); the int32 sums are the same in any order.
+        var sums = [Int32](repeating: 0, count: depth)
+        sums.withUnsafeMutableBufferPointer { acc in
+            for b in 0..<batches {
+                acc.update(repeating: 0)
+                let image = src + b * h * w * depth
+                if signed {
+                    Self.addPixels(image.assumingMemoryBound(to: Int8.self), pixels: h * w, depth: depth, into: acc.baseAddress!)
+                } else {
+                    Self.addPixels(image.assumingMemoryBound(to: UInt8.self), pixels: h * w, depth: depth, into: acc.baseAddress!)
+                }
+                for d in 0..<depth {
+                    let value = IntegerArithmetic.multiplyByQuantizedMultiplierRoundingUp(acc[d], q.multiplier, q.shift) + q.bias
+                    storeQuantized(dst, b * depth + d, min(max(value, low), high), signed: signed)
+                }
             }
+        }
+    }
+
+    /// `sums[d] += pixel[d]` for each of `pixels` pixels of `depth` channels.
+    @inline(__always)
+    static func addPixels<Element: BinaryInteger>(_ source: UnsafePointer<Element>, pixels: Int, depth: Int, into sums: UnsafeMutablePointer<Int32>) {
+        for i in 0..<pixels {
+            let pixel = source + i * depth
+            for d in 0..<depth { sums[d] &+= Int32(truncatingIfNeeded: pixel[d]) }
         }
     }
 
