@@ -423,6 +423,22 @@ def built_uint8_resize_bilinear(in_shape, size, align_corners=False, half_pixel_
     return build
 
 
+def built_concatenation(dtype, shapes, quantizations, output_quantization, axis):
+    """CONCATENATION of uint8 inputs whose scales and zero points differ from the output's (TFLite's
+    ConcatenationWithScaling; its int8 kernel refuses them, and the converter gives int8 concatenations one scale)."""
+    def build():
+        g = GraphBuilder()
+        inputs = [g.tensor(f"x{i}", shape, dtype=dtype, quantization=q) for i, (shape, q) in enumerate(zip(shapes, quantizations))]
+        out_shape = list(shapes[0])
+        out_shape[axis] = sum(shape[axis] for shape in shapes)
+        y = g.tensor("y", out_shape, dtype=dtype, quantization=output_quantization)
+        o = g.fb.ConcatenationOptionsT()
+        o.axis = axis
+        g.operator(g.fb.BuiltinOperator.CONCATENATION, inputs, [y], g.fb.BuiltinOptions.ConcatenationOptions, o)
+        return g.build(inputs, [y])
+    return build
+
+
 def built_int8_lstm_projection(time_steps, batch, inputs, cells, outputs, cell_clip=0.0, proj_clip=0.0):
     """An integer (8x8_16) UNIDIRECTIONAL_SEQUENCE_LSTM with a projection and its bias, which the converter does not
     make from Keras: int8 input, weights and output state, int32 biases, int16 cell state (scale 2^-11), and the five
@@ -459,6 +475,8 @@ def built_int8_lstm_projection(time_steps, batch, inputs, cells, outputs, cell_c
 case("q_lstm_int8_projection", [(2, 6, 5)], built=True)(built_int8_lstm_projection(6, 2, 5, 8, 4))
 case("q_lstm_int8_projection_clips", [(1, 9, 3)], built=True)(built_int8_lstm_projection(9, 1, 3, 6, 5, cell_clip=0.5, proj_clip=0.3))
 
+case("q_concatenation_uint8_rescaled", [(1, 6, 4), (1, 6, 3)], built=True)(
+    built_concatenation(np.uint8, [(1, 6, 4), (1, 6, 3)], [(0.02, 128), (0.07, 100)], (0.05, 120), axis=2))
 case("q_resize_bilinear_uint8", [(1, 5, 7, 3)], built=True)(built_uint8_resize_bilinear((1, 5, 7, 3), (9, 4)))
 case("q_resize_bilinear_uint8_align_corners", [(2, 4, 6, 5)], built=True)(
     built_uint8_resize_bilinear((2, 4, 6, 5), (7, 11), align_corners=True))

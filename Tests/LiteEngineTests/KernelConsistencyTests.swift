@@ -112,6 +112,21 @@ final class KernelConsistencyTests: XCTestCase {
         }
     }
 
+    /// TFLite's int8 CONCATENATION refuses inputs quantized unlike the output (LiteRT fails to prepare such a
+    /// model); uint8 ones are requantized (op goldens q_concatenation_uint8_rescaled and COCO SSD).
+    func testInt8ConcatenationOfDifferentScalesIsRefused() throws {
+        let values: [Int8] = [1, 2, 3, 4]
+        let a = quantizedTensor(0, [1, 4], .int8, values, scales: [0.5], zeroPoints: [0])
+        let b = quantizedTensor(1, [1, 4], .int8, values, scales: [0.25], zeroPoints: [0])
+        let output = quantizedTensor(2, [1, 8], .int8, [Int8](repeating: 0, count: 8), scales: [0.5], zeroPoints: [0])
+        let kernel = try Concatenation(node([a, b], [output]))
+        XCTAssertThrowsError(try kernel.prepare()) { error in
+            XCTAssertTrue("\(error)".contains("TFLite requires them equal"), "\(error)")
+        }
+        let same = try Concatenation(node([a, quantizedTensor(1, [1, 4], .int8, values, scales: [0.5], zeroPoints: [0])], [output]))
+        XCTAssertNoThrow(try same.prepare())
+    }
+
     func testDepthwiseConv2DMatchesReference() throws {
         for trial in 0..<60 {
             var options = try DepthwiseConv2DOptions(nil)

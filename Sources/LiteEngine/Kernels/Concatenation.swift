@@ -1,9 +1,10 @@
 import LiteFormat
 
 /// CONCATENATION along `axis` (negative counts from the end), any element type, with an optional fused activation
-/// for floats. uint8/int8 inputs whose scale or zero point differ from the output's are requantized as
-/// TFLite's `ConcatenationWithScaling`: `round(q * s + b) + output_zero_point` in float, with
-/// `s = input_scale * (1 / output_scale)` and `b = -input_zero_point * s`.
+/// for floats. uint8 inputs whose scale or zero point differ from the output's are requantized as TFLite's
+/// `ConcatenationWithScaling`: `round(q * s + b) + output_zero_point` in float, with
+/// `s = input_scale * (1 / output_scale)` and `b = -input_zero_point * s` (a table of the 256 results per input);
+/// int8 inputs must share the output's parameters, as TFLite's int8 kernel requires.
 final class Concatenation: Kernel {
     override var foldsAtPlanning: Bool { true }
 
@@ -43,14 +44,27 @@ final class Concatenation: Kernel {
             rescale = try (0..<node.inputs.count).map { i in
                 let qi = try QuantizedTensorInfo(try input(i))
                 if qi.scale == qo.scale && qi.zeroPoint == qo.zeroPoint { return nil }
-                let scale = qi.scale * inverse
-                return (scale, -Float(qi.zeroPoint) * scale, qo.zeroPoint)
+                guard first.type == .uint8 else {
+                    // concatenation.cc: "no re-scaling needed for Int8 quantized kernel", a restriction TFLite checks.
+                    throw KernelError.unsupported("int8 CONCATENATION with input \(i) quantized as scale \(qi.scale), zero point \(qi.zeroPoint) "
+                                                  + "and the output as \(qo.scale), \(qo.zeroPoint); TFLite requires them equal")
+                }
+                let scale = qi.scale * inverse, bias = -Float(qi.zeroPoint) * scale
+                let signed = first.type == .int8
+                let (low, high): (Int32, Int32) = signed ? (-128, 127) : (0, 255)
+                // A function of one byte: TFLite's float arithmetic done once for each of the 256 values.
+                return (0..<256).map { byte -> UInt8 in
+                    let q = signed ? Float(Int8(truncatingIfNeeded: byte)) : Float(byte)
+                    let value = Int32((q * scale + bias).rounded(.toNearestOrAwayFromZero)) + qo.zeroPoint
+                    return UInt8(truncatingIfNeeded: min(max(value, low), high))
+                }
             }
         }
     }
 
-    /// Per input: nil to copy, or the float scale, bias and output zero point of TFLite's requantizing copy.
-    var rescale: [(Float, Float, Int32)?] = []
+    /// Per input: nil to copy, or the 256-entry table of TFLite's requantizing copy (`round(q · s + b) + zero point`,
+    /// clamped), indexed by the input byte's bit pattern.
+    var rescale: [[UInt8]?] = []
 
     override func run(_ context: RunContext) throws {
         let output = node.outputs[0]
@@ -63,14 +77,12 @@ final class Concatenation: Kernel {
             let t = tensor!
             let row = t.shape[axis] * inner
             if row > 0, let src = t.data, let dst = output.data {
-                if index < rescale.count, let (scale, bias, zeroPoint) = rescale[index] {
-                    let signed = output.type == .int8
-                    let (low, high): (Int32, Int32) = signed ? (-128, 127) : (0, 255)
-                    for o in 0..<outer {
-                        for j in 0..<row {
-                            let q = Float(loadQuantized(src, o * row + j, signed: signed))
-                            let value = Int32((q * scale + bias).rounded(.toNearestOrAwayFromZero)) + zeroPoint
-                            storeQuantized(dst + o * outRow + offset, j, min(max(value, low), high), signed: signed)
+                if index < rescale.count, let table = rescale[index] {
+                    table.withUnsafeBufferPointer { table in
+                        for o in 0..<outer {
+                            let from = (src + o * row).assumingMemoryBound(to: UInt8.self)
+                            let to = (dst + o * outRow + offset).assumingMemoryBound(to: UInt8.self)
+                            for j in 0..<row { to[j] = table[Int(from[j])] }
                         }
                     }
                 } else {
