@@ -44,23 +44,21 @@ class Pool2D: Kernel {
         let (outH, outW) = (geometryH.output, geometryW.output)
         let src = UnsafeRawPointer(input.data!), dst = output.data!
         let signed = input.type == .int8, average = isAverage
-        var acc = [Int32](repeating: 0, count: channels)
+        let buffer = UnsafeMutablePointer<Int32>.allocate(capacity: max(channels, 1))
+        defer { buffer.deallocate() }
+        let acc = buffer
         for b in 0..<batches {
             for oy in 0..<outH {
                 let y0 = max(oy * options.strideH - geometryH.padBefore, 0), y1 = min(oy * options.strideH - geometryH.padBefore + options.filterH, inH)
                 for ox in 0..<outW {
                     let x0 = max(ox * options.strideW - geometryW.padBefore, 0), x1 = min(ox * options.strideW - geometryW.padBefore + options.filterW, inW)
-                    for c in 0..<channels { acc[c] = average ? 0 : (signed ? -128 : 0) }
+                    acc.update(repeating: average ? 0 : (signed ? -128 : 0), count: channels)
                     var count: Int32 = 0
-                    for y in y0..<max(y0, y1) {
-                        for x in x0..<max(x0, x1) {
-                            let base = ((b * inH + y) * inW + x) * channels
-                            for c in 0..<channels {
-                                let v = loadQuantized(src, base + c, signed: signed)
-                                acc[c] = average ? acc[c] + v : max(acc[c], v)
-                            }
-                            count += 1
-                        }
+                    for y in y0..<max(y0, y1) where x1 > x0 {
+                        // A window row's pixels are consecutive in memory.
+                        accumulatePixels(src + ((b * inH + y) * inW + x0) * channels, pixels: x1 - x0, depth: channels, signed: signed,
+                                         maximum: !average, into: acc)
+                        count += Int32(x1 - x0)
                     }
                     let out = ((b * outH + oy) * outW + ox) * channels
                     for c in 0..<channels {

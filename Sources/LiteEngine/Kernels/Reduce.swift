@@ -72,26 +72,12 @@ class Reduce: Kernel {
         sums.withUnsafeMutableBufferPointer { acc in
             for b in 0..<batches {
                 acc.update(repeating: 0)
-                let image = src + b * h * w * depth
-                if signed {
-                    Self.addPixels(image.assumingMemoryBound(to: Int8.self), pixels: h * w, depth: depth, into: acc.baseAddress!)
-                } else {
-                    Self.addPixels(image.assumingMemoryBound(to: UInt8.self), pixels: h * w, depth: depth, into: acc.baseAddress!)
-                }
+                accumulatePixels(src + b * h * w * depth, pixels: h * w, depth: depth, signed: signed, into: acc.baseAddress!)
                 for d in 0..<depth {
                     let value = IntegerArithmetic.multiplyByQuantizedMultiplierRoundingUp(acc[d], q.multiplier, q.shift) + q.bias
                     storeQuantized(dst, b * depth + d, min(max(value, low), high), signed: signed)
                 }
             }
-        }
-    }
-
-    /// `sums[d] += pixel[d]` for each of `pixels` pixels of `depth` channels.
-    @inline(__always)
-    static func addPixels<Element: BinaryInteger>(_ source: UnsafePointer<Element>, pixels: Int, depth: Int, into sums: UnsafeMutablePointer<Int32>) {
-        for i in 0..<pixels {
-            let pixel = source + i * depth
-            for d in 0..<depth { sums[d] &+= Int32(truncatingIfNeeded: pixel[d]) }
         }
     }
 

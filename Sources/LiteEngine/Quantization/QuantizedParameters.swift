@@ -100,6 +100,23 @@ func loadQuantized(_ pointer: UnsafeRawPointer, _ i: Int, signed: Bool) -> Int32
     signed ? Int32(pointer.load(fromByteOffset: i, as: Int8.self)) : Int32(pointer.load(fromByteOffset: i, as: UInt8.self))
 }
 
+/// `sums[d] += pixel[d]` (or `max`, with `maximum`) over `pixels` consecutive pixels of `depth` uint8 or int8
+/// channels: one contiguous pass that vectorizes, for pooling and means over H and W.
+@inline(__always)
+func accumulatePixels(_ source: UnsafeRawPointer, pixels: Int, depth: Int, signed: Bool, maximum: Bool = false, into sums: UnsafeMutablePointer<Int32>) {
+    @inline(__always) func run<Element: BinaryInteger>(_ source: UnsafePointer<Element>) {
+        for i in 0..<pixels {
+            let pixel = source + i * depth
+            if maximum {
+                for d in 0..<depth { sums[d] = max(sums[d], Int32(truncatingIfNeeded: pixel[d])) }
+            } else {
+                for d in 0..<depth { sums[d] &+= Int32(truncatingIfNeeded: pixel[d]) }
+            }
+        }
+    }
+    if signed { run(source.assumingMemoryBound(to: Int8.self)) } else { run(source.assumingMemoryBound(to: UInt8.self)) }
+}
+
 /// Stores an already clamped value into element `i` of a uint8 or int8 tensor.
 @inline(__always)
 func storeQuantized(_ pointer: UnsafeMutableRawPointer, _ i: Int, _ value: Int32, signed: Bool) {
