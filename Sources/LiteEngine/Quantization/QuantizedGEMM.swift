@@ -8,18 +8,18 @@ import _Builtin_intrinsics.intel
 /// TFLite's int32 sums exactly, and the requantization after it is TFLite's integer one (`requantizeExact`).
 /// The result is therefore bit-exact, like `exact` numerics, at int8 speed.
 ///
-/// Operands. The instruction wants one unsigned and one signed operand, while a model has uint8 or int8 on both
-/// sides, so each side is shifted by 0 or 128 into the type the instruction wants and the shift is taken back
-/// out algebraically. With `x' = x + a` (activations, signed: `a = 0` for int8, `-128` for uint8, done as
-/// `x ^ 0x80`) and `w' = w + b` (weights, unsigned: `b = 128` for int8, `0` for uint8), `p = x_zero + a` and
-/// `q[c] = w_zero[c] + b`:
+/// Operands. The instruction multiplies unsigned bytes of one operand by signed bytes of the other. The activations
+/// are taken as they are, so the convolution can read a pointwise layer's input in place: int8 models give the
+/// instruction signed activations and unsigned weights `w' = w + 128`; uint8 models give it unsigned activations
+/// and signed weights `w' = w - 128` (both are the weight byte with its top bit flipped). With `q[c] = w_zero[c] ± 128`
+/// and `p = x_zero`:
 ///
-///     Σ (x - x_zero)(w - w_zero[c]) = Σ x'w' - q[c]·Σx' - p·Σw'[c] + K·p·q[c]
+///     Σ (x - x_zero)(w - w_zero[c]) = Σ x·w' - q[c]·Σx - p·Σw'[c] + K·p·q[c]
 ///
-/// `Σx'` is one sum per output pixel (`rowSums`), `Σw'[c]` and the last term are folded with the bias into a
-/// per-channel constant at load. Taps in the padding hold `x' = p` (that is `x = x_zero`, contributing nothing,
-/// as TFLite skips them); the depth is padded to a multiple of four with `x' = w' = 0`, which adds nothing to
-/// any term. Every intermediate fits int32: |Σ x'w'| ≤ K·255·128 < 2^31 for K < 65,000 (checked at load).
+/// `Σx` is one sum per output pixel (`rowSums`), `Σw'[c]` and the last term are folded with the bias into a
+/// per-channel constant at load. Taps in the padding hold `x = p` (contributing nothing, as TFLite skips them); the
+/// depth is padded to a multiple of four with `x = w' = 0`, which adds nothing to any term. Every product sum fits
+/// int32: |Σ x·w'| ≤ K·255·128 < 2^31 for K < 65,000 (checked at load).
 ///
 /// Layout. Output channels are padded to blocks of 16 (one zmm register of int32 lanes); blocks are grouped four
 /// at a time, and a group's filter is stored step by step: for each four-deep slice of the depth, the four
@@ -52,11 +52,11 @@ final class QuantizedGEMM {
     let paddedDepth: Int
     /// Channels rounded up to a multiple of 16.
     let paddedChannels: Int
-    /// XOR applied to activation bytes to make them signed (0x80 for uint8 models, 0 for int8).
-    let activationFlip: UInt8
-    /// `p`: the shifted input zero point, which padding taps hold.
+    /// Whether `vpdpbusd` takes the activations as its unsigned operand (uint8 models) rather than the filter (int8).
+    let activationsUnsigned: Bool
+    /// `p`: the input zero point (its byte), which padding taps hold.
     let shiftedInputZero: Int8
-    /// Packed unsigned filter (layout in the type's documentation), 64-byte aligned.
+    /// Packed filter (layout in the type's documentation), 64-byte aligned.
     let weights: UnsafeMutableRawPointer
     /// Per channel: `bias + K·p·q - p·Σw'` (padded channels 0), 64-byte aligned.
     let channelConstants: UnsafeMutablePointer<Int32>
@@ -71,26 +71,28 @@ final class QuantizedGEMM {
         guard depth < 65_000 else { throw KernelError.unsupported("quantized convolution depth \(depth) could overflow int32") }
         paddedDepth = (depth + 3) & ~3
         paddedChannels = (channels + Self.lanes - 1) / Self.lanes * Self.lanes
-        activationFlip = signed ? 0 : 0x80
-        let activationShift: Int32 = signed ? 0 : -128, weightShift: Int32 = signed ? 128 : 0
-        let p = inputZeroPoint + activationShift
+        activationsUnsigned = !signed
+        let weightShift: Int32 = signed ? 128 : -128
+        let p = inputZeroPoint
         shiftedInputZero = Int8(truncatingIfNeeded: p)
         // Every byte is written by `pack`.
         weights = .allocate(byteCount: max(paddedChannels * paddedDepth, 1), alignment: 64)
         let source = UnsafeRawPointer(filter.data!).assumingMemoryBound(to: UInt8.self)
         let blocks = paddedChannels / Self.lanes
-        // w' = w + 128 for int8 weights is the byte with its top bit flipped; uint8 weights stay as they are.
-        let weightFlip: UInt8 = signed ? 0x80 : 0
+        // w' = w + 128 (int8 weights, read unsigned) or w - 128 (uint8 weights, read signed): either way the byte with
+        // its top bit flipped.
+        let weightFlip: UInt8 = 0x80
         Self.pack(source, channels: channels, depth: depth, flip: weightFlip, blocks: blocks, paddedDepth: paddedDepth, into: weights)
         var constants = [Int32](repeating: 0, count: paddedChannels), factors = [Int32](repeating: 0, count: paddedChannels)
         for c in 0..<channels {
             var columnSum: Int32 = 0
             let row = source + c * depth
-            for k in 0..<depth { columnSum &+= Int32(row[k] ^ weightFlip) }
+            for k in 0..<depth { columnSum &+= signed ? Int32(row[k] ^ weightFlip) : Int32(Int8(bitPattern: row[k] ^ weightFlip)) }
             let zero = filterZeroPoints.count == 1 ? filterZeroPoints[0] : filterZeroPoints[c]
             let q = zero + weightShift
             let biasValue = bias.map { $0.pointer(Int32.self)[c] } ?? 0
-            // K·p·q ≤ 65,000·128·255 and p·Σw' as large: both well inside int32.
+            // K·p·q and p·Σw' are each below 65,000·255·128 < 2^31; wrapping arithmetic is exact modulo 2^32 and the
+            // true value of every sum fits int32.
             constants[c] = biasValue &+ Int32(depth) &* p &* q &- p &* columnSum
             factors[c] = q
         }
@@ -145,9 +147,9 @@ final class QuantizedGEMM {
         saturatingProduct(rows, (depth + 3) & ~3)
     }
 
-    /// Whether the input can be read in place: 1x1 stride-1 convolution on int8 with a depth that is a multiple of 4.
+    /// Whether the input can be read in place: 1x1 stride-1 convolution with a depth that is a multiple of 4.
     func readsInPlace(pointwise: Bool) -> Bool {
-        pointwise && activationFlip == 0 && depth == paddedDepth
+        pointwise && depth == paddedDepth
     }
 
     /// Writes the shifted activation rows (im2col for non-pointwise filters) into `rows`, each `paddedDepth` long.
@@ -156,7 +158,7 @@ final class QuantizedGEMM {
         let (batches, inH, inW, channels) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
         let (outH, outW) = (geometryH.output, geometryW.output)
         let source = UnsafePointer<UInt8>(OpaquePointer(input.data!))
-        let flip = activationFlip, padValue = shiftedInputZero, rowLength = paddedDepth, depth = self.depth
+        let padValue = shiftedInputZero, rowLength = paddedDepth, depth = self.depth
         parallelFor(batches * outH, threads: threads, workPerItem: outW * rowLength) { range in
             for by in range {
                 let b = by / outH, oy = by % outH
@@ -171,7 +173,7 @@ final class QuantizedGEMM {
                         for ky in 0..<kh {
                             let iy = oy * options.strideH - geometryH.padBefore + ky * options.dilationH
                             if iy >= 0 && iy < inH {
-                                Self.copy(source + ((b * inH + iy) * inW + ix0) * channels, to: bytes + dst, count: span, flip: flip)
+                                Self.copy(source + ((b * inH + iy) * inW + ix0) * channels, to: bytes + dst, count: span)
                             } else {
                                 (row + dst).update(repeating: padValue, count: span)
                             }
@@ -186,7 +188,7 @@ final class QuantizedGEMM {
                             let ix = ox * options.strideW - geometryW.padBefore + kx * options.dilationW
                             if iy >= 0 && iy < inH && ix >= 0 && ix < inW {
                                 let src = source + ((b * inH + iy) * inW + ix) * channels
-                                for i in 0..<channels { bytes[dst + i] = src[i] ^ flip }
+                                for i in 0..<channels { bytes[dst + i] = src[i] }
                             } else {
                                 (row + dst).update(repeating: padValue, count: channels)
                             }
@@ -199,36 +201,20 @@ final class QuantizedGEMM {
         }
     }
 
-    /// `count` bytes XOR `flip`, sixteen at a time (no reads or writes past `count`: the last bytes by masked loads
-    /// and stores in AVX-512 builds, else eight and then one at a time).
+    /// `count` bytes, sixteen at a time (no reads or writes past `count`: the last bytes by masked loads and stores
+    /// in AVX-512 builds, else a plain copy).
     @inline(__always)
-    static func copy(_ source: UnsafePointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>, count: Int, flip: UInt8) {
+    static func copy(_ source: UnsafePointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>, count: Int) {
         #if LITE_AVX512_VNNI
-        let flips = _mm_set1_epi8(CChar(bitPattern: flip))
         var offset = 0
         while offset < count {
             let mask = UInt16(truncatingIfNeeded: count - offset >= 16 ? 0xFFFF : (1 << (count - offset)) - 1)
-            let v = _mm_xor_si128(_mm_maskz_loadu_epi8(mask, UnsafeRawPointer(source + offset)), flips)
-            _mm_mask_storeu_epi8(UnsafeMutableRawPointer(destination + offset), mask, v)
+            _mm_mask_storeu_epi8(UnsafeMutableRawPointer(destination + offset), mask, _mm_maskz_loadu_epi8(mask, UnsafeRawPointer(source + offset)))
             offset += 16
         }
-        return
+        #else
+        destination.update(from: source, count: count)
         #endif
-        var i = 0
-        while i + 16 <= count {
-            let v = UnsafeRawPointer(source + i).loadUnaligned(as: SIMD16<UInt8>.self) ^ SIMD16(repeating: flip)
-            UnsafeMutableRawPointer(destination + i).storeBytes(of: v, as: SIMD16<UInt8>.self)
-            i += 16
-        }
-        if i + 8 <= count {
-            let v = UnsafeRawPointer(source + i).loadUnaligned(as: SIMD8<UInt8>.self) ^ SIMD8(repeating: flip)
-            UnsafeMutableRawPointer(destination + i).storeBytes(of: v, as: SIMD8<UInt8>.self)
-            i += 8
-        }
-        while i < count {
-            destination[i] = source[i] ^ flip
-            i += 1
-        }
     }
 
     /// `output[r, c] = requantize(Σ_k rows[r, k]·w'[c, k] + constant[c] - q[c]·Σ_k rows[r, k])` for `rowCount` rows
@@ -267,12 +253,14 @@ final class QuantizedGEMM {
         var sum = _mm512_setzero_si512()
         var k = 0
         while k + 64 <= paddedDepth {
-            sum = _mm512_dpbusd_epi32(sum, ones, _mm512_loadu_si512(UnsafeRawPointer(row + k)))
+            let bytes = _mm512_loadu_si512(UnsafeRawPointer(row + k))
+            sum = activationsUnsigned ? _mm512_dpbusd_epi32(sum, bytes, ones) : _mm512_dpbusd_epi32(sum, ones, bytes)
             k += 64
         }
         if k < paddedDepth {
             let mask: UInt64 = (1 << UInt64(paddedDepth - k)) &- 1
-            sum = _mm512_dpbusd_epi32(sum, ones, _mm512_maskz_loadu_epi8(mask, UnsafeRawPointer(row + k)))
+            let bytes = _mm512_maskz_loadu_epi8(mask, UnsafeRawPointer(row + k))
+            sum = activationsUnsigned ? _mm512_dpbusd_epi32(sum, bytes, ones) : _mm512_dpbusd_epi32(sum, ones, bytes)
         }
         return _mm512_reduce_add_epi32(sum)
     }
@@ -290,19 +278,44 @@ final class QuantizedGEMM {
             let filter = UnsafeRawPointer(weights + block * Self.lanes * paddedDepth)
             let out = accumulators + block * Self.lanes
             if groupBlocks == 4 {
-                Self.kernel4x4(r0, r1, r2, r3, filter: filter, steps: steps, out: out, stride: stride)
+                activationsUnsigned ? Self.kernel4x4(UnsignedActivations.self, r0, r1, r2, r3, filter: filter, steps: steps, out: out, stride: stride)
+                    : Self.kernel4x4(UnsignedFilter.self, r0, r1, r2, r3, filter: filter, steps: steps, out: out, stride: stride)
             } else {
                 var j = 0
                 if groupBlocks >= 2 {
-                    Self.kernel4x2(r0, r1, r2, r3, filter: filter, filterStep: groupBlocks * 64, steps: steps, out: out, stride: stride)
+                    if activationsUnsigned {
+                        Self.kernel4x2(UnsignedActivations.self, r0, r1, r2, r3, filter: filter, filterStep: groupBlocks * 64, steps: steps, out: out, stride: stride)
+                    } else {
+                        Self.kernel4x2(UnsignedFilter.self, r0, r1, r2, r3, filter: filter, filterStep: groupBlocks * 64, steps: steps, out: out, stride: stride)
+                    }
                     j = 2
                 }
                 if j < groupBlocks {
-                    Self.kernel4x1(r0, r1, r2, r3, filter: filter + j * 64, filterStep: groupBlocks * 64, steps: steps,
-                                   out: out + j * Self.lanes, stride: stride)
+                    if activationsUnsigned {
+                        Self.kernel4x1(UnsignedActivations.self, r0, r1, r2, r3, filter: filter + j * 64, filterStep: groupBlocks * 64, steps: steps,
+                                       out: out + j * Self.lanes, stride: stride)
+                    } else {
+                        Self.kernel4x1(UnsignedFilter.self, r0, r1, r2, r3, filter: filter + j * 64, filterStep: groupBlocks * 64, steps: steps,
+                                       out: out + j * Self.lanes, stride: stride)
+                    }
                 }
             }
             block += groupBlocks
+        }
+    }
+
+    /// Which operand `vpdpbusd` reads as unsigned: the filter (int8 models) or the activations (uint8 models).
+    private protocol DotOperandOrder {
+        static func dot(_ accumulator: __m512i, _ filter: __m512i, _ activations: __m512i) -> __m512i
+    }
+    private enum UnsignedFilter: DotOperandOrder {
+        @inline(__always) static func dot(_ accumulator: __m512i, _ filter: __m512i, _ activations: __m512i) -> __m512i {
+            _mm512_dpbusd_epi32(accumulator, filter, activations)
+        }
+    }
+    private enum UnsignedActivations: DotOperandOrder {
+        @inline(__always) static func dot(_ accumulator: __m512i, _ filter: __m512i, _ activations: __m512i) -> __m512i {
+            _mm512_dpbusd_epi32(accumulator, activations, filter)
         }
     }
 
@@ -313,7 +326,7 @@ final class QuantizedGEMM {
 
     /// 4 rows x 64 channels: 16 zmm accumulators, four filter loads and four broadcasts per step.
     @inline(never)
-    private static func kernel4x4(_ r0: UnsafePointer<Int8>, _ r1: UnsafePointer<Int8>, _ r2: UnsafePointer<Int8>, _ r3: UnsafePointer<Int8>,
+    private static func kernel4x4<Order: DotOperandOrder>(_ order: Order.Type, _ r0: UnsafePointer<Int8>, _ r1: UnsafePointer<Int8>, _ r2: UnsafePointer<Int8>, _ r3: UnsafePointer<Int8>,
                                   filter: UnsafeRawPointer, steps: Int, out: UnsafeMutablePointer<Int32>, stride: Int) {
         var c00 = _mm512_setzero_si512(), c01 = c00, c02 = c00, c03 = c00
         var c10 = c00, c11 = c00, c12 = c00, c13 = c00
@@ -324,17 +337,17 @@ final class QuantizedGEMM {
             let w0 = _mm512_loadu_si512(w), w1 = _mm512_loadu_si512(w + 64)
             let w2 = _mm512_loadu_si512(w + 128), w3 = _mm512_loadu_si512(w + 192)
             let x0 = broadcast(r0, s)
-            c00 = _mm512_dpbusd_epi32(c00, w0, x0); c01 = _mm512_dpbusd_epi32(c01, w1, x0)
-            c02 = _mm512_dpbusd_epi32(c02, w2, x0); c03 = _mm512_dpbusd_epi32(c03, w3, x0)
+            c00 = Order.dot(c00, w0, x0); c01 = Order.dot(c01, w1, x0)
+            c02 = Order.dot(c02, w2, x0); c03 = Order.dot(c03, w3, x0)
             let x1 = broadcast(r1, s)
-            c10 = _mm512_dpbusd_epi32(c10, w0, x1); c11 = _mm512_dpbusd_epi32(c11, w1, x1)
-            c12 = _mm512_dpbusd_epi32(c12, w2, x1); c13 = _mm512_dpbusd_epi32(c13, w3, x1)
+            c10 = Order.dot(c10, w0, x1); c11 = Order.dot(c11, w1, x1)
+            c12 = Order.dot(c12, w2, x1); c13 = Order.dot(c13, w3, x1)
             let x2 = broadcast(r2, s)
-            c20 = _mm512_dpbusd_epi32(c20, w0, x2); c21 = _mm512_dpbusd_epi32(c21, w1, x2)
-            c22 = _mm512_dpbusd_epi32(c22, w2, x2); c23 = _mm512_dpbusd_epi32(c23, w3, x2)
+            c20 = Order.dot(c20, w0, x2); c21 = Order.dot(c21, w1, x2)
+            c22 = Order.dot(c22, w2, x2); c23 = Order.dot(c23, w3, x2)
             let x3 = broadcast(r3, s)
-            c30 = _mm512_dpbusd_epi32(c30, w0, x3); c31 = _mm512_dpbusd_epi32(c31, w1, x3)
-            c32 = _mm512_dpbusd_epi32(c32, w2, x3); c33 = _mm512_dpbusd_epi32(c33, w3, x3)
+            c30 = Order.dot(c30, w0, x3); c31 = Order.dot(c31, w1, x3)
+            c32 = Order.dot(c32, w2, x3); c33 = Order.dot(c33, w3, x3)
             w += 256
         }
         let o0 = UnsafeMutableRawPointer(out), o1 = UnsafeMutableRawPointer(out + stride)
@@ -347,17 +360,17 @@ final class QuantizedGEMM {
 
     /// 4 rows x 32 channels, for a last group of two or three blocks.
     @inline(never)
-    private static func kernel4x2(_ r0: UnsafePointer<Int8>, _ r1: UnsafePointer<Int8>, _ r2: UnsafePointer<Int8>, _ r3: UnsafePointer<Int8>,
+    private static func kernel4x2<Order: DotOperandOrder>(_ order: Order.Type, _ r0: UnsafePointer<Int8>, _ r1: UnsafePointer<Int8>, _ r2: UnsafePointer<Int8>, _ r3: UnsafePointer<Int8>,
                                   filter: UnsafeRawPointer, filterStep: Int, steps: Int, out: UnsafeMutablePointer<Int32>, stride: Int) {
         var c00 = _mm512_setzero_si512(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00
         var w = filter
         for s in 0..<steps {
             let w0 = _mm512_loadu_si512(w), w1 = _mm512_loadu_si512(w + 64)
             let x0 = broadcast(r0, s), x1 = broadcast(r1, s), x2 = broadcast(r2, s), x3 = broadcast(r3, s)
-            c00 = _mm512_dpbusd_epi32(c00, w0, x0); c01 = _mm512_dpbusd_epi32(c01, w1, x0)
-            c10 = _mm512_dpbusd_epi32(c10, w0, x1); c11 = _mm512_dpbusd_epi32(c11, w1, x1)
-            c20 = _mm512_dpbusd_epi32(c20, w0, x2); c21 = _mm512_dpbusd_epi32(c21, w1, x2)
-            c30 = _mm512_dpbusd_epi32(c30, w0, x3); c31 = _mm512_dpbusd_epi32(c31, w1, x3)
+            c00 = Order.dot(c00, w0, x0); c01 = Order.dot(c01, w1, x0)
+            c10 = Order.dot(c10, w0, x1); c11 = Order.dot(c11, w1, x1)
+            c20 = Order.dot(c20, w0, x2); c21 = Order.dot(c21, w1, x2)
+            c30 = Order.dot(c30, w0, x3); c31 = Order.dot(c31, w1, x3)
             w += filterStep
         }
         let o0 = UnsafeMutableRawPointer(out), o1 = UnsafeMutableRawPointer(out + stride)
@@ -370,16 +383,16 @@ final class QuantizedGEMM {
 
     /// 4 rows x 16 channels, for the last block of a group of one or three.
     @inline(never)
-    private static func kernel4x1(_ r0: UnsafePointer<Int8>, _ r1: UnsafePointer<Int8>, _ r2: UnsafePointer<Int8>, _ r3: UnsafePointer<Int8>,
+    private static func kernel4x1<Order: DotOperandOrder>(_ order: Order.Type, _ r0: UnsafePointer<Int8>, _ r1: UnsafePointer<Int8>, _ r2: UnsafePointer<Int8>, _ r3: UnsafePointer<Int8>,
                                   filter: UnsafeRawPointer, filterStep: Int, steps: Int, out: UnsafeMutablePointer<Int32>, stride: Int) {
         var c0 = _mm512_setzero_si512(), c1 = c0, c2 = c0, c3 = c0
         var w = filter
         for s in 0..<steps {
             let w0 = _mm512_loadu_si512(w)
-            c0 = _mm512_dpbusd_epi32(c0, w0, broadcast(r0, s))
-            c1 = _mm512_dpbusd_epi32(c1, w0, broadcast(r1, s))
-            c2 = _mm512_dpbusd_epi32(c2, w0, broadcast(r2, s))
-            c3 = _mm512_dpbusd_epi32(c3, w0, broadcast(r3, s))
+            c0 = Order.dot(c0, w0, broadcast(r0, s))
+            c1 = Order.dot(c1, w0, broadcast(r1, s))
+            c2 = Order.dot(c2, w0, broadcast(r2, s))
+            c3 = Order.dot(c3, w0, broadcast(r3, s))
             w += filterStep
         }
         _mm512_storeu_si512(UnsafeMutableRawPointer(out), c0)
