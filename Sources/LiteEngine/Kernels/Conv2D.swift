@@ -160,7 +160,8 @@ final class Conv2D: Kernel {
         let edgeColumns: Int
         /// Entries in the pointer table (output pixels times kh).
         let pointers: Int
-        /// Scratch offsets: the zeros at 0, the edge copies after them.
+        /// Scratch offsets: the zeros at 0, the edge copies at `edgesOffset`. `bytes` also counts the pointer table
+        /// (the kernel's own memory), so that the interpreter's memory limit sees it.
         let edgesOffset: Int, bytes: Int
     }
 
@@ -188,7 +189,6 @@ final class Conv2D: Kernel {
         let pointers = saturatingProduct(input.dim(0), geometryH.output, geometryW.output, kh)
         let edgesOffset = (span * 4 + 63) / 64 * 64
         let edgeBytes = saturatingProduct(input.dim(0), geometryH.output, edgeColumns, kh, span, 4)
-        // The pointer table is the kernel's own memory, counted here too so that the memory limit sees it.
         return IndirectLayout(span: span, segments: kh, edgeSlot: edgeSlot, edgeColumns: edgeColumns, pointers: pointers,
                               edgesOffset: edgesOffset, bytes: saturatingProduct(edgesOffset + edgeBytes + saturatingProduct(pointers, 8), 1))
     }
