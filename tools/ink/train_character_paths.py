@@ -33,6 +33,7 @@ import ink_data  # noqa: E402
 from character_data import CHARACTERS  # noqa: E402
 from ink_features import FEATURES, features, untimed  # noqa: E402
 from train_characters import cuts_of  # noqa: E402
+from train_shapes import batches  # noqa: E402  (padding repeats the last frame, so the maximum over time is unchanged)
 
 UNITS = 64
 
@@ -76,41 +77,15 @@ def build_model(batch_size=None, dropout=0.0):
     return tf.keras.Model(inputs, tf.keras.layers.Dense(len(CHARACTERS), name="character_logits")(x))
 
 
-def batches(items, batch_size, rng):
-    order = sorted(range(len(items)), key=lambda i: len(items[i][0]) + rng.random() * 6)
-    groups = [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
-    rng.shuffle(groups)
-    for g in groups:
-        t = max(len(items[i][0]) for i in g)
-        x = np.zeros((len(g), t, FEATURES), np.float32)
-        # Padding repeats the last frame so that the maximum over time is not changed by it.
-        for r, i in enumerate(g):
-            f = items[i][0]
-            x[r, :len(f)] = f
-            x[r, len(f):] = f[-1]
-        yield x, np.array([items[i][1] for i in g], np.int32)
-
-
 def log_probabilities(model, items):
+    """Each item's log-probabilities, in item order (batched by length; `batches` carries each item's index)."""
     out = np.zeros((len(items), len(CHARACTERS)))
-    for x, idx in _indexed_batches(items):
+    indexed = [(f, i) for i, (f, _) in enumerate(items)]
+    for x, idx in batches(indexed, 256, np.random.default_rng(0)):
         z = model(x, training=False).numpy().astype(np.float64)
         z -= z.max(1, keepdims=True)
         out[idx] = z - np.log(np.exp(z).sum(1, keepdims=True))
     return out
-
-
-def _indexed_batches(items, batch_size=256):
-    order = sorted(range(len(items)), key=lambda i: len(items[i][0]))
-    for start in range(0, len(order), batch_size):
-        g = order[start:start + batch_size]
-        t = max(len(items[i][0]) for i in g)
-        x = np.zeros((len(g), t, FEATURES), np.float32)
-        for r, i in enumerate(g):
-            f = items[i][0]
-            x[r, :len(f)] = f
-            x[r, len(f):] = f[-1]
-        yield x, np.array(g)
 
 
 def main():

@@ -137,7 +137,7 @@ class Pad: Kernel {
         if pattern.count == 4, bytes <= 64 {
             let value = pattern.loadUnaligned(as: UInt32.self)
             for offset in stride(from: 0, to: bytes, by: 4) { (destination + offset).storeBytes(of: value, as: UInt32.self) }
-        } else if pattern.allSatisfy({ $0 == 0 }) || pattern.count == 1 {
+        } else if pattern.count == 1 || pattern.allSatisfy({ $0 == 0 }) {
             destination.initializeMemory(as: UInt8.self, repeating: pattern[0], count: bytes)
         } else if pattern.count == 4 {
             destination.initializeMemory(as: UInt32.self, repeating: pattern.loadUnaligned(as: UInt32.self), count: bytes / 4)

@@ -233,7 +233,11 @@ final class QuantizedGEMM {
                 let r1 = rows + (first + min(1, count - 1)) * rowStride
                 let r2 = rows + (first + min(2, count - 1)) * rowStride
                 let r3 = rows + (first + min(3, count - 1)) * rowStride
-                multiplyTile(r0, r1, r2, r3, into: accumulators)
+                if activationsUnsigned {
+                    multiplyTile(UnsignedActivations.self, r0, r1, r2, r3, into: accumulators)
+                } else {
+                    multiplyTile(UnsignedFilter.self, r0, r1, r2, r3, into: accumulators)
+                }
                 let sums = SIMD4(rowSum(r0), rowSum(r1), rowSum(r2), rowSum(r3))
                 requantization.requantizeTile(accumulators, accumulatorStride: paddedChannels, rows: count, constants: channelConstants,
                                               rowSumFactors: rowSumFactors, rowSums: sums, channels: channels,
@@ -267,8 +271,9 @@ final class QuantizedGEMM {
 
     /// Four rows against every channel block: `accumulators[i, c] = Σ_k row_i[k]·w'[c, k]`.
     @inline(__always)
-    private func multiplyTile(_ r0: UnsafePointer<Int8>, _ r1: UnsafePointer<Int8>, _ r2: UnsafePointer<Int8>, _ r3: UnsafePointer<Int8>,
-                              into accumulators: UnsafeMutablePointer<Int32>) {
+    private func multiplyTile<Order: DotOperandOrder>(_ order: Order.Type, _ r0: UnsafePointer<Int8>, _ r1: UnsafePointer<Int8>,
+                                                      _ r2: UnsafePointer<Int8>, _ r3: UnsafePointer<Int8>,
+                                                      into accumulators: UnsafeMutablePointer<Int32>) {
         let steps = paddedDepth / 4
         let blocks = paddedChannels / Self.lanes
         let stride = paddedChannels
@@ -278,26 +283,16 @@ final class QuantizedGEMM {
             let filter = UnsafeRawPointer(weights + block * Self.lanes * paddedDepth)
             let out = accumulators + block * Self.lanes
             if groupBlocks == 4 {
-                activationsUnsigned ? Self.kernel4x4(UnsignedActivations.self, r0, r1, r2, r3, filter: filter, steps: steps, out: out, stride: stride)
-                    : Self.kernel4x4(UnsignedFilter.self, r0, r1, r2, r3, filter: filter, steps: steps, out: out, stride: stride)
+                Self.kernel4x4(order, r0, r1, r2, r3, filter: filter, steps: steps, out: out, stride: stride)
             } else {
                 var j = 0
                 if groupBlocks >= 2 {
-                    if activationsUnsigned {
-                        Self.kernel4x2(UnsignedActivations.self, r0, r1, r2, r3, filter: filter, filterStep: groupBlocks * 64, steps: steps, out: out, stride: stride)
-                    } else {
-                        Self.kernel4x2(UnsignedFilter.self, r0, r1, r2, r3, filter: filter, filterStep: groupBlocks * 64, steps: steps, out: out, stride: stride)
-                    }
+                    Self.kernel4x2(order, r0, r1, r2, r3, filter: filter, filterStep: groupBlocks * 64, steps: steps, out: out, stride: stride)
                     j = 2
                 }
                 if j < groupBlocks {
-                    if activationsUnsigned {
-                        Self.kernel4x1(UnsignedActivations.self, r0, r1, r2, r3, filter: filter + j * 64, filterStep: groupBlocks * 64, steps: steps,
-                                       out: out + j * Self.lanes, stride: stride)
-                    } else {
-                        Self.kernel4x1(UnsignedFilter.self, r0, r1, r2, r3, filter: filter + j * 64, filterStep: groupBlocks * 64, steps: steps,
-                                       out: out + j * Self.lanes, stride: stride)
-                    }
+                    Self.kernel4x1(order, r0, r1, r2, r3, filter: filter + j * 64, filterStep: groupBlocks * 64, steps: steps,
+                                   out: out + j * Self.lanes, stride: stride)
                 }
             }
             block += groupBlocks
