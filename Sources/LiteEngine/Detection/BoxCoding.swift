@@ -66,11 +66,67 @@ public enum CenterSizeBoxCoding {
     }
 
     /// Greedy NMS over one score per box, as the op's `NonMaxSuppressionSingleClassHelper`: keep scores at or
-    /// above `scoreThreshold`, sort descending (ties by index, which the op's `std::sort` does not promise), take
-    /// the best, drop every later box whose IoU with it exceeds `iouThreshold`, repeat up to `maxDetections`.
-    /// Returns the kept box indices, best first.
+    /// above `scoreThreshold`, sort descending (ties by index, as the op's `std::stable_sort`), take the best, drop
+    /// every later box whose IoU with it exceeds `iouThreshold`, repeat up to `maxDetections`. Returns the kept box
+    /// indices, best first.
+    ///
+    /// Runs lazily: the candidates are a heap, and each one popped is kept unless a box kept before it overlaps it.
+    /// That is the same decision the full sort makes (a box is only ever suppressed by a kept box ranked above it),
+    /// but it orders only as many boxes as it pops, not every box above the threshold (1,917 for COCO SSD, whose
+    /// threshold is 1e-8). ``referenceNonMaxSuppression(boxes:scores:scoreThreshold:iouThreshold:maxDetections:)``
+    /// is the op's loop as written.
     public static func nonMaxSuppression(boxes: [DetectionBox], scores: [Float], scoreThreshold: Float,
                                          iouThreshold: Float, maxDetections: Int) -> [Int] {
+        scores.withUnsafeBufferPointer {
+            nonMaxSuppression(boxes: boxes, scores: $0, scoreThreshold: scoreThreshold, iouThreshold: iouThreshold, maxDetections: maxDetections)
+        }
+    }
+
+    static func nonMaxSuppression(boxes: [DetectionBox], scores: UnsafeBufferPointer<Float>, scoreThreshold: Float,
+                                  iouThreshold: Float, maxDetections: Int) -> [Int] {
+        var heap = [Int]()
+        heap.reserveCapacity(scores.count)
+        for i in scores.indices where scores[i] >= scoreThreshold { heap.append(i) }
+        var selected: [Int] = []
+        heap.withUnsafeMutableBufferPointer { heap in
+            // NaN scores never pass the threshold, so this is a strict order.
+            func precedes(_ a: Int, _ b: Int) -> Bool {
+                let sa = scores[a], sb = scores[b]
+                return sa != sb ? sa > sb : a < b
+            }
+            func siftDown(_ start: Int, _ count: Int) {
+                var parent = start
+                let item = heap[parent]
+                while true {
+                    var child = 2 * parent + 1
+                    if child >= count { break }
+                    if child + 1 < count && precedes(heap[child + 1], heap[child]) { child += 1 }
+                    if !precedes(heap[child], item) { break }
+                    heap[parent] = heap[child]
+                    parent = child
+                }
+                heap[parent] = item
+            }
+            var count = heap.count
+            for start in stride(from: count / 2 - 1, through: 0, by: -1) { siftDown(start, count) }
+            while count > 0 && selected.count < maxDetections {
+                let candidate = heap[0]
+                count -= 1
+                heap[0] = heap[count]
+                siftDown(0, count)
+                // The kept box is the receiver, as in the op's loop: with NaN coordinates `min`/`max` are not symmetric.
+                if !selected.contains(where: { boxes[$0].intersectionOverUnion(boxes[candidate]) > iouThreshold }) {
+                    selected.append(candidate)
+                }
+            }
+        }
+        return selected
+    }
+
+    /// The op's loop as written (every candidate sorted, then suppressed in order): what
+    /// ``nonMaxSuppression(boxes:scores:scoreThreshold:iouThreshold:maxDetections:)`` is tested against.
+    static func referenceNonMaxSuppression(boxes: [DetectionBox], scores: [Float], scoreThreshold: Float,
+                                           iouThreshold: Float, maxDetections: Int) -> [Int] {
         let candidates = scores.indices.filter { scores[$0] >= scoreThreshold }
         let order = candidates.sorted { scores[$0] != scores[$1] ? scores[$0] > scores[$1] : $0 < $1 }
         var active = [Bool](repeating: true, count: order.count)

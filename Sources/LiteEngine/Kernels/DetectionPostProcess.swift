@@ -95,10 +95,25 @@ final class DetectionPostProcess: Kernel {
         return { (Float(p[$0]) - zeroPoint) * scale }
     }
 
+    /// uint8 class scores dequantized, kept between runs.
+    private var dequantizedScores: [Float] = []
+
+    /// The class scores as floats: a float tensor in place, a uint8 one dequantized into ``dequantizedScores``.
+    private func withScores<Result>(_ t: Tensor, _ body: (UnsafeBufferPointer<Float>) -> Result) -> Result {
+        if t.type == .float32 { return body(UnsafeBufferPointer(start: t.floats, count: t.elementCount)) }
+        let p = t.pointer(UInt8.self)
+        let zeroPoint = Float(t.quantization!.zeroPoint[0]), scale = t.quantization!.scale[0]
+        if dequantizedScores.count != t.elementCount { dequantizedScores = [Float](repeating: 0, count: t.elementCount) }
+        dequantizedScores.withUnsafeMutableBufferPointer { out in
+            for i in out.indices { out[i] = (Float(p[i]) - zeroPoint) * scale }
+        }
+        return dequantizedScores.withUnsafeBufferPointer(body)
+    }
+
     override func run(_ context: RunContext) throws {
         let encodings = node.inputs[0]!, scoresTensor = node.inputs[1]!, anchorsTensor = node.inputs[2]!
         let stride = encodings.dim(2)
-        let encoding = Self.reader(encodings), anchor = Self.reader(anchorsTensor), score = Self.reader(scoresTensor)
+        let encoding = Self.reader(encodings), anchor = Self.reader(anchorsTensor)
         let scales = CenterSizeBoxCoding.Scales(y: options.yScale, x: options.xScale, h: options.hScale, w: options.wScale)
         var decoded: [DetectionBox] = []
         decoded.reserveCapacity(boxCount)
@@ -109,13 +124,14 @@ final class DetectionPostProcess: Kernel {
             if box.ymin > box.ymax || box.xmin > box.xmax { throw KernelError.invalid("decoded box \(i) is inverted") }
             decoded.append(box)
         }
-        let scores = (0..<scoresTensor.elementCount).map(score)
 
         for output in node.outputs { output.floats.update(repeating: 0, count: output.elementCount) }
-        if options.useRegularNMS {
-            regularNMS(decoded: decoded, scores: scores, withBackground: scoresTensor.dim(2))
-        } else {
-            fastNMS(decoded: decoded, scores: scores, withBackground: scoresTensor.dim(2))
+        withScores(scoresTensor) { scores in
+            if options.useRegularNMS {
+                regularNMS(decoded: decoded, scores: scores, withBackground: scoresTensor.dim(2))
+            } else {
+                fastNMS(decoded: decoded, scores: scores, withBackground: scoresTensor.dim(2))
+            }
         }
     }
 
@@ -129,42 +145,46 @@ final class DetectionPostProcess: Kernel {
     }
 
     /// Indices of the `count` largest values, descending; ties keep the lower index first.
-    static func topIndices(_ values: ArraySlice<Float>, count: Int) -> [Int] {
-        let base = values.startIndex
+    static func topIndices(_ values: UnsafeBufferPointer<Float>, count: Int) -> [Int] {
         if count == 1 {
-            var best = base
+            var best = 0
             for i in values.indices where values[i] > values[best] { best = i }
-            return [best - base]
+            return [best]
         }
-        return Array(values.indices.sorted { values[$0] != values[$1] ? values[$0] > values[$1] : $0 < $1 }.prefix(count).map { $0 - base })
+        return Array(values.indices.sorted { values[$0] != values[$1] ? values[$0] > values[$1] : $0 < $1 }.prefix(count))
     }
 
-    private func fastNMS(decoded: [DetectionBox], scores: [Float], withBackground: Int) {
-        let offset = withBackground - options.numClasses
-        let perAnchor = min(options.maxClassesPerDetection, options.numClasses)
-        var topClasses: [[Int]] = []
-        var maxScores: [Float] = []
-        topClasses.reserveCapacity(boxCount)
+    private func fastNMS(decoded: [DetectionBox], scores: UnsafeBufferPointer<Float>, withBackground: Int) {
+        let offset = withBackground - options.numClasses, classCount = options.numClasses
+        let perAnchor = min(options.maxClassesPerDetection, classCount)
+        var topClasses = [Int](repeating: 0, count: boxCount * perAnchor)
+        var maxScores = [Float](repeating: 0, count: boxCount)
         for row in 0..<boxCount {
-            let rowStart = row * withBackground + offset
-            let classes = Self.topIndices(scores[rowStart..<(rowStart + options.numClasses)], count: perAnchor)
-            topClasses.append(classes)
-            maxScores.append(scores[rowStart + classes[0]])
+            let rowScores = UnsafeBufferPointer(rebasing: scores[(row * withBackground + offset)...].prefix(classCount))
+            if perAnchor == 1 {
+                var best = 0
+                for c in 1..<classCount where rowScores[c] > rowScores[best] { best = c }
+                topClasses[row] = best
+            } else {
+                for (col, c) in Self.topIndices(rowScores, count: perAnchor).enumerated() { topClasses[row * perAnchor + col] = c }
+            }
+            maxScores[row] = rowScores[topClasses[row * perAnchor]]
         }
         let selected = singleClassNMS(decoded: decoded, scores: maxScores, maxDetections: options.maxDetections)
         let (boxes, classes, outScores, count) = (node.outputs[0].floats, node.outputs[1].floats, node.outputs[2].floats, node.outputs[3].floats)
         for (k, anchor) in selected.enumerated() {
             for col in 0..<perAnchor {
                 let slot = options.maxClassesPerDetection * k + col
+                let cls = topClasses[anchor * perAnchor + col]
                 Self.write(decoded[anchor], to: boxes + 4 * slot)
-                classes[slot] = Float(topClasses[anchor][col])
-                outScores[slot] = scores[anchor * withBackground + offset + topClasses[anchor][col]]
+                classes[slot] = Float(cls)
+                outScores[slot] = scores[anchor * withBackground + offset + cls]
             }
         }
         count[0] = Float(selected.count)
     }
 
-    private func regularNMS(decoded: [DetectionBox], scores: [Float], withBackground: Int) {
+    private func regularNMS(decoded: [DetectionBox], scores: UnsafeBufferPointer<Float>, withBackground: Int) {
         let offset = withBackground - options.numClasses
         var best: [(score: Float, anchor: Int, cls: Int)] = []
         for cls in 0..<options.numClasses {
