@@ -28,15 +28,22 @@ func vectorizableSigmoid(_ x: Float) -> Float {
     1 / (1 + vectorizableExp(-x))
 }
 
-/// `tanh(x)`: `1 - 2 / (e^2|x| + 1)` with the sign of x, and the odd Taylor series below |x| = 1/8, where that
-/// difference would lose relative precision (the first omitted term is below 2^-30 there).
+/// `tanh(x)`: `1 - 2 / (e^2|x| + 1)` with the sign of x, and below |x| = 0.4, where that difference cancels bits
+/// (7 at 1/8, where this switched before), the odd Taylor series to x^13 (the first omitted term is below 2^-27
+/// of the result there). At most 4 ulp from libm's `tanhf` (checked at every float in (0, 12) on 2026-11-25).
 @inline(__always)
 func vectorizableTanh(_ x: Float) -> Float {
     let magnitude = abs(x)
     let large = 1 - 2 / (vectorizableExp(2 * magnitude) + 1)
     let x2 = x * x
-    let small = x * (1 + x2 * (-1.0 / 3 + x2 * (2.0 / 15 + x2 * (-17.0 / 315))))
-    return magnitude < 0.125 ? small : (x < 0 ? -large : large)
+    var series: Float = 21844.0 / 6081075
+    series = series * x2 - 1382.0 / 155925
+    series = series * x2 + 62.0 / 2835
+    series = series * x2 - 17.0 / 315
+    series = series * x2 + 2.0 / 15
+    series = series * x2 - 1.0 / 3
+    let small = x + x * x2 * series
+    return magnitude < 0.4 ? small : (x < 0 ? -large : large)
 }
 
 /// Applies `vectorizableSigmoid` to `count` floats in place.
