@@ -45,6 +45,7 @@ final class QuantizedGEMM {
     static let lanes = 16
     static let blocksPerGroup = 4
     static let rowsPerTile = 4
+    static let rowsPerBlock = 16
 
     let channels: Int
     let depth: Int
@@ -159,29 +160,25 @@ final class QuantizedGEMM {
         let (outH, outW) = (geometryH.output, geometryW.output)
         let source = UnsafePointer<UInt8>(OpaquePointer(input.data!))
         let padValue = shiftedInputZero, rowLength = paddedDepth, depth = self.depth
+        let span = kw * channels
+        // Output columns whose taps are all inside the input (dilation 1): each filter row is `span` contiguous bytes.
+        let interior = options.dilationW == 1
+            ? Self.interiorColumns(outW: outW, inW: inW, kernel: kw, stride: options.strideW, padBefore: geometryW.padBefore) : 0..<0
+        #if LITE_AVX512_VNNI
+        // Filter rows of at most 16 bytes (a first layer's 3x3 taps of 3 channels: 9) go one 16-byte store each.
+        let shortSpans = span <= 16
+        #else
+        let shortSpans = false
+        #endif
         parallelFor(batches * outH, threads: threads, workPerItem: outW * rowLength) { range in
             for by in range {
                 let b = by / outH, oy = by % outH
-                for ox in 0..<outW {
-                    let row = rows + ((b * outH + oy) * outW + ox) * rowLength
+                let outputRow = rows + (b * outH + oy) * outW * rowLength
+                /// Row `ox` of this output row, tap by tap (any dilation, any padding).
+                func packByTap(_ ox: Int) {
+                    let row = outputRow + ox * rowLength
                     let bytes = UnsafeMutablePointer<UInt8>(OpaquePointer(row))
                     var dst = 0
-                    let ix0 = ox * options.strideW - geometryW.padBefore
-                    if options.dilationW == 1 && ix0 >= 0 && ix0 + kw <= inW {
-                        // Every horizontal tap inside: each filter row is kw·channels contiguous input bytes.
-                        let span = kw * channels
-                        for ky in 0..<kh {
-                            let iy = oy * options.strideH - geometryH.padBefore + ky * options.dilationH
-                            if iy >= 0 && iy < inH {
-                                Self.copy(source + ((b * inH + iy) * inW + ix0) * channels, to: bytes + dst, count: span)
-                            } else {
-                                (row + dst).update(repeating: padValue, count: span)
-                            }
-                            dst += span
-                        }
-                        if depth < rowLength { (row + depth).update(repeating: 0, count: rowLength - depth) }
-                        continue
-                    }
                     for ky in 0..<kh {
                         let iy = oy * options.strideH - geometryH.padBefore + ky * options.dilationH
                         for kx in 0..<kw {
@@ -197,9 +194,94 @@ final class QuantizedGEMM {
                     }
                     if depth < rowLength { (row + depth).update(repeating: 0, count: rowLength - depth) }
                 }
+                for ox in 0..<outW where !interior.contains(ox) { packByTap(ox) }
+                if interior.isEmpty { continue }
+                #if LITE_AVX512_VNNI
+                if shortSpans {
+                    packShortSpans(source: source, end: source + input.elementCount, outputRow: outputRow, columns: interior,
+                                   sourceRow: { ky in
+                                       let iy = oy * options.strideH - geometryH.padBefore + ky * options.dilationH
+                                       return iy >= 0 && iy < inH ? ((b * inH + iy) * inW) * channels : nil
+                                   },
+                                   kernelH: kh, span: span, step: options.strideW * channels,
+                                   firstColumn: (interior.lowerBound * options.strideW - geometryW.padBefore) * channels)
+                    continue
+                }
+                #endif
+                for ox in interior {
+                    let row = outputRow + ox * rowLength
+                    let ix0 = ox * options.strideW - geometryW.padBefore
+                    var dst = 0
+                    for ky in 0..<kh {
+                        let iy = oy * options.strideH - geometryH.padBefore + ky * options.dilationH
+                        if iy >= 0 && iy < inH {
+                            Self.copy(source + ((b * inH + iy) * inW + ix0) * channels, to: UnsafeMutablePointer(OpaquePointer(row + dst)), count: span)
+                        } else {
+                            (row + dst).update(repeating: padValue, count: span)
+                        }
+                        dst += span
+                    }
+                    if depth < rowLength { (row + depth).update(repeating: 0, count: rowLength - depth) }
+                }
             }
         }
     }
+
+    /// The output columns `ox` with `0 <= ox·stride - padBefore` and `ox·stride - padBefore + kernel <= inW`.
+    static func interiorColumns(outW: Int, inW: Int, kernel: Int, stride: Int, padBefore: Int) -> Range<Int> {
+        let first = (padBefore + stride - 1) / stride
+        let lastStart = inW - kernel + padBefore
+        guard lastStart >= 0 else { return 0..<0 }
+        let end = min(outW, lastStart / stride + 1)
+        return first < end ? first..<end : 0..<0
+    }
+
+    #if LITE_AVX512_VNNI
+    /// The interior `columns` of one output row when a filter row is `span` ≤ 16 bytes: filter row by filter row, each
+    /// column's span is one 16-byte load (the bytes past the span cleared; a masked load where 16 bytes would read
+    /// past `end`) and one store at its place in the column's row, whose bytes past the span are zeros that the
+    /// next filter row overwrites or that remain as the depth padding. A store that would reach past its row is
+    /// masked to it. `sourceRow(ky)` is the byte offset of input row ky's first pixel, nil above or below the image.
+    @inline(__always)
+    private func packShortSpans(source: UnsafePointer<UInt8>, end: UnsafePointer<UInt8>, outputRow: UnsafeMutablePointer<Int8>,
+                                columns: Range<Int>, sourceRow: (Int) -> Int?, kernelH kh: Int, span: Int, step: Int, firstColumn: Int) {
+        let rowLength = paddedDepth
+        let spanMask = UInt16(truncatingIfNeeded: (1 << span) - 1)
+        let spanBytes = _mm_maskz_mov_epi8(spanMask, _mm_set1_epi8(-1))
+        for ky in 0..<kh {
+            let offset = ky * span
+            let storeMask = UInt16(truncatingIfNeeded: (1 << min(rowLength - offset, 16)) - 1)
+            let masked = offset + 16 > rowLength
+            var destination = UnsafeMutableRawPointer(outputRow + columns.lowerBound * rowLength + offset)
+            guard let start = sourceRow(ky) else {
+                let padding = _mm_maskz_mov_epi8(spanMask, _mm_set1_epi8(shiftedInputZero))
+                for _ in columns {
+                    _mm_mask_storeu_epi8(destination, storeMask, padding)
+                    destination += rowLength
+                }
+                continue
+            }
+            var pointer = source + start + firstColumn
+            for _ in columns {
+                let bytes = pointer + 16 <= end
+                    ? _mm_and_si128(_mm_loadu_si128(UnsafeRawPointer(pointer).assumingMemoryBound(to: __m128i_u.self)), spanBytes)
+                    : _mm_maskz_loadu_epi8(spanMask, UnsafeRawPointer(pointer))
+                if masked {
+                    _mm_mask_storeu_epi8(destination, storeMask, bytes)
+                } else {
+                    _mm_storeu_si128(destination.assumingMemoryBound(to: __m128i_u.self), bytes)
+                }
+                pointer += step
+                destination += rowLength
+            }
+        }
+        // The depth padding, where the last filter row's store did not reach it (span + padding > 16).
+        let tail = kh * span
+        if tail < rowLength && (kh - 1) * span + 16 < rowLength {
+            for column in columns { (outputRow + column * rowLength + tail).update(repeating: 0, count: rowLength - tail) }
+        }
+    }
+    #endif
 
     /// `count` bytes, sixteen at a time (no reads or writes past `count`: the last bytes by masked loads and stores
     /// in AVX-512 builds, else a plain copy).
@@ -218,30 +300,32 @@ final class QuantizedGEMM {
     }
 
     /// `output[r, c] = requantize(Σ_k rows[r, k]·w'[c, k] + constant[c] - q[c]·Σ_k rows[r, k])` for `rowCount` rows
-    /// `rowStride` bytes apart.
+    /// `rowStride` bytes apart. Rows go in blocks of `rowsPerBlock`: the microkernels fill the block's accumulators four
+    /// rows at a time, then each 16-channel block's requantization data is loaded once for all of its rows (narrow
+    /// layers, one or two channel blocks wide, spent most of their time setting that up for every four rows).
     func run(rows: UnsafePointer<Int8>, rowCount: Int, rowStride: Int, output: UnsafeMutableRawPointer, threads: Int) {
         #if LITE_AVX512_VNNI
-        let tiles = (rowCount + Self.rowsPerTile - 1) / Self.rowsPerTile
-        parallelFor(tiles, threads: threads, minimumChunk: 8, workPerItem: Self.rowsPerTile * paddedChannels * depth) { range in
-            let accumulators = allocateAligned(Int32.self, count: Self.rowsPerTile * paddedChannels)
-            defer { deallocateAligned(accumulators) }
-            for tile in range {
-                let first = tile * Self.rowsPerTile
-                let count = min(Self.rowsPerTile, rowCount - first)
-                // Rows past the end repeat the last one; their results are not stored.
-                let r0 = rows + first * rowStride
-                let r1 = rows + (first + min(1, count - 1)) * rowStride
-                let r2 = rows + (first + min(2, count - 1)) * rowStride
-                let r3 = rows + (first + min(3, count - 1)) * rowStride
+        let blocks = (rowCount + Self.rowsPerBlock - 1) / Self.rowsPerBlock
+        parallelFor(blocks, threads: threads, minimumChunk: 2, workPerItem: Self.rowsPerBlock * paddedChannels * depth) { range in
+            let accumulators = allocateAligned(Int32.self, count: Self.rowsPerBlock * paddedChannels)
+            let rowSums = allocateAligned(Int32.self, count: Self.rowsPerBlock)
+            defer {
+                deallocateAligned(accumulators)
+                deallocateAligned(rowSums)
+            }
+            for block in range {
+                let first = block * Self.rowsPerBlock
+                let count = min(Self.rowsPerBlock, rowCount - first)
+                let blockRows = rows + first * rowStride
                 if activationsUnsigned {
-                    multiplyTile(UnsignedActivations.self, r0, r1, r2, r3, into: accumulators)
+                    multiplyBlock(UnsignedActivations.self, blockRows, count: count, rowStride: rowStride, into: accumulators)
                 } else {
-                    multiplyTile(UnsignedFilter.self, r0, r1, r2, r3, into: accumulators)
+                    multiplyBlock(UnsignedFilter.self, blockRows, count: count, rowStride: rowStride, into: accumulators)
                 }
-                let sums = SIMD4(rowSum(r0), rowSum(r1), rowSum(r2), rowSum(r3))
-                requantization.requantizeTile(accumulators, accumulatorStride: paddedChannels, rows: count, constants: channelConstants,
-                                              rowSumFactors: rowSumFactors, rowSums: sums, channels: channels,
-                                              into: output + first * channels, outputStride: channels)
+                rowSums16(blockRows, rowStride: rowStride, count: count, into: rowSums)
+                requantization.requantizeBlock(accumulators, accumulatorStride: paddedChannels, rows: count, constants: channelConstants,
+                                               rowSumFactors: rowSumFactors, rowSums: rowSums, channels: channels,
+                                               into: output + first * channels, outputStride: channels)
             }
         }
         #else
@@ -250,23 +334,136 @@ final class QuantizedGEMM {
     }
 
     #if LITE_AVX512_VNNI
-    /// `Σ_k row[k]` over the padded depth, four rows' worth of bytes at a time with `vpdpbusd` against ones.
+    /// `Σ_k row[k]` over the padded depth for `count` (at most 16) rows `rowStride` apart, into `sums[0..<16]` (the
+    /// lanes past `count` repeat the last row). Each row's bytes are summed 64 at a time with `vpdpbusd` against
+    /// ones into 16 partial sums, and the 16 rows' partial sums are added across lanes together: pairs of rows
+    /// interleave and add within 128-bit lanes (32-bit, then 64-bit unpacks), then the four 128-bit lanes fold
+    /// in two permutes, leaving row i's sum in lane i (45 operations for 16 rows, not a reduction of 9 per row).
     @inline(__always)
-    private func rowSum(_ row: UnsafePointer<Int8>) -> Int32 {
+    private func rowSums16(_ rows: UnsafePointer<Int8>, rowStride: Int, count: Int, into sums: UnsafeMutablePointer<Int32>) {
         let ones = _mm512_set1_epi8(1)
-        var sum = _mm512_setzero_si512()
-        var k = 0
-        while k + 64 <= paddedDepth {
-            let bytes = _mm512_loadu_si512(UnsafeRawPointer(row + k))
-            sum = activationsUnsigned ? _mm512_dpbusd_epi32(sum, bytes, ones) : _mm512_dpbusd_epi32(sum, ones, bytes)
-            k += 64
+        let tailMask: UInt64 = paddedDepth % 64 == 0 ? ~0 : (1 << UInt64(paddedDepth % 64)) &- 1
+        @inline(__always) func partial(_ i: Int) -> __m512i {
+            let row = UnsafeRawPointer(rows + min(i, count - 1) * rowStride)
+            var sum = _mm512_setzero_si512()
+            var k = 0
+            while k + 64 <= paddedDepth {
+                let bytes = _mm512_loadu_si512(row + k)
+                sum = activationsUnsigned ? _mm512_dpbusd_epi32(sum, bytes, ones) : _mm512_dpbusd_epi32(sum, ones, bytes)
+                k += 64
+            }
+            if k < paddedDepth {
+                let bytes = _mm512_maskz_loadu_epi8(tailMask, row + k)
+                sum = activationsUnsigned ? _mm512_dpbusd_epi32(sum, bytes, ones) : _mm512_dpbusd_epi32(sum, ones, bytes)
+            }
+            return sum
         }
-        if k < paddedDepth {
-            let mask: UInt64 = (1 << UInt64(paddedDepth - k)) &- 1
-            let bytes = _mm512_maskz_loadu_epi8(mask, UnsafeRawPointer(row + k))
-            sum = activationsUnsigned ? _mm512_dpbusd_epi32(sum, bytes, ones) : _mm512_dpbusd_epi32(sum, ones, bytes)
+        // Two rows a and b -> per 128-bit lane [a0+a2, b0+b2, a1+a3, b1+b3].
+        @inline(__always) func pair(_ a: __m512i, _ b: __m512i) -> __m512i {
+            _mm512_add_epi32(_mm512_unpacklo_epi32(a, b), _mm512_unpackhi_epi32(a, b))
         }
-        return _mm512_reduce_add_epi32(sum)
+        // Two pairs (rows a, b and c, d) -> per 128-bit lane that lane's [Σa, Σb, Σc, Σd].
+        @inline(__always) func quad(_ ab: __m512i, _ cd: __m512i) -> __m512i {
+            _mm512_add_epi32(_mm512_unpacklo_epi64(ab, cd), _mm512_unpackhi_epi64(ab, cd))
+        }
+        let q0 = quad(pair(partial(0), partial(1)), pair(partial(2), partial(3)))
+        let q1 = quad(pair(partial(4), partial(5)), pair(partial(6), partial(7)))
+        let q2 = quad(pair(partial(8), partial(9)), pair(partial(10), partial(11)))
+        let q3 = quad(pair(partial(12), partial(13)), pair(partial(14), partial(15)))
+        // 128-bit lanes [x.L0, x.L2, y.L0, y.L2] + [x.L1, x.L3, y.L1, y.L3]: applied twice, lane group g of the
+        // result is the sum of the four lanes of q_g.
+        let evenLanes = _mm512_set_epi64(13, 12, 9, 8, 5, 4, 1, 0), oddLanes = _mm512_set_epi64(15, 14, 11, 10, 7, 6, 3, 2)
+        @inline(__always) func fold(_ x: __m512i, _ y: __m512i) -> __m512i {
+            _mm512_add_epi32(_mm512_permutex2var_epi64(x, evenLanes, y), _mm512_permutex2var_epi64(x, oddLanes, y))
+        }
+        _mm512_storeu_si512(UnsafeMutableRawPointer(sums), fold(fold(q0, q1), fold(q2, q3)))
+    }
+
+    /// `count` (at most 16) rows against every channel block: `accumulators[i, c] = Σ_k row_i[k]·w'[c, k]`. Layers of
+    /// one or two channel blocks take eight rows a call (16 accumulators, as the four-row tiles of four blocks do),
+    /// wider ones four. Rows past `count` repeat the last one; their accumulators are written but not used.
+    @inline(__always)
+    private func multiplyBlock<Order: DotOperandOrder>(_ order: Order.Type, _ rows: UnsafePointer<Int8>, count: Int, rowStride: Int,
+                                                       into accumulators: UnsafeMutablePointer<Int32>) {
+        let last = count - 1
+        @inline(__always) func row(_ i: Int) -> UnsafePointer<Int8> { rows + min(i, last) * rowStride }
+        let blocks = paddedChannels / Self.lanes
+        var tile = 0
+        if blocks <= 2 {
+            let filter = UnsafeRawPointer(weights), steps = paddedDepth / 4
+            while tile < count {
+                let out = accumulators + tile * paddedChannels
+                let r = (row(tile), row(tile + 1), row(tile + 2), row(tile + 3), row(tile + 4), row(tile + 5), row(tile + 6), row(tile + 7))
+                if blocks == 2 {
+                    Self.kernel8x2(order, r, filter: filter, steps: steps, out: out, stride: paddedChannels)
+                } else {
+                    Self.kernel8x1(order, r, filter: filter, steps: steps, out: out, stride: paddedChannels)
+                }
+                tile += 8
+            }
+            return
+        }
+        while tile < count {
+            multiplyTile(order, row(tile), row(tile + 1), row(tile + 2), row(tile + 3), into: accumulators + tile * paddedChannels)
+            tile += Self.rowsPerTile
+        }
+    }
+
+    typealias EightRows = (UnsafePointer<Int8>, UnsafePointer<Int8>, UnsafePointer<Int8>, UnsafePointer<Int8>,
+                           UnsafePointer<Int8>, UnsafePointer<Int8>, UnsafePointer<Int8>, UnsafePointer<Int8>)
+
+    /// 8 rows x 16 channels (a layer of one channel block).
+    @inline(never)
+    private static func kernel8x1<Order: DotOperandOrder>(_ order: Order.Type, _ r: EightRows, filter: UnsafeRawPointer, steps: Int,
+                                                          out: UnsafeMutablePointer<Int32>, stride: Int) {
+        var c0 = _mm512_setzero_si512(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0, c7 = c0
+        var w = filter
+        for s in 0..<steps {
+            let w0 = _mm512_loadu_si512(w)
+            c0 = Order.dot(c0, w0, broadcast(r.0, s)); c1 = Order.dot(c1, w0, broadcast(r.1, s))
+            c2 = Order.dot(c2, w0, broadcast(r.2, s)); c3 = Order.dot(c3, w0, broadcast(r.3, s))
+            c4 = Order.dot(c4, w0, broadcast(r.4, s)); c5 = Order.dot(c5, w0, broadcast(r.5, s))
+            c6 = Order.dot(c6, w0, broadcast(r.6, s)); c7 = Order.dot(c7, w0, broadcast(r.7, s))
+            w += 64
+        }
+        @inline(__always) func store(_ i: Int, _ c: __m512i) { _mm512_storeu_si512(UnsafeMutableRawPointer(out + i * stride), c) }
+        store(0, c0); store(1, c1); store(2, c2); store(3, c3); store(4, c4); store(5, c5); store(6, c6); store(7, c7)
+    }
+
+    /// 8 rows x 32 channels (a layer of two channel blocks).
+    @inline(never)
+    private static func kernel8x2<Order: DotOperandOrder>(_ order: Order.Type, _ r: EightRows, filter: UnsafeRawPointer, steps: Int,
+                                                          out: UnsafeMutablePointer<Int32>, stride: Int) {
+        var c00 = _mm512_setzero_si512(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00
+        var c40 = c00, c41 = c00, c50 = c00, c51 = c00, c60 = c00, c61 = c00, c70 = c00, c71 = c00
+        var w = filter
+        for s in 0..<steps {
+            let w0 = _mm512_loadu_si512(w), w1 = _mm512_loadu_si512(w + 64)
+            var x = broadcast(r.0, s)
+            c00 = Order.dot(c00, w0, x); c01 = Order.dot(c01, w1, x)
+            x = broadcast(r.1, s)
+            c10 = Order.dot(c10, w0, x); c11 = Order.dot(c11, w1, x)
+            x = broadcast(r.2, s)
+            c20 = Order.dot(c20, w0, x); c21 = Order.dot(c21, w1, x)
+            x = broadcast(r.3, s)
+            c30 = Order.dot(c30, w0, x); c31 = Order.dot(c31, w1, x)
+            x = broadcast(r.4, s)
+            c40 = Order.dot(c40, w0, x); c41 = Order.dot(c41, w1, x)
+            x = broadcast(r.5, s)
+            c50 = Order.dot(c50, w0, x); c51 = Order.dot(c51, w1, x)
+            x = broadcast(r.6, s)
+            c60 = Order.dot(c60, w0, x); c61 = Order.dot(c61, w1, x)
+            x = broadcast(r.7, s)
+            c70 = Order.dot(c70, w0, x); c71 = Order.dot(c71, w1, x)
+            w += 128
+        }
+        @inline(__always) func store(_ i: Int, _ low: __m512i, _ high: __m512i) {
+            let o = UnsafeMutableRawPointer(out + i * stride)
+            _mm512_storeu_si512(o, low)
+            _mm512_storeu_si512(o + 64, high)
+        }
+        store(0, c00, c01); store(1, c10, c11); store(2, c20, c21); store(3, c30, c31)
+        store(4, c40, c41); store(5, c50, c51); store(6, c60, c61); store(7, c70, c71)
     }
 
     /// Four rows against every channel block: `accumulators[i, c] = Σ_k row_i[k]·w'[c, k]`.
@@ -475,19 +672,19 @@ final class ExactRequantization {
         deallocateAligned(negativeCorrections)
     }
 
-    /// The GEMM's requantization of a tile: `rows` (1...4) rows of accumulators `accumulatorStride` apart, each
-    /// `accumulator + constant[c] - factor[c]·rowSum`, rounding ties up, `channels` bytes per row `outputStride`
-    /// apart. Each 16-channel block's data is loaded once for the rows, and nothing is set up per row.
+    /// The GEMM's requantization of a block of rows: `rows` (at most ``QuantizedGEMM/rowsPerBlock``) rows of
+    /// accumulators `accumulatorStride` apart, each `accumulator + constant[c] - factor[c]·rowSums[row]`, rounding ties
+    /// up, `channels` bytes per row `outputStride` apart. Each 16-channel block's data is loaded once for all the rows.
     @inline(__always)
-    func requantizeTile(_ accumulators: UnsafePointer<Int32>, accumulatorStride: Int, rows: Int, constants: UnsafePointer<Int32>,
-                        rowSumFactors: UnsafePointer<Int32>, rowSums: SIMD4<Int32>, channels: Int,
-                        into output: UnsafeMutableRawPointer, outputStride: Int) {
+    func requantizeBlock(_ accumulators: UnsafePointer<Int32>, accumulatorStride: Int, rows: Int, constants: UnsafePointer<Int32>,
+                         rowSumFactors: UnsafePointer<Int32>, rowSums: UnsafeMutablePointer<Int32>, channels: Int,
+                         into output: UnsafeMutableRawPointer, outputStride: Int) {
         #if LITE_AVX512_VNNI
         let zero = _mm512_set1_epi32(outputZeroPoint), lowest = _mm512_set1_epi32(low), highest = _mm512_set1_epi32(high)
-        let uniformTerms = uniformRowSumFactor.map { 0 &- $0 &* rowSums } ?? .zero
-        let sums = (_mm512_set1_epi32(rowSums[0]), _mm512_set1_epi32(rowSums[1]), _mm512_set1_epi32(rowSums[2]), _mm512_set1_epi32(rowSums[3]))
-        let terms = (_mm512_set1_epi32(uniformTerms[0]), _mm512_set1_epi32(uniformTerms[1]), _mm512_set1_epi32(uniformTerms[2]),
-                     _mm512_set1_epi32(uniformTerms[3]))
+        // With one factor for every channel, the row-sum term is one number per row: turn the sums into the terms.
+        if let factor = uniformRowSumFactor {
+            for i in 0..<rows { rowSums[i] = 0 &- factor &* rowSums[i] }
+        }
         let uniform = uniformRowSumFactor != nil
         func load(_ pointer: UnsafeRawPointer) -> __m512i { _mm512_loadu_si512(pointer) }
         var c = 0
@@ -496,10 +693,12 @@ final class ExactRequantization {
             let left = load(leftShifts + c), multiplier = load(multipliers + c), oddMultiplier = load(oddMultipliers + c)
             let evenAddend = load(addends + c), oddAddend = load(addends + c + 8)
             let evenShift = load(totalShifts + c), oddShift = load(totalShifts + c + 8)
-            let full = c + 16 <= channels
-            let tailMask = UInt16(truncatingIfNeeded: (1 << min(channels - c, 16)) - 1)
-            /// Row i's 16 results from its accumulators and its row-sum term.
-            @inline(__always) func finish(_ i: Int, _ term: __m512i) {
+            let mask = UInt16(truncatingIfNeeded: (1 << min(channels - c, 16)) - 1)
+            // The flags are arguments so that the common case (one row-sum factor, no left shifts, the zero point in
+            // the addends) is a loop of its own without tests in it.
+            @inline(__always) func finish(_ i: Int, uniform: Bool, hasLeftShifts: Bool, foldsZeroPoint: Bool) {
+                let perRow = _mm512_set1_epi32(rowSums[i])
+                let term = uniform ? perRow : _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_mullo_epi32(factors, perRow))
                 var x = _mm512_add_epi32(_mm512_add_epi32(load(accumulators + (i &* accumulatorStride &+ c)), constant), term)
                 // x·2^left wraps in int32 like TFLite's `x * (1 << left_shift)`.
                 if hasLeftShifts { x = _mm512_sllv_epi32(x, left) }
@@ -508,23 +707,12 @@ final class ExactRequantization {
                 var v = joinEvenOddLanes(even, odd)
                 if !foldsZeroPoint { v = _mm512_add_epi32(v, zero) }
                 v = _mm512_min_epi32(_mm512_max_epi32(v, lowest), highest)
-                let bytes = _mm512_cvtepi32_epi8(v)
-                let destination = output + (i &* outputStride &+ c)
-                if full {
-                    _mm_storeu_si128(destination.assumingMemoryBound(to: __m128i_u.self), bytes)
-                } else {
-                    _mm_mask_storeu_epi8(destination, tailMask, bytes)
-                }
+                _mm_mask_storeu_epi8(output + (i &* outputStride &+ c), mask, _mm512_cvtepi32_epi8(v))
             }
-            if uniform && rows == 4 {
-                finish(0, terms.0); finish(1, terms.1); finish(2, terms.2); finish(3, terms.3)
+            if uniform && !hasLeftShifts && foldsZeroPoint {
+                for i in 0..<rows { finish(i, uniform: true, hasLeftShifts: false, foldsZeroPoint: true) }
             } else {
-                for i in 0..<rows {
-                    let rowSum = i == 0 ? sums.0 : i == 1 ? sums.1 : i == 2 ? sums.2 : sums.3
-                    let term = uniform ? (i == 0 ? terms.0 : i == 1 ? terms.1 : i == 2 ? terms.2 : terms.3)
-                        : _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_mullo_epi32(factors, rowSum))
-                    finish(i, term)
-                }
+                for i in 0..<rows { finish(i, uniform: uniform, hasLeftShifts: hasLeftShifts, foldsZeroPoint: foldsZeroPoint) }
             }
             c += 16
         }
