@@ -51,12 +51,17 @@ final class WorkerPool: @unchecked Sendable {
             self.body = slot
             finished.store(0, ordering: .sequentiallyConsistent)
             let generation = (ticket.load(ordering: .sequentiallyConsistent) >> 24) &+ 1
-            ticket.store(generation << 24 | UInt64(chunks) << 12, ordering: .sequentiallyConsistent)
+            // Chunk 0 is the caller's before the job is published, so workers claim from chunk 1 on: with as many
+            // chunks as threads each thread gets the same part of every op, and an op reads the part of its input
+            // that the same core wrote (a worker that won chunk 0 made both cores read the other's cache).
+            ticket.store(generation << 24 | UInt64(chunks) << 12 | 1, ordering: .sequentiallyConsistent)
             if sleepers.load(ordering: .sequentiallyConsistent) > 0 {
                 wake.lock()
                 wake.broadcast()
                 wake.unlock()
             }
+            slot.pointee(0)
+            finished.add(1, ordering: .sequentiallyConsistent)
             while let chunk = claim(generation: generation) {
                 slot.pointee(chunk)
                 finished.add(1, ordering: .sequentiallyConsistent)
