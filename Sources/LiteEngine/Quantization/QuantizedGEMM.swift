@@ -164,12 +164,6 @@ final class QuantizedGEMM {
         // Output columns whose taps are all inside the input (dilation 1): each filter row is `span` contiguous bytes.
         let interior = options.dilationW == 1
             ? Self.interiorColumns(outW: outW, inW: inW, kernel: kw, stride: options.strideW, padBefore: geometryW.padBefore) : 0..<0
-        #if LITE_AVX512_VNNI
-        // Filter rows of at most 16 bytes (a first layer's 3x3 taps of 3 channels: 9) go one 16-byte store each.
-        let shortSpans = span <= 16
-        #else
-        let shortSpans = false
-        #endif
         parallelFor(batches * outH, threads: threads, workPerItem: outW * rowLength) { range in
             for by in range {
                 let b = by / outH, oy = by % outH
@@ -197,7 +191,8 @@ final class QuantizedGEMM {
                 for ox in 0..<outW where !interior.contains(ox) { packByTap(ox) }
                 if interior.isEmpty { continue }
                 #if LITE_AVX512_VNNI
-                if shortSpans {
+                // Filter rows of at most 16 bytes (a first layer's 3x3 taps of 3 channels: 9) go one 16-byte store each.
+                if span <= 16 {
                     packShortSpans(source: source, end: source + input.elementCount, outputRow: outputRow, columns: interior,
                                    sourceRow: { ky in
                                        let iy = oy * options.strideH - geometryH.padBefore + ky * options.dilationH
