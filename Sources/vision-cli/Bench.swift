@@ -88,17 +88,3 @@ struct Bench: ParsableCommand {
         }
     }
 }
-
-/// A seeded generator for the benchmark's inputs: the same inputs every run, and no system call per value (the
-/// system generator took 0.45 s to fill a 56x56x144 float input before the first timed run).
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

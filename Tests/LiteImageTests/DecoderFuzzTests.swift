@@ -1,24 +1,14 @@
 import Foundation
 @testable import LiteImage
 import LiteFormat
+import LiteEngine
 import XCTest
 
 /// Mutated image files (bit flips, byte runs, truncations, header rewrites) must decode or fail with an
 /// `ImageError`; a crash fails the whole test run. Deterministic seeds; a CI-sized run.
 final class DecoderFuzzTests: XCTestCase {
-    struct Generator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(n, 1))) }
-    }
 
-    func mutate(_ original: [UInt8], _ random: inout Generator) -> [UInt8] {
+    func mutate(_ original: [UInt8], _ random: inout SplitMix64) -> [UInt8] {
         var bytes = original
         switch random.below(5) {
         case 0:
@@ -42,7 +32,7 @@ final class DecoderFuzzTests: XCTestCase {
     func testMutatedImagesNeverCrash() throws {
         let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { !$0.hasSuffix(".json") }.sorted()
-        var random = Generator(state: 20261122)
+        var random = SplitMix64(seed: 20261122)
         var decoded = 0, rejected = 0
         let limits = ImageLimits(maximumPixels: 4_000_000)
         for name in names {
@@ -60,4 +50,9 @@ final class DecoderFuzzTests: XCTestCase {
         XCTAssertGreaterThan(rejected, 0)
         print("fuzz: \(decoded) decoded, \(rejected) rejected with ImageError")
     }
+}
+
+extension SplitMix64 {
+    /// A value in `0..<n` (modulo bias is fine for fuzzing).
+    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(n, 1))) }
 }

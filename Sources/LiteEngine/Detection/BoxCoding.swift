@@ -77,13 +77,6 @@ public enum CenterSizeBoxCoding {
     /// is the op's loop as written.
     public static func nonMaxSuppression(boxes: [DetectionBox], scores: [Float], scoreThreshold: Float,
                                          iouThreshold: Float, maxDetections: Int) -> [Int] {
-        scores.withUnsafeBufferPointer {
-            nonMaxSuppression(boxes: boxes, scores: $0, scoreThreshold: scoreThreshold, iouThreshold: iouThreshold, maxDetections: maxDetections)
-        }
-    }
-
-    static func nonMaxSuppression(boxes: [DetectionBox], scores: UnsafeBufferPointer<Float>, scoreThreshold: Float,
-                                  iouThreshold: Float, maxDetections: Int) -> [Int] {
         var heap = [Int]()
         heap.reserveCapacity(scores.count)
         for i in scores.indices where scores[i] >= scoreThreshold { heap.append(i) }

@@ -22,6 +22,16 @@ struct SpatialGeometry: Equatable {
     }
 }
 
+/// The outputs `o` of one spatial dimension whose taps `o·stride - padBefore + k·dilation` (k < filter) all lie inside
+/// `0..<input`. When none do, an empty range at the first output past the leading padding, so that `0..<lowerBound`
+/// and `upperBound..<output` still cover every output exactly once.
+func interiorOutputs(output: Int, input: Int, filter: Int, stride: Int, dilation: Int, padBefore: Int) -> Range<Int> {
+    let first = min((max(padBefore, 0) + stride - 1) / stride, output)
+    let lastStart = input - 1 - (filter - 1) * dilation + padBefore
+    let end = lastStart < 0 ? 0 : min(output, lastStart / stride + 1)
+    return first < end ? first..<end : first..<first
+}
+
 /// Strides of a row-major shape.
 func rowMajorStrides(_ shape: [Int]) -> [Int] {
     var strides = Array(repeating: 1, count: shape.count)

@@ -133,14 +133,6 @@ final class DepthwiseConv2D: Kernel {
     struct Geometry {
         let batches, inH, inW, inC, kh, kw, outC, outH, outW, strideH, strideW, dilationH, dilationW, padH, padW, multiplier: Int
 
-        /// The output columns whose horizontal taps all lie inside the input (an empty range at 0 when none do).
-        @inline(__always) func interiorColumns() -> Range<Int> {
-            let first = padW <= 0 ? 0 : (padW + strideW - 1) / strideW
-            let lastStart = inW - 1 - (kw - 1) * dilationW + padW
-            let end = lastStart < 0 ? 0 : min(outW, lastStart / strideW + 1)
-            return first < end ? first..<end : min(first, outW)..<min(first, outW)
-        }
-
         /// The taps `k` with `0 <= origin + k·dilation < size`, as the range first..<end of k (empty: first >= end).
         @inline(__always) func insideTaps(origin: Int, size: Int, kernel: Int, dilation: Int) -> (Int, Int) {
             let first = origin >= 0 ? 0 : (-origin + dilation - 1) / dilation
@@ -168,7 +160,7 @@ final class DepthwiseConv2D: Kernel {
         let iy0 = oy &* g.strideH &- g.padH
         @inline(__always) func rowInside(_ ky: Int) -> Bool { iy0 &+ ky &* g.dilationH >= 0 && iy0 &+ ky &* g.dilationH < g.inH }
         let (top, middle, bottom) = (rowInside(0), rowInside(1), rowInside(2))
-        let interior = g.interiorColumns()
+        let interior = interiorOutputs(output: g.outW, input: g.inW, filter: g.kw, stride: g.strideW, dilation: g.dilationW, padBefore: g.padW)
         let row = g.dilationH &* g.inW &* g.inC, column = g.dilationW &* g.inC, pixel = g.strideW &* g.inC
         // Input offset of tap (0, 0) of output column 0, which may lie outside the input; only taps inside are read.
         let origin = ((b &* g.inH &+ iy0) &* g.inW &- g.padW) &* g.inC

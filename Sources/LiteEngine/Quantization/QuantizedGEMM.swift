@@ -163,7 +163,7 @@ final class QuantizedGEMM {
         let span = kw * channels
         // Output columns whose taps are all inside the input (dilation 1): each filter row is `span` contiguous bytes.
         let interior = options.dilationW == 1
-            ? Self.interiorColumns(outW: outW, inW: inW, kernel: kw, stride: options.strideW, padBefore: geometryW.padBefore) : 0..<0
+            ? interiorOutputs(output: outW, input: inW, filter: kw, stride: options.strideW, dilation: 1, padBefore: geometryW.padBefore) : 0..<0
         parallelFor(batches * outH, threads: threads, workPerItem: outW * rowLength) { range in
             for by in range {
                 let b = by / outH, oy = by % outH
@@ -220,15 +220,6 @@ final class QuantizedGEMM {
                 }
             }
         }
-    }
-
-    /// The output columns `ox` with `0 <= ox·stride - padBefore` and `ox·stride - padBefore + kernel <= inW`.
-    static func interiorColumns(outW: Int, inW: Int, kernel: Int, stride: Int, padBefore: Int) -> Range<Int> {
-        let first = (padBefore + stride - 1) / stride
-        let lastStart = inW - kernel + padBefore
-        guard lastStart >= 0 else { return 0..<0 }
-        let end = min(outW, lastStart / stride + 1)
-        return first < end ? first..<end : 0..<0
     }
 
     #if LITE_AVX512_VNNI
