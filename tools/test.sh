@@ -9,9 +9,11 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
 # The CPU flags of release builds (tools/swift-flags.sh), so the kernels tested are the ones benchmarked; on
-# CPUs with AVX-512 VNNI that includes the int8 dot-product kernels (LITE_EXPECT_VNNI tells the tests).
+# CPUs with AVX-512 VNNI that includes the int8 dot-product kernels (LITE_EXPECT_VNNI tells the tests), on
+# other AVX2 CPUs the int16 GEMM (LITE_EXPECT_AVX2).
 flags=$(tools/swift-flags.sh)
 case "$flags" in *LITE_AVX512_VNNI*) export LITE_EXPECT_VNNI=1 ;; *) export LITE_EXPECT_VNNI=0 ;; esac
+case "$flags" in *LITE_AVX2*) export LITE_EXPECT_AVX2=1 ;; *) export LITE_EXPECT_AVX2=0 ;; esac
 # shellcheck disable=SC2086
 swift test $flags "$@" 2>&1 | tee "$log" || status=$?
 summary=$(grep -E "^[[:space:]]*Executed [0-9]+ tests?, with [0-9]+ failures?" "$log" | tail -n 1 || true)

@@ -218,13 +218,13 @@ final class KernelConsistencyTests: XCTestCase {
         XCTAssertGreaterThan(spreadLayers, 60, "too few layers with outputs spread over the output range")
     }
 
-    /// Quantized CONV_2D: `fast` numerics (in VNNI builds the 8-bit GEMM with its folded requantization) byte for
-    /// byte equal to `exact` numerics (checked against LiteRT by the op and model goldens), on int8 layers with
+    /// Quantized CONV_2D: `fast` numerics (in VNNI builds the 8-bit GEMM with its folded requantization, in other AVX2
+    /// builds the int16 GEMM) byte for byte equal to `exact` numerics (checked against LiteRT by the op and model goldens), on int8 layers with
     /// per-channel filters and uint8 layers with one or per-channel filter zero points, random geometry, zero points and
     /// multipliers (every fifth layer with channels whose right shift passes 22, where the output zero point is no
     /// longer folded into the rounding addend, or that shift left).
     func testQuantizedConvFastMatchesExact() throws {
-        var spreadLayers = 0
+        var spreadLayers = 0, widenedLayers = 0
         for trial in 0..<60 {
             let signed = trial % 3 != 2
             var options = try Conv2DOptions(nil)
@@ -252,7 +252,7 @@ final class KernelConsistencyTests: XCTestCase {
             let filterZeros = signed ? [Int64](repeating: 0, count: channels) : (0..<filterScales.count).map { _ in Int64.random(in: 0...255) }
             let typeMin: Int64 = signed ? -128 : 0
             let outputZero = options.activation == .none ? typeMin + Int64.random(in: 68...188) : typeMin
-            func outputs(_ numerics: Numerics) throws -> [UInt8] {
+            func outputs(_ numerics: Numerics) throws -> ([UInt8], Conv2D) {
                 let output = quantizedTensor(3, [1], type, [UInt8](), scales: [outputScale], zeroPoints: [outputZero])
                 let inputs = [quantizedTensor(0, inputShape, type, x, scales: [inputScale], zeroPoints: [inputZero]),
                               quantizedTensor(1, filterShape, type, w, scales: filterScales, zeroPoints: filterZeros, channelDimension: 0),
@@ -261,15 +261,17 @@ final class KernelConsistencyTests: XCTestCase {
                 let kernel = try Conv2D(node(inputs, [output], numerics: numerics))
                 kernel.options = options
                 try run(kernel, threads: 1 + trial % 2)
-                return output.toArray(of: UInt8.self)
+                return (output.toArray(of: UInt8.self), kernel)
             }
-            let fast = try outputs(.fast), exact = try outputs(.exact)
+            let (fast, kernel) = try outputs(.fast), (exact, _) = try outputs(.exact)
+            if kernel.quantized?.widenedGEMM != nil { widenedLayers += 1 }
             XCTAssertEqual(fast.count, exact.count)
             let differing = zip(fast, exact).filter { $0 != $1 }.count
             XCTAssertEqual(differing, 0, "\(type) conv \(inputShape) * \(filterShape) \(options): \(differing) of \(exact.count) outputs differ")
             if Set(exact).count >= min(exact.count / 8, 16) { spreadLayers += 1 }
         }
         XCTAssertGreaterThan(spreadLayers, 35, "too few layers with outputs spread over the output range")
+        if QuantizedGEMMAVX2.isUsed { XCTAssertGreaterThan(widenedLayers, 40, "the int16 GEMM ran on too few layers") }
     }
 
     /// Quantized ADD and SUB of one shape: `fast` numerics (in AVX-512 builds the exact 16-lane kernel, else the

@@ -130,13 +130,18 @@ final class SequenceModelGoldenTests: XCTestCase {
 
 /// Quantized models on real photos: `exact` numerics byte for byte equal to LiteRT's built-in kernels; `fast` within one
 /// step of them with the same top-1 (in practice also byte-equal). In builds with AVX-512 VNNI (tools/swift-flags.sh,
-/// which tools/test.sh uses) `fast` runs the int8 dot-product kernels; the last test checks the route other builds take.
+/// which tools/test.sh uses) `fast` runs the int8 dot-product kernels, in other AVX2 builds the int16 GEMM; the first
+/// test checks the route other builds take.
 final class QuantizedModelGoldenTests: XCTestCase {
     let goldens = ModelGoldenChecker()
 
     func testFastRouteWithoutVNNIKernels() throws {
         QuantizedGEMM.isEnabled = false
-        defer { QuantizedGEMM.isEnabled = true }
+        QuantizedGEMMAVX2.isEnabled = false
+        defer {
+            QuantizedGEMM.isEnabled = true
+            QuantizedGEMMAVX2.isEnabled = true
+        }
         try goldens.check("tf2_mobilenet_v2_1.0_224_ptq", numerics: [.fast])
         try goldens.check("mobilenet_v2_1.0_224_quant", numerics: [.fast])
     }
@@ -146,6 +151,12 @@ final class QuantizedModelGoldenTests: XCTestCase {
     func testVNNIKernelIsCompiledWhenTheTestCommandAsksForIt() throws {
         guard let expected = ProcessInfo.processInfo.environment["LITE_EXPECT_VNNI"] else { return }
         XCTAssertEqual(QuantizedGEMM.isAvailable, expected == "1")
+    }
+
+    /// Likewise for the AVX2 kernels (LITE_EXPECT_AVX2=0/1).
+    func testAVX2KernelIsCompiledWhenTheTestCommandAsksForIt() throws {
+        guard let expected = ProcessInfo.processInfo.environment["LITE_EXPECT_AVX2"] else { return }
+        XCTAssertEqual(QuantizedGEMMAVX2.isAvailable, expected == "1")
     }
 
     func testMobileNetV2Quant() throws { try goldens.check("mobilenet_v2_1.0_224_quant", numerics: [.exact, .fast]) }

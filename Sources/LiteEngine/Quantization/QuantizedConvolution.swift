@@ -23,6 +23,8 @@ final class QuantizedConvolution {
     let biasFloats: [Double]
     /// `fast` numerics on CPUs with AVX-512 VNNI: the 8-bit GEMM with exact int32 accumulators.
     let integerGEMM: QuantizedGEMM?
+    /// `fast` numerics on other CPUs with AVX2: the GEMM of int16 multiply-adds, also exact.
+    let widenedGEMM: QuantizedGEMMAVX2?
 
     init(input: Tensor, filter filterTensor: Tensor, bias: Tensor?, output: Tensor, activation: FusedActivation, outputShape: [Int],
          numerics: Numerics, existing: QuantizedConvolution?) throws {
@@ -47,23 +49,34 @@ final class QuantizedConvolution {
                                                    activation: activation, outputType: output.type)
         output.shape = outputShape
         single = numerics == .fast
+        let depth = filterTensor.elementCount / max(channels, 1)
         if single && QuantizedGEMM.isUsed {
             integerGEMM = try existing?.integerGEMM
                 ?? QuantizedGEMM(filter: filterTensor, filterZeroPoints: filterInfo.zeroPoints, bias: bias, inputZeroPoint: inputInfo.zeroPoint,
                                  signed: signed, requantization: requantization)
+            widenedGEMM = nil
             filter = .allocate(capacity: 0)
             filterSingle = .allocate(capacity: 0)
             biasFloats = []
             return
         }
         integerGEMM = nil
+        if single && QuantizedGEMMAVX2.isUsed && QuantizedGEMMAVX2.supports(depth: depth, requantization: requantization) {
+            widenedGEMM = existing?.widenedGEMM
+                ?? QuantizedGEMMAVX2(filter: filterTensor, filterZeroPoints: filterInfo.zeroPoints, bias: bias, inputZeroPoint: inputInfo.zeroPoint,
+                                     signed: signed, requantization: requantization)
+            filter = .allocate(capacity: 0)
+            filterSingle = .allocate(capacity: 0)
+            biasFloats = []
+            return
+        }
+        widenedGEMM = nil
         biasFloats = bias.map { b in (0..<channels).map { Double(b.pointer(Int32.self)[$0]) } } ?? []
         if let existing, existing.single == single, existing.filter.count + existing.filterSingle.count == filterTensor.elementCount {
             filter = existing.filter
             filterSingle = existing.filterSingle
             existing.ownsFilter = false
         } else {
-            let depth = filterTensor.elementCount / max(channels, 1)
             filter = .allocate(capacity: single ? 0 : filterTensor.elementCount)
             filterSingle = .allocate(capacity: single ? filterTensor.elementCount : 0)
             let raw = UnsafeRawPointer(filterTensor.data!)
@@ -108,6 +121,12 @@ final class QuantizedConvolution {
                 gemm.pack(input: input, kernelH: kh, kernelW: kw, geometryH: geometryH, geometryW: geometryW, options: options, into: packed, threads: threads)
                 gemm.run(rows: packed, rowCount: rows, rowStride: gemm.paddedDepth, output: output.data!, threads: threads)
             }
+            return
+        }
+        if let gemm = widenedGEMM {
+            let packed = scratch.assumingMemoryBound(to: Int16.self)
+            gemm.pack(input: input, kernelH: kh, kernelW: kw, geometryH: geometryH, geometryW: geometryW, options: options, into: packed, threads: threads)
+            gemm.run(rows: packed, rowCount: rows, rowStride: gemm.paddedDepth, output: output.data!, threads: threads)
             return
         }
         if single {

@@ -1,5 +1,5 @@
 import LiteFormat
-#if LITE_AVX512_VNNI
+#if LITE_AVX2 || LITE_AVX512_VNNI
 import _Builtin_intrinsics.intel
 #endif
 
@@ -602,6 +602,10 @@ final class ExactRequantization {
     private let addends: UnsafeMutablePointer<Int64>
     private let totalShifts: UnsafeMutablePointer<Int64>
     private let negativeCorrections: UnsafeMutablePointer<Int64>
+    /// For AVX2, which shifts 64-bit lanes right only logically: the addend plus 2^63 (wrapping) and, per slot,
+    /// 2^(63 - total shift). For any int64 t, (t + 2^63 as unsigned) >> s is (t >> s) + 2^(63-s) exactly.
+    private let biasedAddends: UnsafeMutablePointer<Int64>
+    private let shiftBiases: UnsafeMutablePointer<Int64>
     let outputZeroPoint: Int32
     let low: Int32, high: Int32
     let hasLeftShifts: Bool
@@ -625,6 +629,8 @@ final class ExactRequantization {
         addends = allocateAligned(Int64.self, count: channelCount)
         totalShifts = allocateAligned(Int64.self, count: channelCount)
         negativeCorrections = allocateAligned(Int64.self, count: channelCount)
+        biasedAddends = allocateAligned(Int64.self, count: channelCount)
+        shiftBiases = allocateAligned(Int64.self, count: channelCount)
         for c in 0..<channelCount {
             let inRange = c < requantization.multipliers.count
             let folded = IntegerArithmetic.FoldedMultiplier(multiplier: inRange ? requantization.multipliers[c] : 0,
@@ -637,6 +643,8 @@ final class ExactRequantization {
             if c % 2 == 1 { oddMultipliers[c - 1] = Int32(folded.multiplier) }
             totalShifts[slot] = folded.totalShift
             negativeCorrections[slot] = folded.negativeCorrection
+            biasedAddends[slot] = addends[slot] &+ Int64.min
+            shiftBiases[slot] = 1 &<< (63 &- min(folded.totalShift, 63))
         }
         outputZeroPoint = requantization.outputZeroPoint
         low = requantization.low
@@ -656,6 +664,66 @@ final class ExactRequantization {
         deallocateAligned(addends)
         deallocateAligned(totalShifts)
         deallocateAligned(negativeCorrections)
+        deallocateAligned(biasedAddends)
+        deallocateAligned(shiftBiases)
+    }
+
+    /// The AVX2 GEMM's requantization of a block of rows (``QuantizedGEMMAVX2``): `rows` rows of accumulators
+    /// `accumulatorStride` apart, each `accumulator + constant[c]` (no row-sum term), rounding ties up, `channels`
+    /// bytes per row `outputStride` apart; eight channels per step, whose data is loaded once for all the rows. The
+    /// arithmetic is `requantizeRow`'s in 64-bit lanes (even and odd channels apart, as `vpmuldq` multiplies them);
+    /// the arithmetic right shift AVX2 lacks is a logical one of the value biased by 2^63 (`biasedAddends`), less
+    /// the shifted bias (`shiftBiases`). Total shifts must be at most 62 (right shifts up to 31).
+    @inline(__always)
+    func requantizeBlock8(_ accumulators: UnsafePointer<Int32>, accumulatorStride: Int, rows: Int, constants: UnsafePointer<Int32>,
+                          channels: Int, into output: UnsafeMutableRawPointer, outputStride: Int) {
+        #if LITE_AVX2
+        let zero = _mm256_set1_epi32(outputZeroPoint), lowest = _mm256_set1_epi32(low), highest = _mm256_set1_epi32(high)
+        // Values clamped to [low, high]: above 127 only uint8 outputs, below 0 only int8 ones; either pack fits both.
+        let unsignedOutput = high > 127
+        let lowHalves = _mm256_set1_epi64x(0xFFFF_FFFF), firstWordOfEachHalf = _mm256_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4)
+        @inline(__always) func load(_ pointer: UnsafeRawPointer) -> __m256i { _mm256_loadu_si256(pointer.assumingMemoryBound(to: __m256i_u.self)) }
+        var c = 0
+        while c < channels {
+            let evenSlot = Self.slot(c), oddSlot = Self.slot(c + 1)
+            let constant = load(constants + c), left = load(leftShifts + c)
+            let multiplier = load(multipliers + c), oddMultiplier = load(oddMultipliers + c)
+            let evenAddend = load(biasedAddends + evenSlot), oddAddend = load(biasedAddends + oddSlot)
+            let evenShift = load(totalShifts + evenSlot), oddShift = load(totalShifts + oddSlot)
+            let evenBias = load(shiftBiases + evenSlot), oddBias = load(shiftBiases + oddSlot)
+            let count = min(channels - c, 8)
+            @inline(__always) func finish(_ i: Int, hasLeftShifts: Bool, foldsZeroPoint: Bool) {
+                var x = _mm256_add_epi32(load(accumulators + (i &* accumulatorStride &+ c)), constant)
+                // x·2^left wraps in int32 like TFLite's `x * (1 << left_shift)`.
+                if hasLeftShifts { x = _mm256_sllv_epi32(x, left) }
+                let even = _mm256_sub_epi64(_mm256_srlv_epi64(_mm256_add_epi64(_mm256_mul_epi32(x, multiplier), evenAddend), evenShift), evenBias)
+                let odd = _mm256_sub_epi64(_mm256_srlv_epi64(_mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), oddMultiplier), oddAddend),
+                                                             oddShift), oddBias)
+                var v = _mm256_or_si256(_mm256_and_si256(even, lowHalves), _mm256_slli_epi64(odd, 32))
+                if !foldsZeroPoint { v = _mm256_add_epi32(v, zero) }
+                v = _mm256_min_epi32(_mm256_max_epi32(v, lowest), highest)
+                // Per 128-bit half [v0...v3] or [v4...v7] as int16, then bytes; the two halves' first four bytes joined.
+                let words = _mm256_packs_epi32(v, v)
+                let packed = unsignedOutput ? _mm256_packus_epi16(words, words) : _mm256_packs_epi16(words, words)
+                let bytes = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(packed, firstWordOfEachHalf))
+                let destination = output + (i &* outputStride &+ c)
+                if count == 8 {
+                    _mm_storel_epi64(destination.assumingMemoryBound(to: __m128i_u.self), bytes)
+                } else {
+                    let word = UInt64(bitPattern: _mm_cvtsi128_si64(bytes))
+                    for j in 0..<count { destination.storeBytes(of: UInt8(truncatingIfNeeded: word >> (8 * UInt64(j))), toByteOffset: j, as: UInt8.self) }
+                }
+            }
+            if !hasLeftShifts && foldsZeroPoint {
+                for i in 0..<rows { finish(i, hasLeftShifts: false, foldsZeroPoint: true) }
+            } else {
+                for i in 0..<rows { finish(i, hasLeftShifts: hasLeftShifts, foldsZeroPoint: foldsZeroPoint) }
+            }
+            c += 8
+        }
+        #else
+        preconditionFailure("requantizeBlock8 needs a build with LITE_AVX2")
+        #endif
     }
 
     /// The GEMM's requantization of a block of rows: `rows` (at most ``QuantizedGEMM/rowsPerBlock``) rows of
