@@ -151,13 +151,13 @@ final class KernelConsistencyTests: XCTestCase {
     }
 
     /// Quantized DEPTHWISE_CONV_2D: `fast` numerics (in VNNI builds the dot-product kernel, for the layers it takes,
-    /// and the int32 SIMD kernel for the rest) byte for byte equal to `exact` numerics, whose kernel is checked
+    /// and the int32 SIMD kernel for the rest; in other AVX2 builds the int32 SIMD kernel) byte for byte equal to `exact` numerics, whose kernel is checked
     /// against LiteRT by the op and model goldens. int8 layers (per-channel filters, zero point 0) and uint8 layers
     /// (one filter zero point, or one per channel), random zero points and scales, biases up to 2^14 and now and
     /// then 2^30 (which the dot-product kernel must leave to the other one), strides, dilations, paddings,
     /// activations.
     func testQuantizedDepthwiseFastMatchesExact() throws {
-        var dotProductLayers = 0, spreadLayers = 0
+        var dotProductLayers = 0, spreadLayers = 0, integerLayers = 0
         for trial in 0..<100 {
             let signed = (trial / 2) % 3 != 2
             var options = try DepthwiseConv2DOptions(nil)
@@ -211,9 +211,11 @@ final class KernelConsistencyTests: XCTestCase {
             let differing = zip(fast, exact).filter { $0 != $1 }.count
             XCTAssertEqual(differing, 0, "\(type) depthwise \(inputShape) * \(filterShape) \(options): \(differing) of \(exact.count) outputs differ")
             if kernel.quantized?.dotProduct != nil { dotProductLayers += 1 }
+            if kernel.quantized?.exactRequantization != nil { integerLayers += 1 }
             if biasLimit < 1 << 30 && Set(exact).count >= min(exact.count / 8, 16) { spreadLayers += 1 }
         }
         if QuantizedGEMM.isUsed { XCTAssertGreaterThan(dotProductLayers, 30, "the dot-product kernel ran on too few layers") }
+        if QuantizedGEMMAVX2.isUsed { XCTAssertGreaterThan(integerLayers, 50, "the int32 SIMD kernel ran on too few layers") }
         // Layers whose outputs are mostly clamped would not test the rounding; most must spread over many values.
         XCTAssertGreaterThan(spreadLayers, 60, "too few layers with outputs spread over the output range")
     }

@@ -15,7 +15,7 @@ final class QuantizedDepthwiseConvolution {
     let filter: [Float]
     let bias: [Float]
     let exactInFloat: Bool
-    /// `fast` numerics in AVX-512 builds, channel multiplier 1: the int32 SIMD kernel (`runIntegerSIMD`), with the
+    /// `fast` numerics in AVX2 builds, channel multiplier 1: the int32 SIMD kernel (`runIntegerSIMD`), with the
     /// filter widened to int32 minus its zero point as [KH*KW, padded channels] and the bias padded alike.
     let integerFilter: [Int32]
     let integerBias: [Int32]
@@ -63,7 +63,7 @@ final class QuantizedDepthwiseConvolution {
         paddedChannels = (channels + 15) & ~15
         dotProduct = fast ? QuantizedDepthwiseDotProduct.make(input: input, filter: filterTensor, bias: biasTensor, filterZeroPoints: filterInfo.zeroPoints,
                                                               inputZeroPoint: inputInfo.zeroPoint, requantization: requantization) : nil
-        if fast && QuantizedGEMM.isUsed && input.dim(3) == channels {
+        if fast && (QuantizedGEMM.isUsed || QuantizedGEMMAVX2.isUsed) && requantization.shifts.allSatisfy({ $0 >= -31 }) && input.dim(3) == channels {
             var widened = [Int32](repeating: 0, count: Int(taps) * paddedChannels)
             for t in 0..<Int(taps) {
                 for c in 0..<channels { widened[t * paddedChannels + c] = Int32(filter[t * channels + c]) }
