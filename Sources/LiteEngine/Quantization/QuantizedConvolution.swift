@@ -61,7 +61,8 @@ final class QuantizedConvolution {
             return
         }
         integerGEMM = nil
-        if single && QuantizedGEMMAVX2.isUsed && QuantizedGEMMAVX2.supports(depth: depth, requantization: requantization) {
+        if single && QuantizedGEMMAVX2.isUsed && QuantizedGEMMAVX2.supports(depth: depth, signed: signed, inputZeroPoint: inputInfo.zeroPoint,
+                                                                                filterZeroPoints: filterInfo.zeroPoints, requantization: requantization) {
             widenedGEMM = existing?.widenedGEMM
                 ?? QuantizedGEMMAVX2(filter: filterTensor, filterZeroPoints: filterInfo.zeroPoints, bias: bias, inputZeroPoint: inputInfo.zeroPoint,
                                      signed: signed, requantization: requantization)

@@ -40,9 +40,12 @@ final class QuantizedGEMMAVX2 {
     static let rowsPerTile = 4
     static let rowsPerBlock = 16
 
-    /// Whether every int32 sum stays exact (255·255·depth < 2^31) and every right shift fits the 64-bit rounding.
-    static func supports(depth: Int, requantization: ChannelRequantization) -> Bool {
-        depth < 33_000 && requantization.shifts.allSatisfy { $0 >= -31 }
+    /// Whether every offset fits int16 and every int32 sum stays exact (zero points inside the type's range, so
+    /// |x - x_zero|, |w - w_zero| ≤ 255 and 255·255·depth < 2^31), and every right shift fits the 64-bit rounding.
+    static func supports(depth: Int, signed: Bool, inputZeroPoint: Int32, filterZeroPoints: [Int32], requantization: ChannelRequantization) -> Bool {
+        let range: ClosedRange<Int32> = signed ? -128...127 : 0...255
+        return depth < 33_000 && range.contains(inputZeroPoint) && filterZeroPoints.allSatisfy { range.contains($0) }
+            && requantization.shifts.allSatisfy { $0 >= -31 }
     }
 
     let channels: Int
@@ -70,28 +73,23 @@ final class QuantizedGEMMAVX2 {
         weights = allocateAligned(Int16.self, count: paddedChannels * paddedDepth)
         let source = UnsafeRawPointer(filter.data!)
         let signedFilter = filter.type == .int8
-        let steps = paddedDepth / 2, blocks = paddedChannels / Self.lanes
-        var offset = 0
-        var firstBlock = 0
-        while firstBlock < blocks {
-            let groupBlocks = min(2, blocks - firstBlock)
-            for step in 0..<steps {
-                for block in firstBlock..<firstBlock + groupBlocks {
-                    for lane in 0..<Self.lanes {
-                        let c = block * Self.lanes + lane
-                        for k in 2 * step..<2 * step + 2 {
-                            var value: Int32 = 0
-                            if c < channels && k < depth {
-                                let zero = filterZeroPoints.count == 1 ? filterZeroPoints[0] : filterZeroPoints[c]
-                                value = loadQuantized(source, c * depth + k, signed: signedFilter) - zero
-                            }
-                            weights[offset] = Int16(value)
-                            offset += 1
-                        }
-                    }
-                }
+        let blocks = paddedChannels / Self.lanes
+        // Padded channels and depth stay 0; channel c's weight k goes to its block pair's step k/2, its block's lane.
+        weights.initialize(repeating: 0, count: paddedChannels * paddedDepth)
+        for c in 0..<channels {
+            let block = c / Self.lanes, pairFirst = block & ~1
+            let pairBlocks = min(2, blocks - pairFirst)
+            let base = pairFirst * Self.lanes * paddedDepth + (block - pairFirst) * 2 * Self.lanes + (c % Self.lanes) * 2
+            let stepStride = pairBlocks * 2 * Self.lanes
+            let zero = filterZeroPoints.count == 1 ? filterZeroPoints[0] : filterZeroPoints[c]
+            let row = source + c * depth
+            if signedFilter {
+                let bytes = row.assumingMemoryBound(to: Int8.self)
+                for k in 0..<depth { weights[base + (k / 2) * stepStride + k % 2] = Int16(Int32(bytes[k]) - zero) }
+            } else {
+                let bytes = row.assumingMemoryBound(to: UInt8.self)
+                for k in 0..<depth { weights[base + (k / 2) * stepStride + k % 2] = Int16(Int32(bytes[k]) - zero) }
             }
-            firstBlock += groupBlocks
         }
         biases = allocateAligned(Int32.self, count: paddedChannels)
         for c in 0..<paddedChannels { biases[c] = c < channels ? bias.map { $0.pointer(Int32.self)[c] } ?? 0 : 0 }
