@@ -1,4 +1,4 @@
-#if LITE_AVX512_VNNI
+#if LITE_AVX2 || LITE_AVX512_VNNI
 import _Builtin_intrinsics.intel
 #endif
 
@@ -14,11 +14,17 @@ import _Builtin_intrinsics.intel
 /// panels of 8 (one AVX register a row): a first layer with 8 output channels (MobileNetV1 0.25) computed three
 /// quarters of a 32-wide tile on zero padding, and took a third of the model's time.
 ///
-/// Only in builds with AVX-512 (`tools/swift-flags.sh` on such a CPU); elsewhere ``make(filter:n:k:bias:)``
+/// Builds with AVX2 but not AVX-512 use panels of 16 and a 6x16 tile in 12 AVX registers (XNNPACK's AVX2 shape).
+///
+/// Only in builds with AVX2 or AVX-512 (`tools/swift-flags.sh` on such a CPU); elsewhere ``make(filter:n:k:bias:)``
 /// returns nil and the convolution calls sgemm. The sums run over k in order for every output, as the
 /// reference convolution does, but with fused multiply-adds, so results differ from sgemm's in the last bits.
 final class PackedFilterGEMM: @unchecked Sendable {
+    #if LITE_AVX512_VNNI
     static let tileRows = 8
+    #else
+    static let tileRows = 6
+    #endif
 
     let n: Int, k: Int
     /// Output channels per panel: 32, or 16 or 8 for narrow layers.
@@ -31,7 +37,11 @@ final class PackedFilterGEMM: @unchecked Sendable {
     private init(filter: UnsafePointer<Float>, n: Int, k: Int, bias: UnsafePointer<Float>?) {
         self.n = n
         self.k = k
+        #if LITE_AVX512_VNNI
         let panelWidth = n <= 8 ? 8 : n <= 16 ? 16 : 32
+        #else
+        let panelWidth = 16
+        #endif
         self.panelWidth = panelWidth
         panels = (n + panelWidth - 1) / panelWidth
         let count = panels * (k + 1) * panelWidth
@@ -55,7 +65,7 @@ final class PackedFilterGEMM: @unchecked Sendable {
 
     /// The packed product for this filter, or nil in builds without AVX-512 or for shapes it does not take.
     static func make(filter: UnsafePointer<Float>, n: Int, k: Int, bias: UnsafePointer<Float>?) -> PackedFilterGEMM? {
-        #if LITE_AVX512_VNNI
+        #if LITE_AVX2 || LITE_AVX512_VNNI
         guard n > 0, k > 0, saturatingProduct(n + 32, k + 1) < 1 << 28 else { return nil }
         return PackedFilterGEMM(filter: filter, n: n, k: k, bias: bias)
         #else
@@ -95,7 +105,7 @@ final class PackedFilterGEMM: @unchecked Sendable {
     }
 
     private func run(_ a: Rows, count rows: Int, c: UnsafeMutablePointer<Float>, ldc: Int, activation: (Float, Float), threads: Int) {
-        #if LITE_AVX512_VNNI
+        #if LITE_AVX2 || LITE_AVX512_VNNI
         guard rows > 0 else { return }
         let tiles = (rows + Self.tileRows - 1) / Self.tileRows
         let panelWork = Self.tileRows * panelWidth * k
@@ -117,6 +127,66 @@ final class PackedFilterGEMM: @unchecked Sendable {
         }
         #endif
     }
+
+    #if LITE_AVX2 && !LITE_AVX512_VNNI
+    @inline(__always)
+    private func anyTile(_ t: Int, panel p: Int, a: Rows, rows: Int, c: UnsafeMutablePointer<Float>, ldc: Int, activation: (Float, Float)) {
+        tile6x16(t, panel: p, a: a, rows: rows, c: c, ldc: ldc, activation: activation)
+    }
+
+    /// One 6x16 tile of C in AVX registers (two a row). Rows past the end read the last row again and are not stored;
+    /// columns past n are computed on the panel's zero padding and masked out of the store.
+    @inline(__always)
+    private func tile6x16(_ t: Int, panel p: Int, a: Rows, rows: Int, c: UnsafeMutablePointer<Float>, ldc: Int, activation: (Float, Float)) {
+        let first = t * Self.tileRows, valid = min(Self.tileRows, rows - first)
+        let r0 = first, r1 = first + min(1, valid - 1), r2 = first + min(2, valid - 1), r3 = first + min(3, valid - 1)
+        let r4 = first + min(4, valid - 1), r5 = first + min(5, valid - 1)
+        var w = UnsafePointer(packed + p * (k + 1) * 16)
+        let b0 = _mm256_loadu_ps(w), b1 = _mm256_loadu_ps(w + 8)
+        var c00 = b0, c01 = b1, c10 = b0, c11 = b1, c20 = b0, c21 = b1, c30 = b0, c31 = b1, c40 = b0, c41 = b1, c50 = b0, c51 = b1
+        w += 16
+        for s in 0..<a.segments {
+            let a0 = a.pointer(r0, s), a1 = a.pointer(r1, s), a2 = a.pointer(r2, s), a3 = a.pointer(r3, s)
+            let a4 = a.pointer(r4, s), a5 = a.pointer(r5, s)
+            for i in 0..<a.segmentLength {
+                let w0 = _mm256_loadu_ps(w), w1 = _mm256_loadu_ps(w + 8)
+                w += 16
+                var x = _mm256_set1_ps(a0[i])
+                c00 = _mm256_fmadd_ps(x, w0, c00); c01 = _mm256_fmadd_ps(x, w1, c01)
+                x = _mm256_set1_ps(a1[i])
+                c10 = _mm256_fmadd_ps(x, w0, c10); c11 = _mm256_fmadd_ps(x, w1, c11)
+                x = _mm256_set1_ps(a2[i])
+                c20 = _mm256_fmadd_ps(x, w0, c20); c21 = _mm256_fmadd_ps(x, w1, c21)
+                x = _mm256_set1_ps(a3[i])
+                c30 = _mm256_fmadd_ps(x, w0, c30); c31 = _mm256_fmadd_ps(x, w1, c31)
+                x = _mm256_set1_ps(a4[i])
+                c40 = _mm256_fmadd_ps(x, w0, c40); c41 = _mm256_fmadd_ps(x, w1, c41)
+                x = _mm256_set1_ps(a5[i])
+                c50 = _mm256_fmadd_ps(x, w0, c50); c51 = _mm256_fmadd_ps(x, w1, c51)
+            }
+        }
+        // max(low, v) then min(high, v): with a NaN in v the instructions return v, so NaN passes through as in
+        // the reference's `v < low ? low : v`.
+        let low = _mm256_set1_ps(activation.0), high = _mm256_set1_ps(activation.1)
+        let columns = min(16, n - p * 16)
+        let lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)
+        let mask0 = _mm256_cmpgt_epi32(_mm256_set1_epi32(Int32(columns)), lanes)
+        let mask1 = _mm256_cmpgt_epi32(_mm256_set1_epi32(Int32(columns - 8)), lanes)
+        let out = c + first * ldc + p * 16
+        func store(_ r: Int, _ v0: __m256, _ v1: __m256) {
+            guard r < valid else { return }
+            let o = out + r * ldc
+            if columns == 16 {
+                _mm256_storeu_ps(o, _mm256_min_ps(high, _mm256_max_ps(low, v0)))
+                _mm256_storeu_ps(o + 8, _mm256_min_ps(high, _mm256_max_ps(low, v1)))
+            } else {
+                _mm256_maskstore_ps(o, mask0, _mm256_min_ps(high, _mm256_max_ps(low, v0)))
+                _mm256_maskstore_ps(o + 8, mask1, _mm256_min_ps(high, _mm256_max_ps(low, v1)))
+            }
+        }
+        store(0, c00, c01); store(1, c10, c11); store(2, c20, c21); store(3, c30, c31); store(4, c40, c41); store(5, c50, c51)
+    }
+    #endif
 
     #if LITE_AVX512_VNNI
     @inline(__always)

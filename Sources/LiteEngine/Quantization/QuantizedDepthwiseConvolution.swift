@@ -147,11 +147,17 @@ final class QuantizedDepthwiseConvolution {
                         while ox < g.outW {
                             if kyFirst == 0 && kyEnd == g.kh && channels % 16 == 0 && ox + 3 < g.outW && g.isInteriorX(ox) && g.isInteriorX(ox + 3) {
                                 fourInteriorPixels(src, g, weights: weights, b: b, oy: oy, ox: ox, into: acc)
+                                let out = dst + ((b * g.outH + oy) * g.outW + ox) * channels
+                                #if LITE_AVX2 && !LITE_AVX512_VNNI
+                                // Each eight channels' requantization data loaded once for the four pixels.
+                                requantization.requantizeBlock8(acc, accumulatorStride: padded, rows: 4, constants: noFactors, channels: channels,
+                                                                into: out, outputStride: channels, roundingUp: false)
+                                #else
                                 for i in 0..<4 {
-                                    let out = dst + ((b * g.outH + oy) * g.outW + ox + i) * channels
                                     requantization.requantizeRow(acc + i * padded, constants: noFactors, rowSumFactors: noFactors, rowSum: 0,
-                                                                 channels: channels, into: out, roundingUp: false)
+                                                                 channels: channels, into: out + i * channels, roundingUp: false)
                                 }
+                                #endif
                                 ox += 4
                                 continue
                             }

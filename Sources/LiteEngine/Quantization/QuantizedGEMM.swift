@@ -668,17 +668,19 @@ final class ExactRequantization {
         deallocateAligned(shiftBiases)
     }
 
-    /// The AVX2 GEMM's requantization of a block of rows (``QuantizedGEMMAVX2``): `rows` rows of accumulators
-    /// `accumulatorStride` apart, each `accumulator + constant[c]` (no row-sum term), rounding ties up, `channels`
-    /// bytes per row `outputStride` apart; eight channels per step, whose data is loaded once for all the rows. The
+    /// The AVX2 requantization of a block of rows (``QuantizedGEMMAVX2``, four depthwise pixels): `rows` rows of
+    /// accumulators `accumulatorStride` apart, each `accumulator + constant[c]` (no row-sum term), rounding ties up
+    /// (the GEMM kernels) or away from zero (`roundingUp` false), `channels` bytes per row `outputStride` apart;
+    /// eight channels per step, whose data is loaded once for all the rows. The
     /// arithmetic is `requantizeRow`'s in 64-bit lanes (even and odd channels apart, as `vpmuldq` multiplies them);
     /// the arithmetic right shift AVX2 lacks is a logical one of the value biased by 2^63 (`biasedAddends`), less
     /// the shifted bias (`shiftBiases`). Total shifts must be at most 62 (right shifts up to 31).
     @inline(__always)
     func requantizeBlock8(_ accumulators: UnsafePointer<Int32>, accumulatorStride: Int, rows: Int, constants: UnsafePointer<Int32>,
-                          channels: Int, into output: UnsafeMutableRawPointer, outputStride: Int) {
+                          channels: Int, into output: UnsafeMutableRawPointer, outputStride: Int, roundingUp: Bool = true) {
         #if LITE_AVX2
         let zero = _mm256_set1_epi32(outputZeroPoint), lowest = _mm256_set1_epi32(low), highest = _mm256_set1_epi32(high)
+        let nudge = _mm256_set1_epi64x(1 << 30), noLanes = _mm256_setzero_si256()
         // Values clamped to [low, high]: above 127 only uint8 outputs, below 0 only int8 ones; either pack fits both.
         let unsignedOutput = high > 127
         let lowHalves = _mm256_set1_epi64x(0xFFFF_FFFF), firstWordOfEachHalf = _mm256_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4)
@@ -691,14 +693,22 @@ final class ExactRequantization {
             let evenAddend = load(biasedAddends + evenSlot), oddAddend = load(biasedAddends + oddSlot)
             let evenShift = load(totalShifts + evenSlot), oddShift = load(totalShifts + oddSlot)
             let evenBias = load(shiftBiases + evenSlot), oddBias = load(shiftBiases + oddSlot)
+            let evenCorrection = load(negativeCorrections + evenSlot), oddCorrection = load(negativeCorrections + oddSlot)
             let count = min(channels - c, 8)
-            @inline(__always) func finish(_ i: Int, hasLeftShifts: Bool, foldsZeroPoint: Bool) {
+            @inline(__always) func finish(_ i: Int, hasLeftShifts: Bool, foldsZeroPoint: Bool, roundingUp: Bool) {
                 var x = _mm256_add_epi32(load(accumulators + (i &* accumulatorStride &+ c)), constant)
                 // x·2^left wraps in int32 like TFLite's `x * (1 << left_shift)`.
                 if hasLeftShifts { x = _mm256_sllv_epi32(x, left) }
-                let even = _mm256_sub_epi64(_mm256_srlv_epi64(_mm256_add_epi64(_mm256_mul_epi32(x, multiplier), evenAddend), evenShift), evenBias)
-                let odd = _mm256_sub_epi64(_mm256_srlv_epi64(_mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), oddMultiplier), oddAddend),
-                                                             oddShift), oddBias)
+                let evenProduct = _mm256_mul_epi32(x, multiplier), oddProduct = _mm256_mul_epi32(_mm256_srli_epi64(x, 32), oddMultiplier)
+                var evenTotal = _mm256_add_epi64(evenProduct, evenAddend), oddTotal = _mm256_add_epi64(oddProduct, oddAddend)
+                if !roundingUp {
+                    let evenNegative = _mm256_cmpgt_epi64(noLanes, _mm256_add_epi64(evenProduct, nudge))
+                    let oddNegative = _mm256_cmpgt_epi64(noLanes, _mm256_add_epi64(oddProduct, nudge))
+                    evenTotal = _mm256_sub_epi64(evenTotal, _mm256_and_si256(evenNegative, evenCorrection))
+                    oddTotal = _mm256_sub_epi64(oddTotal, _mm256_and_si256(oddNegative, oddCorrection))
+                }
+                let even = _mm256_sub_epi64(_mm256_srlv_epi64(evenTotal, evenShift), evenBias)
+                let odd = _mm256_sub_epi64(_mm256_srlv_epi64(oddTotal, oddShift), oddBias)
                 var v = _mm256_or_si256(_mm256_and_si256(even, lowHalves), _mm256_slli_epi64(odd, 32))
                 if !foldsZeroPoint { v = _mm256_add_epi32(v, zero) }
                 v = _mm256_min_epi32(_mm256_max_epi32(v, lowest), highest)
@@ -714,10 +724,15 @@ final class ExactRequantization {
                     for j in 0..<count { destination.storeBytes(of: UInt8(truncatingIfNeeded: word >> (8 * UInt64(j))), toByteOffset: j, as: UInt8.self) }
                 }
             }
+            // The flags are arguments so that the common cases are loops of their own without tests in them.
             if !hasLeftShifts && foldsZeroPoint {
-                for i in 0..<rows { finish(i, hasLeftShifts: false, foldsZeroPoint: true) }
+                if roundingUp {
+                    for i in 0..<rows { finish(i, hasLeftShifts: false, foldsZeroPoint: true, roundingUp: true) }
+                } else {
+                    for i in 0..<rows { finish(i, hasLeftShifts: false, foldsZeroPoint: true, roundingUp: false) }
+                }
             } else {
-                for i in 0..<rows { finish(i, hasLeftShifts: hasLeftShifts, foldsZeroPoint: foldsZeroPoint) }
+                for i in 0..<rows { finish(i, hasLeftShifts: hasLeftShifts, foldsZeroPoint: foldsZeroPoint, roundingUp: roundingUp) }
             }
             c += 8
         }
