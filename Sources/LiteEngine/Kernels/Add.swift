@@ -1,5 +1,5 @@
 import LiteFormat
-#if LITE_AVX512_VNNI
+#if LITE_AVX2 || LITE_AVX512_VNNI
 import _Builtin_intrinsics.intel
 #endif
 
@@ -121,13 +121,15 @@ extension Add {
 }
 
 extension Add {
-    /// Whether `addExact` runs: an AVX-512 build, and an output rescale whose right shift keeps its rounding inside
-    /// 32-bit lanes (see `addExact`).
+    /// Whether `addExact` runs: an AVX-512 or AVX2 build, and an output rescale whose right shift keeps its rounding
+    /// inside 32-bit lanes (see `addExact`); AVX2 also needs the inputs' total shifts at most 62.
     static func addsExactlyInRegisters(_ q: QuantizedParameters) -> Bool {
-        QuantizedGEMM.isUsed && q.outputShift >= -22
+        guard q.outputShift >= -22 else { return false }
+        return QuantizedGEMM.isUsed || (QuantizedGEMMAVX2.isUsed && q.shift1 >= -31 && q.shift2 >= -31)
     }
 
-    /// `fast` numerics for inputs of one shape in AVX-512 builds: the integer ADD above, exactly, 16 elements per step.
+    /// `fast` numerics for inputs of one shape in AVX-512 builds: the integer ADD above, exactly, 16 elements per step
+    /// (AVX2 builds: 8).
     /// Each input's rescale `SaturatingRoundingDoublingHighMul(x, m) >> s` is `⌊(x·m + 2^30) / 2^(31+s)⌋` (the high
     /// multiply is `⌊(x·m + 2^30) / 2^31⌋` for either sign of the product, and floors nest), one 64-bit add and shift;
     /// x = (value + offset)·2^20 is below 2^29 in magnitude, so the saturating case never arises. The output rescale
@@ -174,8 +176,63 @@ extension Add {
             }
             i += 16
         }
+        #elseif LITE_AVX2
+        let right = -q.outputShift
+        let k = (right > 0 ? Int64(1) << (right - 1) : 0) + Int64(q.outputOffset) << right
+        let offset1 = _mm256_set1_epi32(q.offset1), offset2 = _mm256_set1_epi32(q.offset2)
+        let m1 = _mm256_set1_epi64x(Int64(q.multiplier1)), m2 = _mm256_set1_epi64x(Int64(q.multiplier2))
+        let mo = _mm256_set1_epi64x(Int64(q.outputMultiplier))
+        // AVX2 shifts 64-bit lanes right only logically: (t + 2^63 as unsigned) >> s = (t >> s) + 2^(63-s), so the
+        // nudges carry 2^63 and the shifted bias is taken off after.
+        @inline(__always) func biased(_ nudge: Int64, _ shift: Int64) -> (__m256i, __m256i, __m128i) {
+            (_mm256_set1_epi64x(nudge &+ Int64.min), _mm256_set1_epi64x(1 &<< (63 &- shift)), _mm_cvtsi64_si128(shift))
+        }
+        let input1 = biased(1 << 30, Int64(31 - q.shift1)), input2 = biased(1 << 30, Int64(31 - q.shift2))
+        let output = biased((1 << 30) + k << 31, 31)
+        let outputShift = _mm_cvtsi64_si128(Int64(right))
+        let offsetK = _mm256_set1_epi32(Int32(truncatingIfNeeded: k)), tieAdjust = _mm256_set1_epi32(right > 0 ? -1 : 0)
+        let lowest = _mm256_set1_epi32(q.low), highest = _mm256_set1_epi32(q.high)
+        let lowHalves = _mm256_set1_epi64x(0xFFFF_FFFF), firstWordOfEachHalf = _mm256_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4)
+        let unsignedOutput = !signed
+        // `(x·m + nudge) >> shift` per lane, x in 32-bit lanes, m and nudge in 64-bit ones.
+        @inline(__always) func rescale(_ x: __m256i, _ m: __m256i, _ shift: (__m256i, __m256i, __m128i)) -> __m256i {
+            let even = _mm256_sub_epi64(_mm256_srl_epi64(_mm256_add_epi64(_mm256_mul_epi32(x, m), shift.0), shift.2), shift.1)
+            let odd = _mm256_sub_epi64(_mm256_srl_epi64(_mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), m), shift.0), shift.2), shift.1)
+            return _mm256_or_si256(_mm256_and_si256(even, lowHalves), _mm256_slli_epi64(odd, 32))
+        }
+        @inline(__always) func eight(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer) -> __m128i {
+            @inline(__always) func widen(_ pointer: UnsafeRawPointer) -> __m256i {
+                let bytes = _mm_loadl_epi64(pointer.assumingMemoryBound(to: __m128i_u.self))
+                return signed ? _mm256_cvtepi8_epi32(bytes) : _mm256_cvtepu8_epi32(bytes)
+            }
+            let x = _mm256_slli_epi32(_mm256_add_epi32(widen(a), offset1), 20)
+            let y = _mm256_slli_epi32(_mm256_add_epi32(widen(b), offset2), 20)
+            let sum = _mm256_add_epi32(rescale(x, m1, input1), rescale(y, m2, input2))
+            var t = rescale(sum, mo, output)
+            t = _mm256_add_epi32(t, _mm256_and_si256(_mm256_cmpgt_epi32(offsetK, t), tieAdjust))
+            let v = _mm256_min_epi32(_mm256_max_epi32(_mm256_sra_epi32(t, outputShift), lowest), highest)
+            let words = _mm256_packs_epi32(v, v)
+            let packed = unsignedOutput ? _mm256_packus_epi16(words, words) : _mm256_packs_epi16(words, words)
+            return _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(packed, firstWordOfEachHalf))
+        }
+        var i = 0
+        while i + 8 <= count {
+            _mm_storel_epi64((out + i).assumingMemoryBound(to: __m128i_u.self), eight(a + i, b + i))
+            i += 8
+        }
+        if i < count {
+            // The last values through 8-byte buffers, so that no load or store passes the tensors' ends.
+            var tail: (UInt64, UInt64, UInt64) = (0, 0, 0)
+            withUnsafeMutableBytes(of: &tail) { buffer in
+                let base = buffer.baseAddress!
+                base.copyMemory(from: a + i, byteCount: count - i)
+                (base + 8).copyMemory(from: b + i, byteCount: count - i)
+                _mm_storel_epi64((base + 16).assumingMemoryBound(to: __m128i_u.self), eight(base, base + 8))
+                (out + i).copyMemory(from: base + 16, byteCount: count - i)
+            }
+        }
         #else
-        preconditionFailure("Add.addExact needs a build with LITE_AVX512_VNNI")
+        preconditionFailure("Add.addExact needs a build with LITE_AVX2 or LITE_AVX512_VNNI")
         #endif
     }
 }

@@ -3,7 +3,7 @@ import LiteFormat
 /// CONV_2D: input [N, H, W, Cin], filter [Cout, KH, KW, Cin], optional bias [Cout] -> [N, OH, OW, Cout].
 ///
 /// Fast path: the convolution as one matrix product `im2col(input) [N*OH*OW, KH*KW*Cin] x filterᵀ`; a 1x1
-/// convolution with stride 1 and no padding uses the input itself as the left matrix. `PackedFilterGEMM` (AVX-512
+/// convolution with stride 1 and no padding uses the input itself as the left matrix. `PackedFilterGEMM` (AVX2 and AVX-512
 /// builds, filter known at load) adds bias and the fused activation in its tiles, and reads the input in place
 /// through a pointer per output pixel and filter row instead of unfolding it (XNNPACK's indirect GEMM: a first
 /// layer's unfolded input, 1.35 MB for 224x224x3, cost as much as its products); BLAS sgemm (elsewhere) is
@@ -71,7 +71,7 @@ final class Conv2D: Kernel {
         pointerTableKey = (nil, nil, 0)  // shapes changed: build the table again
     }
 
-    /// The filter and bias packed for the AVX-512 microkernel, when both are known at load (see `PackedFilterGEMM`).
+    /// The filter and bias packed for the AVX2 or AVX-512 microkernel, when both are known at load (see `PackedFilterGEMM`).
     var packed: PackedFilterGEMM?
 
     private func isLoadTimeConstant(_ tensor: Tensor) -> Bool {
