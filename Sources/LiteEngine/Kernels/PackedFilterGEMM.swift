@@ -14,7 +14,8 @@ import _Builtin_intrinsics.intel
 /// panels of 8 (one AVX register a row): a first layer with 8 output channels (MobileNetV1 0.25) computed three
 /// quarters of a 32-wide tile on zero padding, and took a third of the model's time.
 ///
-/// Builds with AVX2 but not AVX-512 use panels of 16 and a 6x16 tile in 12 AVX registers (XNNPACK's AVX2 shape).
+/// Builds with AVX2 but not AVX-512 use panels of 16 and a 6x16 tile in 12 AVX registers (XNNPACK's AVX2 shape),
+/// or for layers of at most 8 output channels panels of 8 and a 6x8 tile.
 ///
 /// Only in builds with AVX2 or AVX-512 (`tools/swift-flags.sh` on such a CPU); elsewhere ``make(filter:n:k:bias:)``
 /// returns nil and the convolution calls sgemm. The sums run over k in order for every output, as the
@@ -40,7 +41,7 @@ final class PackedFilterGEMM: @unchecked Sendable {
         #if LITE_AVX512_VNNI
         let panelWidth = n <= 8 ? 8 : n <= 16 ? 16 : 32
         #else
-        let panelWidth = 16
+        let panelWidth = n <= 8 ? 8 : 16
         #endif
         self.panelWidth = panelWidth
         panels = (n + panelWidth - 1) / panelWidth
@@ -131,7 +132,50 @@ final class PackedFilterGEMM: @unchecked Sendable {
     #if LITE_AVX2 && !LITE_AVX512_VNNI
     @inline(__always)
     private func anyTile(_ t: Int, panel p: Int, a: Rows, rows: Int, c: UnsafeMutablePointer<Float>, ldc: Int, activation: (Float, Float)) {
-        tile6x16(t, panel: p, a: a, rows: rows, c: c, ldc: ldc, activation: activation)
+        if panelWidth == 8 {
+            tile6x8(t, panel: p, a: a, rows: rows, c: c, ldc: ldc, activation: activation)
+        } else {
+            tile6x16(t, panel: p, a: a, rows: rows, c: c, ldc: ldc, activation: activation)
+        }
+    }
+
+    /// One 6x8 tile of C (panels of 8, layers of at most 8 output channels), one AVX register a row.
+    @inline(__always)
+    private func tile6x8(_ t: Int, panel p: Int, a: Rows, rows: Int, c: UnsafeMutablePointer<Float>, ldc: Int, activation: (Float, Float)) {
+        let first = t * Self.tileRows, valid = min(Self.tileRows, rows - first)
+        let r0 = first, r1 = first + min(1, valid - 1), r2 = first + min(2, valid - 1), r3 = first + min(3, valid - 1)
+        let r4 = first + min(4, valid - 1), r5 = first + min(5, valid - 1)
+        var w = UnsafePointer(packed + p * (k + 1) * 8)
+        let b = _mm256_loadu_ps(w)
+        var c0 = b, c1 = b, c2 = b, c3 = b, c4 = b, c5 = b
+        w += 8
+        for s in 0..<a.segments {
+            let a0 = a.pointer(r0, s), a1 = a.pointer(r1, s), a2 = a.pointer(r2, s), a3 = a.pointer(r3, s)
+            let a4 = a.pointer(r4, s), a5 = a.pointer(r5, s)
+            for i in 0..<a.segmentLength {
+                let f = _mm256_loadu_ps(w)
+                w += 8
+                c0 = _mm256_fmadd_ps(_mm256_set1_ps(a0[i]), f, c0)
+                c1 = _mm256_fmadd_ps(_mm256_set1_ps(a1[i]), f, c1)
+                c2 = _mm256_fmadd_ps(_mm256_set1_ps(a2[i]), f, c2)
+                c3 = _mm256_fmadd_ps(_mm256_set1_ps(a3[i]), f, c3)
+                c4 = _mm256_fmadd_ps(_mm256_set1_ps(a4[i]), f, c4)
+                c5 = _mm256_fmadd_ps(_mm256_set1_ps(a5[i]), f, c5)
+            }
+        }
+        let low = _mm256_set1_ps(activation.0), high = _mm256_set1_ps(activation.1)
+        let columns = n
+        let mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(Int32(columns)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))
+        let out = c + first * ldc
+        func store(_ r: Int, _ v: __m256) {
+            guard r < valid else { return }
+            if columns == 8 {
+                _mm256_storeu_ps(out + r * ldc, _mm256_min_ps(high, _mm256_max_ps(low, v)))
+            } else {
+                _mm256_maskstore_ps(out + r * ldc, mask, _mm256_min_ps(high, _mm256_max_ps(low, v)))
+            }
+        }
+        store(0, c0); store(1, c1); store(2, c2); store(3, c3); store(4, c4); store(5, c5)
     }
 
     /// One 6x16 tile of C in AVX registers (two a row). Rows past the end read the last row again and are not stored;
