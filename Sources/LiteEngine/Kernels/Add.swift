@@ -192,13 +192,11 @@ extension Add {
         let outputShift = _mm_cvtsi64_si128(Int64(right))
         let offsetK = _mm256_set1_epi32(Int32(truncatingIfNeeded: k)), tieAdjust = _mm256_set1_epi32(right > 0 ? -1 : 0)
         let lowest = _mm256_set1_epi32(q.low), highest = _mm256_set1_epi32(q.high)
-        let lowHalves = _mm256_set1_epi64x(0xFFFF_FFFF), firstWordOfEachHalf = _mm256_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4)
-        let unsignedOutput = !signed
         // `(x·m + nudge) >> shift` per lane, x in 32-bit lanes, m and nudge in 64-bit ones.
         @inline(__always) func rescale(_ x: __m256i, _ m: __m256i, _ shift: (__m256i, __m256i, __m128i)) -> __m256i {
             let even = _mm256_sub_epi64(_mm256_srl_epi64(_mm256_add_epi64(_mm256_mul_epi32(x, m), shift.0), shift.2), shift.1)
             let odd = _mm256_sub_epi64(_mm256_srl_epi64(_mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), m), shift.0), shift.2), shift.1)
-            return _mm256_or_si256(_mm256_and_si256(even, lowHalves), _mm256_slli_epi64(odd, 32))
+            return joinEvenOddLanes8(even, odd)
         }
         @inline(__always) func eight(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer) -> __m128i {
             @inline(__always) func widen(_ pointer: UnsafeRawPointer) -> __m256i {
@@ -211,9 +209,7 @@ extension Add {
             var t = rescale(sum, mo, output)
             t = _mm256_add_epi32(t, _mm256_and_si256(_mm256_cmpgt_epi32(offsetK, t), tieAdjust))
             let v = _mm256_min_epi32(_mm256_max_epi32(_mm256_sra_epi32(t, outputShift), lowest), highest)
-            let words = _mm256_packs_epi32(v, v)
-            let packed = unsignedOutput ? _mm256_packus_epi16(words, words) : _mm256_packs_epi16(words, words)
-            return _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(packed, firstWordOfEachHalf))
+            return packBytes8(v, unsigned: !signed)
         }
         var i = 0
         while i + 8 <= count {

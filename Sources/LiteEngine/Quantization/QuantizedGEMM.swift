@@ -683,7 +683,6 @@ final class ExactRequantization {
         let nudge = _mm256_set1_epi64x(1 << 30), noLanes = _mm256_setzero_si256()
         // Values clamped to [low, high]: above 127 only uint8 outputs, below 0 only int8 ones; either pack fits both.
         let unsignedOutput = high > 127
-        let lowHalves = _mm256_set1_epi64x(0xFFFF_FFFF), firstWordOfEachHalf = _mm256_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4)
         @inline(__always) func load(_ pointer: UnsafeRawPointer) -> __m256i { _mm256_loadu_si256(pointer.assumingMemoryBound(to: __m256i_u.self)) }
         var c = 0
         while c < channels {
@@ -709,20 +708,10 @@ final class ExactRequantization {
                 }
                 let even = _mm256_sub_epi64(_mm256_srlv_epi64(evenTotal, evenShift), evenBias)
                 let odd = _mm256_sub_epi64(_mm256_srlv_epi64(oddTotal, oddShift), oddBias)
-                var v = _mm256_or_si256(_mm256_and_si256(even, lowHalves), _mm256_slli_epi64(odd, 32))
+                var v = joinEvenOddLanes8(even, odd)
                 if !foldsZeroPoint { v = _mm256_add_epi32(v, zero) }
                 v = _mm256_min_epi32(_mm256_max_epi32(v, lowest), highest)
-                // Per 128-bit half [v0...v3] or [v4...v7] as int16, then bytes; the two halves' first four bytes joined.
-                let words = _mm256_packs_epi32(v, v)
-                let packed = unsignedOutput ? _mm256_packus_epi16(words, words) : _mm256_packs_epi16(words, words)
-                let bytes = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(packed, firstWordOfEachHalf))
-                let destination = output + (i &* outputStride &+ c)
-                if count == 8 {
-                    _mm_storel_epi64(destination.assumingMemoryBound(to: __m128i_u.self), bytes)
-                } else {
-                    let word = UInt64(bitPattern: _mm_cvtsi128_si64(bytes))
-                    for j in 0..<count { destination.storeBytes(of: UInt8(truncatingIfNeeded: word >> (8 * UInt64(j))), toByteOffset: j, as: UInt8.self) }
-                }
+                storeBytes8(packBytes8(v, unsigned: unsignedOutput), count: count, to: output + (i &* outputStride &+ c))
             }
             // The flags are arguments so that the common cases are loops of their own without tests in them.
             if !hasLeftShifts && foldsZeroPoint {
@@ -843,7 +832,6 @@ final class ExactRequantization {
         let zero = _mm256_set1_epi32(outputZeroPoint), lowest = _mm256_set1_epi32(low), highest = _mm256_set1_epi32(high)
         let nudge = _mm256_set1_epi64x(1 << 30), noLanes = _mm256_setzero_si256()
         let unsignedOutput = high > 127
-        let lowHalves = _mm256_set1_epi64x(0xFFFF_FFFF), firstWordOfEachHalf = _mm256_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4)
         let uniformTerm = uniformRowSumFactor.map { _mm256_set1_epi32(0 &- $0 &* rowSum) }
         let sum = _mm256_set1_epi32(rowSum)
         @inline(__always) func load(_ pointer: UnsafeRawPointer) -> __m256i { _mm256_loadu_si256(pointer.assumingMemoryBound(to: __m256i_u.self)) }
@@ -870,18 +858,10 @@ final class ExactRequantization {
             }
             let evenResult = _mm256_sub_epi64(_mm256_srlv_epi64(evenTotal, load(totalShifts + evenSlot)), load(shiftBiases + evenSlot))
             let oddResult = _mm256_sub_epi64(_mm256_srlv_epi64(oddTotal, load(totalShifts + oddSlot)), load(shiftBiases + oddSlot))
-            var v = _mm256_or_si256(_mm256_and_si256(evenResult, lowHalves), _mm256_slli_epi64(oddResult, 32))
+            var v = joinEvenOddLanes8(evenResult, oddResult)
             if !foldsZeroPoint { v = _mm256_add_epi32(v, zero) }
             v = _mm256_min_epi32(_mm256_max_epi32(v, lowest), highest)
-            let words = _mm256_packs_epi32(v, v)
-            let packed = unsignedOutput ? _mm256_packus_epi16(words, words) : _mm256_packs_epi16(words, words)
-            let bytes = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(packed, firstWordOfEachHalf))
-            if c + 8 <= channels {
-                _mm_storel_epi64((output + c).assumingMemoryBound(to: __m128i_u.self), bytes)
-            } else {
-                let word = UInt64(bitPattern: _mm_cvtsi128_si64(bytes))
-                for j in 0..<channels - c { output.storeBytes(of: UInt8(truncatingIfNeeded: word >> (8 * UInt64(j))), toByteOffset: c + j, as: UInt8.self) }
-            }
+            storeBytes8(packBytes8(v, unsigned: unsignedOutput), count: min(channels - c, 8), to: output + c)
             c += 8
         }
         #else
@@ -907,6 +887,35 @@ final class ExactRequantization {
 @inline(__always)
 func joinEvenOddLanes(_ even: __m512i, _ odd: __m512i) -> __m512i {
     _mm512_permutex2var_epi32(even, _mm512_set_epi32(30, 14, 28, 12, 26, 10, 24, 8, 22, 6, 20, 4, 18, 2, 16, 0), odd)
+}
+#endif
+
+#if LITE_AVX2
+/// AVX2's `joinEvenOddLanes`: lane 2i is the low half of `even`'s 64-bit lane i, lane 2i+1 the low half of `odd`'s.
+@inline(__always)
+func joinEvenOddLanes8(_ even: __m256i, _ odd: __m256i) -> __m256i {
+    _mm256_or_si256(_mm256_and_si256(even, _mm256_set1_epi64x(0xFFFF_FFFF)), _mm256_slli_epi64(odd, 32))
+}
+
+/// Eight int32 lanes already clamped to an 8-bit type's range as eight bytes (the low 64 bits): each 128-bit half
+/// packed to int16, then to bytes (`unsigned`: uint8's saturation, else int8's; either is exact inside the range),
+/// and the halves' first four bytes joined.
+@inline(__always)
+func packBytes8(_ v: __m256i, unsigned: Bool) -> __m128i {
+    let words = _mm256_packs_epi32(v, v)
+    let packed = unsigned ? _mm256_packus_epi16(words, words) : _mm256_packs_epi16(words, words)
+    return _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4)))
+}
+
+/// The first `count` (at most 8) of the low 8 bytes of `bytes`, stored without writing past them.
+@inline(__always)
+func storeBytes8(_ bytes: __m128i, count: Int, to destination: UnsafeMutableRawPointer) {
+    if count == 8 {
+        _mm_storel_epi64(destination.assumingMemoryBound(to: __m128i_u.self), bytes)
+    } else {
+        let word = UInt64(bitPattern: _mm_cvtsi128_si64(bytes))
+        for j in 0..<count { destination.storeBytes(of: UInt8(truncatingIfNeeded: word >> (8 * UInt64(j))), toByteOffset: j, as: UInt8.self) }
+    }
 }
 #endif
 
