@@ -50,28 +50,24 @@ final class QuantizedConvolution {
         output.shape = outputShape
         single = numerics == .fast
         let depth = filterTensor.elementCount / max(channels, 1)
-        if single && QuantizedGEMM.isUsed {
-            integerGEMM = try existing?.integerGEMM
+        integerGEMM = single && QuantizedGEMM.isUsed
+            ? try existing?.integerGEMM
                 ?? QuantizedGEMM(filter: filterTensor, filterZeroPoints: filterInfo.zeroPoints, bias: bias, inputZeroPoint: inputInfo.zeroPoint,
                                  signed: signed, requantization: requantization)
-            widenedGEMM = nil
-            filter = .allocate(capacity: 0)
-            filterSingle = .allocate(capacity: 0)
-            biasFloats = []
-            return
-        }
-        integerGEMM = nil
-        if single && QuantizedGEMMAVX2.isUsed && QuantizedGEMMAVX2.supports(depth: depth, signed: signed, inputZeroPoint: inputInfo.zeroPoint,
-                                                                                filterZeroPoints: filterInfo.zeroPoints, requantization: requantization) {
-            widenedGEMM = existing?.widenedGEMM
+            : nil
+        widenedGEMM = single && QuantizedGEMMAVX2.isUsed
+            && QuantizedGEMMAVX2.supports(depth: depth, signed: signed, inputZeroPoint: inputInfo.zeroPoint, filterZeroPoints: filterInfo.zeroPoints,
+                                          requantization: requantization)
+            ? existing?.widenedGEMM
                 ?? QuantizedGEMMAVX2(filter: filterTensor, filterZeroPoints: filterInfo.zeroPoints, bias: bias, inputZeroPoint: inputInfo.zeroPoint,
                                      signed: signed, requantization: requantization)
+            : nil
+        if integerGEMM != nil || widenedGEMM != nil {
             filter = .allocate(capacity: 0)
             filterSingle = .allocate(capacity: 0)
             biasFloats = []
             return
         }
-        widenedGEMM = nil
         biasFloats = bias.map { b in (0..<channels).map { Double(b.pointer(Int32.self)[$0]) } } ?? []
         if let existing, existing.single == single, existing.filter.count + existing.filterSingle.count == filterTensor.elementCount {
             filter = existing.filter

@@ -668,49 +668,68 @@ final class ExactRequantization {
         deallocateAligned(shiftBiases)
     }
 
+    #if LITE_AVX2
+    /// Channels c...c+7's requantization data in AVX2 registers; 64-bit values per even and per odd channel.
+    private struct ChannelData8 {
+        let leftShifts, multipliers, oddMultipliers: __m256i
+        let evenAddends, oddAddends, evenShifts, oddShifts, evenBiases, oddBiases, evenCorrections, oddCorrections: __m256i
+    }
+
+    @inline(__always)
+    private func channelData8(_ c: Int) -> ChannelData8 {
+        @inline(__always) func load(_ pointer: UnsafeRawPointer) -> __m256i { _mm256_loadu_si256(pointer.assumingMemoryBound(to: __m256i_u.self)) }
+        let evenSlot = Self.slot(c), oddSlot = Self.slot(c + 1)
+        return ChannelData8(leftShifts: load(leftShifts + c), multipliers: load(multipliers + c), oddMultipliers: load(oddMultipliers + c),
+                            evenAddends: load(biasedAddends + evenSlot), oddAddends: load(biasedAddends + oddSlot),
+                            evenShifts: load(totalShifts + evenSlot), oddShifts: load(totalShifts + oddSlot),
+                            evenBiases: load(shiftBiases + evenSlot), oddBiases: load(shiftBiases + oddSlot),
+                            evenCorrections: load(negativeCorrections + evenSlot), oddCorrections: load(negativeCorrections + oddSlot))
+    }
+
+    /// `requantizeRow`'s arithmetic on eight int32 lanes `x` (accumulator plus constants), clamped to [low, high]:
+    /// the folded multiply-add-shift in 64-bit lanes, even and odd channels apart as `vpmuldq` multiplies them. AVX2
+    /// has no arithmetic 64-bit shift: `t >> s` is the logical shift of `t + 2^63` (in `biasedAddends`) less
+    /// `2^(63-s)` (`shiftBiases`); ties away from zero (`roundingUp` false) test the sign with `vpcmpgtq`.
+    @inline(__always)
+    private func rescale8(_ x: __m256i, _ data: ChannelData8, hasLeftShifts: Bool, foldsZeroPoint: Bool, roundingUp: Bool) -> __m256i {
+        // x·2^left wraps in int32 like TFLite's `x * (1 << left_shift)`.
+        let x = hasLeftShifts ? _mm256_sllv_epi32(x, data.leftShifts) : x
+        let evenProduct = _mm256_mul_epi32(x, data.multipliers), oddProduct = _mm256_mul_epi32(_mm256_srli_epi64(x, 32), data.oddMultipliers)
+        var evenTotal = _mm256_add_epi64(evenProduct, data.evenAddends), oddTotal = _mm256_add_epi64(oddProduct, data.oddAddends)
+        if !roundingUp {
+            let nudge = _mm256_set1_epi64x(1 << 30), noLanes = _mm256_setzero_si256()
+            let evenNegative = _mm256_cmpgt_epi64(noLanes, _mm256_add_epi64(evenProduct, nudge))
+            let oddNegative = _mm256_cmpgt_epi64(noLanes, _mm256_add_epi64(oddProduct, nudge))
+            evenTotal = _mm256_sub_epi64(evenTotal, _mm256_and_si256(evenNegative, data.evenCorrections))
+            oddTotal = _mm256_sub_epi64(oddTotal, _mm256_and_si256(oddNegative, data.oddCorrections))
+        }
+        let even = _mm256_sub_epi64(_mm256_srlv_epi64(evenTotal, data.evenShifts), data.evenBiases)
+        let odd = _mm256_sub_epi64(_mm256_srlv_epi64(oddTotal, data.oddShifts), data.oddBiases)
+        var v = joinEvenOddLanes8(even, odd)
+        if !foldsZeroPoint { v = _mm256_add_epi32(v, _mm256_set1_epi32(outputZeroPoint)) }
+        return _mm256_min_epi32(_mm256_max_epi32(v, _mm256_set1_epi32(low)), _mm256_set1_epi32(high))
+    }
+    #endif
+
     /// The AVX2 requantization of a block of rows (``QuantizedGEMMAVX2``, four depthwise pixels): `rows` rows of
     /// accumulators `accumulatorStride` apart, each `accumulator + constant[c]` (no row-sum term), rounding ties up
     /// (the GEMM kernels) or away from zero (`roundingUp` false), `channels` bytes per row `outputStride` apart;
-    /// eight channels per step, whose data is loaded once for all the rows. The
-    /// arithmetic is `requantizeRow`'s in 64-bit lanes (even and odd channels apart, as `vpmuldq` multiplies them);
-    /// the arithmetic right shift AVX2 lacks is a logical one of the value biased by 2^63 (`biasedAddends`), less
-    /// the shifted bias (`shiftBiases`). Total shifts must be at most 62 (right shifts up to 31).
+    /// eight channels per step (`rescale8`), whose data is loaded once for all the rows. Total shifts must be at most
+    /// 62 (right shifts up to 31).
     @inline(__always)
     func requantizeBlock8(_ accumulators: UnsafePointer<Int32>, accumulatorStride: Int, rows: Int, constants: UnsafePointer<Int32>,
                           channels: Int, into output: UnsafeMutableRawPointer, outputStride: Int, roundingUp: Bool = true) {
         #if LITE_AVX2
-        let zero = _mm256_set1_epi32(outputZeroPoint), lowest = _mm256_set1_epi32(low), highest = _mm256_set1_epi32(high)
-        let nudge = _mm256_set1_epi64x(1 << 30), noLanes = _mm256_setzero_si256()
         // Values clamped to [low, high]: above 127 only uint8 outputs, below 0 only int8 ones; either pack fits both.
         let unsignedOutput = high > 127
-        @inline(__always) func load(_ pointer: UnsafeRawPointer) -> __m256i { _mm256_loadu_si256(pointer.assumingMemoryBound(to: __m256i_u.self)) }
         var c = 0
         while c < channels {
-            let evenSlot = Self.slot(c), oddSlot = Self.slot(c + 1)
-            let constant = load(constants + c), left = load(leftShifts + c)
-            let multiplier = load(multipliers + c), oddMultiplier = load(oddMultipliers + c)
-            let evenAddend = load(biasedAddends + evenSlot), oddAddend = load(biasedAddends + oddSlot)
-            let evenShift = load(totalShifts + evenSlot), oddShift = load(totalShifts + oddSlot)
-            let evenBias = load(shiftBiases + evenSlot), oddBias = load(shiftBiases + oddSlot)
-            let evenCorrection = load(negativeCorrections + evenSlot), oddCorrection = load(negativeCorrections + oddSlot)
+            let data = channelData8(c), constant = _mm256_loadu_si256(UnsafeRawPointer(constants + c).assumingMemoryBound(to: __m256i_u.self))
             let count = min(channels - c, 8)
             @inline(__always) func finish(_ i: Int, hasLeftShifts: Bool, foldsZeroPoint: Bool, roundingUp: Bool) {
-                var x = _mm256_add_epi32(load(accumulators + (i &* accumulatorStride &+ c)), constant)
-                // x·2^left wraps in int32 like TFLite's `x * (1 << left_shift)`.
-                if hasLeftShifts { x = _mm256_sllv_epi32(x, left) }
-                let evenProduct = _mm256_mul_epi32(x, multiplier), oddProduct = _mm256_mul_epi32(_mm256_srli_epi64(x, 32), oddMultiplier)
-                var evenTotal = _mm256_add_epi64(evenProduct, evenAddend), oddTotal = _mm256_add_epi64(oddProduct, oddAddend)
-                if !roundingUp {
-                    let evenNegative = _mm256_cmpgt_epi64(noLanes, _mm256_add_epi64(evenProduct, nudge))
-                    let oddNegative = _mm256_cmpgt_epi64(noLanes, _mm256_add_epi64(oddProduct, nudge))
-                    evenTotal = _mm256_sub_epi64(evenTotal, _mm256_and_si256(evenNegative, evenCorrection))
-                    oddTotal = _mm256_sub_epi64(oddTotal, _mm256_and_si256(oddNegative, oddCorrection))
-                }
-                let even = _mm256_sub_epi64(_mm256_srlv_epi64(evenTotal, evenShift), evenBias)
-                let odd = _mm256_sub_epi64(_mm256_srlv_epi64(oddTotal, oddShift), oddBias)
-                var v = joinEvenOddLanes8(even, odd)
-                if !foldsZeroPoint { v = _mm256_add_epi32(v, zero) }
-                v = _mm256_min_epi32(_mm256_max_epi32(v, lowest), highest)
+                let accumulator = _mm256_loadu_si256(UnsafeRawPointer(accumulators + (i &* accumulatorStride &+ c)).assumingMemoryBound(to: __m256i_u.self))
+                let v = rescale8(_mm256_add_epi32(accumulator, constant), data, hasLeftShifts: hasLeftShifts, foldsZeroPoint: foldsZeroPoint,
+                                 roundingUp: roundingUp)
                 storeBytes8(packBytes8(v, unsigned: unsignedOutput), count: count, to: output + (i &* outputStride &+ c))
             }
             // The flags are arguments so that the common cases are loops of their own without tests in them.
@@ -829,38 +848,19 @@ final class ExactRequantization {
             c += 16
         }
         #elseif LITE_AVX2
-        let zero = _mm256_set1_epi32(outputZeroPoint), lowest = _mm256_set1_epi32(low), highest = _mm256_set1_epi32(high)
-        let nudge = _mm256_set1_epi64x(1 << 30), noLanes = _mm256_setzero_si256()
         let unsignedOutput = high > 127
         let uniformTerm = uniformRowSumFactor.map { _mm256_set1_epi32(0 &- $0 &* rowSum) }
         let sum = _mm256_set1_epi32(rowSum)
         @inline(__always) func load(_ pointer: UnsafeRawPointer) -> __m256i { _mm256_loadu_si256(pointer.assumingMemoryBound(to: __m256i_u.self)) }
         var c = 0
         while c < channels {
-            let evenSlot = Self.slot(c), oddSlot = Self.slot(c + 1)
             var x = _mm256_add_epi32(load(accumulators + c), load(constants + c))
             if let uniformTerm {
                 x = _mm256_add_epi32(x, uniformTerm)
             } else {
                 x = _mm256_sub_epi32(x, _mm256_mullo_epi32(load(rowSumFactors + c), sum))
             }
-            // x·2^left wraps in int32 like TFLite's `x * (1 << left_shift)`.
-            if hasLeftShifts { x = _mm256_sllv_epi32(x, load(leftShifts + c)) }
-            let even = _mm256_mul_epi32(x, load(multipliers + c))
-            let odd = _mm256_mul_epi32(_mm256_srli_epi64(x, 32), load(oddMultipliers + c))
-            // (t + 2^63 as unsigned) >> s = (t >> s) + 2^(63-s): the biased addends and shift biases (see their documentation).
-            var evenTotal = _mm256_add_epi64(even, load(biasedAddends + evenSlot)), oddTotal = _mm256_add_epi64(odd, load(biasedAddends + oddSlot))
-            if !roundingUp {
-                let evenNegative = _mm256_cmpgt_epi64(noLanes, _mm256_add_epi64(even, nudge))
-                let oddNegative = _mm256_cmpgt_epi64(noLanes, _mm256_add_epi64(odd, nudge))
-                evenTotal = _mm256_sub_epi64(evenTotal, _mm256_and_si256(evenNegative, load(negativeCorrections + evenSlot)))
-                oddTotal = _mm256_sub_epi64(oddTotal, _mm256_and_si256(oddNegative, load(negativeCorrections + oddSlot)))
-            }
-            let evenResult = _mm256_sub_epi64(_mm256_srlv_epi64(evenTotal, load(totalShifts + evenSlot)), load(shiftBiases + evenSlot))
-            let oddResult = _mm256_sub_epi64(_mm256_srlv_epi64(oddTotal, load(totalShifts + oddSlot)), load(shiftBiases + oddSlot))
-            var v = joinEvenOddLanes8(evenResult, oddResult)
-            if !foldsZeroPoint { v = _mm256_add_epi32(v, zero) }
-            v = _mm256_min_epi32(_mm256_max_epi32(v, lowest), highest)
+            let v = rescale8(x, channelData8(c), hasLeftShifts: hasLeftShifts, foldsZeroPoint: foldsZeroPoint, roundingUp: roundingUp)
             storeBytes8(packBytes8(v, unsigned: unsignedOutput), count: min(channels - c, 8), to: output + c)
             c += 8
         }
