@@ -13,6 +13,7 @@ struct Bench: ParsableCommand {
     @Option(help: "Quantized arithmetic: exact or fast.") var numerics: String = "fast"
     @Flag(help: "End with one JSON line.") var json = false
     @Flag(help: "Print per-op and the slowest nodes' times (medians of up to 50 runs, each node timed alone).") var profile = false
+    @Option(help: "How many of the slowest nodes --profile lists.") var slowest = 12
     @Option(help: "Resize input 0 to this shape first, e.g. 1,120,5 (for a resizable dimension).") var inputShape: String?
 
     func validate() throws {
@@ -69,7 +70,7 @@ struct Bench: ParsableCommand {
                     print(String(format: "  %@ %8.3f ms", op.padding(toLength: max(op.count, 28), withPad: " ", startingAt: 0) as NSString, ms))
                 }
                 print("  slowest nodes:")
-                for (node, ms) in medians.enumerated().sorted(by: { $0.element > $1.element }).prefix(12) {
+                for (node, ms) in medians.enumerated().sorted(by: { $0.element > $1.element }).prefix(max(slowest, 0)) {
                     let outputs = try interpreter.nodeOutputShapes(node).map { "\($0)" }.joined(separator: " ")
                     let name = names[node].padding(toLength: max(names[node].count, 24), withPad: " ", startingAt: 0)
                     print(String(format: "  %4d %@ %8.3f ms  -> %@", node, name as NSString, ms, outputs as NSString))

@@ -276,6 +276,47 @@ final class KernelConsistencyTests: XCTestCase {
         if QuantizedGEMMAVX2.isUsed { XCTAssertGreaterThan(widenedLayers, 40, "the int16 GEMM ran on too few layers") }
     }
 
+    /// Quantized FULLY_CONNECTED: `fast` numerics (on AVX2 the int16 GEMM of CONV_2D: one row alone, one block of rows
+    /// split by channels, several blocks split by rows) byte for byte equal to `exact` numerics (dgemm, checked against
+    /// LiteRT by the op and model goldens), uint8 and int8, one weight zero point or one per unit.
+    func testQuantizedFullyConnectedFastMatchesExact() throws {
+        var widenedLayers = 0, spreadLayers = 0
+        for trial in 0..<40 {
+            let signed = trial % 2 == 0, type: TensorType = signed ? .int8 : .uint8
+            let rows = [1, 1, 3, 16, 17, 40][trial % 6], depth = Int.random(in: 1...300), units = Int.random(in: 1...70)
+            let inputScale = Float.random(in: 0.005...0.05), outputScale = Float.random(in: 0.01...0.2)
+            let perUnit = signed && trial % 4 == 0
+            // Products of offsets up to 255 in magnitude, summed over the depth: scaled so that most outputs land inside the range.
+            let weightScales = (0..<(perUnit ? units : 1)).map { _ in
+                outputScale / inputScale * Float(pow(2, Double.random(in: -9...(-6))) / Double(depth).squareRoot())
+            }
+            func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255) } }
+            let x = bytes(rows * depth), w = bytes(units * depth)
+            let b = (0..<units).map { _ in Int32.random(in: -(1 << 16)...(1 << 16)) }
+            let typeMin: Int64 = signed ? -128 : 0
+            let inputZero = typeMin + Int64.random(in: 0...255)
+            let weightZeros = signed ? [Int64](repeating: 0, count: weightScales.count) : [Int64.random(in: 0...255)]
+            let outputZero = typeMin + Int64.random(in: 68...188)
+            func outputs(_ numerics: Numerics) throws -> ([UInt8], FullyConnected) {
+                let output = quantizedTensor(3, [1], type, [UInt8](), scales: [outputScale], zeroPoints: [outputZero])
+                let inputs = [quantizedTensor(0, [rows, depth], type, x, scales: [inputScale], zeroPoints: [inputZero]),
+                              quantizedTensor(1, [units, depth], type, w, scales: weightScales, zeroPoints: weightZeros, channelDimension: 0),
+                              quantizedTensor(2, [units], .int32, b, scales: weightScales.map { $0 * inputScale },
+                                              zeroPoints: [Int64](repeating: 0, count: weightScales.count), channelDimension: 0)]
+                let kernel = try FullyConnected(node(inputs, [output], numerics: numerics))
+                try run(kernel, threads: 1 + trial / 2 % 2)
+                return (output.toArray(of: UInt8.self), kernel)
+            }
+            let (fast, kernel) = try outputs(.fast), (exact, _) = try outputs(.exact)
+            if kernel.widenedGEMM != nil { widenedLayers += 1 }
+            XCTAssertEqual(fast.count, rows * units)
+            XCTAssertEqual(fast, exact, "\(type) fully connected \(rows)x\(depth) -> \(units): \(zip(fast, exact).filter { $0 != $1 }.count) outputs differ")
+            if Set(exact).count >= min(rows * units / 8, 8) { spreadLayers += 1 }
+        }
+        XCTAssertGreaterThan(spreadLayers, 25, "too few layers with outputs spread over the output range")
+        if QuantizedGEMMAVX2.isUsed { XCTAssertEqual(widenedLayers, 40, "the int16 GEMM did not run") }
+    }
+
     /// Quantized ADD and SUB of one shape: `fast` numerics (in AVX-512 builds the exact 16-lane kernel, else the
     /// double replay) byte for byte equal to `exact` numerics (the scalar integer kernel, checked against LiteRT by
     /// the op and model goldens), with random scales, zero points and lengths.

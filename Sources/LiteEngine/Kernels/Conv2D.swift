@@ -139,7 +139,7 @@ final class Conv2D: Kernel {
                 let pointwise = isPointwise && geometryH.padBefore == 0 && geometryW.padBefore == 0
                 return gemm.readsInPlace(pointwise: pointwise) ? 0 : QuantizedGEMM.scratchBytes(rows: rows, depth: gemm.depth)
             }
-            if let gemm = quantized.widenedGEMM { return QuantizedGEMMAVX2.scratchBytes(rows: rows, depth: gemm.depth) }
+            if quantized.widenedGEMM != nil { return 0 }
             return QuantizedConvolution.scratchBytes(input: input, filter: filter, rows: rows)
         }
         if isPointwise && geometryH.padBefore == 0 && geometryW.padBefore == 0 { return 0 }

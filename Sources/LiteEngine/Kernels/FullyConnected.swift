@@ -16,6 +16,8 @@ final class FullyConnected: Kernel {
 
     /// uint8/int8 path: weights minus their zero point as doubles (exact integer dot products through dgemm).
     var quantizedWeights: [Double]?
+    /// uint8/int8 path in `fast` numerics on AVX2 CPUs: the int16 GEMM of quantized CONV_2D, bit-exact like dgemm.
+    var widenedGEMM: QuantizedGEMMAVX2?
     var requantization: ChannelRequantization?
     /// Hybrid path: float input, int8 weights (see ``HybridWeights``); inputs quantized symmetric or, with the
     /// `asymmetric_quantize_inputs` option, asymmetric per row.
@@ -57,21 +59,28 @@ final class FullyConnected: Kernel {
         if let bias = optionalInput(2) {
             guard bias.type == .int32, bias.elementCount == units else { throw KernelError.unsupported("bias must be int32 [\(units)], is \(bias)") }
         }
-        let weightInfo = try QuantizedTensorInfo(weights)
-        if quantizedWeights == nil {
+        let weightInfo = try QuantizedTensorInfo(weights), inputInfo = try QuantizedTensorInfo(input)
+        requantization = try ChannelRequantization(input: inputInfo, filter: weightInfo, output: try QuantizedTensorInfo(output),
+                                                   channels: units, activation: options.activation, outputType: output.type)
+        output.shape = options.keepNumDims ? Array(input.shape.dropLast()) + [units] : [input.elementCount / depth, units]
+        let signed = input.type == .int8
+        if widenedGEMM == nil, node.numerics == .fast, QuantizedGEMMAVX2.isUsed,
+           QuantizedGEMMAVX2.supports(depth: depth, signed: signed, inputZeroPoint: inputInfo.zeroPoint, filterZeroPoints: weightInfo.zeroPoints,
+                                      requantization: requantization!) {
+            widenedGEMM = QuantizedGEMMAVX2(filter: weights, filterZeroPoints: weightInfo.zeroPoints, bias: optionalInput(2),
+                                            inputZeroPoint: inputInfo.zeroPoint, signed: signed, requantization: requantization!)
+        }
+        if widenedGEMM == nil, quantizedWeights == nil {
             let raw = UnsafeRawPointer(weights.data!), signed = weights.type == .int8
             quantizedWeights = (0..<weights.elementCount).map { i in
                 let zero = weightInfo.zeroPoints.count == 1 ? weightInfo.zeroPoints[0] : weightInfo.zeroPoints[i / depth]
                 return Double(loadQuantized(raw, i, signed: signed) - zero)
             }
         }
-        requantization = try ChannelRequantization(input: try QuantizedTensorInfo(input), filter: weightInfo, output: try QuantizedTensorInfo(output),
-                                                   channels: units, activation: options.activation, outputType: output.type)
-        output.shape = options.keepNumDims ? Array(input.shape.dropLast()) + [units] : [input.elementCount / depth, units]
     }
 
     override var scratchBytes: Int {
-        guard requantization != nil, let input = node.inputs[0], let weights = node.inputs[1] else { return 0 }
+        guard requantization != nil, widenedGEMM == nil, let input = node.inputs[0], let weights = node.inputs[1] else { return 0 }
         let rows = input.elementCount / max(weights.dim(1), 1)
         return saturatingProduct(rows, weights.dim(1) + weights.dim(0), 8)
     }
@@ -128,6 +137,12 @@ final class FullyConnected: Kernel {
     }
 
     override func run(_ context: RunContext) throws {
+        if let widenedGEMM {
+            let input = node.inputs[0]!, depth = widenedGEMM.depth
+            let rows = QuantizedGEMMAVX2.Rows(contiguous: UnsafePointer(OpaquePointer(input.data!)), depth: depth, signed: widenedGEMM.signedInput,
+                                              zero: widenedGEMM.inputZeroPoint)
+            return widenedGEMM.run(rows: rows, rowCount: input.elementCount / max(depth, 1), output: node.outputs[0].data!, threads: context.threads)
+        }
         if let requantization, let quantizedWeights { return runQuantized(context, requantization: requantization, weights: quantizedWeights) }
         if let hybridWeights { return runHybrid(hybridWeights) }
         let input = node.inputs[0]!, weights = node.inputs[1]!, output = node.outputs[0]

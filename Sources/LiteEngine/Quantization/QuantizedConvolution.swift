@@ -121,9 +121,11 @@ final class QuantizedConvolution {
             return
         }
         if let gemm = widenedGEMM {
-            let packed = scratch.assumingMemoryBound(to: Int16.self)
-            gemm.pack(input: input, kernelH: kh, kernelW: kw, geometryH: geometryH, geometryW: geometryW, options: options, into: packed, threads: threads)
-            gemm.run(rows: packed, rowCount: rows, rowStride: gemm.paddedDepth, output: output.data!, threads: threads)
+            let source = pointwise
+                ? QuantizedGEMMAVX2.Rows(contiguous: UnsafePointer(OpaquePointer(input.data!)), depth: depth, signed: signed, zero: inputZeroPoint)
+                : QuantizedGEMMAVX2.Rows(input: input, kernelH: kh, kernelW: kw, geometryH: geometryH, geometryW: geometryW, options: options,
+                                         zero: inputZeroPoint)
+            gemm.run(rows: source, rowCount: rows, output: output.data!, threads: threads)
             return
         }
         if single {

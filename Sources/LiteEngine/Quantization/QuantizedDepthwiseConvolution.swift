@@ -150,7 +150,7 @@ final class QuantizedDepthwiseConvolution {
                                 let out = dst + ((b * g.outH + oy) * g.outW + ox) * channels
                                 #if LITE_AVX2 && !LITE_AVX512_VNNI
                                 // Each eight channels' requantization data loaded once for the four pixels.
-                                requantization.requantizeBlock8(acc, accumulatorStride: padded, rows: 4, constants: noFactors, channels: channels,
+                                requantization.requantizeBlock8(acc, accumulatorStride: padded, rows: 4, constants: noFactors, channels: 0..<channels,
                                                                 into: out, outputStride: channels, roundingUp: false)
                                 #else
                                 for i in 0..<4 {

@@ -713,19 +713,19 @@ final class ExactRequantization {
 
     /// The AVX2 requantization of a block of rows (``QuantizedGEMMAVX2``, four depthwise pixels): `rows` rows of
     /// accumulators `accumulatorStride` apart, each `accumulator + constant[c]` (no row-sum term), rounding ties up
-    /// (the GEMM kernels) or away from zero (`roundingUp` false), `channels` bytes per row `outputStride` apart;
-    /// eight channels per step (`rescale8`), whose data is loaded once for all the rows. Total shifts must be at most
-    /// 62 (right shifts up to 31).
+    /// (the GEMM kernels) or away from zero (`roundingUp` false), the bytes of `channels` (a range starting at a
+    /// multiple of 8) at row `i` of `output` at `i·outputStride + c`; eight channels per step (`rescale8`), whose data
+    /// is loaded once for all the rows. Total shifts must be at most 62 (right shifts up to 31).
     @inline(__always)
     func requantizeBlock8(_ accumulators: UnsafePointer<Int32>, accumulatorStride: Int, rows: Int, constants: UnsafePointer<Int32>,
-                          channels: Int, into output: UnsafeMutableRawPointer, outputStride: Int, roundingUp: Bool = true) {
+                          channels: Range<Int>, into output: UnsafeMutableRawPointer, outputStride: Int, roundingUp: Bool = true) {
         #if LITE_AVX2
         // Values clamped to [low, high]: above 127 only uint8 outputs, below 0 only int8 ones; either pack fits both.
         let unsignedOutput = high > 127
-        var c = 0
-        while c < channels {
+        var c = channels.lowerBound
+        while c < channels.upperBound {
             let data = channelData8(c), constant = _mm256_loadu_si256(UnsafeRawPointer(constants + c).assumingMemoryBound(to: __m256i_u.self))
-            let count = min(channels - c, 8)
+            let count = min(channels.upperBound - c, 8)
             @inline(__always) func finish(_ i: Int, hasLeftShifts: Bool, foldsZeroPoint: Bool, roundingUp: Bool) {
                 let accumulator = _mm256_loadu_si256(UnsafeRawPointer(accumulators + (i &* accumulatorStride &+ c)).assumingMemoryBound(to: __m256i_u.self))
                 let v = rescale8(_mm256_add_epi32(accumulator, constant), data, hasLeftShifts: hasLeftShifts, foldsZeroPoint: foldsZeroPoint,

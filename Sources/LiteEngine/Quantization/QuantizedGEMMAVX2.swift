@@ -8,8 +8,8 @@ import _Builtin_intrinsics.intel
 /// and 2·255·127 does not fit), so operands are widened to int16 and multiplied with `vpmaddwd`, which adds each
 /// pair of int16·int16 products into an int32 lane exactly, as XNNPACK's AVX2 kernels do.
 ///
-/// Both operands are stored with their zero points taken off: activations `x - x_zero` (packed per call, in im2col
-/// order for non-pointwise filters), weights `w - w_zero[c]` (packed once). So each accumulator is TFLite's
+/// Both operands are stored with their zero points taken off: activations `x - x_zero` (widened a block of rows at
+/// a time, in im2col order for non-pointwise filters), weights `w - w_zero[c]` (packed once). So each accumulator is TFLite's
 /// `Σ (x - x_zero)(w - w_zero[c])` in int32, with no row-sum correction; padding taps and the depth padding hold 0,
 /// contributing nothing as TFLite's skipped taps do. Every |product| ≤ 255·255, so sums fit int32 for depths below
 /// 33,000 (``supports(depth:requantization:)``). The requantization is TFLite's integer one
@@ -101,49 +101,92 @@ final class QuantizedGEMMAVX2 {
         deallocateAligned(biases)
     }
 
-    /// Scratch bytes for `pack` and `run`: the widened activation rows.
-    static func scratchBytes(rows: Int, depth: Int) -> Int {
-        saturatingProduct(rows, (depth + 1) & ~1, 2)
-    }
+    /// The GEMM's rows, `x - x_zero` widened to int16, written a block at a time just before they are multiplied
+    /// (so they are read back from L1, not from a matrix of the whole input in memory).
+    struct Rows {
+        let source: UnsafePointer<UInt8>
+        let depth: Int
+        let paddedDepth: Int
+        let signed: Bool
+        let zero: Int32
+        /// For a convolution that is not pointwise: its geometry, to gather each row's taps (im2col).
+        let convolution: Convolution?
 
-    /// Writes the rows `x - x_zero` as int16 (im2col for non-pointwise filters) into `rows`, each `paddedDepth` long.
-    func pack(input: Tensor, kernelH kh: Int, kernelW kw: Int, geometryH: SpatialGeometry, geometryW: SpatialGeometry, options: Conv2DOptions,
-              into rows: UnsafeMutablePointer<Int16>, threads: Int) {
-        let (batches, inH, inW, channels) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
-        let (outH, outW) = (geometryH.output, geometryW.output)
-        let source = UnsafePointer<UInt8>(OpaquePointer(input.data!))
-        let rowLength = paddedDepth, depth = self.depth, signed = signedInput, zero = inputZeroPoint
-        let span = kw * channels
-        let interior = options.dilationW == 1
-            ? interiorOutputs(output: outW, input: inW, filter: kw, stride: options.strideW, dilation: 1, padBefore: geometryW.padBefore) : 0..<0
-        parallelFor(batches * outH, threads: threads, workPerItem: outW * rowLength) { range in
-            for by in range {
-                let b = by / outH, oy = by % outH
-                let outputRow = rows + (b * outH + oy) * outW * rowLength
-                for ox in 0..<outW {
-                    let row = outputRow + ox * rowLength
-                    let ix0 = ox * options.strideW - geometryW.padBefore
-                    var dst = 0
-                    for ky in 0..<kh {
-                        let iy = oy * options.strideH - geometryH.padBefore + ky * options.dilationH
-                        let rowInside = iy >= 0 && iy < inH
-                        if rowInside && interior.contains(ox) {
-                            Self.widen(source + ((b * inH + iy) * inW + ix0) * channels, count: span, zero: zero, signed: signed, into: row + dst)
-                            dst += span
-                            continue
-                        }
-                        for kx in 0..<kw {
-                            let ix = ix0 + kx * options.dilationW
-                            if rowInside && ix >= 0 && ix < inW {
-                                Self.widen(source + ((b * inH + iy) * inW + ix) * channels, count: channels, zero: zero, signed: signed, into: row + dst)
-                            } else {
-                                (row + dst).update(repeating: 0, count: channels)
-                            }
-                            dst += channels
-                        }
+        struct Convolution {
+            let inH: Int, inW: Int, channels: Int, outH: Int, outW: Int, kh: Int, kw: Int
+            let geometryH: SpatialGeometry, geometryW: SpatialGeometry
+            let options: Conv2DOptions
+            /// Output columns whose taps are all inside the input's width (each filter row then is one run of bytes).
+            let interior: Range<Int>
+        }
+
+        /// Rows of `depth` bytes one after another: a pointwise convolution's pixels or a fully connected layer's rows.
+        init(contiguous source: UnsafePointer<UInt8>, depth: Int, signed: Bool, zero: Int32) {
+            self.source = source
+            self.depth = depth
+            paddedDepth = (depth + 1) & ~1
+            self.signed = signed
+            self.zero = zero
+            convolution = nil
+        }
+
+        /// The im2col rows of a convolution's input, one per output pixel.
+        init(input: Tensor, kernelH kh: Int, kernelW kw: Int, geometryH: SpatialGeometry, geometryW: SpatialGeometry, options: Conv2DOptions,
+             zero: Int32) {
+            let (inH, inW, channels) = (input.dim(1), input.dim(2), input.dim(3))
+            source = UnsafePointer(OpaquePointer(input.data!))
+            depth = kh * kw * channels
+            paddedDepth = (depth + 1) & ~1
+            signed = input.type == .int8
+            self.zero = zero
+            let interior = options.dilationW == 1
+                ? interiorOutputs(output: geometryW.output, input: inW, filter: kw, stride: options.strideW, dilation: 1, padBefore: geometryW.padBefore)
+                : 0..<0
+            convolution = Convolution(inH: inH, inW: inW, channels: channels, outH: geometryH.output, outW: geometryW.output, kh: kh, kw: kw,
+                                      geometryH: geometryH, geometryW: geometryW, options: options, interior: interior)
+        }
+
+        /// Writes rows `rows` into `destination`, each `paddedDepth` long (padding taps and the depth's padding 0).
+        @inline(__always)
+        func write(_ rows: Range<Int>, into destination: UnsafeMutablePointer<Int16>) {
+            guard let c = convolution else {
+                if depth == paddedDepth {
+                    QuantizedGEMMAVX2.widen(source + rows.lowerBound * depth, count: rows.count * depth, zero: zero, signed: signed, into: destination)
+                } else {
+                    for (i, r) in rows.enumerated() {
+                        QuantizedGEMMAVX2.widen(source + r * depth, count: depth, zero: zero, signed: signed, into: destination + i * paddedDepth)
+                        destination[i * paddedDepth + depth] = 0
                     }
-                    if depth < rowLength { (row + depth).update(repeating: 0, count: rowLength - depth) }
                 }
+                return
+            }
+            let span = c.kw * c.channels
+            for (i, r) in rows.enumerated() {
+                let b = r / (c.outH * c.outW), oy = r / c.outW % c.outH, ox = r % c.outW
+                let row = destination + i * paddedDepth
+                let ix0 = ox * c.options.strideW - c.geometryW.padBefore
+                var dst = 0
+                for ky in 0..<c.kh {
+                    let iy = oy * c.options.strideH - c.geometryH.padBefore + ky * c.options.dilationH
+                    let rowInside = iy >= 0 && iy < c.inH
+                    if rowInside && c.interior.contains(ox) {
+                        QuantizedGEMMAVX2.widen(source + ((b * c.inH + iy) * c.inW + ix0) * c.channels, count: span, zero: zero, signed: signed,
+                                                into: row + dst)
+                        dst += span
+                        continue
+                    }
+                    for kx in 0..<c.kw {
+                        let ix = ix0 + kx * c.options.dilationW
+                        if rowInside && ix >= 0 && ix < c.inW {
+                            QuantizedGEMMAVX2.widen(source + ((b * c.inH + iy) * c.inW + ix) * c.channels, count: c.channels, zero: zero, signed: signed,
+                                                    into: row + dst)
+                        } else {
+                            (row + dst).update(repeating: 0, count: c.channels)
+                        }
+                        dst += c.channels
+                    }
+                }
+                if depth < paddedDepth { row[depth] = 0 }
             }
         }
     }
@@ -168,21 +211,43 @@ final class QuantizedGEMMAVX2 {
         }
     }
 
-    /// `output[r, c] = requantize(Σ_k rows[r, k]·w[c, k] + bias[c])` for `rowCount` int16 rows `rowStride` values
-    /// apart, in blocks of `rowsPerBlock` rows: the microkernels fill the block's accumulators four rows at a time,
-    /// then each channel block's requantization data is loaded once for all of the block's rows.
-    func run(rows: UnsafePointer<Int16>, rowCount: Int, rowStride: Int, output: UnsafeMutableRawPointer, threads: Int) {
+    /// `output[r, c] = requantize(Σ_k row_r[k]·w[c, k] + bias[c])` for `rowCount` rows, in blocks of `rowsPerBlock`:
+    /// each block's rows are widened into a buffer of the thread's, the microkernels fill the block's accumulators
+    /// four rows at a time, then each channel block's requantization data is loaded once for all of the block's rows.
+    /// Threads split the blocks, or, when there is only one (a fully connected layer, a classifier's last 1x1
+    /// convolution), the channels.
+    func run(rows: Rows, rowCount: Int, output: UnsafeMutableRawPointer, threads: Int) {
         #if LITE_AVX2
+        precondition(rows.depth == depth, "rows of depth \(rows.depth) for a GEMM of depth \(depth)")
         let blocks = (rowCount + Self.rowsPerBlock - 1) / Self.rowsPerBlock
+        let channelBlocks = paddedChannels / Self.lanes
+        @inline(__always) func multiply(_ rowRange: Range<Int>, channelBlocks: Range<Int>, widened: UnsafeMutablePointer<Int16>,
+                                        accumulators: UnsafeMutablePointer<Int32>) {
+            rows.write(rowRange, into: widened)
+            multiplyBlock(widened, count: rowRange.count, rowStride: paddedDepth, channelBlocks: channelBlocks, into: accumulators)
+            requantization.requantizeBlock8(accumulators, accumulatorStride: paddedChannels, rows: rowRange.count, constants: biases,
+                                            channels: channelBlocks.lowerBound * Self.lanes ..< min(channelBlocks.upperBound * Self.lanes, channels),
+                                            into: output + rowRange.lowerBound * channels, outputStride: channels)
+        }
+        if blocks == 1 {
+            // Pairs of channel blocks, as the filter is stored.
+            parallelFor((channelBlocks + 1) / 2, threads: threads, workPerItem: 2 * Self.lanes * rowCount * depth) { pairs in
+                let accumulators = allocateAligned(Int32.self, count: Self.rowsPerBlock * paddedChannels)
+                let widened = allocateAligned(Int16.self, count: Self.rowsPerBlock * paddedDepth)
+                defer { deallocateAligned(accumulators); deallocateAligned(widened) }
+                multiply(0..<rowCount, channelBlocks: pairs.lowerBound * 2 ..< min(pairs.upperBound * 2, channelBlocks), widened: widened,
+                         accumulators: accumulators)
+            }
+            return
+        }
         parallelFor(blocks, threads: threads, minimumChunk: 2, workPerItem: Self.rowsPerBlock * paddedChannels * depth) { range in
             let accumulators = allocateAligned(Int32.self, count: Self.rowsPerBlock * paddedChannels)
-            defer { deallocateAligned(accumulators) }
+            let widened = allocateAligned(Int16.self, count: Self.rowsPerBlock * paddedDepth)
+            defer { deallocateAligned(accumulators); deallocateAligned(widened) }
             for block in range {
                 let first = block * Self.rowsPerBlock
-                let count = min(Self.rowsPerBlock, rowCount - first)
-                multiplyBlock(rows + first * rowStride, count: count, rowStride: rowStride, into: accumulators)
-                requantization.requantizeBlock8(accumulators, accumulatorStride: paddedChannels, rows: count, constants: biases,
-                                                channels: channels, into: output + first * channels, outputStride: channels)
+                multiply(first..<min(first + Self.rowsPerBlock, rowCount), channelBlocks: 0..<channelBlocks, widened: widened,
+                         accumulators: accumulators)
             }
         }
         #else
@@ -191,21 +256,33 @@ final class QuantizedGEMMAVX2 {
     }
 
     #if LITE_AVX2
-    /// `count` (at most 16) rows against every channel block, four rows at a time; rows past `count` repeat the last
-    /// one (their accumulators are written but not used).
+    /// `count` (at most 16) rows against the channel blocks `channelBlocks` (starting at an even block), four rows at
+    /// a time (rows past `count` repeat the last one; their accumulators are written but not used), or one row
+    /// alone.
     @inline(__always)
-    private func multiplyBlock(_ rows: UnsafePointer<Int16>, count: Int, rowStride: Int, into accumulators: UnsafeMutablePointer<Int32>) {
+    private func multiplyBlock(_ rows: UnsafePointer<Int16>, count: Int, rowStride: Int, channelBlocks: Range<Int>,
+                               into accumulators: UnsafeMutablePointer<Int32>) {
+        let steps = paddedDepth / 2
+        if count == 1 {
+            var block = channelBlocks.lowerBound
+            while block < channelBlocks.upperBound {
+                let filter = UnsafeRawPointer(weights + block * Self.lanes * paddedDepth)
+                let pair = block + 2 <= channelBlocks.upperBound
+                Self.kernel1x16(UnsafeRawPointer(rows), filter: filter, steps: steps, pair: pair, out: accumulators + block * Self.lanes)
+                block += pair ? 2 : 1
+            }
+            return
+        }
         let last = count - 1
         @inline(__always) func row(_ i: Int) -> UnsafeRawPointer { UnsafeRawPointer(rows + min(i, last) * rowStride) }
-        let blocks = paddedChannels / Self.lanes, steps = paddedDepth / 2
         var tile = 0
         while tile < count {
             let r = (row(tile), row(tile + 1), row(tile + 2), row(tile + 3))
             let out = accumulators + tile * paddedChannels
-            var block = 0
-            while block < blocks {
+            var block = channelBlocks.lowerBound
+            while block < channelBlocks.upperBound {
                 let filter = UnsafeRawPointer(weights + block * Self.lanes * paddedDepth)
-                if block + 2 <= blocks {
+                if block + 2 <= channelBlocks.upperBound {
                     Self.kernel4x16(r, filter: filter, steps: steps, out: out + block * Self.lanes, stride: paddedChannels)
                     block += 2
                 } else {
@@ -215,6 +292,30 @@ final class QuantizedGEMMAVX2 {
             }
             tile += Self.rowsPerTile
         }
+    }
+
+    /// One row x 16 channels (a block pair) or 8 (a last block alone): the matrix-vector product of a fully connected
+    /// layer, a quarter of the multiplies the 4-row kernels would spend on it.
+    @inline(never)
+    private static func kernel1x16(_ row: UnsafeRawPointer, filter: UnsafeRawPointer, steps: Int, pair: Bool, out: UnsafeMutablePointer<Int32>) {
+        var c0 = _mm256_setzero_si256(), c1 = c0
+        var w = filter
+        if pair {
+            for s in 0..<steps {
+                let x = broadcast(row, s)
+                c0 = multiplyAdd(c0, x, _mm256_loadu_si256(w.assumingMemoryBound(to: __m256i_u.self)))
+                c1 = multiplyAdd(c1, x, _mm256_loadu_si256((w + 32).assumingMemoryBound(to: __m256i_u.self)))
+                w += 64
+            }
+        } else {
+            for s in 0..<steps {
+                c0 = multiplyAdd(c0, broadcast(row, s), _mm256_loadu_si256(w.assumingMemoryBound(to: __m256i_u.self)))
+                w += 32
+            }
+        }
+        let o = UnsafeMutableRawPointer(out)
+        _mm256_storeu_si256(o.assumingMemoryBound(to: __m256i_u.self), c0)
+        if pair { _mm256_storeu_si256((o + 32).assumingMemoryBound(to: __m256i_u.self), c1) }
     }
 
     typealias FourRows = (UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer)
