@@ -439,6 +439,23 @@ def built_concatenation(dtype, shapes, quantizations, output_quantization, axis)
     return build
 
 
+def built_add(dtype, shape, quantizations, output_quantization, op="ADD"):
+    """Quantized ADD/SUB of one shape with the scales given. Scales that are powers of two apart make TFLite's
+    rescaled sums exact multiples of the last shift, so half of the outputs are ties (rounded away from zero),
+    which calibrated scales almost never give."""
+    def build():
+        g = GraphBuilder()
+        a = g.tensor("a", shape, dtype=dtype, quantization=quantizations[0])
+        b = g.tensor("b", shape, dtype=dtype, quantization=quantizations[1])
+        y = g.tensor("y", shape, dtype=dtype, quantization=output_quantization)
+        if op == "ADD":
+            g.operator(g.fb.BuiltinOperator.ADD, [a, b], [y], g.fb.BuiltinOptions.AddOptions, g.fb.AddOptionsT())
+        else:
+            g.operator(g.fb.BuiltinOperator.SUB, [a, b], [y], g.fb.BuiltinOptions.SubOptions, g.fb.SubOptionsT())
+        return g.build([a, b], [y])
+    return build
+
+
 def built_int8_lstm_projection(time_steps, batch, inputs, cells, outputs, cell_clip=0.0, proj_clip=0.0):
     """An integer (8x8_16) UNIDIRECTIONAL_SEQUENCE_LSTM with a projection and its bias, which the converter does not
     make from Keras: int8 input, weights and output state, int32 biases, int16 cell state (scale 2^-11), and the five
@@ -475,6 +492,12 @@ def built_int8_lstm_projection(time_steps, batch, inputs, cells, outputs, cell_c
 case("q_lstm_int8_projection", [(2, 6, 5)], built=True)(built_int8_lstm_projection(6, 2, 5, 8, 4))
 case("q_lstm_int8_projection_clips", [(1, 9, 3)], built=True)(built_int8_lstm_projection(9, 1, 3, 6, 5, cell_clip=0.5, proj_clip=0.3))
 
+case("q_add_int8_ties", [(1, 8, 9, 7), (1, 8, 9, 7)], built=True)(
+    built_add(np.int8, (1, 8, 9, 7), [(0.05, -3), (0.05, 11)], (0.1, 2)))
+case("q_add_uint8_ties", [(1, 8, 9, 7), (1, 8, 9, 7)], built=True)(
+    built_add(np.uint8, (1, 8, 9, 7), [(0.025, 120), (0.05, 131)], (0.1, 127)))
+case("q_sub_int8_ties", [(2, 5, 13), (2, 5, 13)], built=True)(
+    built_add(np.int8, (2, 5, 13), [(0.05, 0), (0.025, -7)], (0.2, -1), op="SUB"))
 case("q_concatenation_uint8_rescaled", [(1, 6, 4), (1, 6, 3)], built=True)(
     built_concatenation(np.uint8, [(1, 6, 4), (1, 6, 3)], [(0.02, 128), (0.07, 100)], (0.05, 120), axis=2))
 case("q_resize_bilinear_uint8", [(1, 5, 7, 3)], built=True)(built_uint8_resize_bilinear((1, 5, 7, 3), (9, 4)))
