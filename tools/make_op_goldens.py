@@ -310,13 +310,18 @@ class GraphBuilder:
         self.model.subgraphs = [self.graph]
 
     def tensor(self, name, shape, data=None, variable=False, dtype=np.float32, quantization=None):
-        """dtype: float32, uint8, int8 or int32; quantization: (scale, zero_point) for a per-tensor quantized one."""
+        """dtype: float32, uint8, int8 or int32; quantization: (scale, zero_point) for a per-tensor quantized one, or
+        (scales, zero_points, axis) with lists for a per-channel one."""
         t = self.fb.TensorT()
         types = {np.float32: "FLOAT32", np.uint8: "UINT8", np.int8: "INT8", np.int16: "INT16", np.int32: "INT32"}
         t.name, t.shape, t.type, t.isVariable = name, list(shape), getattr(self.fb.TensorType, types[dtype]), variable
         if quantization:
             q = self.fb.QuantizationParametersT()
-            q.scale, q.zeroPoint = [float(quantization[0])], [int(quantization[1])]
+            if len(quantization) == 3:
+                q.scale, q.zeroPoint = [float(v) for v in quantization[0]], [int(v) for v in quantization[1]]
+                q.quantizedDimension = quantization[2]
+            else:
+                q.scale, q.zeroPoint = [float(quantization[0])], [int(quantization[1])]
             t.quantization = q
         buffer = self.fb.BufferT()
         if data is not None:
@@ -456,6 +461,55 @@ def built_add(dtype, shape, quantizations, output_quantization, op="ADD"):
     return build
 
 
+def built_power_of_two_layer(kind, dtype, in_shape, channels, kernel=1, stride=1, padding="SAME"):
+    """CONV_2D, DEPTHWISE_CONV_2D or FULLY_CONNECTED whose scales are all powers of two and whose weights are small
+    (|w - w_zero| <= 3): the requantization's products are then exact multiples of its rounding steps, so many
+    outputs are ties in one or both of its roundings (the doubling high multiply's, the final shift's), which
+    calibrated scales almost never give. int8 layers get per-channel filter scales 2^-2...2^-4, uint8 one 2^-3."""
+    def build():
+        g = GraphBuilder()
+        signed = dtype == np.int8
+        x_scale, x_zero = 2.0 ** -4, (-5 if signed else 131)
+        y_scale, y_zero = 2.0 ** -2, (3 if signed else 126)
+        w_zero = 0 if signed else 128
+        per_channel = signed and kind != "FULLY_CONNECTED"
+        w_scales = [2.0 ** -(2 + c % 3) for c in range(channels)] if per_channel else [2.0 ** -3]
+        in_c = in_shape[-1]
+        if kind == "CONV_2D":
+            w_shape, axis = (channels, kernel, kernel, in_c), 0
+        elif kind == "DEPTHWISE_CONV_2D":
+            w_shape, axis = (1, kernel, kernel, channels), 3
+        else:
+            w_shape, axis = (channels, in_c), 0
+        w_data = rng.integers(-3, 4, size=w_shape) + w_zero
+        wq = (w_scales, [w_zero] * len(w_scales), axis) if per_channel else (w_scales[0], w_zero)
+        x = g.tensor("x", in_shape, dtype=dtype, quantization=(x_scale, x_zero))
+        w = g.tensor("w", w_shape, data=w_data, dtype=dtype, quantization=wq)
+        b_scales = [x_scale * s_ for s_ in w_scales]
+        bq = (b_scales, [0] * len(b_scales), 0) if per_channel else (b_scales[0], 0)
+        b = g.tensor("b", [channels], data=rng.integers(-40, 41, size=channels), dtype=np.int32, quantization=bq)
+        if kind == "FULLY_CONNECTED":
+            y = g.tensor("y", [in_shape[0], channels], dtype=dtype, quantization=(y_scale, y_zero))
+            o = g.fb.FullyConnectedOptionsT()
+            g.operator(g.fb.BuiltinOperator.FULLY_CONNECTED, [x, w, b], [y], g.fb.BuiltinOptions.FullyConnectedOptions, o)
+            return g.build([x], [y])
+        out_hw = [(d + stride - 1) // stride if padding == "SAME" else (d - kernel) // stride + 1 for d in in_shape[1:3]]
+        y = g.tensor("y", [in_shape[0]] + out_hw + [channels], dtype=dtype, quantization=(y_scale, y_zero))
+        if kind == "CONV_2D":
+            o = g.fb.Conv2DOptionsT()
+            options_type, op = g.fb.BuiltinOptions.Conv2DOptions, g.fb.BuiltinOperator.CONV_2D
+        else:
+            o = g.fb.DepthwiseConv2DOptionsT()
+            o.depthMultiplier = 1
+            options_type, op = g.fb.BuiltinOptions.DepthwiseConv2DOptions, g.fb.BuiltinOperator.DEPTHWISE_CONV_2D
+        o.padding = getattr(g.fb.Padding, padding)
+        o.strideH = o.strideW = stride
+        o.dilationHFactor = o.dilationWFactor = 1
+        g.operator(op, [x, w, b], [y], options_type, o)
+        return g.build([x], [y])
+    return build
+
+
 def built_int8_lstm_projection(time_steps, batch, inputs, cells, outputs, cell_clip=0.0, proj_clip=0.0):
     """An integer (8x8_16) UNIDIRECTIONAL_SEQUENCE_LSTM with a projection and its bias, which the converter does not
     make from Keras: int8 input, weights and output state, int32 biases, int16 cell state (scale 2^-11), and the five
@@ -498,6 +552,13 @@ case("q_add_uint8_ties", [(1, 8, 9, 7), (1, 8, 9, 7)], built=True)(
     built_add(np.uint8, (1, 8, 9, 7), [(0.025, 120), (0.05, 131)], (0.1, 127)))
 case("q_sub_int8_ties", [(2, 5, 13), (2, 5, 13)], built=True)(
     built_add(np.int8, (2, 5, 13), [(0.05, 0), (0.025, -7)], (0.2, -1), op="SUB"))
+case("q_conv_int8_1x1_ties", [(1, 6, 7, 5)], built=True)(built_power_of_two_layer("CONV_2D", np.int8, (1, 6, 7, 5), 19))
+case("q_conv_int8_3x3_ties", [(1, 7, 6, 3)], built=True)(built_power_of_two_layer("CONV_2D", np.int8, (1, 7, 6, 3), 10, kernel=3, stride=2))
+case("q_conv_uint8_1x1_ties", [(1, 6, 7, 5)], built=True)(built_power_of_two_layer("CONV_2D", np.uint8, (1, 6, 7, 5), 12))
+case("q_depthwise_int8_ties", [(1, 8, 7, 28)], built=True)(built_power_of_two_layer("DEPTHWISE_CONV_2D", np.int8, (1, 8, 7, 28), 28, kernel=3))
+case("q_depthwise_uint8_ties", [(1, 8, 7, 16)], built=True)(built_power_of_two_layer("DEPTHWISE_CONV_2D", np.uint8, (1, 8, 7, 16), 16, kernel=3))
+case("q_fully_connected_int8_ties", [(3, 9)], built=True)(built_power_of_two_layer("FULLY_CONNECTED", np.int8, (3, 9), 13))
+case("q_fully_connected_uint8_ties", [(1, 9)], built=True)(built_power_of_two_layer("FULLY_CONNECTED", np.uint8, (1, 9), 21))
 case("q_concatenation_uint8_rescaled", [(1, 6, 4), (1, 6, 3)], built=True)(
     built_concatenation(np.uint8, [(1, 6, 4), (1, 6, 3)], [(0.02, 128), (0.07, 100)], (0.05, 120), axis=2))
 case("q_resize_bilinear_uint8", [(1, 5, 7, 3)], built=True)(built_uint8_resize_bilinear((1, 5, 7, 3), (9, 4)))

@@ -17,10 +17,11 @@ final class OpGoldenTests: XCTestCase {
         return manifest.sorted { $0.key < $1.key }
     }
 
-    func check(_ name: String, _ entry: Entry, threads: Int = 1) throws {
+    func check(_ name: String, _ entry: Entry, threads: Int = 1, numerics: Numerics = .fast) throws {
         let folder = TestPaths.goldens.appendingPathComponent("ops/\(name)")
         let inputs = try (0..<entry.inputs).map { try NumPyArray(contentsOf: folder.appendingPathComponent("input_\($0).npy").path) }
-        let outputs = try runModel(folder.appendingPathComponent("model.tflite").path, inputs: inputs, options: .init(threads: threads))
+        let outputs = try runModel(folder.appendingPathComponent("model.tflite").path, inputs: inputs,
+                                   options: .init(threads: threads, numerics: numerics))
         XCTAssertEqual(outputs.count, entry.outputs, name)
         for i in 0..<min(outputs.count, entry.outputs) {
             let reference = try NumPyArray(contentsOf: folder.appendingPathComponent("output_\(i).npy").path)
@@ -34,6 +35,17 @@ final class OpGoldenTests: XCTestCase {
                 try check(name, entry)
             } catch {
                 XCTFail("\(name) (\(entry.ops.joined(separator: ", "))): \(error)")
+            }
+        }
+    }
+
+    /// `exact` numerics (the integer reference kernels; float ops are the same either way).
+    func testEveryOpMatchesLiteRTInExactNumerics() throws {
+        for (name, entry) in try cases() {
+            do {
+                try check(name, entry, numerics: .exact)
+            } catch {
+                XCTFail("\(name) (\(entry.ops.joined(separator: ", "))), exact: \(error)")
             }
         }
     }

@@ -46,8 +46,11 @@ final class QuantizedDepthwiseConvolution {
         let inputInfo = try QuantizedTensorInfo(input), filterInfo = try QuantizedTensorInfo(filterTensor), outputInfo = try QuantizedTensorInfo(output)
         signed = input.type == .int8
         inputZeroPoint = inputInfo.zeroPoint
-        requantization = try ChannelRequantization(input: inputInfo, filter: filterInfo, output: outputInfo, channels: channels,
-                                                   activation: activation, outputType: output.type)
+        var requantization = try ChannelRequantization(input: inputInfo, filter: filterInfo, output: outputInfo, channels: channels,
+                                                       activation: activation, outputType: output.type)
+        // LiteRT's int8 kernel rounds ties up in whole groups of 8 channels (see `upwardChannels`); uint8 never.
+        if signed { requantization.upwardChannels = channels / 8 * 8 }
+        self.requantization = requantization
         let raw = UnsafeRawPointer(filterTensor.data!)
         let signedFilter = filterTensor.type == .int8
         filter = (0..<filterTensor.elementCount).map { i in

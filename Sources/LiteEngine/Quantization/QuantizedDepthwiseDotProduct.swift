@@ -124,7 +124,7 @@ final class QuantizedDepthwiseDotProduct {
             let k = (right > 0 ? Int64(1) << (right - 1) : 0) + zero << right
             offsets[c] = Int32(truncatingIfNeeded: k)
             nudges[ExactRequantization.slot(c)] = (1 << 30) + k << 31
-            roundsAway[c] = right > 0 ? 1 : 0
+            roundsAway[c] = right > 0 && !requantization.roundsUp(c, kernelRoundsUp: false) ? 1 : 0
         }
         isBounded = bounded
         hasLeftShifts = requantization.shifts.contains { $0 > 0 }

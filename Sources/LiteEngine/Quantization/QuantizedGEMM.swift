@@ -584,7 +584,8 @@ final class QuantizedGEMM {
 /// TFLite's integer requantization of rows of int32 accumulators, exact (unlike the double-precision replay of
 /// `requantizeFast`), with the two roundings folded into one 64-bit multiply-add-shift per value
 /// (`IntegerArithmetic.FoldedMultiplier`). `roundingUp` picks the GEMM kernels' final rounding (ties up) or
-/// `MultiplyByQuantizedMultiplier`'s (ties away from zero).
+/// `MultiplyByQuantizedMultiplier`'s (ties away from zero; ties up for `ChannelRequantization.upwardChannels`, whose
+/// negative-value corrections are 0).
 ///
 /// AVX-512 builds take 16 channels per step in int32 lanes: `vpmuldq` multiplies the even lanes, and the odd ones
 /// after a 32-bit shift, into 64-bit products; each half is shifted by its channels' amounts and the two are
@@ -634,7 +635,8 @@ final class ExactRequantization {
         for c in 0..<channelCount {
             let inRange = c < requantization.multipliers.count
             let folded = IntegerArithmetic.FoldedMultiplier(multiplier: inRange ? requantization.multipliers[c] : 0,
-                                                            shift: inRange ? requantization.shifts[c] : 0, roundingUp: false)
+                                                            shift: inRange ? requantization.shifts[c] : 0,
+                                                            roundingUp: requantization.roundsUp(c, kernelRoundsUp: false))
             multipliers[c] = Int32(folded.multiplier)
             leftShifts[c] = folded.leftShift
             let slot = Self.slot(c)

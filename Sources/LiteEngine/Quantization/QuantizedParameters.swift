@@ -51,6 +51,17 @@ struct ChannelRequantization {
     let fastRight: [Double]
     let outputZeroPoint: Int32
     let low: Int32, high: Int32
+    /// Channels `0..<upwardChannels` round their final shift's ties toward +infinity even where the kernel's own
+    /// rule is `MultiplyByQuantizedMultiplier`'s ties away from zero. LiteRT's int8 DEPTHWISE_CONV_2D requantizes
+    /// each full group of 8 channels with vector code that rounds ties up and the channels left over one by one
+    /// with `MultiplyByQuantizedMultiplier` (its outputs on scales a power of two apart, where ties are frequent:
+    /// the `q_depthwise_int8_ties` op golden). Real layers with a fused ReLU rarely show it: their negative
+    /// values, the only ones the two roundings part on, clamp to the zero point.
+    var upwardChannels = 0
+
+    /// Whether channel `c`'s final shift rounds ties up, in a kernel whose own rule is `roundingUp`.
+    @inline(__always)
+    func roundsUp(_ c: Int, kernelRoundsUp roundingUp: Bool) -> Bool { roundingUp || c < upwardChannels }
 
     init(input: QuantizedTensorInfo, filter: QuantizedTensorInfo, output: QuantizedTensorInfo, channels: Int,
          activation: FusedActivation, outputType: TensorType) throws {
@@ -86,9 +97,11 @@ struct ChannelRequantization {
         return min(max(scaled, low), high)
     }
 
-    /// `clamp(MultiplyByQuantizedMultiplier(acc, m[c], shift[c]) + output_zero_point)`.
+    /// `clamp(MultiplyByQuantizedMultiplier(acc, m[c], shift[c]) + output_zero_point)` (ties up for the
+    /// ``upwardChannels``).
     @inline(__always)
     func apply(_ accumulator: Int32, channel: Int) -> Int32 {
+        if channel < upwardChannels { return applyRoundingUp(accumulator, channel: channel) }
         let scaled = IntegerArithmetic.multiplyByQuantizedMultiplier(accumulator, multipliers[channel], shifts[channel]) + outputZeroPoint
         return min(max(scaled, low), high)
     }
@@ -129,7 +142,8 @@ func storeQuantized(_ pointer: UnsafeMutableRawPointer, _ i: Int, _ value: Int32
 
 extension ChannelRequantization {
     /// Requantizes a [rows, channels] matrix of exact integer accumulators (held in a floating-point type) plus an
-    /// optional int32 bias into uint8/int8, with TFLite's rounding (`roundingUp`: the GEMM kernels' variant).
+    /// optional int32 bias into uint8/int8, with TFLite's rounding (`roundingUp`: the GEMM kernels' variant; see
+    /// also ``upwardChannels``).
     @inline(__always)
     func requantize<Accumulator: ExactAccumulator>(_ accumulators: UnsafePointer<Accumulator>, rows: Range<Int>, channels: Int,
                                                      bias: UnsafePointer<Int32>?, into output: UnsafeMutableRawPointer,
@@ -140,7 +154,7 @@ extension ChannelRequantization {
                 for r in rows {
                     for c in 0..<channels {
                         let acc = accumulators[r * channels + c].int32 &+ (bias?[c] ?? 0)
-                        let scaled = roundingUp
+                        let scaled = roundsUp(c, kernelRoundsUp: roundingUp)
                             ? IntegerArithmetic.multiplyByQuantizedMultiplierRoundingUp(acc, m[c], s[c])
                             : IntegerArithmetic.multiplyByQuantizedMultiplier(acc, m[c], s[c])
                         let value = min(max(scaled &+ zero, low), high)
@@ -160,13 +174,14 @@ extension ChannelRequantization {
     /// `fast` numerics: TFLite's fixed-point rescale replayed in double precision, in plain loops the compiler
     /// vectorizes (the integer version needs 64-bit multiplies, which AVX2 lacks). `SaturatingRoundingDoublingHighMul`
     /// is `floor(x·m / 2^31 + 1/2)` (ties toward +infinity, both signs); the final shift rounds ties toward +infinity
-    /// (`roundingUp`, the GEMM kernels) or away from zero. Every step is exact in double except x·m (up to 2^62),
+    /// (`roundingUp`, the GEMM kernels, and the ``upwardChannels``) or away from zero. Every step is exact in double except x·m (up to 2^62),
     /// rounded to 53 bits: the result can differ from TFLite's by one step only when x·m / 2^31 lies within 2^-21
     /// of a half, about one value in two million.
     @inline(__always)
     func requantizeFast(_ accumulators: UnsafePointer<Float>, rows: Range<Int>, channels: Int, bias: UnsafePointer<Double>?,
                         into output: UnsafeMutableRawPointer, signed: Bool, roundingUp: Bool) {
         let zero = Double(outputZeroPoint), lowest = Double(low), highest = Double(high)
+        let upward = roundingUp ? channels : min(upwardChannels, channels)
         let magic: Double = 6_755_399_441_055_744
         let magicBits = Int64(bitPattern: magic.bitPattern)
         fastMultipliers.withUnsafeBufferPointer { m in
@@ -188,7 +203,7 @@ extension ChannelRequantization {
                                 let x = Double(bitPattern: UInt64(bitPattern: values[c])) * left[c]
                                 let high = (x * multiplier[c] * 0x1p-31 + 0.5).rounded(.down)
                                 let y = high * right[c]
-                                var v = roundingUp ? (y + 0.5).rounded(.down) : (y + Double(signOf: y, magnitudeOf: 0.5)).rounded(.towardZero)
+                                var v = c < upward ? (y + 0.5).rounded(.down) : (y + Double(signOf: y, magnitudeOf: 0.5)).rounded(.towardZero)
                                 v += zero
                                 v = v < lowest ? lowest : v
                                 v = v > highest ? highest : v
