@@ -510,6 +510,21 @@ def built_power_of_two_layer(kind, dtype, in_shape, channels, kernel=1, stride=1
     return build
 
 
+def built_mean_keepdims(dtype, shape, input_quantization, output_quantization):
+    """MEAN over height and width with keep_dims (TFLite's optimized integer Mean) on scales a power of two apart
+    and a power-of-two pixel count: the rescale is exact, so one mean in 32 is a rounding tie."""
+    def build():
+        g = GraphBuilder()
+        o = g.fb.ReducerOptionsT()
+        o.keepDims = True
+        x = g.tensor("x", shape, dtype=dtype, quantization=input_quantization)
+        axes = g.tensor("axes", [2], data=[1, 2], dtype=np.int32)
+        y = g.tensor("y", (shape[0], 1, 1, shape[3]), dtype=dtype, quantization=output_quantization)
+        g.operator(g.fb.BuiltinOperator.MEAN, [x, axes], [y], g.fb.BuiltinOptions.ReducerOptions, o)
+        return g.build([x], [y])
+    return build
+
+
 def built_int8_lstm_projection(time_steps, batch, inputs, cells, outputs, cell_clip=0.0, proj_clip=0.0):
     """An integer (8x8_16) UNIDIRECTIONAL_SEQUENCE_LSTM with a projection and its bias, which the converter does not
     make from Keras: int8 input, weights and output state, int32 biases, int16 cell state (scale 2^-11), and the five
@@ -559,6 +574,8 @@ case("q_depthwise_int8_ties", [(1, 8, 7, 28)], built=True)(built_power_of_two_la
 case("q_depthwise_uint8_ties", [(1, 8, 7, 16)], built=True)(built_power_of_two_layer("DEPTHWISE_CONV_2D", np.uint8, (1, 8, 7, 16), 16, kernel=3))
 case("q_fully_connected_int8_ties", [(3, 9)], built=True)(built_power_of_two_layer("FULLY_CONNECTED", np.int8, (3, 9), 13))
 case("q_fully_connected_uint8_ties", [(1, 9)], built=True)(built_power_of_two_layer("FULLY_CONNECTED", np.uint8, (1, 9), 21))
+case("q_mean_int8_ties", [(48, 4, 4, 40)], built=True)(built_mean_keepdims(np.int8, (48, 4, 4, 40), (2.0 ** -4, 3), (2.0 ** -3, -1)))
+case("q_mean_uint8_ties", [(48, 4, 4, 40)], built=True)(built_mean_keepdims(np.uint8, (48, 4, 4, 40), (2.0 ** -4, 128), (2.0 ** -3, 125)))
 case("q_concatenation_uint8_rescaled", [(1, 6, 4), (1, 6, 3)], built=True)(
     built_concatenation(np.uint8, [(1, 6, 4), (1, 6, 3)], [(0.02, 128), (0.07, 100)], (0.05, 120), axis=2))
 case("q_resize_bilinear_uint8", [(1, 5, 7, 3)], built=True)(built_uint8_resize_bilinear((1, 5, 7, 3), (9, 4)))

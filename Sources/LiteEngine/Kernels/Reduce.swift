@@ -16,8 +16,10 @@ class Reduce: Kernel {
 
     /// uint8/int8 MEAN over height and width of a 4D tensor (TFLite's optimized integer Mean): the raw sum,
     /// rescaled by `input_scale / (count * output_scale)` and shifted by a rounded float bias. The rescale's
-    /// final shift rounds ties up (the NEON `vrshlq` of LiteRT's kernel); with TFLite's reference rounding,
-    /// 22 of the 1,280 means of tf2 MobileNetV2 on bird.png are one step off.
+    /// final shift rounds ties up (the vector code of LiteRT's kernel); with TFLite's reference rounding,
+    /// 22 of the 1,280 means of tf2 MobileNetV2 on bird.png are one step off. int8 means take the vector code in
+    /// whole groups of 16 channels only: the channels left over round ties away from zero
+    /// (`MultiplyByQuantizedMultiplier`), as LiteRT's outputs on power-of-two scales show (`q_mean_int8_ties`).
     var quantizedMean: (multiplier: Int32, shift: Int, bias: Int32)?
 
     /// Every other uint8/int8 MEAN or SUM (TFLite's generic `QuantizedMeanOrSum`): the int32 sum over the axes,
@@ -73,9 +75,12 @@ class Reduce: Kernel {
             for b in 0..<batches {
                 acc.update(repeating: 0)
                 accumulatePixels(src + b * h * w * depth, pixels: h * w, depth: depth, signed: signed, into: acc.baseAddress!)
+                let upward = signed ? depth / 16 * 16 : depth
                 for d in 0..<depth {
-                    let value = IntegerArithmetic.multiplyByQuantizedMultiplierRoundingUp(acc[d], q.multiplier, q.shift) + q.bias
-                    storeQuantized(dst, b * depth + d, min(max(value, low), high), signed: signed)
+                    let scaled = d < upward
+                        ? IntegerArithmetic.multiplyByQuantizedMultiplierRoundingUp(acc[d], q.multiplier, q.shift)
+                        : IntegerArithmetic.multiplyByQuantizedMultiplier(acc[d], q.multiplier, q.shift)
+                    storeQuantized(dst, b * depth + d, min(max(scaled + q.bias, low), high), signed: signed)
                 }
             }
         }
