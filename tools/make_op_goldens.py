@@ -510,17 +510,17 @@ def built_power_of_two_layer(kind, dtype, in_shape, channels, kernel=1, stride=1
     return build
 
 
-def built_mean_keepdims(dtype, shape, input_quantization, output_quantization):
-    """MEAN over height and width with keep_dims (TFLite's optimized integer Mean) on scales a power of two apart
-    and a power-of-two pixel count: the rescale is exact, so one mean in 32 is a rounding tie."""
+def built_reduce(op, dtype, shape, axes, keep_dims, input_quantization, output_quantization):
+    """Quantized MEAN or SUM with the scales given (the converter fuses or float-computes most of them)."""
     def build():
         g = GraphBuilder()
         o = g.fb.ReducerOptionsT()
-        o.keepDims = True
+        o.keepDims = keep_dims
         x = g.tensor("x", shape, dtype=dtype, quantization=input_quantization)
-        axes = g.tensor("axes", [2], data=[1, 2], dtype=np.int32)
-        y = g.tensor("y", (shape[0], 1, 1, shape[3]), dtype=dtype, quantization=output_quantization)
-        g.operator(g.fb.BuiltinOperator.MEAN, [x, axes], [y], g.fb.BuiltinOptions.ReducerOptions, o)
+        axes_tensor = g.tensor("axes", [len(axes)], data=list(axes), dtype=np.int32)
+        out_shape = [1 if i in axes else d for i, d in enumerate(shape)] if keep_dims else [d for i, d in enumerate(shape) if i not in axes]
+        y = g.tensor("y", out_shape, dtype=dtype, quantization=output_quantization)
+        g.operator(getattr(g.fb.BuiltinOperator, op), [x, axes_tensor], [y], g.fb.BuiltinOptions.ReducerOptions, o)
         return g.build([x], [y])
     return build
 
@@ -574,8 +574,19 @@ case("q_depthwise_int8_ties", [(1, 8, 7, 28)], built=True)(built_power_of_two_la
 case("q_depthwise_uint8_ties", [(1, 8, 7, 16)], built=True)(built_power_of_two_layer("DEPTHWISE_CONV_2D", np.uint8, (1, 8, 7, 16), 16, kernel=3))
 case("q_fully_connected_int8_ties", [(3, 9)], built=True)(built_power_of_two_layer("FULLY_CONNECTED", np.int8, (3, 9), 13))
 case("q_fully_connected_uint8_ties", [(1, 9)], built=True)(built_power_of_two_layer("FULLY_CONNECTED", np.uint8, (1, 9), 21))
-case("q_mean_int8_ties", [(48, 4, 4, 40)], built=True)(built_mean_keepdims(np.int8, (48, 4, 4, 40), (2.0 ** -4, 3), (2.0 ** -3, -1)))
-case("q_mean_uint8_ties", [(48, 4, 4, 40)], built=True)(built_mean_keepdims(np.uint8, (48, 4, 4, 40), (2.0 ** -4, 128), (2.0 ** -3, 125)))
+# MEAN over H and W with keep_dims (TFLite's optimized integer Mean) on scales a power of two apart and 16 pixels:
+# the rescale is exact, so one mean in 32 is a rounding tie.
+case("q_mean_int8_ties", [(48, 4, 4, 40)], built=True)(
+    built_reduce("MEAN", np.int8, (48, 4, 4, 40), [1, 2], True, (2.0 ** -4, 3), (2.0 ** -3, -1)))
+case("q_mean_uint8_ties", [(48, 4, 4, 40)], built=True)(
+    built_reduce("MEAN", np.uint8, (48, 4, 4, 40), [1, 2], True, (2.0 ** -4, 128), (2.0 ** -3, 125)))
+# SUM that rescales, and a generic MEAN. (A SUM over axis 2 with keep_dims, int8, scales 0.05 -> 0.3, still differs
+# from LiteRT on 6 of 1,280 values, see Docs/architecture.md; it is not a case until that is understood.)
+case("q_sum_uint8_axis2_keepdims", [(8, 5, 6, 32)], built=True)(
+    built_reduce("SUM", np.uint8, (8, 5, 6, 32), [2], True, (0.03, 120), (0.21, 117)))
+case("q_sum_uint8_rescaled", [(8, 5, 3, 32)], built=True)(
+    built_reduce("SUM", np.uint8, (8, 5, 3, 32), [1, 3], False, (0.02, 131), (0.5, 120)))
+case("q_mean_int8_axis2", [(8, 5, 6, 16)], built=True)(built_reduce("MEAN", np.int8, (8, 5, 6, 16), [2], False, (0.05, 3), (0.03, -2)))
 case("q_concatenation_uint8_rescaled", [(1, 6, 4), (1, 6, 3)], built=True)(
     built_concatenation(np.uint8, [(1, 6, 4), (1, 6, 3)], [(0.02, 128), (0.07, 100)], (0.05, 120), axis=2))
 case("q_resize_bilinear_uint8", [(1, 5, 7, 3)], built=True)(built_uint8_resize_bilinear((1, 5, 7, 3), (9, 4)))

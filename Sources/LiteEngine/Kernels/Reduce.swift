@@ -24,7 +24,9 @@ class Reduce: Kernel {
 
     /// Every other uint8/int8 MEAN or SUM (TFLite's generic `QuantizedMeanOrSum`): the int32 sum over the axes,
     /// minus `zero_point_in · count`, rescaled by `input_scale / output_scale` (a mean folds `1 / count` into the
-    /// multiplier: shifted left by up to 32 bits, integer-divided by the count), plus the output zero point.
+    /// multiplier: shifted left by up to 32 bits, integer-divided by the count), plus the output zero point. LiteRT
+    /// rescales a SUM with a single rounding, a MEAN with `MultiplyByQuantizedMultiplier`'s two (its outputs on
+    /// random scales: `q_sum_rescaled`).
     var quantizedReduction: (multiplier: Int32, shift: Int, count: Int, inputZeroPoint: Int32, outputZeroPoint: Int32)?
 
     override func prepare() throws {
@@ -123,7 +125,12 @@ class Reduce: Kernel {
         let dst = output.data!
         for o in sums.indices {
             let shifted = sums[o] &- q.inputZeroPoint &* Int32(q.count)
-            let value = IntegerArithmetic.multiplyByQuantizedMultiplier(shifted, q.multiplier, q.shift) + q.outputZeroPoint
+            // SUM rescales with one rounding of the exact product (its ties fall where the 31-bit multiplier puts
+            // them: 1/6 stored a hair low makes 22.5 read 22.49999, so 22), MEAN with TFLite's two.
+            let scaled = isMean
+                ? IntegerArithmetic.multiplyByQuantizedMultiplier(shifted, q.multiplier, q.shift)
+                : IntegerArithmetic.multiplyByQuantizedMultiplierSingleRounding(shifted, q.multiplier, q.shift)
+            let value = scaled &+ q.outputZeroPoint
             storeQuantized(dst, o, min(max(value, low), high), signed: signed)
         }
     }
