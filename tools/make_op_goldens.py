@@ -30,8 +30,9 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "
 CASES = []
 
 
-def case(name, input_shapes, dtype=np.float32, low=-2.0, high=2.0, optimize=None, ints=None, keras=False, run_shapes=None, built=False):
-    """Registers a case: fn(*inputs) -> output(s); inputs are random in [low, high].
+def case(name, input_shapes, dtype=np.float32, low=-2.0, high=2.0, optimize=None, step=None, keras=False, run_shapes=None, built=False):
+    """Registers a case: fn(*inputs) -> output(s); inputs are random in [low, high] (float inputs on a grid of `step`
+    when given, to hit rounding ties).
 
     keras=True: fn() returns a Keras model, converted with from_keras_model (how PReLU layers become PRELU).
     built=True: fn() returns the .tflite bytes itself (ops no converter emits in the form wanted, see GraphBuilder).
@@ -39,7 +40,7 @@ def case(name, input_shapes, dtype=np.float32, low=-2.0, high=2.0, optimize=None
     shapes LiteRT and our engine are resized to before running.
     """
     def register(fn):
-        CASES.append(dict(name=name, fn=fn, shapes=input_shapes, dtype=dtype, low=low, high=high, optimize=optimize, ints=ints,
+        CASES.append(dict(name=name, fn=fn, shapes=input_shapes, dtype=dtype, low=low, high=high, optimize=optimize, step=step,
                           keras=keras, run_shapes=run_shapes, built=built))
         return fn
     return register
@@ -525,6 +526,17 @@ def built_reduce(op, dtype, shape, axes, keep_dims, input_quantization, output_q
     return build
 
 
+def built_quantize_float(dtype, shape, quantization):
+    """QUANTIZE from float32 (a float model's first op in full-integer models)."""
+    def build():
+        g = GraphBuilder()
+        x = g.tensor("x", shape)
+        y = g.tensor("y", shape, dtype=dtype, quantization=quantization)
+        g.operator(g.fb.BuiltinOperator.QUANTIZE, [x], [y], 0, None)
+        return g.build([x], [y])
+    return build
+
+
 def built_int8_lstm_projection(time_steps, batch, inputs, cells, outputs, cell_clip=0.0, proj_clip=0.0):
     """An integer (8x8_16) UNIDIRECTIONAL_SEQUENCE_LSTM with a projection and its bias, which the converter does not
     make from Keras: int8 input, weights and output state, int32 biases, int16 cell state (scale 2^-11), and the five
@@ -587,6 +599,10 @@ case("q_sum_uint8_axis2_keepdims", [(8, 5, 6, 32)], built=True)(
 case("q_sum_uint8_rescaled", [(8, 5, 3, 32)], built=True)(
     built_reduce("SUM", np.uint8, (8, 5, 3, 32), [1, 3], False, (0.02, 131), (0.5, 120)))
 case("q_mean_int8_axis2", [(8, 5, 6, 16)], built=True)(built_reduce("MEAN", np.int8, (8, 5, 6, 16), [2], False, (0.05, 3), (0.03, -2)))
+# QUANTIZE from float: inputs on a grid of half the scale, so half are ties (39 values: groups of 8 and a tail), and
+# a uint8 one on a scale whose reciprocal rounds.
+case("q_quantize_float_ties", [(3, 13)], built=True, low=-12.0, high=12.0, step=0.0625)(built_quantize_float(np.int8, (3, 13), (0.125, 3)))
+case("q_quantize_float_uint8", [(4, 251)], built=True, low=-1.0, high=2.0)(built_quantize_float(np.uint8, (4, 251), (0.0123, 131)))
 case("q_concatenation_uint8_rescaled", [(1, 6, 4), (1, 6, 3)], built=True)(
     built_concatenation(np.uint8, [(1, 6, 4), (1, 6, 3)], [(0.02, 128), (0.07, 100)], (0.05, 120), axis=2))
 case("q_resize_bilinear_uint8", [(1, 5, 7, 3)], built=True)(built_uint8_resize_bilinear((1, 5, 7, 3), (9, 4)))
@@ -690,7 +706,10 @@ def main():
                 info = np.iinfo(detail["dtype"])
                 x = case_rng.integers(info.min, info.max + 1, size=detail["shape"]).astype(detail["dtype"])
             else:
-                x = case_rng.uniform(c["low"], c["high"], size=detail["shape"]).astype(detail["dtype"])
+                x = case_rng.uniform(c["low"], c["high"], size=detail["shape"])
+                if c["step"]:
+                    x = np.round(x / c["step"]) * c["step"]
+                x = x.astype(detail["dtype"])
             if c["run_shapes"]:
                 assert list(detail["shape"]) == list(c["run_shapes"][i]) and -1 in detail["shape_signature"], c["name"]
             np.save(os.path.join(folder, f"input_{i}.npy"), x)

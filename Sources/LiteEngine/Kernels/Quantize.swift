@@ -1,8 +1,8 @@
 import Foundation
 import LiteFormat
 
-/// QUANTIZE: float32 to uint8/int8 (`round(x / scale) + zero_point` with the division in double, as
-/// TFLite's AffineQuantize), or uint8/int8 to uint8/int8 (requantize: `MultiplyByQuantizedMultiplier(q - zp_in,
+/// QUANTIZE: float32 to uint8/int8 (`round(x / scale) + zero_point`, rounded as LiteRT's optimized
+/// AffineQuantize rounds, see `affineQuantize`), or uint8/int8 to uint8/int8 (requantize: `MultiplyByQuantizedMultiplier(q - zp_in,
 /// input_scale / output_scale) + zp_out`, which for equal scales is a plain shift of the zero point).
 final class Quantize: Kernel {
     var requantize: (multiplier: Int32, shift: Int, inputZero: Int32, outputZero: Int32)?
@@ -55,18 +55,32 @@ final class Quantize: Kernel {
         }
     }
 
-    /// `clamp(round(x / scale) + zero_point)` with the division in double and ties away from zero, in a loop the
-    /// compiler vectorizes (`rounded(.toNearestOrAwayFromZero)` is a libm call per element): adding
-    /// ±0.49999999999999994 (the largest double below 1/2) and truncating rounds every double to nearest with ties
-    /// away from zero, and adding 1.5·2^52 turns the clamped integer into its bits without a trapping conversion.
-    /// NaN quantizes to the zero point.
+    /// `clamp(round(x / scale) + zero_point)` as LiteRT's optimized AffineQuantize computes it: each whole group of
+    /// 8 values (its vector code) as `x · Float(1 / scale)` in single precision rounded half to even, the values
+    /// left over (its scalar loop) as `x / scale` in double rounded half away from zero. The two differ on ties
+    /// (`q_quantize_float_ties`) and, through the rounded reciprocal, on values near them (`q_quantize_float_uint8`).
+    /// Both loops vectorize: ±0.49999999999999994 (the largest double below 1/2) and a truncation round half away
+    /// from zero, and adding 1.5·2^52 (1.5·2^23 in single precision) turns a clamped integer into its bits without a
+    /// trapping conversion. NaN quantizes to the zero point.
     @inline(__always)
     static func affineQuantize<Output: FixedWidthInteger>(_ x: UnsafePointer<Float>, count: Int, scale: Double, zeroPoint: Int32, low: Int32,
                                                           high: Int32, into output: UnsafeMutablePointer<Output>) {
+        let vectorCount = count / 8 * 8
+        let reciprocal = Float(1 / scale)
+        let singleMagic: Float = 12_582_912
+        let singleMagicBits = Int32(bitPattern: singleMagic.bitPattern)
+        let (zeroSingle, lowestSingle, highestSingle) = (Float(zeroPoint), Float(low), Float(high))
+        for i in 0..<vectorCount {
+            let v = (x[i] * reciprocal).rounded(.toNearestOrEven)
+            var r = v.isNaN ? zeroSingle : v + zeroSingle
+            r = r < lowestSingle ? lowestSingle : r
+            r = r > highestSingle ? highestSingle : r
+            output[i] = Output(truncatingIfNeeded: Int32(bitPattern: (r + singleMagic).bitPattern) &- singleMagicBits)
+        }
         let half = 0.49999999999999994, magic: Double = 6_755_399_441_055_744
         let magicBits = Int64(bitPattern: magic.bitPattern)
         let (zero, lowest, highest) = (Double(zeroPoint), Double(low), Double(high))
-        for i in 0..<count {
+        for i in vectorCount..<count {
             let v = Double(x[i]) / scale
             var r = (v + (v < 0 ? -half : half)).rounded(.towardZero)
             r = r.isNaN ? zero : r + zero
