@@ -9,10 +9,11 @@ import _Builtin_intrinsics.intel
 /// pair of int16·int16 products into an int32 lane exactly, as XNNPACK's AVX2 kernels do.
 ///
 /// Both operands are stored with their zero points taken off: activations `x - x_zero` (widened a block of rows at
-/// a time, in im2col order for non-pointwise filters), weights `w - w_zero[c]` (packed once). So each accumulator is TFLite's
-/// `Σ (x - x_zero)(w - w_zero[c])` in int32, with no row-sum correction; padding taps and the depth padding hold 0,
-/// contributing nothing as TFLite's skipped taps do. Every |product| ≤ 255·255, so sums fit int32 for depths below
-/// 33,000 (``supports(depth:requantization:)``). The requantization is TFLite's integer one
+/// a time, in im2col order for non-pointwise filters), weights `w - w_zero[c]` (packed once). So each accumulator
+/// is TFLite's `Σ (x - x_zero)(w - w_zero[c])` in int32, with no row-sum correction; padding taps and the depth
+/// padding hold 0, contributing nothing as TFLite's skipped taps do. Every |product| ≤ 255·255, so sums fit int32
+/// for depths below 33,000 (``supports(depth:signed:inputZeroPoint:filterZeroPoints:requantization:)``). The
+/// requantization is TFLite's integer one
 /// (``ExactRequantization/requantizeBlock8(_:accumulatorStride:rows:constants:channels:into:outputStride:)``): the
 /// result is bit-exact, like `exact` numerics.
 ///

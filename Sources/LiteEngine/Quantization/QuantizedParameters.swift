@@ -174,9 +174,9 @@ extension ChannelRequantization {
     /// `fast` numerics: TFLite's fixed-point rescale replayed in double precision, in plain loops the compiler
     /// vectorizes (the integer version needs 64-bit multiplies, which AVX2 lacks). `SaturatingRoundingDoublingHighMul`
     /// is `floor(x·m / 2^31 + 1/2)` (ties toward +infinity, both signs); the final shift rounds ties toward +infinity
-    /// (`roundingUp`, the GEMM kernels, and the ``upwardChannels``) or away from zero. Every step is exact in double except x·m (up to 2^62),
-    /// rounded to 53 bits: the result can differ from TFLite's by one step only when x·m / 2^31 lies within 2^-21
-    /// of a half, about one value in two million.
+    /// (`roundingUp`, the GEMM kernels, and the ``upwardChannels``) or away from zero. Every step is exact in double
+    /// except x·m (up to 2^62), rounded to 53 bits: the result can differ from TFLite's by one step only when
+    /// x·m / 2^31 lies within 2^-21 of a half, about one value in two million.
     @inline(__always)
     func requantizeFast(_ accumulators: UnsafePointer<Float>, rows: Range<Int>, channels: Int, bias: UnsafePointer<Double>?,
                         into output: UnsafeMutableRawPointer, signed: Bool, roundingUp: Bool) {
