@@ -16,4 +16,5 @@ echo
 echo
 "$cli" detect ../shared/images/pets.jpg --multiple --classify --annotate pets-annotated.png
 echo
-python3 tools/bench_vs_litert.py --cli "$cli" --runs 30
+# Four short alternating rounds, each side its best: this shared VM has slow phases of seconds (Docs/benchmarks.md).
+python3 tools/bench_vs_litert.py --cli "$cli" --runs 15 --rounds 4
