@@ -22,12 +22,16 @@ class Reduce: Kernel {
     /// (`MultiplyByQuantizedMultiplier`), as LiteRT's outputs on power-of-two scales show (`q_mean_int8_ties`).
     var quantizedMean: (multiplier: Int32, shift: Int, bias: Int32)?
 
-    /// Every other uint8/int8 MEAN or SUM (TFLite's generic `QuantizedMeanOrSum`): the int32 sum over the axes,
-    /// minus `zero_point_in · count`, rescaled by `input_scale / output_scale` (a mean folds `1 / count` into the
-    /// multiplier: shifted left by up to 32 bits, integer-divided by the count), plus the output zero point. LiteRT
-    /// rescales a SUM with a single rounding, a MEAN with `MultiplyByQuantizedMultiplier`'s two (its outputs on
-    /// random scales: `q_sum_rescaled`).
+    /// Every other uint8/int8 MEAN (TFLite's generic `QuantizedMeanOrSum`): the int32 sum over the axes, minus
+    /// `zero_point_in · count`, rescaled by `input_scale / output_scale` with `1 / count` folded into the multiplier
+    /// (shifted left by up to 32 bits, integer-divided by the count), plus the output zero point.
     var quantizedReduction: (multiplier: Int32, shift: Int, count: Int, inputZeroPoint: Int32, outputZeroPoint: Int32)?
+
+    /// uint8/int8 SUM: LiteRT still rescales it in single precision, `round(Float(sum) · scale + bias) + zero_point`
+    /// with `scale = Float(input_scale) / Float(output_scale)`, `bias = (-zero_point_in · scale) · count` and ties
+    /// away from zero, then clamps. Its float errors decide near-ties (with scales 0.05 -> 0.3 a sum of 15 reads 3,
+    /// one of 135 reads 22: `q_sum_int8_rescaled`); the integer rescale MEAN uses differs there.
+    var quantizedSum: (scale: Float, bias: Float, outputZeroPoint: Int32)?
 
     override func prepare() throws {
         let input = try self.input(0), output = try self.output(0)
@@ -42,15 +46,18 @@ class Reduce: Kernel {
             let qi = try QuantizedTensorInfo(input), qo = try QuantizedTensorInfo(output)
             let count = axes.reduce(1) { $0 * input.dim($1) }
             guard count > 0, count < 1 << 23 else { throw KernelError.unsupported("quantized reduction over \(count) elements") }
-            var (multiplier, shift) = IntegerArithmetic.quantizeMultiplier(Double(qi.scale) / Double(qo.scale))
             if isMean {
+                var (multiplier, shift) = IntegerArithmetic.quantizeMultiplier(Double(qi.scale) / Double(qo.scale))
                 // 63 - CountLeadingZeros(count): floor(log2(count)), limited as TFLite limits it.
                 var extra = Int.bitWidth - 1 - count.leadingZeroBitCount
                 extra = min(extra, 32, 31 + shift)
                 multiplier = Int32(truncatingIfNeeded: (Int64(multiplier) << Int64(extra)) / Int64(count))
                 shift -= extra
+                quantizedReduction = (multiplier, shift, count, qi.zeroPoint, qo.zeroPoint)
+            } else {
+                let scale = qi.scale / qo.scale
+                quantizedSum = (scale, Float(-qi.zeroPoint) * scale * Float(count), qo.zeroPoint)
             }
-            quantizedReduction = (multiplier, shift, count, qi.zeroPoint, qo.zeroPoint)
         } else if input.type != .float32 {
             let qi = try QuantizedTensorInfo(input), qo = try QuantizedTensorInfo(output)
             let count = Float(input.dim(1) * input.dim(2))
@@ -125,19 +132,30 @@ class Reduce: Kernel {
         let dst = output.data!
         for o in sums.indices {
             let shifted = sums[o] &- q.inputZeroPoint &* Int32(q.count)
-            // SUM rescales with one rounding of the exact product (its ties fall where the 31-bit multiplier puts
-            // them: 1/6 stored a hair low makes 22.5 read 22.49999, so 22), MEAN with TFLite's two.
-            let scaled = isMean
-                ? IntegerArithmetic.multiplyByQuantizedMultiplier(shifted, q.multiplier, q.shift)
-                : IntegerArithmetic.multiplyByQuantizedMultiplierSingleRounding(shifted, q.multiplier, q.shift)
-            let value = scaled &+ q.outputZeroPoint
+            let value = IntegerArithmetic.multiplyByQuantizedMultiplier(shifted, q.multiplier, q.shift) &+ q.outputZeroPoint
             storeQuantized(dst, o, min(max(value, low), high), signed: signed)
+        }
+    }
+
+    func runQuantizedSum(_ input: Tensor, _ output: Tensor, _ q: (scale: Float, bias: Float, outputZeroPoint: Int32)) {
+        let signed = input.type == .int8
+        let (low, high): (Float, Float) = signed ? (-128, 127) : (0, 255)
+        var sums = [Int32](repeating: 0, count: output.elementCount)
+        let src = UnsafeRawPointer(input.data!)
+        forEachInputElement(input.shape) { i, offset in sums[offset] &+= loadQuantized(src, i, signed: signed) }
+        let dst = output.data!
+        for o in sums.indices {
+            // Two roundings in single precision (the product, then the sum), as LiteRT's kernel does them.
+            let product = Float(sums[o]) * q.scale
+            let value = (product + q.bias).rounded(.toNearestOrAwayFromZero) + Float(q.outputZeroPoint)
+            storeQuantized(dst, o, Int32(min(max(value, low), high)), signed: signed)
         }
     }
 
     override func run(_ context: RunContext) throws {
         let input = node.inputs[0]!, output = node.outputs[0]
         if let quantizedMean { return runQuantizedMean(input, output, quantizedMean) }
+        if let quantizedSum { return runQuantizedSum(input, output, quantizedSum) }
         if quantizedReduction != nil { return runQuantizedReduction(input, output) }
         let src = input.floats, dst = output.floats
         let outCount = output.elementCount
