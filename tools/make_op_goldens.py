@@ -537,6 +537,17 @@ def built_quantize_float(dtype, shape, quantization):
     return build
 
 
+def built_unary(op, dtype, shape, input_quantization, output_quantization):
+    """A one-input 8-bit op with the scales given (RELU and its kin keep their own node when not fused)."""
+    def build():
+        g = GraphBuilder()
+        x = g.tensor("x", shape, dtype=dtype, quantization=input_quantization)
+        y = g.tensor("y", shape, dtype=dtype, quantization=output_quantization)
+        g.operator(getattr(g.fb.BuiltinOperator, op), [x], [y], 0, None)
+        return g.build([x], [y])
+    return build
+
+
 def built_int8_lstm_projection(time_steps, batch, inputs, cells, outputs, cell_clip=0.0, proj_clip=0.0):
     """An integer (8x8_16) UNIDIRECTIONAL_SEQUENCE_LSTM with a projection and its bias, which the converter does not
     make from Keras: int8 input, weights and output state, int32 biases, int16 cell state (scale 2^-11), and the five
@@ -604,6 +615,12 @@ case("q_mean_int8_axis2", [(8, 5, 6, 16)], built=True)(built_reduce("MEAN", np.i
 # a uint8 one on a scale whose reciprocal rounds.
 case("q_quantize_float_ties", [(3, 13)], built=True, low=-12.0, high=12.0, step=0.0625)(built_quantize_float(np.int8, (3, 13), (0.125, 3)))
 case("q_quantize_float_uint8", [(4, 251)], built=True, low=-1.0, high=2.0)(built_quantize_float(np.uint8, (4, 251), (0.0123, 131)))
+# Standalone 8-bit RELU, RELU6, RELU_N1_TO_1: a rescale (scales a power of two apart, so ties; or not) and a clamp.
+case("q_relu_int8_rescaled", [(3, 37)], built=True)(built_unary("RELU", np.int8, (3, 37), (2.0 ** -4, -3), (2.0 ** -3, -128)))
+case("q_relu_uint8_same_scale", [(2, 21)], built=True)(built_unary("RELU", np.uint8, (2, 21), (0.05, 130), (0.05, 130)))
+case("q_relu6_int8", [(4, 19)], built=True)(built_unary("RELU6", np.int8, (4, 19), (0.07, 5), (0.03, -120)))
+case("q_relu6_uint8_ties", [(3, 33)], built=True)(built_unary("RELU6", np.uint8, (3, 33), (2.0 ** -4, 128), (2.0 ** -5, 0)))
+case("q_relu_n1_to_1_int8", [(2, 45)], built=True)(built_unary("RELU_N1_TO_1", np.int8, (2, 45), (0.02, 0), (2.0 ** -6, 1)))
 case("q_concatenation_uint8_rescaled", [(1, 6, 4), (1, 6, 3)], built=True)(
     built_concatenation(np.uint8, [(1, 6, 4), (1, 6, 3)], [(0.02, 128), (0.07, 100)], (0.05, 120), axis=2))
 case("q_resize_bilinear_uint8", [(1, 5, 7, 3)], built=True)(built_uint8_resize_bilinear((1, 5, 7, 3), (9, 4)))

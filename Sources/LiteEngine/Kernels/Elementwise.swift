@@ -151,6 +151,35 @@ class UnaryElementwise: Kernel {
         output.shape = input.shape
     }
 
+    /// For uint8/int8 tensors, builds the table of TFLite's quantized `ReluX` (RELU, RELU6, RELU_N1_TO_1):
+    /// `clamp(zp_out + MultiplyByQuantizedMultiplier(x - zp_in, s_in / s_out), lo, hi)` with
+    /// `lo = max(type min, zp_out + roundf(minimum / s_out))` and `hi` alike from `maximum` (nil: the type's maximum).
+    /// Returns false for float tensors.
+    final func prepareQuantizedClamp(minimum: Float, maximum: Float?) throws -> Bool {
+        let input = try self.input(0), output = try self.output(0)
+        guard input.type == .uint8 || input.type == .int8 else { return false }
+        guard output.type == input.type else { throw KernelError.unsupported("\(input.type) input into \(output.type)") }
+        let qi = try QuantizedTensorInfo(input), qo = try QuantizedTensorInfo(output)
+        let (multiplier, shift) = IntegerArithmetic.quantizeMultiplier(Double(qi.scale) / Double(qo.scale))
+        guard shift <= 30 else { throw KernelError.unsupported("rescale from scale \(qi.scale) to \(qo.scale)") }
+        let signed = input.type == .int8
+        let (typeMin, typeMax): (Int32, Int32) = signed ? (-128, 127) : (0, 255)
+        // roundf of a finite float quotient; absurd scales saturate instead of trapping.
+        func quantized(_ value: Float) -> Int32 {
+            let steps = (value / qo.scale).rounded(.toNearestOrAwayFromZero)
+            return steps.magnitude < 16_777_216 ? qo.zeroPoint &+ Int32(steps) : (steps > 0 ? Int32.max : Int32.min)
+        }
+        let low = max(typeMin, quantized(minimum))
+        let high = maximum.map { min(typeMax, quantized($0)) } ?? typeMax
+        let (inputZero, outputZero) = (qi.zeroPoint, qo.zeroPoint)
+        lookupTable = QuantizedLookupTable(signed: signed) { x in
+            let scaled = outputZero &+ IntegerArithmetic.multiplyByQuantizedMultiplier(x &- inputZero, multiplier, shift)
+            return min(max(scaled, low), high)
+        }
+        output.shape = input.shape
+        return true
+    }
+
     /// Runs the quantized lookup table when there is one; returns false for float tensors.
     final func runLookupTable() -> Bool {
         guard let lookupTable else { return false }
