@@ -537,13 +537,19 @@ def built_quantize_float(dtype, shape, quantization):
     return build
 
 
-def built_unary(op, dtype, shape, input_quantization, output_quantization):
-    """A one-input 8-bit op with the scales given (RELU and its kin keep their own node when not fused)."""
+def built_unary(op, dtype, shape, input_quantization, output_quantization, alpha=None):
+    """A one-input 8-bit op with the scales given (RELU and its kin keep their own node when not fused); `alpha` makes
+    it a LEAKY_RELU."""
     def build():
         g = GraphBuilder()
         x = g.tensor("x", shape, dtype=dtype, quantization=input_quantization)
         y = g.tensor("y", shape, dtype=dtype, quantization=output_quantization)
-        g.operator(getattr(g.fb.BuiltinOperator, op), [x], [y], 0, None)
+        if alpha is None:
+            g.operator(getattr(g.fb.BuiltinOperator, op), [x], [y], 0, None)
+        else:
+            o = g.fb.LeakyReluOptionsT()
+            o.alpha = alpha
+            g.operator(g.fb.BuiltinOperator.LEAKY_RELU, [x], [y], g.fb.BuiltinOptions.LeakyReluOptions, o)
         return g.build([x], [y])
     return build
 
@@ -620,6 +626,11 @@ case("q_relu_int8_rescaled", [(3, 37)], built=True)(built_unary("RELU", np.int8,
 case("q_relu_uint8_same_scale", [(2, 21)], built=True)(built_unary("RELU", np.uint8, (2, 21), (0.05, 130), (0.05, 130)))
 case("q_relu6_int8", [(4, 19)], built=True)(built_unary("RELU6", np.int8, (4, 19), (0.07, 5), (0.03, -120)))
 case("q_relu6_uint8_ties", [(3, 33)], built=True)(built_unary("RELU6", np.uint8, (3, 33), (2.0 ** -4, 128), (2.0 ** -5, 0)))
+case("q_leaky_relu_int8", [(3, 29)], built=True)(built_unary("LEAKY_RELU", np.int8, (3, 29), (0.05, -3), (0.04, 10), alpha=0.2))
+case("q_leaky_relu_uint8_ties", [(2, 40)], built=True)(
+    built_unary("LEAKY_RELU", np.uint8, (2, 40), (2.0 ** -4, 128), (2.0 ** -3, 100), alpha=0.25))
+case("q_leaky_relu_int8_negative_alpha", [(1, 50)], built=True)(
+    built_unary("LEAKY_RELU", np.int8, (1, 50), (0.05, 0), (0.05, 0), alpha=-0.3))
 case("q_relu_n1_to_1_int8", [(2, 45)], built=True)(built_unary("RELU_N1_TO_1", np.int8, (2, 45), (0.02, 0), (2.0 ** -6, 1)))
 case("q_concatenation_uint8_rescaled", [(1, 6, 4), (1, 6, 3)], built=True)(
     built_concatenation(np.uint8, [(1, 6, 4), (1, 6, 3)], [(0.02, 128), (0.07, 100)], (0.05, 120), axis=2))

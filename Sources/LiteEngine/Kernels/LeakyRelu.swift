@@ -1,8 +1,11 @@
 import LiteFormat
 
-/// LEAKY_RELU: x where x > 0, else alpha * x.
+/// LEAKY_RELU: x where x > 0, else alpha * x. uint8/int8 as TFLite's `QuantizeLeakyRelu`: `x - zp_in` rescaled by
+/// `s_in / s_out` when it is at least 0, else by `s_in · alpha / s_out` (both products in float, as activations.cc
+/// computes them, then `QuantizeMultiplier`), plus `zp_out`, clamped to the type; a 256-entry table.
 final class LeakyRelu: Kernel {
     let alpha: Float
+    var lookupTable: QuantizedLookupTable?
 
     required init(_ node: NodeContext) throws {
         alpha = try LeakyReluOptions(node.options).alpha
@@ -12,12 +15,36 @@ final class LeakyRelu: Kernel {
 
     override func prepare() throws {
         let input = try self.input(0), output = try self.output(0)
+        output.shape = input.shape
+        if input.type == .uint8 || input.type == .int8 {
+            guard output.type == input.type else { throw KernelError.unsupported("LEAKY_RELU of \(input.type) into \(output.type)") }
+            let qi = try QuantizedTensorInfo(input), qo = try QuantizedTensorInfo(output)
+            guard alpha.isFinite else { throw KernelError.invalid("LEAKY_RELU alpha \(alpha)") }
+            let identity = try Self.multiplier(qi.scale / qo.scale)
+            let negative = try Self.multiplier(qi.scale * alpha / qo.scale)
+            let signed = input.type == .int8
+            let (typeMin, typeMax): (Int32, Int32) = signed ? (-128, 127) : (0, 255)
+            let (inputZero, outputZero) = (qi.zeroPoint, qo.zeroPoint)
+            lookupTable = QuantizedLookupTable(signed: signed) { x in
+                let offset = x &- inputZero
+                let (m, s) = offset >= 0 ? identity : negative
+                return min(max(outputZero &+ IntegerArithmetic.multiplyByQuantizedMultiplier(offset, m, s), typeMin), typeMax)
+            }
+            return
+        }
         try expectType(input, .float32)
         output.type = .float32
-        output.shape = input.shape
+    }
+
+    /// `QuantizeMultiplier` of a float ratio, keeping its sign (frexp's significand carries it in TFLite).
+    private static func multiplier(_ ratio: Float) throws -> (Int32, Int) {
+        let (m, s) = IntegerArithmetic.quantizeMultiplier(Double(ratio.magnitude))
+        guard s <= 30 else { throw KernelError.unsupported("LEAKY_RELU rescale \(ratio) too large") }
+        return (ratio < 0 ? -m : m, s)
     }
 
     override func run(_ context: RunContext) throws {
+        if let lookupTable { return lookupTable.apply(node.inputs[0]!, node.outputs[0]) }
         let x = node.inputs[0]!.floats, y = node.outputs[0].floats, alpha = self.alpha
         for i in 0..<node.inputs[0]!.elementCount {
             let v = x[i]
