@@ -554,6 +554,20 @@ def built_unary(op, dtype, shape, input_quantization, output_quantization, alpha
     return build
 
 
+def built_binary(op, dtype, shapes, quantization):
+    """A two-input 8-bit op whose inputs and output share `quantization` (MAXIMUM, MINIMUM compare stored values)."""
+    def build():
+        g = GraphBuilder()
+        a = g.tensor("a", shapes[0], dtype=dtype, quantization=quantization)
+        b = g.tensor("b", shapes[1], dtype=dtype, quantization=quantization)
+        out_shape = [max(x, y) for x, y in zip([1] * (len(shapes[1]) - len(shapes[0])) + list(shapes[0]),
+                                               [1] * (len(shapes[0]) - len(shapes[1])) + list(shapes[1]))]
+        y = g.tensor("y", out_shape, dtype=dtype, quantization=quantization)
+        g.operator(getattr(g.fb.BuiltinOperator, op), [a, b], [y], 0, None)
+        return g.build([a, b], [y])
+    return build
+
+
 def built_int8_lstm_projection(time_steps, batch, inputs, cells, outputs, cell_clip=0.0, proj_clip=0.0):
     """An integer (8x8_16) UNIDIRECTIONAL_SEQUENCE_LSTM with a projection and its bias, which the converter does not
     make from Keras: int8 input, weights and output state, int32 biases, int16 cell state (scale 2^-11), and the five
@@ -631,6 +645,9 @@ case("q_leaky_relu_uint8_ties", [(2, 40)], built=True)(
     built_unary("LEAKY_RELU", np.uint8, (2, 40), (2.0 ** -4, 128), (2.0 ** -3, 100), alpha=0.25))
 case("q_leaky_relu_int8_negative_alpha", [(1, 50)], built=True)(
     built_unary("LEAKY_RELU", np.int8, (1, 50), (0.05, 0), (0.05, 0), alpha=-0.3))
+case("q_maximum_int8_broadcast", [(2, 3, 5), (1, 3, 1)], built=True)(built_binary("MAXIMUM", np.int8, [(2, 3, 5), (1, 3, 1)], (0.05, -3)))
+case("q_minimum_uint8", [(4, 9), (4, 9)], built=True)(built_binary("MINIMUM", np.uint8, [(4, 9), (4, 9)], (0.05, 128)))
+case("q_minimum_int8_scalar", [(3, 7), (1,)], built=True)(built_binary("MINIMUM", np.int8, [(3, 7), (1,)], (0.02, 4)))
 case("q_relu_n1_to_1_int8", [(2, 45)], built=True)(built_unary("RELU_N1_TO_1", np.int8, (2, 45), (0.02, 0), (2.0 ** -6, 1)))
 case("q_concatenation_uint8_rescaled", [(1, 6, 4), (1, 6, 3)], built=True)(
     built_concatenation(np.uint8, [(1, 6, 4), (1, 6, 3)], [(0.02, 128), (0.07, 100)], (0.05, 120), axis=2))

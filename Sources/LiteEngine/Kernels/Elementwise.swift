@@ -22,12 +22,46 @@ class BinaryElementwise: Kernel {
         }
     }
 
+    /// Ops that compare values rather than compute with them (MAXIMUM, MINIMUM) also take uint8/int8 tensors, whose
+    /// stored values they compare as TFLite does (no rescale: the inputs and the output share one quantization).
+    class var comparesStoredValues: Bool { false }
+    /// Whether this node runs on uint8/int8 stored values (see ``comparesStoredValues``).
+    private(set) var storedValues = false
+
     override func prepare() throws {
         let a = try input(0), b = try input(1), output = try self.output(0)
+        if Self.comparesStoredValues, a.type == .uint8 || a.type == .int8 {
+            guard b.type == a.type, output.type == a.type else {
+                throw KernelError.unsupported("\(a.type) and \(b.type) inputs into \(output.type)")
+            }
+            storedValues = true
+            output.shape = try broadcastShape(a.shape, b.shape)
+            return
+        }
         try expectType(a, .float32)
         try expectType(b, .float32)
         output.type = .float32
         output.shape = try broadcastShape(a.shape, b.shape)
+    }
+
+    override var scratchBytes: Int {
+        guard storedValues, let a = node.inputs[0], let b = node.inputs[1] else { return 0 }
+        return saturatingProduct(a.elementCount + b.elementCount + node.outputs[0].elementCount, 4)
+    }
+
+    /// uint8/int8 stored values through the float loops: every byte is exact as a float, and a comparison returns
+    /// one of its operands, so the result converts back exactly.
+    final func computeStoredValues<Operation: FloatBinaryOperation>(_ context: RunContext, _: Operation.Type) {
+        let a = node.inputs[0]!, b = node.inputs[1]!, output = node.outputs[0]
+        let signed = a.type == .int8
+        let fa = context.scratch.assumingMemoryBound(to: Float.self), fb = fa + a.elementCount, fo = fb + b.elementCount
+        let (pa, pb) = (UnsafeRawPointer(a.data!), UnsafeRawPointer(b.data!))
+        for i in 0..<a.elementCount { fa[i] = Float(loadQuantized(pa, i, signed: signed)) }
+        for i in 0..<b.elementCount { fb[i] = Float(loadQuantized(pb, i, signed: signed)) }
+        broadcastBinary(a: fa, aShape: a.shape, b: fb, bShape: b.shape, out: fo, outShape: output.shape, activation: (-.infinity, .infinity),
+                        Operation.apply)
+        let out = output.data!
+        for i in 0..<output.elementCount { storeQuantized(out, i, Int32(fo[i]), signed: signed) }
     }
 
     /// Operands of the same shape (a residual ADD) are one flat loop with the activation in it, split over

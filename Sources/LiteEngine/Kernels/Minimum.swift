@@ -1,8 +1,11 @@
-/// MINIMUM: elementwise min with broadcasting.
+/// MINIMUM: elementwise min with broadcasting; float32, or uint8/int8 stored values.
 final class Minimum: BinaryElementwise, FloatBinaryOperation {
     @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { Swift.min(a, b) }
 
+    override class var comparesStoredValues: Bool { true }
+
     override func run(_ context: RunContext) throws {
+        if storedValues { return computeStoredValues(context, Minimum.self) }
         compute(context.threads, Minimum.self)
     }
 }
