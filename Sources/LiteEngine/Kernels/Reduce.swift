@@ -122,14 +122,20 @@ class Reduce: Kernel {
         }
     }
 
+    /// The int32 sums of a uint8/int8 input's stored values over the reduced axes, one per output element.
+    func storedSums(_ input: Tensor, _ output: Tensor) -> [Int32] {
+        let signed = input.type == .int8
+        var sums = [Int32](repeating: 0, count: output.elementCount)
+        let src = UnsafeRawPointer(input.data!)
+        forEachInputElement(input.shape) { i, offset in sums[offset] &+= loadQuantized(src, i, signed: signed) }
+        return sums
+    }
+
     func runQuantizedReduction(_ input: Tensor, _ output: Tensor) {
         guard let q = quantizedReduction else { return }
         let signed = input.type == .int8
         let (low, high): (Int32, Int32) = signed ? (-128, 127) : (0, 255)
-        var sums = [Int32](repeating: 0, count: output.elementCount)
-        let src = UnsafeRawPointer(input.data!)
-        forEachInputElement(input.shape) { i, offset in sums[offset] &+= loadQuantized(src, i, signed: signed) }
-        let dst = output.data!
+        let sums = storedSums(input, output), dst = output.data!
         for o in sums.indices {
             let shifted = sums[o] &- q.inputZeroPoint &* Int32(q.count)
             let value = IntegerArithmetic.multiplyByQuantizedMultiplier(shifted, q.multiplier, q.shift) &+ q.outputZeroPoint
@@ -140,10 +146,7 @@ class Reduce: Kernel {
     func runQuantizedSum(_ input: Tensor, _ output: Tensor, _ q: (scale: Float, bias: Float, outputZeroPoint: Int32)) {
         let signed = input.type == .int8
         let (low, high): (Float, Float) = signed ? (-128, 127) : (0, 255)
-        var sums = [Int32](repeating: 0, count: output.elementCount)
-        let src = UnsafeRawPointer(input.data!)
-        forEachInputElement(input.shape) { i, offset in sums[offset] &+= loadQuantized(src, i, signed: signed) }
-        let dst = output.data!
+        let sums = storedSums(input, output), dst = output.data!
         for o in sums.indices {
             // Two roundings in single precision (the product, then the sum), as LiteRT's kernel does them.
             let product = Float(sums[o]) * q.scale
