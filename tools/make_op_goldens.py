@@ -568,6 +568,20 @@ def built_binary(op, dtype, shapes, quantization):
     return build
 
 
+def built_prelu(dtype, x_shape, alpha_shape, x_quantization, alpha_quantization, output_quantization):
+    """8-bit PRELU with a constant alpha (the converter folds or floats most PRELUs)."""
+    def build():
+        g = GraphBuilder()
+        info = np.iinfo(dtype)
+        x = g.tensor("x", x_shape, dtype=dtype, quantization=x_quantization)
+        alpha = g.tensor("alpha", alpha_shape, data=rng.integers(info.min, info.max + 1, size=alpha_shape), dtype=dtype,
+                         quantization=alpha_quantization)
+        y = g.tensor("y", x_shape, dtype=dtype, quantization=output_quantization)
+        g.operator(g.fb.BuiltinOperator.PRELU, [x, alpha], [y], 0, None)
+        return g.build([x], [y])
+    return build
+
+
 def built_int8_lstm_projection(time_steps, batch, inputs, cells, outputs, cell_clip=0.0, proj_clip=0.0):
     """An integer (8x8_16) UNIDIRECTIONAL_SEQUENCE_LSTM with a projection and its bias, which the converter does not
     make from Keras: int8 input, weights and output state, int32 biases, int16 cell state (scale 2^-11), and the five
@@ -648,6 +662,10 @@ case("q_leaky_relu_int8_negative_alpha", [(1, 50)], built=True)(
 case("q_maximum_int8_broadcast", [(2, 3, 5), (1, 3, 1)], built=True)(built_binary("MAXIMUM", np.int8, [(2, 3, 5), (1, 3, 1)], (0.05, -3)))
 case("q_minimum_uint8", [(4, 9), (4, 9)], built=True)(built_binary("MINIMUM", np.uint8, [(4, 9), (4, 9)], (0.05, 128)))
 case("q_minimum_int8_scalar", [(3, 7), (1,)], built=True)(built_binary("MINIMUM", np.int8, [(3, 7), (1,)], (0.02, 4)))
+case("q_prelu_int8_channels", [(1, 4, 5, 6)], built=True)(
+    built_prelu(np.int8, (1, 4, 5, 6), (1, 1, 6), (0.05, -3), (0.004, 2), (0.04, 5)))
+case("q_prelu_uint8_ties", [(2, 3, 7)], built=True)(
+    built_prelu(np.uint8, (2, 3, 7), (3, 7), (2.0 ** -4, 128), (2.0 ** -8, 120), (2.0 ** -3, 100)))
 case("q_relu_n1_to_1_int8", [(2, 45)], built=True)(built_unary("RELU_N1_TO_1", np.int8, (2, 45), (0.02, 0), (2.0 ** -6, 1)))
 case("q_concatenation_uint8_rescaled", [(1, 6, 4), (1, 6, 3)], built=True)(
     built_concatenation(np.uint8, [(1, 6, 4), (1, 6, 3)], [(0.02, 128), (0.07, 100)], (0.05, 120), axis=2))

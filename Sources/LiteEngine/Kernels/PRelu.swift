@@ -1,8 +1,62 @@
-/// PRELU: x where x >= 0, else alpha * x; alpha broadcasts against x.
+/// PRELU: x where x >= 0, else alpha * x; alpha broadcasts against x. uint8/int8 as TFLite's quantized PRELU:
+/// `x - zp_x` rescaled by `s_x / s_out` when it is at least 0, else `(x - zp_x)·(alpha - zp_alpha)` rescaled by
+/// `s_x · s_alpha / s_out` (float products, then `QuantizeMultiplier`), plus `zp_out`, clamped to the type.
 final class PRelu: BinaryElementwise, FloatBinaryOperation {
     @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a >= 0 ? a : a * b }
 
+    struct QuantizedParameters {
+        let identity: (multiplier: Int32, shift: Int)
+        let negative: (multiplier: Int32, shift: Int)
+        let inputZeroPoint: Int32, alphaZeroPoint: Int32, outputZeroPoint: Int32
+        let low: Int32, high: Int32
+    }
+
+    var quantized: QuantizedParameters?
+
+    override func prepare() throws {
+        let x = try input(0), alpha = try input(1), output = try self.output(0)
+        guard x.type == .uint8 || x.type == .int8 else { return try super.prepare() }
+        guard alpha.type == x.type, output.type == x.type else {
+            throw KernelError.unsupported("PRELU of \(x.type) with \(alpha.type) alpha into \(output.type)")
+        }
+        let qx = try QuantizedTensorInfo(x), qa = try QuantizedTensorInfo(alpha), qo = try QuantizedTensorInfo(output)
+        guard qa.scales.count == 1 else { throw KernelError.unsupported("PRELU alpha quantized per channel") }
+        let identity = IntegerArithmetic.quantizeMultiplier(Double(qx.scale / qo.scale))
+        let negative = IntegerArithmetic.quantizeMultiplier(Double(qx.scale * qa.scale / qo.scale))
+        guard identity.shift <= 30, negative.shift <= 30 else { throw KernelError.unsupported("PRELU rescale too large") }
+        let (low, high): (Int32, Int32) = x.type == .int8 ? (-128, 127) : (0, 255)
+        quantized = QuantizedParameters(identity: identity, negative: negative, inputZeroPoint: qx.zeroPoint, alphaZeroPoint: qa.zeroPoint,
+                                        outputZeroPoint: qo.zeroPoint, low: low, high: high)
+        output.shape = try broadcastShape(x.shape, alpha.shape)
+    }
+
+    override var scratchBytes: Int {
+        guard quantized != nil, let x = node.inputs[0], let alpha = node.inputs[1] else { return super.scratchBytes }
+        return saturatingProduct(x.elementCount + alpha.elementCount + node.outputs[0].elementCount, 4)
+    }
+
     override func run(_ context: RunContext) throws {
+        if let quantized { return runQuantized(context, quantized) }
         compute(context.threads, PRelu.self)
+    }
+
+    /// The offsets `x - zp_x` and `alpha - zp_alpha` as floats (exact small integers) through the float broadcast
+    /// loop, whose operation computes the integer result exactly.
+    private func runQuantized(_ context: RunContext, _ q: QuantizedParameters) {
+        let x = node.inputs[0]!, alpha = node.inputs[1]!, output = node.outputs[0]
+        let signed = x.type == .int8
+        let fx = context.scratch.assumingMemoryBound(to: Float.self), fa = fx + x.elementCount, fo = fa + alpha.elementCount
+        let (px, pa) = (UnsafeRawPointer(x.data!), UnsafeRawPointer(alpha.data!))
+        for i in 0..<x.elementCount { fx[i] = Float(loadQuantized(px, i, signed: signed) - q.inputZeroPoint) }
+        for i in 0..<alpha.elementCount { fa[i] = Float(loadQuantized(pa, i, signed: signed) - q.alphaZeroPoint) }
+        broadcastBinary(a: fx, aShape: x.shape, b: fa, bShape: alpha.shape, out: fo, outShape: output.shape, activation: (-.infinity, .infinity)) { xv, av in
+            let offset = Int32(xv)
+            let scaled = offset >= 0
+                ? IntegerArithmetic.multiplyByQuantizedMultiplier(offset, q.identity.multiplier, q.identity.shift)
+                : IntegerArithmetic.multiplyByQuantizedMultiplier(offset &* Int32(av), q.negative.multiplier, q.negative.shift)
+            return Float(min(max(scaled &+ q.outputZeroPoint, q.low), q.high))
+        }
+        let out = output.data!
+        for i in 0..<output.elementCount { storeQuantized(out, i, Int32(fo[i]), signed: signed) }
     }
 }
