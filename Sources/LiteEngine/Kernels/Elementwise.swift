@@ -25,8 +25,9 @@ class BinaryElementwise: Kernel {
     /// Ops that compare values rather than compute with them (MAXIMUM, MINIMUM) also take uint8/int8 tensors, whose
     /// stored values they compare as TFLite does (no rescale: the inputs and the output share one quantization).
     class var comparesStoredValues: Bool { false }
-    /// Whether this node runs on uint8/int8 stored values (see ``comparesStoredValues``).
-    private(set) var storedValues = false
+    /// Whether this node runs on uint8/int8 stored values through ``computeStoredValues(_:zeroPoints:_:)`` (set in
+    /// `prepare`: here for ``comparesStoredValues`` ops, by PRELU for its own).
+    var storedValues = false
 
     override func prepare() throws {
         let a = try input(0), b = try input(1), output = try self.output(0)
@@ -49,17 +50,18 @@ class BinaryElementwise: Kernel {
         return saturatingProduct(a.elementCount + b.elementCount + node.outputs[0].elementCount, 4)
     }
 
-    /// uint8/int8 stored values through the float loops: every byte is exact as a float, and a comparison returns
-    /// one of its operands, so the result converts back exactly.
-    final func computeStoredValues<Operation: FloatBinaryOperation>(_ context: RunContext, _: Operation.Type) {
+    /// uint8/int8 stored values, less `zeroPoints`, through the float broadcast loop: every such offset is exact as
+    /// a float, and `operation` must return an integer already clamped to the output type (a comparison returns one
+    /// of its operands), so the result converts back exactly.
+    final func computeStoredValues(_ context: RunContext, zeroPoints: (Int32, Int32) = (0, 0), _ operation: (Float, Float) -> Float) {
         let a = node.inputs[0]!, b = node.inputs[1]!, output = node.outputs[0]
         let signed = a.type == .int8
         let fa = context.scratch.assumingMemoryBound(to: Float.self), fb = fa + a.elementCount, fo = fb + b.elementCount
         let (pa, pb) = (UnsafeRawPointer(a.data!), UnsafeRawPointer(b.data!))
-        for i in 0..<a.elementCount { fa[i] = Float(loadQuantized(pa, i, signed: signed)) }
-        for i in 0..<b.elementCount { fb[i] = Float(loadQuantized(pb, i, signed: signed)) }
+        for i in 0..<a.elementCount { fa[i] = Float(loadQuantized(pa, i, signed: signed) - zeroPoints.0) }
+        for i in 0..<b.elementCount { fb[i] = Float(loadQuantized(pb, i, signed: signed) - zeroPoints.1) }
         broadcastBinary(a: fa, aShape: a.shape, b: fb, bShape: b.shape, out: fo, outShape: output.shape, activation: (-.infinity, .infinity),
-                        Operation.apply)
+                        operation)
         let out = output.data!
         for i in 0..<output.elementCount { storeQuantized(out, i, Int32(fo[i]), signed: signed) }
     }

@@ -60,15 +60,16 @@ final class FullyConnected: Kernel {
             guard bias.type == .int32, bias.elementCount == units else { throw KernelError.unsupported("bias must be int32 [\(units)], is \(bias)") }
         }
         let weightInfo = try QuantizedTensorInfo(weights), inputInfo = try QuantizedTensorInfo(input)
-        requantization = try ChannelRequantization(input: inputInfo, filter: weightInfo, output: try QuantizedTensorInfo(output),
-                                                   channels: units, activation: options.activation, outputType: output.type)
+        let requantization = try ChannelRequantization(input: inputInfo, filter: weightInfo, output: try QuantizedTensorInfo(output),
+                                                       channels: units, activation: options.activation, outputType: output.type)
+        self.requantization = requantization
         output.shape = options.keepNumDims ? Array(input.shape.dropLast()) + [units] : [input.elementCount / depth, units]
         let signed = input.type == .int8
         if widenedGEMM == nil, node.numerics == .fast, QuantizedGEMMAVX2.isUsed,
            QuantizedGEMMAVX2.supports(depth: depth, signed: signed, inputZeroPoint: inputInfo.zeroPoint, filterZeroPoints: weightInfo.zeroPoints,
-                                      requantization: requantization!) {
+                                      requantization: requantization) {
             widenedGEMM = QuantizedGEMMAVX2(filter: weights, filterZeroPoints: weightInfo.zeroPoints, bias: optionalInput(2),
-                                            inputZeroPoint: inputInfo.zeroPoint, signed: signed, requantization: requantization!)
+                                            inputZeroPoint: inputInfo.zeroPoint, signed: signed, requantization: requantization)
         }
         if widenedGEMM == nil, quantizedWeights == nil {
             let raw = UnsafeRawPointer(weights.data!), signed = weights.type == .int8

@@ -5,7 +5,7 @@ final class Maximum: BinaryElementwise, FloatBinaryOperation {
     override class var comparesStoredValues: Bool { true }
 
     override func run(_ context: RunContext) throws {
-        if storedValues { return computeStoredValues(context, Maximum.self) }
+        if storedValues { return computeStoredValues(context, Maximum.apply) }
         compute(context.threads, Maximum.self)
     }
 }

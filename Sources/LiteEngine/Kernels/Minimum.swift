@@ -5,7 +5,7 @@ final class Minimum: BinaryElementwise, FloatBinaryOperation {
     override class var comparesStoredValues: Bool { true }
 
     override func run(_ context: RunContext) throws {
-        if storedValues { return computeStoredValues(context, Minimum.self) }
+        if storedValues { return computeStoredValues(context, Minimum.apply) }
         compute(context.threads, Minimum.self)
     }
 }

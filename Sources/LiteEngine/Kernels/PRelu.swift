@@ -27,36 +27,19 @@ final class PRelu: BinaryElementwise, FloatBinaryOperation {
         let (low, high): (Int32, Int32) = x.type == .int8 ? (-128, 127) : (0, 255)
         quantized = QuantizedParameters(identity: identity, negative: negative, inputZeroPoint: qx.zeroPoint, alphaZeroPoint: qa.zeroPoint,
                                         outputZeroPoint: qo.zeroPoint, low: low, high: high)
+        storedValues = true
         output.shape = try broadcastShape(x.shape, alpha.shape)
     }
 
-    override var scratchBytes: Int {
-        guard quantized != nil, let x = node.inputs[0], let alpha = node.inputs[1] else { return super.scratchBytes }
-        return saturatingProduct(x.elementCount + alpha.elementCount + node.outputs[0].elementCount, 4)
-    }
-
     override func run(_ context: RunContext) throws {
-        if let quantized { return runQuantized(context, quantized) }
-        compute(context.threads, PRelu.self)
-    }
-
-    /// The offsets `x - zp_x` and `alpha - zp_alpha` as floats (exact small integers) through the float broadcast
-    /// loop, whose operation computes the integer result exactly.
-    private func runQuantized(_ context: RunContext, _ q: QuantizedParameters) {
-        let x = node.inputs[0]!, alpha = node.inputs[1]!, output = node.outputs[0]
-        let signed = x.type == .int8
-        let fx = context.scratch.assumingMemoryBound(to: Float.self), fa = fx + x.elementCount, fo = fa + alpha.elementCount
-        let (px, pa) = (UnsafeRawPointer(x.data!), UnsafeRawPointer(alpha.data!))
-        for i in 0..<x.elementCount { fx[i] = Float(loadQuantized(px, i, signed: signed) - q.inputZeroPoint) }
-        for i in 0..<alpha.elementCount { fa[i] = Float(loadQuantized(pa, i, signed: signed) - q.alphaZeroPoint) }
-        broadcastBinary(a: fx, aShape: x.shape, b: fa, bShape: alpha.shape, out: fo, outShape: output.shape, activation: (-.infinity, .infinity)) { xv, av in
+        guard let q = quantized else { return compute(context.threads, PRelu.self) }
+        // The offsets `x - zp_x` and `alpha - zp_alpha` arrive as exact small integers in floats.
+        computeStoredValues(context, zeroPoints: (q.inputZeroPoint, q.alphaZeroPoint)) { xv, av in
             let offset = Int32(xv)
             let scaled = offset >= 0
                 ? IntegerArithmetic.multiplyByQuantizedMultiplier(offset, q.identity.multiplier, q.identity.shift)
                 : IntegerArithmetic.multiplyByQuantizedMultiplier(offset &* Int32(av), q.negative.multiplier, q.negative.shift)
             return Float(min(max(scaled &+ q.outputZeroPoint, q.low), q.high))
         }
-        let out = output.data!
-        for i in 0..<output.elementCount { storeQuantized(out, i, Int32(fo[i]), signed: signed) }
     }
 }

@@ -222,6 +222,13 @@ final class QuantizedGEMMAVX2 {
         precondition(rows.depth == depth, "rows of depth \(rows.depth) for a GEMM of depth \(depth)")
         let blocks = (rowCount + Self.rowsPerBlock - 1) / Self.rowsPerBlock
         let channelBlocks = paddedChannels / Self.lanes
+        // Each thread's buffers: one block of widened rows and its accumulators.
+        @inline(__always) func withBuffers(_ body: (UnsafeMutablePointer<Int16>, UnsafeMutablePointer<Int32>) -> Void) {
+            let widened = allocateAligned(Int16.self, count: Self.rowsPerBlock * paddedDepth)
+            let accumulators = allocateAligned(Int32.self, count: Self.rowsPerBlock * paddedChannels)
+            defer { deallocateAligned(accumulators); deallocateAligned(widened) }
+            body(widened, accumulators)
+        }
         @inline(__always) func multiply(_ rowRange: Range<Int>, channelBlocks: Range<Int>, widened: UnsafeMutablePointer<Int16>,
                                         accumulators: UnsafeMutablePointer<Int32>) {
             rows.write(rowRange, into: widened)
@@ -233,22 +240,20 @@ final class QuantizedGEMMAVX2 {
         if blocks == 1 {
             // Pairs of channel blocks, as the filter is stored.
             parallelFor((channelBlocks + 1) / 2, threads: threads, workPerItem: 2 * Self.lanes * rowCount * depth) { pairs in
-                let accumulators = allocateAligned(Int32.self, count: Self.rowsPerBlock * paddedChannels)
-                let widened = allocateAligned(Int16.self, count: Self.rowsPerBlock * paddedDepth)
-                defer { deallocateAligned(accumulators); deallocateAligned(widened) }
-                multiply(0..<rowCount, channelBlocks: pairs.lowerBound * 2 ..< min(pairs.upperBound * 2, channelBlocks), widened: widened,
-                         accumulators: accumulators)
+                withBuffers { widened, accumulators in
+                    multiply(0..<rowCount, channelBlocks: pairs.lowerBound * 2 ..< min(pairs.upperBound * 2, channelBlocks), widened: widened,
+                             accumulators: accumulators)
+                }
             }
             return
         }
         parallelFor(blocks, threads: threads, minimumChunk: 2, workPerItem: Self.rowsPerBlock * paddedChannels * depth) { range in
-            let accumulators = allocateAligned(Int32.self, count: Self.rowsPerBlock * paddedChannels)
-            let widened = allocateAligned(Int16.self, count: Self.rowsPerBlock * paddedDepth)
-            defer { deallocateAligned(accumulators); deallocateAligned(widened) }
-            for block in range {
-                let first = block * Self.rowsPerBlock
-                multiply(first..<min(first + Self.rowsPerBlock, rowCount), channelBlocks: 0..<channelBlocks, widened: widened,
-                         accumulators: accumulators)
+            withBuffers { widened, accumulators in
+                for block in range {
+                    let first = block * Self.rowsPerBlock
+                    multiply(first..<min(first + Self.rowsPerBlock, rowCount), channelBlocks: 0..<channelBlocks, widened: widened,
+                             accumulators: accumulators)
+                }
             }
         }
         #else
