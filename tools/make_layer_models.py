@@ -5,8 +5,8 @@ against LiteRT, which shows where a whole model's ratio comes from better than i
     python3 tools/make_layer_models.py --out /tmp/layers
     python3 tools/bench_vs_litert.py --models /tmp/layers/*.tflite --runs 200 --rounds 3
 
-Names: `first` (3x3 stride 2, 224x224x3 -> 32), `pwA_B` (1x1 from A to B channels), `dwC_s1` / `dwC_s2` (3x3
-depthwise over C channels, stride 1 or 2), float ones with an `f_` prefix. Weights and the int8 calibration inputs
+Names: `first` (3x3 stride 2, 224x224x3 -> 32), `pwA_B` (1x1 from A to B channels; `_1` on one pixel), `dwC_s1` / `dwC_s2` (3x3
+depthwise over C channels, stride 1 or 2), `face_` the face detector's, float ones with an `f_` prefix. Weights and the int8 calibration inputs
 are random; the timing does not depend on them.
 """
 import argparse
@@ -28,6 +28,13 @@ LAYERS = {
     "dw144_s1": ((56, 56, 144), lambda: [L.DepthwiseConv2D(3, padding="same"), L.ReLU(6.0)]),
     "dw32_s1": ((112, 112, 32), lambda: [L.DepthwiseConv2D(3, padding="same"), L.ReLU(6.0)]),
     "dw576_s1_14": ((14, 14, 576), lambda: [L.DepthwiseConv2D(3, padding="same"), L.ReLU(6.0)]),
+    "pw1280_1001_1": ((1, 1, 1280), lambda: [L.Conv2D(1001, 1)]),
+    # The face detector's (BlazeFace short range) heaviest layers.
+    "face_first": ((128, 128, 3), lambda: [L.Conv2D(24, 5, strides=2, padding="same"), L.ReLU()]),
+    "face_pw24_24": ((64, 64, 24), lambda: [L.Conv2D(24, 1)]),
+    "face_pw24_28": ((64, 64, 24), lambda: [L.Conv2D(28, 1)]),
+    "face_pw36_42": ((32, 32, 36), lambda: [L.Conv2D(42, 1)]),
+    "face_dw24_s1": ((64, 64, 24), lambda: [L.DepthwiseConv2D(3, padding="same")]),
 }
 
 
