@@ -84,6 +84,29 @@ final class KernelConsistencyTests: XCTestCase {
         }
     }
 
+    /// A classifier's last layer: a 1x1 (or whole-input) convolution with one output pixel, which the AVX2 and
+    /// AVX-512 builds run one row at a time over groups of 64 output channels (any count of 1...200 here).
+    func testConv2DWithOneOutputPixelMatchesReference() throws {
+        for trial in 0..<24 {
+            var options = try Conv2DOptions(nil)
+            options.padding = .valid
+            options.strideH = 1; options.strideW = 1; options.dilationH = 1; options.dilationW = 1
+            options.activation = activations[trial % activations.count]
+            let side = trial % 3 == 2 ? 3 : 1
+            let inputShape = [1, side, side, Int.random(in: 1...300)]
+            let filterShape = [1 + trial * 83 % 200, side, side, inputShape[3]]
+            let x = random(inputShape.reduce(1, *)), w = random(filterShape.reduce(1, *)), b = random(filterShape[0])
+            let output = tensor(3, [1])
+            let kernel = try Conv2D(node([tensor(0, inputShape, x), tensor(1, filterShape, w), tensor(2, [filterShape[0]], b)], [output]))
+            kernel.options = options
+            kernel.activation = try activationRange(options.activation)
+            try run(kernel, threads: 1 + trial % 2)
+            let expected = try Conv2D.reference(input: x, inputShape: inputShape, filter: w, filterShape: filterShape, bias: b, options: options)
+            XCTAssertEqual(output.shape, [1, 1, 1, filterShape[0]])
+            assertNear(output.toArray(of: Float.self), expected.values, "conv \(inputShape) * \(filterShape) \(options)")
+        }
+    }
+
     /// A convolution that reads its input in place keeps a table of pointers into the input: running the same
     /// kernel again on another input, then on the same number of values in another shape, must not read through a
     /// stale table.

@@ -108,6 +108,13 @@ final class PackedFilterGEMM: @unchecked Sendable {
     private func run(_ a: Rows, count rows: Int, c: UnsafeMutablePointer<Float>, ldc: Int, activation: (Float, Float), threads: Int) {
         #if LITE_AVX2 || LITE_AVX512_VNNI
         guard rows > 0 else { return }
+        if rows == 1 {
+            let groups = (n + 63) / 64
+            parallelFor(groups, threads: threads, workPerItem: 64 * k) { groupRange in
+                for g in groupRange { oneRow(columnGroup: g, a: a, c: c, activation: activation) }
+            }
+            return
+        }
         let tiles = (rows + Self.tileRows - 1) / Self.tileRows
         let panelWork = Self.tileRows * panelWidth * k
         if n > rows {
@@ -129,17 +136,43 @@ final class PackedFilterGEMM: @unchecked Sendable {
         #endif
     }
 
-    #if LITE_AVX2 && !LITE_AVX512_VNNI
-    /// A panel with at most 8 real columns (a narrow layer, or the last panel of one whose width is not a multiple
-    /// of 16) runs the 6x8 tile: the second register of a 6x16 one would only multiply the zero padding.
+    #if LITE_AVX2 || LITE_AVX512_VNNI
+    /// One row of A (a classifier's last layer on its one pixel) times 64 columns of F: columns 64g ..< 64g + 64 in
+    /// eight AVX registers, each an in-order chain of multiply-adds over k. A 6-row tile would compute the row six
+    /// times over, and a single panel's two chains would wait on the multiply-add latency at every step of k.
+    /// Blocks of 8 columns past n repeat the last real block and are not stored. AVX registers in AVX-512 builds
+    /// too: the product streams the filter from memory once, and 8 chains keep up with it.
     @inline(__always)
-    private func anyTile(_ t: Int, panel p: Int, a: Rows, rows: Int, c: UnsafeMutablePointer<Float>, ldc: Int, activation: (Float, Float)) {
-        let columns = min(panelWidth, n &- p &* panelWidth)
-        if columns > 8 {
-            tile6x16(t, panel: p, columns: columns, a: a, rows: rows, c: c, ldc: ldc, activation: activation)
-        } else {
-            tile6x8(t, panel: p, columns: columns, a: a, rows: rows, c: c, ldc: ldc, activation: activation)
+    private func oneRow(columnGroup g: Int, a: Rows, c: UnsafeMutablePointer<Float>, activation: (Float, Float)) {
+        let blocksPerPanel = panelWidth / 8, blocks = (n + 7) / 8
+        let first = g &* 8, count = min(8, blocks &- first)
+        func block(_ j: Int) -> UnsafePointer<Float> {
+            let b = first &+ min(j, count &- 1)
+            return UnsafePointer(packed + ((b / blocksPerPanel) &* (k &+ 1) &* panelWidth &+ (b % blocksPerPanel) &* 8))
         }
+        let w0 = block(0), w1 = block(1), w2 = block(2), w3 = block(3), w4 = block(4), w5 = block(5), w6 = block(6), w7 = block(7)
+        var c0 = _mm256_loadu_ps(w0), c1 = _mm256_loadu_ps(w1), c2 = _mm256_loadu_ps(w2), c3 = _mm256_loadu_ps(w3)
+        var c4 = _mm256_loadu_ps(w4), c5 = _mm256_loadu_ps(w5), c6 = _mm256_loadu_ps(w6), c7 = _mm256_loadu_ps(w7)
+        let stride = panelWidth
+        var o = stride
+        for s in 0..<a.segments {
+            let x = a.pointer(0, s)
+            for i in 0..<a.segmentLength {
+                let v = _mm256_set1_ps(x[i])
+                c0 = _mm256_fmadd_ps(v, _mm256_loadu_ps(w0 + o), c0); c1 = _mm256_fmadd_ps(v, _mm256_loadu_ps(w1 + o), c1)
+                c2 = _mm256_fmadd_ps(v, _mm256_loadu_ps(w2 + o), c2); c3 = _mm256_fmadd_ps(v, _mm256_loadu_ps(w3 + o), c3)
+                c4 = _mm256_fmadd_ps(v, _mm256_loadu_ps(w4 + o), c4); c5 = _mm256_fmadd_ps(v, _mm256_loadu_ps(w5 + o), c5)
+                c6 = _mm256_fmadd_ps(v, _mm256_loadu_ps(w6 + o), c6); c7 = _mm256_fmadd_ps(v, _mm256_loadu_ps(w7 + o), c7)
+                o &+= stride
+            }
+        }
+        let low = _mm256_set1_ps(activation.0), high = _mm256_set1_ps(activation.1)
+        func store(_ j: Int, _ v: __m256) {
+            guard j < count else { return }
+            let column = (first &+ j) &* 8
+            storeFirst(min(8, n &- column), of: _mm256_min_ps(high, _mm256_max_ps(low, v)), at: c + column)
+        }
+        store(0, c0); store(1, c1); store(2, c2); store(3, c3); store(4, c4); store(5, c5); store(6, c6); store(7, c7)
     }
 
     /// Stores the first `count` (1...8) lanes of v at o. Without `vmaskmovps`, which AMD's cores run as many
@@ -159,6 +192,21 @@ final class PackedFilterGEMM: @unchecked Sendable {
             o += 2
         }
         if count & 1 != 0 { _mm_store_ss(o, half) }
+    }
+
+    #endif
+
+    #if LITE_AVX2 && !LITE_AVX512_VNNI
+    /// A panel with at most 8 real columns (a narrow layer, or the last panel of one whose width is not a multiple
+    /// of 16) runs the 6x8 tile: the second register of a 6x16 one would only multiply the zero padding.
+    @inline(__always)
+    private func anyTile(_ t: Int, panel p: Int, a: Rows, rows: Int, c: UnsafeMutablePointer<Float>, ldc: Int, activation: (Float, Float)) {
+        let columns = min(panelWidth, n &- p &* panelWidth)
+        if columns > 8 {
+            tile6x16(t, panel: p, columns: columns, a: a, rows: rows, c: c, ldc: ldc, activation: activation)
+        } else {
+            tile6x8(t, panel: p, columns: columns, a: a, rows: rows, c: c, ldc: ldc, activation: activation)
+        }
     }
 
     /// One 6x8 tile of C: the first 8 columns of panel p (of 8 or 16), one AVX register a row.
