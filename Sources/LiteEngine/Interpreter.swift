@@ -12,7 +12,8 @@ import LiteFormat
 ///
 /// Loading builds the whole execution plan: every op is matched with a kernel (an unsupported op, version
 /// or type fails here, naming the node), output shapes are inferred, and intermediate tensors are placed in
-/// one arena by lifetime. `invoke()` then only runs kernels. An interpreter is not safe to use from two
+/// one arena by lifetime; a float RELU, RELU6 or RELU_N1_TO_1 after a convolution, FULLY_CONNECTED or arithmetic
+/// node is folded into that node's activation (``Options/fusesActivations``). `invoke()` then only runs kernels. An interpreter is not safe to use from two
 /// threads at once; make one per thread (they can share a ``TFLiteModel``).
 public final class Interpreter: @unchecked Sendable {
     public struct Options: Sendable {
@@ -22,11 +23,16 @@ public final class Interpreter: @unchecked Sendable {
         /// Most bytes the interpreter may allocate for intermediate, scratch and variable tensors; a model
         /// (or an input resize) that needs more fails with an error instead of exhausting memory.
         public var memoryLimit: Int
+        /// Whether a float RELU, RELU6 or RELU_N1_TO_1 whose input only it reads is folded into the node that
+        /// writes that input (see ``Interpreter``): the same outputs, one pass over memory less, but that node's
+        /// own output tensor then holds clamped values. Off to compare every intermediate tensor with another runtime.
+        public var fusesActivations: Bool
 
-        public init(threads: Int = 1, numerics: Numerics = .fast, memoryLimit: Int = 4 << 30) {
+        public init(threads: Int = 1, numerics: Numerics = .fast, memoryLimit: Int = 4 << 30, fusesActivations: Bool = true) {
             self.threads = max(1, threads)
             self.numerics = numerics
             self.memoryLimit = memoryLimit
+            self.fusesActivations = fusesActivations
         }
     }
 
@@ -36,6 +42,10 @@ public final class Interpreter: @unchecked Sendable {
     let subgraph: SubGraphDescription
     let kernels: [Kernel]
     let nodeCodes: [OperatorCode]
+    /// Nodes folded into the node before them (``Options/fusesActivations``): not run.
+    let folded: [Bool]
+    /// Tensor index -> the tensor whose bytes it shares: a folded node's output is its input.
+    let aliases: [Int: Int]
 
     private var arena: UnsafeMutableRawBufferPointer?
     private var scratch: UnsafeMutableRawBufferPointer?
@@ -93,6 +103,7 @@ public final class Interpreter: @unchecked Sendable {
         }
         self.kernels = kernels
         self.nodeCodes = codes
+        (folded, aliases) = options.fusesActivations ? Self.foldClamps(kernels, subgraph) : (kernels.map { _ in false }, [:])
         let variableBytes = tensors.filter(\.isVariable).reduce(0) { $0 + $1.byteCount }
         guard variableBytes <= options.memoryLimit else {
             throw EngineError.invalidArgument("variable tensors need \(variableBytes) bytes, over the memory limit of \(options.memoryLimit)")
@@ -102,6 +113,31 @@ public final class Interpreter: @unchecked Sendable {
             tensor.resetVariable()
         }
         try allocateTensors()
+    }
+
+    /// Folds each float clamp node (RELU, RELU6, RELU_N1_TO_1) into the node that writes its input, when that input
+    /// is read by nothing else and is not a graph output, and the writer takes the clamp (``Kernel/takeClamp(_:)``):
+    /// the writer's output is then already the clamp's, so the clamp's output shares its bytes and the clamp node
+    /// does not run. A convolution followed by a RELU node (the face detector's blocks) then writes its output once.
+    private static func foldClamps(_ kernels: [Kernel], _ graph: SubGraphDescription) -> ([Bool], [Int: Int]) {
+        var readers = [Int: Int](), writer = [Int: Int]()
+        for index in graph.outputs { readers[index, default: 0] += 1 }
+        for (node, kernel) in kernels.enumerated() {
+            for input in kernel.node.inputs { if let input { readers[input.index, default: 0] += 1 } }
+            for output in kernel.node.outputs { writer[output.index] = node }
+        }
+        var folded = kernels.map { _ in false }, aliases = [Int: Int]()
+        for (node, kernel) in kernels.enumerated() {
+            guard let range = kernel.floatClamp, kernel.node.inputs.count == 1, let input = kernel.node.inputs[0],
+                  let output = kernel.node.outputs.first, input.storage == .arena, output.storage == .arena,
+                  readers[input.index] == 1, aliases[input.index] == nil,
+                  let producer = writer[input.index], kernels[producer].node.outputs.count == 1,
+                  kernels[producer].takeClamp(range)
+            else { continue }
+            folded[node] = true
+            aliases[output.index] = input.index
+        }
+        return (folded, aliases)
     }
 
     /// The graph must be a valid dataflow program: every tensor written by at most one node, never a constant
@@ -309,8 +345,11 @@ public final class Interpreter: @unchecked Sendable {
         // Inputs and outputs are never overwritten (as TFLite's planner): a caller may invoke again on the same
         // input or read an output after another run.
         for index in subgraph.outputs + subgraph.inputs { last[index] = end }
+        for (alias, shared) in aliases {
+            if let use = last[alias] { last[shared] = max(last[shared] ?? use, use) }
+        }
         var requests: [ArenaPlanner.Request] = []
-        for tensor in tensors where tensor.storage == .arena {
+        for tensor in tensors where tensor.storage == .arena && aliases[tensor.index] == nil {
             guard let firstUse = first[tensor.index] ?? last[tensor.index].map({ _ in -1 }) else { continue }
             requests.append(.init(id: tensor.index, bytes: tensor.byteCount, firstUse: firstUse, lastUse: last[tensor.index] ?? firstUse))
         }
@@ -328,7 +367,7 @@ public final class Interpreter: @unchecked Sendable {
         arena = UnsafeMutableRawBufferPointer.allocate(byteCount: max(size, ArenaPlanner.alignment), alignment: ArenaPlanner.alignment)
         arenaBytes = size
         for tensor in tensors where tensor.storage == .arena {
-            if let offset = offsets[tensor.index] {
+            if let offset = offsets[aliases[tensor.index] ?? tensor.index] {
                 tensor.arenaOffset = offset
                 tensor.data = arena!.baseAddress! + offset
             } else {
@@ -346,7 +385,7 @@ public final class Interpreter: @unchecked Sendable {
     public func invoke() throws {
         try allocateTensors()
         let context = RunContext(scratch: scratch!.baseAddress!, threads: options.threads)
-        for (index, kernel) in kernels.enumerated() {
+        for (index, kernel) in kernels.enumerated() where !folded[index] {
             try Self.nodeStep(index, nodeCodes[index]) { try kernel.run(context) }
         }
     }
@@ -357,7 +396,7 @@ public final class Interpreter: @unchecked Sendable {
         try allocateTensors()
         let context = RunContext(scratch: scratch!.baseAddress!, threads: options.threads)
         for (index, kernel) in kernels.enumerated() {
-            try Self.nodeStep(index, nodeCodes[index]) { try kernel.run(context) }
+            if !folded[index] { try Self.nodeStep(index, nodeCodes[index]) { try kernel.run(context) } }
             try observer(index, kernel.node.outputs)
         }
     }
@@ -374,7 +413,7 @@ public final class Interpreter: @unchecked Sendable {
         let context = RunContext(scratch: scratch!.baseAddress!, threads: options.threads)
         return try kernels.enumerated().map { index, kernel in
             let start = DispatchTime.now().uptimeNanoseconds
-            try Self.nodeStep(index, nodeCodes[index]) { try kernel.run(context) }
+            if !folded[index] { try Self.nodeStep(index, nodeCodes[index]) { try kernel.run(context) } }
             return (index, nodeCodes[index].description, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
         }
     }

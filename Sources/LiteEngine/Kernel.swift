@@ -50,6 +50,15 @@ class Kernel {
     /// Scratch bytes `run` needs at the current shapes.
     var scratchBytes: Int { 0 }
 
+    /// The float clamp this node is, if that is all it does (float RELU, RELU6, RELU_N1_TO_1): the interpreter can
+    /// fold it into the node before (see ``takeClamp(_:)``).
+    var floatClamp: (Float, Float)? { nil }
+
+    /// Narrows this node's fused activation so that its float output is also clamped to `range`, and says whether it
+    /// did. Kernels whose every float path clamps to their `activation` take it (convolutions, FULLY_CONNECTED, ADD,
+    /// SUB, MUL, DIV), as XNNPACK folds a clamp into the node before; the others do not.
+    func takeClamp(_ range: (Float, Float)) -> Bool { false }
+
     func run(_ context: RunContext) throws {}
 
     // MARK: Helpers for subclasses
@@ -100,6 +109,15 @@ class Kernel {
         default: throw KernelError.unsupported("tensor \(tensor.index) must be int32 or int64, is \(tensor.type)")
         }
     }
+}
+
+/// `activation` narrowed to also clamp to `range` when `output` is float and the two ranges meet (then clamping
+/// to one and then the other is clamping to their intersection); false and unchanged otherwise.
+func narrowActivation(_ activation: inout (Float, Float), to range: (Float, Float), output: Tensor) -> Bool {
+    let low = max(activation.0, range.0), high = min(activation.1, range.1)
+    guard output.type == .float32, low <= high else { return false }
+    activation = (low, high)
+    return true
 }
 
 /// Every fused activation as a float clamp range; TANH and SIGN_BIT are not fused by any converter in use.

@@ -19,7 +19,9 @@ struct Run: ParsableCommand {
 
     func run() throws {
         do {
-            let interpreter = try Interpreter(modelPath: model, options: .init(threads: threads, numerics: Numerics(rawValue: numerics)!))
+            // With --dump-tensors every node's own output is written, as unfused as the model file has it.
+            let options = Interpreter.Options(threads: threads, numerics: Numerics(rawValue: numerics)!, fusesActivations: !dumpTensors)
+            let interpreter = try Interpreter(modelPath: model, options: options)
             guard input.count == interpreter.inputCount else {
                 throw EngineError.invalidArgument("the model has \(interpreter.inputCount) inputs, \(input.count) --input given")
             }

@@ -1,4 +1,4 @@
-import LiteEngine
+@testable import LiteEngine
 import LiteFormat
 import XCTest
 
@@ -58,6 +58,45 @@ final class InterpreterTests: XCTestCase {
         XCTAssertEqual(try dynamic.output(at: 0).shape, [3, 4])
         XCTAssertThrowsError(try dynamic.resizeInput(at: 0, to: [3, 5]))
         XCTAssertThrowsError(try dynamic.resizeInput(at: 0, to: [1 << 40, 4]))
+    }
+
+    /// RELU, RELU6 and RELU_N1_TO_1 fold into the node that writes their input only when nothing else reads that
+    /// input and it is not a graph output; folded or not, the outputs are the same bits.
+    func testClampNodesFoldOnlyWhenTheirInputIsTheirsAlone() throws {
+        var builder = ModelBuilder()
+        let x = builder.addTensor(name: "x", type: .float32, shape: [1, 8])
+        let c = builder.addConstant(name: "c", shape: [1, 8], values: [0.5, -0.25, 3, -7, 1.5, -0.5, 6.5, -2])
+        let tensors = (0..<8).map { builder.addTensor(name: "t\($0)", type: .float32, shape: [1, 8]) }
+        let (a, r, b, r6, e, d, s, m) = (tensors[0], tensors[1], tensors[2], tensors[3], tensors[4], tensors[5], tensors[6], tensors[7])
+        builder.addOperator(.add, inputs: [x, c], outputs: [a])          // 0
+        builder.addOperator(.relu, inputs: [a], outputs: [r])            // 1: folds into 0
+        builder.addOperator(.add, inputs: [r, c], outputs: [b])          // 2
+        builder.addOperator(.relu6, inputs: [b], outputs: [r6])          // 3: b is also read by 4
+        builder.addOperator(.mul, inputs: [b, c], outputs: [e])          // 4
+        builder.addOperator(.add, inputs: [x, x], outputs: [d])          // 5
+        builder.addOperator(.reluN1To1, inputs: [d], outputs: [s])       // 6: d is a graph output
+        builder.addOperator(.relu6, inputs: [x], outputs: [m])           // 7: x is a graph input
+        builder.inputs = [x]
+        builder.outputs = [r6, e, s, d, m]
+        let model = try TFLiteModel(bytes: builder.build())
+        let input: [Float] = [-1, 2, -3, 4.5, 0.25, -0.75, 1, -9]
+        func outputs(_ fuses: Bool) throws -> (Interpreter, [[Float]]) {
+            let interpreter = try Interpreter(model: model, options: .init(fusesActivations: fuses))
+            try interpreter.copy(input, toInputAt: 0)
+            try interpreter.invoke()
+            return (interpreter, try (0..<5).map { try interpreter.output(at: $0).toArray(of: Float.self) })
+        }
+        let (fused, fusedOutputs) = try outputs(true)
+        let (_, plainOutputs) = try outputs(false)
+        XCTAssertEqual(fused.folded, [false, true, false, false, false, false, false, false])
+        XCTAssertEqual(fusedOutputs.map { $0.map(\.bitPattern) }, plainOutputs.map { $0.map(\.bitPattern) })
+        let constant: [Float] = [0.5, -0.25, 3, -7, 1.5, -0.5, 6.5, -2]
+        let bValues = zip(input, constant).map { max($0 + $1, 0) }.enumerated().map { $1 + constant[$0] }
+        XCTAssertEqual(fusedOutputs[0], bValues.map { min(max($0, 0), 6) })
+        XCTAssertEqual(fusedOutputs[1], zip(bValues, constant).map { $0 * $1 })
+        XCTAssertEqual(fusedOutputs[2], input.map { min(max($0 + $0, -1), 1) })
+        XCTAssertEqual(fusedOutputs[3], input.map { $0 + $0 })
+        XCTAssertEqual(fusedOutputs[4], input.map { min(max($0, 0), 6) })
     }
 
     func testArenaReusesMemoryAcrossLifetimes() throws {

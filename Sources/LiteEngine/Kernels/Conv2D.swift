@@ -21,6 +21,10 @@ final class Conv2D: Kernel {
         activation = try activationRange(options.activation)
     }
 
+    override func takeClamp(_ range: (Float, Float)) -> Bool {
+        node.inputs[0]?.type == .float32 && narrowActivation(&activation, to: range, output: node.outputs[0])
+    }
+
     var isPointwise: Bool {
         let filter = node.inputs[1]!
         return filter.dim(1) == 1 && filter.dim(2) == 1 && options.strideH == 1 && options.strideW == 1

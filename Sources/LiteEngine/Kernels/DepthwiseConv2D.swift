@@ -22,6 +22,10 @@ final class DepthwiseConv2D: Kernel {
         activation = try activationRange(options.activation)
     }
 
+    override func takeClamp(_ range: (Float, Float)) -> Bool {
+        node.inputs[0]?.type == .float32 && narrowActivation(&activation, to: range, output: node.outputs[0])
+    }
+
     var quantized: QuantizedDepthwiseConvolution?
 
     override func prepare() throws {

@@ -22,6 +22,10 @@ class BinaryElementwise: Kernel {
         }
     }
 
+    override func takeClamp(_ range: (Float, Float)) -> Bool {
+        Self.hasFusedActivation && node.inputs.allSatisfy { $0?.type == .float32 } && narrowActivation(&activation, to: range, output: node.outputs[0])
+    }
+
     /// Ops that compare values rather than compute with them (MAXIMUM, MINIMUM) also take uint8/int8 tensors, whose
     /// stored values they compare as TFLite does (no rescale: the inputs and the output share one quantization).
     class var comparesStoredValues: Bool { false }
