@@ -35,6 +35,7 @@ LAYERS = {
     "face_pw24_28": ((64, 64, 24), lambda: [L.Conv2D(28, 1)]),
     "face_pw36_42": ((32, 32, 36), lambda: [L.Conv2D(42, 1)]),
     "face_dw24_s1": ((64, 64, 24), lambda: [L.DepthwiseConv2D(3, padding="same")]),
+    "face_maxpool": ((64, 64, 28), lambda: [L.MaxPool2D(2)]),
 }
 
 

@@ -1,3 +1,6 @@
+#if LITE_AVX2 || LITE_AVX512_VNNI
+import _Builtin_intrinsics.intel
+#endif
 import LiteFormat
 
 /// AVERAGE_POOL_2D and MAX_POOL_2D over NHWC float tensors.
@@ -79,6 +82,35 @@ class Pool2D: Kernel {
         let src = input.floats, dst = output.floats
         let options = self.options, padH = geometryH.padBefore, padW = geometryW.padBefore, average = isAverage
         let (low, high) = activation
+        #if LITE_AVX2 || LITE_AVX512_VNNI
+        if !average {
+            parallelFor(batches * outH, threads: context.threads, workPerItem: 4 * outW * channels * options.filterH * options.filterW) { range in
+                for by in range {
+                    let b = by / outH, oy = by % outH
+                    let y0 = max(oy * options.strideH - padH, 0), rows = y0 ..< max(y0, min(oy * options.strideH - padH + options.filterH, inH))
+                    let image = UnsafePointer(src + b * inH * inW * channels)
+                    for ox in 0..<outW {
+                        let x0 = max(ox * options.strideW - padW, 0), columns = x0 ..< max(x0, min(ox * options.strideW - padW + options.filterW, inW))
+                        let out = dst + ((b * outH + oy) * outW + ox) * channels
+                        // Channels in eights, the last eight overlapping the ones before (the same values again).
+                        var c = 0
+                        while c < channels && channels >= 8 {
+                            c = min(c, channels - 8)
+                            Self.windowMaximum8(image, rows, columns, width: inW, channels: channels, from: c, out, low, high)
+                            c += 8
+                        }
+                        while c < channels {
+                            var maximum = -Float.greatestFiniteMagnitude
+                            for y in rows { for x in columns { let v = image[(y * inW + x) * channels + c]; if v > maximum { maximum = v } } }
+                            out[c] = min(max(maximum, low), high)
+                            c += 1
+                        }
+                    }
+                }
+            }
+            return
+        }
+        #endif
         parallelFor(batches * outH, threads: context.threads, workPerItem: outW * channels * options.filterH * options.filterW) { range in
             for by in range {
                 let b = by / outH, oy = by % outH
@@ -113,6 +145,24 @@ class Pool2D: Kernel {
 }
 
 extension Pool2D {
+    #if LITE_AVX2 || LITE_AVX512_VNNI
+    /// The maximum of 8 channels from `channel` on over a window of `image` (HWC, `width` pixels a row), clamped
+    /// and stored at `out + channel`, in one AVX register. The running maximum starts at -greatestFiniteMagnitude
+    /// and `vmaxps(v, maximum)` keeps it when v is not larger, NaN included, as TFLite's `std::max` loop does.
+    /// (Swift's SIMD comparisons compile to a lane-by-lane loop through memory here: 10x slower than the scalar code.)
+    @inline(__always)
+    static func windowMaximum8(_ image: UnsafePointer<Float>, _ rows: Range<Int>, _ columns: Range<Int>, width: Int,
+                               channels: Int, from channel: Int, _ out: UnsafeMutablePointer<Float>, _ low: Float, _ high: Float) {
+        var maximum = _mm256_set1_ps(-.greatestFiniteMagnitude)
+        for y in rows {
+            for x in columns {
+                maximum = _mm256_max_ps(_mm256_loadu_ps(image + ((y &* width &+ x) &* channels &+ channel)), maximum)
+            }
+        }
+        _mm256_storeu_ps(out + channel, _mm256_min_ps(_mm256_set1_ps(high), _mm256_max_ps(_mm256_set1_ps(low), maximum)))
+    }
+    #endif
+
     /// The definition, for tests: each output is the mean or max of its window's in-bounds inputs.
     static func reference(input: [Float], shape: [Int], options: Pool2DOptions, average: Bool) throws -> (values: [Float], shape: [Int]) {
         let (batches, inH, inW, channels) = (shape[0], shape[1], shape[2], shape[3])
