@@ -37,18 +37,25 @@ final class FastRequantizationTests: XCTestCase {
     /// The row requantization of the VNNI kernels (AVX-512 in builds with LITE_AVX512_VNNI, plain SIMD otherwise)
     /// equals the scalar integer one on every channel: both roundings, multipliers above one (left shifts), per-channel
     /// and uniform row-sum factors, channel counts that leave a partial vector.
+    ///
+    /// Also with every multiplier below one half (no left shift, right shifts 1 to 31): AVX2 builds then shift the
+    /// high 32 bits of each 64-bit sum instead of the sum, and right shifts past 22 leave the zero point out of the
+    /// addend.
     func testExactRowRequantizationEqualsTheScalarOne() throws {
         var generator = SystemRandomNumberGenerator()
-        for channels in [1, 7, 16, 21, 40] {
+        for (channels, rightShiftsOnly) in [(1, false), (7, false), (16, false), (21, false), (40, false), (1, true), (13, true), (32, true)] {
             for outputType in [TensorType.int8, .uint8] {
-                let filterScales = (0..<channels).map { c in c % 5 == 0 ? Float.random(in: 3...40, using: &generator) : Float.random(in: 0.0005...0.02, using: &generator) }
+                let filterScales = (0..<channels).map { c in
+                    rightShiftsOnly ? Float(pow(2, Double.random(in: -31...(-2), using: &generator)))
+                        : c % 5 == 0 ? Float.random(in: 3...40, using: &generator) : Float.random(in: 0.0005...0.02, using: &generator)
+                }
                 let outputZero: Int32 = outputType == .int8 ? -5 : 120
                 let requantization = try ChannelRequantization(
                     input: QuantizedTensorInfo(scales: [0.05], zeroPoints: [3]),
                     filter: QuantizedTensorInfo(scales: filterScales, zeroPoints: [Int32](repeating: 0, count: channels)),
                     output: QuantizedTensorInfo(scales: [0.1], zeroPoints: [outputZero]), channels: channels, activation: .relu6,
                     outputType: outputType)
-                XCTAssertTrue(requantization.shifts.contains { $0 > 0 }, "the case should include left shifts")
+                XCTAssertEqual(requantization.shifts.contains { $0 > 0 }, !rightShiftsOnly, "the case should include left shifts, or not")
                 let padded = (channels + 15) & ~15
                 for uniform in [false, true] {
                     let factors = (0..<padded).map { _ in uniform ? Int32(128) : Int32.random(in: 0...255, using: &generator) }

@@ -607,6 +607,10 @@ final class ExactRequantization {
     /// 2^(63 - total shift). For any int64 t, (t + 2^63 as unsigned) >> s is (t >> s) + 2^(63-s) exactly.
     private let biasedAddends: UnsafeMutablePointer<Int64>
     private let shiftBiases: UnsafeMutablePointer<Int64>
+    /// Per channel (in order): the total shift less 32, for AVX2 builds when every total shift is at least 32 (every
+    /// right shift at least 1): then `t >> s` is the high 32 bits of t shifted arithmetically by s - 32 in int32 lanes.
+    private let highWordShifts: UnsafeMutablePointer<Int32>
+    let shiftsFromHighWords: Bool
     let outputZeroPoint: Int32
     let low: Int32, high: Int32
     let hasLeftShifts: Bool
@@ -632,6 +636,8 @@ final class ExactRequantization {
         negativeCorrections = allocateAligned(Int64.self, count: channelCount)
         biasedAddends = allocateAligned(Int64.self, count: channelCount)
         shiftBiases = allocateAligned(Int64.self, count: channelCount)
+        highWordShifts = allocateAligned(Int32.self, count: channelCount)
+        var shiftsFromHighWords = true
         for c in 0..<channelCount {
             let inRange = c < requantization.multipliers.count
             let folded = IntegerArithmetic.FoldedMultiplier(multiplier: inRange ? requantization.multipliers[c] : 0,
@@ -647,7 +653,10 @@ final class ExactRequantization {
             negativeCorrections[slot] = folded.negativeCorrection
             biasedAddends[slot] = addends[slot] &+ Int64.min
             shiftBiases[slot] = 1 &<< (63 &- min(folded.totalShift, 63))
+            highWordShifts[c] = Int32(max(folded.totalShift - 32, 0))
+            if inRange && folded.totalShift < 32 { shiftsFromHighWords = false }
         }
+        self.shiftsFromHighWords = shiftsFromHighWords
         outputZeroPoint = requantization.outputZeroPoint
         low = requantization.low
         high = requantization.high
@@ -668,19 +677,29 @@ final class ExactRequantization {
         deallocateAligned(negativeCorrections)
         deallocateAligned(biasedAddends)
         deallocateAligned(shiftBiases)
+        deallocateAligned(highWordShifts)
     }
 
     #if LITE_AVX2
-    /// Channels c...c+7's requantization data in AVX2 registers; 64-bit values per even and per odd channel.
+    /// Channels c...c+7's requantization data in AVX2 registers; 64-bit values per even and per odd channel. With
+    /// `shiftsFromHighWords` the addends are the plain ones, `evenShifts` holds the eight int32 high-word shifts
+    /// and the other shift fields are unused.
     private struct ChannelData8 {
         let leftShifts, multipliers, oddMultipliers: __m256i
         let evenAddends, oddAddends, evenShifts, oddShifts, evenBiases, oddBiases, evenCorrections, oddCorrections: __m256i
     }
 
     @inline(__always)
-    private func channelData8(_ c: Int) -> ChannelData8 {
+    private func channelData8(_ c: Int, highWords: Bool) -> ChannelData8 {
         @inline(__always) func load(_ pointer: UnsafeRawPointer) -> __m256i { _mm256_loadu_si256(pointer.assumingMemoryBound(to: __m256i_u.self)) }
         let evenSlot = Self.slot(c), oddSlot = Self.slot(c + 1)
+        if highWords {
+            let unused = _mm256_setzero_si256()
+            return ChannelData8(leftShifts: load(leftShifts + c), multipliers: load(multipliers + c), oddMultipliers: load(oddMultipliers + c),
+                                evenAddends: load(addends + evenSlot), oddAddends: load(addends + oddSlot),
+                                evenShifts: load(highWordShifts + c), oddShifts: unused, evenBiases: unused, oddBiases: unused,
+                                evenCorrections: load(negativeCorrections + evenSlot), oddCorrections: load(negativeCorrections + oddSlot))
+        }
         return ChannelData8(leftShifts: load(leftShifts + c), multipliers: load(multipliers + c), oddMultipliers: load(oddMultipliers + c),
                             evenAddends: load(biasedAddends + evenSlot), oddAddends: load(biasedAddends + oddSlot),
                             evenShifts: load(totalShifts + evenSlot), oddShifts: load(totalShifts + oddSlot),
@@ -692,8 +711,13 @@ final class ExactRequantization {
     /// the folded multiply-add-shift in 64-bit lanes, even and odd channels apart as `vpmuldq` multiplies them. AVX2
     /// has no arithmetic 64-bit shift: `t >> s` is the logical shift of `t + 2^63` (in `biasedAddends`) less
     /// `2^(63-s)` (`shiftBiases`); ties away from zero (`roundingUp` false) test the sign with `vpcmpgtq`.
+    ///
+    /// With `highWords` (every total shift at least 32), `t >> s` is `(t >> 32) >> (s - 32)`, floors composing: the
+    /// high 32 bits of each 64-bit t, gathered into one register, shifted by `vpsravd` (AVX2's arithmetic shift of
+    /// 32-bit lanes, with shifts past 31 filling with the sign as a floor does); no bias on either side of the shift.
     @inline(__always)
-    private func rescale8(_ x: __m256i, _ data: ChannelData8, hasLeftShifts: Bool, foldsZeroPoint: Bool, roundingUp: Bool) -> __m256i {
+    private func rescale8(_ x: __m256i, _ data: ChannelData8, hasLeftShifts: Bool, foldsZeroPoint: Bool, roundingUp: Bool,
+                          highWords: Bool = false) -> __m256i {
         // x·2^left wraps in int32 like TFLite's `x * (1 << left_shift)`.
         let x = hasLeftShifts ? _mm256_sllv_epi32(x, data.leftShifts) : x
         let evenProduct = _mm256_mul_epi32(x, data.multipliers), oddProduct = _mm256_mul_epi32(_mm256_srli_epi64(x, 32), data.oddMultipliers)
@@ -705,9 +729,15 @@ final class ExactRequantization {
             evenTotal = _mm256_sub_epi64(evenTotal, _mm256_and_si256(evenNegative, data.evenCorrections))
             oddTotal = _mm256_sub_epi64(oddTotal, _mm256_and_si256(oddNegative, data.oddCorrections))
         }
-        let even = _mm256_sub_epi64(_mm256_srlv_epi64(evenTotal, data.evenShifts), data.evenBiases)
-        let odd = _mm256_sub_epi64(_mm256_srlv_epi64(oddTotal, data.oddShifts), data.oddBiases)
-        var v = joinEvenOddLanes8(even, odd)
+        var v: __m256i
+        if highWords {
+            let highHalves = _mm256_set1_epi64x(Int64(bitPattern: 0xFFFF_FFFF_0000_0000))
+            v = _mm256_srav_epi32(_mm256_or_si256(_mm256_srli_epi64(evenTotal, 32), _mm256_and_si256(oddTotal, highHalves)), data.evenShifts)
+        } else {
+            let even = _mm256_sub_epi64(_mm256_srlv_epi64(evenTotal, data.evenShifts), data.evenBiases)
+            let odd = _mm256_sub_epi64(_mm256_srlv_epi64(oddTotal, data.oddShifts), data.oddBiases)
+            v = joinEvenOddLanes8(even, odd)
+        }
         if !foldsZeroPoint { v = _mm256_add_epi32(v, _mm256_set1_epi32(outputZeroPoint)) }
         return _mm256_min_epi32(_mm256_max_epi32(v, _mm256_set1_epi32(low)), _mm256_set1_epi32(high))
     }
@@ -725,24 +755,32 @@ final class ExactRequantization {
         // Values clamped to [low, high]: above 127 only uint8 outputs, below 0 only int8 ones; either pack fits both.
         let unsignedOutput = high > 127
         var c = channels.lowerBound
+        let highWords = shiftsFromHighWords
         while c < channels.upperBound {
-            let data = channelData8(c), constant = _mm256_loadu_si256(UnsafeRawPointer(constants + c).assumingMemoryBound(to: __m256i_u.self))
+            let data = channelData8(c, highWords: highWords)
+            let constant = _mm256_loadu_si256(UnsafeRawPointer(constants + c).assumingMemoryBound(to: __m256i_u.self))
             let count = min(channels.upperBound - c, 8)
-            @inline(__always) func finish(_ i: Int, hasLeftShifts: Bool, foldsZeroPoint: Bool, roundingUp: Bool) {
+            @inline(__always) func finish(_ i: Int, hasLeftShifts: Bool, foldsZeroPoint: Bool, roundingUp: Bool, highWords: Bool) {
                 let accumulator = _mm256_loadu_si256(UnsafeRawPointer(accumulators + (i &* accumulatorStride &+ c)).assumingMemoryBound(to: __m256i_u.self))
                 let v = rescale8(_mm256_add_epi32(accumulator, constant), data, hasLeftShifts: hasLeftShifts, foldsZeroPoint: foldsZeroPoint,
-                                 roundingUp: roundingUp)
+                                 roundingUp: roundingUp, highWords: highWords)
                 storeBytes8(packBytes8(v, unsigned: unsignedOutput), count: count, to: output + (i &* outputStride &+ c))
             }
             // The flags are arguments so that the common cases are loops of their own without tests in them.
-            if !hasLeftShifts && foldsZeroPoint {
+            if !hasLeftShifts && foldsZeroPoint && highWords {
                 if roundingUp {
-                    for i in 0..<rows { finish(i, hasLeftShifts: false, foldsZeroPoint: true, roundingUp: true) }
+                    for i in 0..<rows { finish(i, hasLeftShifts: false, foldsZeroPoint: true, roundingUp: true, highWords: true) }
                 } else {
-                    for i in 0..<rows { finish(i, hasLeftShifts: false, foldsZeroPoint: true, roundingUp: false) }
+                    for i in 0..<rows { finish(i, hasLeftShifts: false, foldsZeroPoint: true, roundingUp: false, highWords: true) }
+                }
+            } else if !hasLeftShifts && foldsZeroPoint {
+                if roundingUp {
+                    for i in 0..<rows { finish(i, hasLeftShifts: false, foldsZeroPoint: true, roundingUp: true, highWords: false) }
+                } else {
+                    for i in 0..<rows { finish(i, hasLeftShifts: false, foldsZeroPoint: true, roundingUp: false, highWords: false) }
                 }
             } else {
-                for i in 0..<rows { finish(i, hasLeftShifts: hasLeftShifts, foldsZeroPoint: foldsZeroPoint, roundingUp: roundingUp) }
+                for i in 0..<rows { finish(i, hasLeftShifts: hasLeftShifts, foldsZeroPoint: foldsZeroPoint, roundingUp: roundingUp, highWords: highWords) }
             }
             c += 8
         }
@@ -862,7 +900,8 @@ final class ExactRequantization {
             } else {
                 x = _mm256_sub_epi32(x, _mm256_mullo_epi32(load(rowSumFactors + c), sum))
             }
-            let v = rescale8(x, channelData8(c), hasLeftShifts: hasLeftShifts, foldsZeroPoint: foldsZeroPoint, roundingUp: roundingUp)
+            let v = rescale8(x, channelData8(c, highWords: shiftsFromHighWords), hasLeftShifts: hasLeftShifts, foldsZeroPoint: foldsZeroPoint,
+                             roundingUp: roundingUp, highWords: shiftsFromHighWords)
             storeBytes8(packBytes8(v, unsigned: unsignedOutput), count: min(channels - c, 8), to: output + c)
             c += 8
         }
