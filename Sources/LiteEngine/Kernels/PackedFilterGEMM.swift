@@ -15,7 +15,9 @@ import _Builtin_intrinsics.intel
 /// quarters of a 32-wide tile on zero padding, and took a third of the model's time.
 ///
 /// Builds with AVX2 but not AVX-512 use panels of 16 and a 6x16 tile in 12 AVX registers (XNNPACK's AVX2 shape),
-/// or for layers of at most 8 output channels panels of 8 and a 6x8 tile.
+/// or for layers of at most 8 output channels panels of 8 and a 6x8 tile (also for a last panel with at most 8 real
+/// columns); partial columns are stored in pieces, not with `vmaskmovps`. A product with one row of A (a
+/// classifier's last layer) streams the filter through 64 columns of registers instead (``oneRow``), in either build.
 ///
 /// Only in builds with AVX2 or AVX-512 (`tools/swift-flags.sh` on such a CPU); elsewhere ``make(filter:n:k:bias:)``
 /// returns nil and the convolution calls sgemm. The sums run over k in order for every output, as the
