@@ -72,16 +72,21 @@ final class KernelConsistencyTests: XCTestCase {
             let kh = trial % 4 == 0 ? 1 : Int.random(in: 1...4), kw = trial % 4 == 0 ? 1 : Int.random(in: 1...4)
             let inputShape = [Int.random(in: 1...2), Int.random(in: kh * 2...12), Int.random(in: kw * 2...12), Int.random(in: 1...20)]
             let filterShape = [1 + trial * 37 % 70, kh, kw, inputShape[3]]   // 60 different output channel counts of 1...70
-            let x = random(inputShape.reduce(1, *)), w = random(filterShape.reduce(1, *)), b = random(filterShape[0])
-            let output = tensor(3, [1])
-            let kernel = try Conv2D(node([tensor(0, inputShape, x), tensor(1, filterShape, w), tensor(2, [filterShape[0]], b)], [output]))
-            kernel.options = options
-            kernel.activation = try activationRange(options.activation)
-            try run(kernel, threads: 1 + trial % 2)
-            let expected = try Conv2D.reference(input: x, inputShape: inputShape, filter: w, filterShape: filterShape, bias: b, options: options)
-            XCTAssertEqual(output.shape, expected.shape)
-            assertNear(output.toArray(of: Float.self), expected.values, "conv \(inputShape) * \(filterShape) \(options)")
+            try checkConv2D(inputShape: inputShape, filterShape: filterShape, options: options, threads: 1 + trial % 2)
         }
+    }
+
+    /// Runs a float convolution of random values with `Conv2D` and checks it against `Conv2D.reference`.
+    func checkConv2D(inputShape: [Int], filterShape: [Int], options: Conv2DOptions, threads: Int) throws {
+        let x = random(inputShape.reduce(1, *)), w = random(filterShape.reduce(1, *)), b = random(filterShape[0])
+        let output = tensor(3, [1])
+        let kernel = try Conv2D(node([tensor(0, inputShape, x), tensor(1, filterShape, w), tensor(2, [filterShape[0]], b)], [output]))
+        kernel.options = options
+        kernel.activation = try activationRange(options.activation)
+        try run(kernel, threads: threads)
+        let expected = try Conv2D.reference(input: x, inputShape: inputShape, filter: w, filterShape: filterShape, bias: b, options: options)
+        XCTAssertEqual(output.shape, expected.shape)
+        assertNear(output.toArray(of: Float.self), expected.values, "conv \(inputShape) * \(filterShape) \(options)")
     }
 
     /// A classifier's last layer: a 1x1 (or whole-input) convolution with one output pixel, which the AVX2 and
@@ -95,15 +100,7 @@ final class KernelConsistencyTests: XCTestCase {
             let side = trial % 3 == 2 ? 3 : 1
             let inputShape = [1, side, side, Int.random(in: 1...300)]
             let filterShape = [1 + trial * 83 % 200, side, side, inputShape[3]]
-            let x = random(inputShape.reduce(1, *)), w = random(filterShape.reduce(1, *)), b = random(filterShape[0])
-            let output = tensor(3, [1])
-            let kernel = try Conv2D(node([tensor(0, inputShape, x), tensor(1, filterShape, w), tensor(2, [filterShape[0]], b)], [output]))
-            kernel.options = options
-            kernel.activation = try activationRange(options.activation)
-            try run(kernel, threads: 1 + trial % 2)
-            let expected = try Conv2D.reference(input: x, inputShape: inputShape, filter: w, filterShape: filterShape, bias: b, options: options)
-            XCTAssertEqual(output.shape, [1, 1, 1, filterShape[0]])
-            assertNear(output.toArray(of: Float.self), expected.values, "conv \(inputShape) * \(filterShape) \(options)")
+            try checkConv2D(inputShape: inputShape, filterShape: filterShape, options: options, threads: 1 + trial % 2)
         }
     }
 
