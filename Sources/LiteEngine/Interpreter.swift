@@ -13,8 +13,8 @@ import LiteFormat
 /// Loading builds the whole execution plan: every op is matched with a kernel (an unsupported op, version
 /// or type fails here, naming the node), output shapes are inferred, and intermediate tensors are placed in
 /// one arena by lifetime; a float RELU, RELU6 or RELU_N1_TO_1 after a convolution, FULLY_CONNECTED or arithmetic
-/// node is folded into that node's activation (``Options/fusesActivations``). `invoke()` then only runs kernels. An interpreter is not safe to use from two
-/// threads at once; make one per thread (they can share a ``TFLiteModel``).
+/// node is folded into that node's activation (``Options/fusesActivations``). `invoke()` then only runs kernels.
+/// An interpreter is not safe to use from two threads at once; make one per thread (they can share a ``TFLiteModel``).
 public final class Interpreter: @unchecked Sendable {
     public struct Options: Sendable {
         /// Threads for OpenBLAS and the engine's own kernels.
