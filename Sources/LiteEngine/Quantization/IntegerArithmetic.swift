@@ -103,15 +103,6 @@ public enum IntegerArithmetic {
         }
     }
 
-    /// TFLite's `TFLITE_SINGLE_ROUNDING` rescale: one rounding of the exact product,
-    /// `(x·m + 2^(30 - shift)) >> (31 - shift)` in 64 bits (ties toward +infinity).
-    @inline(__always)
-    public static func multiplyByQuantizedMultiplierSingleRounding(_ x: Int32, _ multiplier: Int32, _ shift: Int) -> Int32 {
-        let total = Int64(31 - shift)
-        let product = Int64(x) * Int64(multiplier) + (Int64(1) << (total - 1))
-        return Int32(truncatingIfNeeded: product >> total)
-    }
-
     /// The quantized clamp range of a fused activation (`CalculateActivationRangeQuantized`): the type's range
     /// intersected with the quantized 0, 6 or ±1, where `quantize(f) = zero_point + round(f / scale)`.
     public static func activationRange(_ activation: FusedActivation, scale: Float, zeroPoint: Int32,
