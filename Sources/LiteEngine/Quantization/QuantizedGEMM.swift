@@ -611,6 +611,10 @@ final class ExactRequantization {
     /// right shift at least 1): then `t >> s` is the high 32 bits of t shifted arithmetically by s - 32 in int32 lanes.
     private let highWordShifts: UnsafeMutablePointer<Int32>
     let shiftsFromHighWords: Bool
+    /// Per block of 8 channels: whether any of them rounds ties away from zero (has a negative correction). A block
+    /// without runs the ties-up code even when asked to round away: the two are the same arithmetic there (int8
+    /// depthwise rounds ties up in whole groups of 8 channels, see ``ChannelRequantization/upwardChannels``).
+    private let correctedBlocks: [Bool]
     let outputZeroPoint: Int32
     let low: Int32, high: Int32
     let hasLeftShifts: Bool
@@ -657,6 +661,9 @@ final class ExactRequantization {
             if inRange && folded.totalShift < 32 { shiftsFromHighWords = false }
         }
         self.shiftsFromHighWords = shiftsFromHighWords
+        correctedBlocks = stride(from: 0, to: channelCount, by: 8).map { [negativeCorrections] first in
+            (first..<first + 8).contains { negativeCorrections[Self.slot($0)] != 0 }
+        }
         outputZeroPoint = requantization.outputZeroPoint
         low = requantization.low
         high = requantization.high
@@ -757,6 +764,7 @@ final class ExactRequantization {
         var c = channels.lowerBound
         let highWords = shiftsFromHighWords
         while c < channels.upperBound {
+            let roundingUp = roundingUp || !correctedBlocks[c >> 3]
             let data = channelData8(c, highWords: highWords)
             let constant = _mm256_loadu_si256(UnsafeRawPointer(constants + c).assumingMemoryBound(to: __m256i_u.self))
             let count = min(channels.upperBound - c, 8)
@@ -901,7 +909,7 @@ final class ExactRequantization {
                 x = _mm256_sub_epi32(x, _mm256_mullo_epi32(load(rowSumFactors + c), sum))
             }
             let v = rescale8(x, channelData8(c, highWords: shiftsFromHighWords), hasLeftShifts: hasLeftShifts, foldsZeroPoint: foldsZeroPoint,
-                             roundingUp: roundingUp, highWords: shiftsFromHighWords)
+                             roundingUp: roundingUp || !correctedBlocks[c >> 3], highWords: shiftsFromHighWords)
             storeBytes8(packBytes8(v, unsigned: unsignedOutput), count: min(channels - c, 8), to: output + c)
             c += 8
         }
