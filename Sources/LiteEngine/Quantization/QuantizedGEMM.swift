@@ -763,8 +763,33 @@ final class ExactRequantization {
         let unsignedOutput = high > 127
         var c = channels.lowerBound
         let highWords = shiftsFromHighWords
+        let common = highWords && !hasLeftShifts && foldsZeroPoint
         while c < channels.upperBound {
             let roundingUp = roundingUp || !correctedBlocks[c >> 3]
+            if common && c &+ 16 <= channels.upperBound && roundingUp == (roundingUp || !correctedBlocks[(c >> 3) &+ 1]) {
+                // Sixteen channels at a time in the common case: both halves packed together into one 16-byte store.
+                let data0 = channelData8(c, highWords: true), data1 = channelData8(c &+ 8, highWords: true)
+                let constant0 = _mm256_loadu_si256(UnsafeRawPointer(constants + c).assumingMemoryBound(to: __m256i_u.self))
+                let constant1 = _mm256_loadu_si256(UnsafeRawPointer(constants + c + 8).assumingMemoryBound(to: __m256i_u.self))
+                @inline(__always) func finish16(_ i: Int, roundingUp: Bool) {
+                    let row = UnsafeRawPointer(accumulators + (i &* accumulatorStride &+ c))
+                    let a0 = _mm256_loadu_si256(row.assumingMemoryBound(to: __m256i_u.self))
+                    let a1 = _mm256_loadu_si256((row + 32).assumingMemoryBound(to: __m256i_u.self))
+                    let v0 = rescale8(_mm256_add_epi32(a0, constant0), data0, hasLeftShifts: false, foldsZeroPoint: true, roundingUp: roundingUp,
+                                      highWords: true)
+                    let v1 = rescale8(_mm256_add_epi32(a1, constant1), data1, hasLeftShifts: false, foldsZeroPoint: true, roundingUp: roundingUp,
+                                      highWords: true)
+                    _mm_storeu_si128((output + (i &* outputStride &+ c)).assumingMemoryBound(to: __m128i_u.self),
+                                     packBytes16(v0, v1, unsigned: unsignedOutput))
+                }
+                if roundingUp {
+                    for i in 0..<rows { finish16(i, roundingUp: true) }
+                } else {
+                    for i in 0..<rows { finish16(i, roundingUp: false) }
+                }
+                c += 16
+                continue
+            }
             let data = channelData8(c, highWords: highWords)
             let constant = _mm256_loadu_si256(UnsafeRawPointer(constants + c).assumingMemoryBound(to: __m256i_u.self))
             let count = min(channels.upperBound - c, 8)
@@ -954,6 +979,16 @@ func packBytes8(_ v: __m256i, unsigned: Bool) -> __m128i {
     let words = _mm256_packs_epi32(v, v)
     let packed = unsigned ? _mm256_packus_epi16(words, words) : _mm256_packs_epi16(words, words)
     return _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4)))
+}
+
+/// Sixteen int32 lanes (`a` then `b`) already clamped to an 8-bit type's range as sixteen bytes: packed together
+/// to int16 and to bytes within each 128-bit half, then `a`'s two groups of four and `b`'s gathered in order.
+@inline(__always)
+func packBytes16(_ a: __m256i, _ b: __m256i, unsigned: Bool) -> __m128i {
+    // words: [a0-3 b0-3 | a4-7 b4-7]; bytes' 32-bit groups: [a0-3 b0-3 a0-3 b0-3 | a4-7 b4-7 a4-7 b4-7].
+    let words = _mm256_packs_epi32(a, b)
+    let packed = unsigned ? _mm256_packus_epi16(words, words) : _mm256_packs_epi16(words, words)
+    return _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 4, 1, 5, 0, 4, 1, 5)))
 }
 
 /// The first `count` (at most 8) of the low 8 bytes of `bytes`, stored without writing past them.
