@@ -213,8 +213,13 @@ final class QuantizedDepthwiseConvolution {
                                 c += width
                             }
                             let out = dst + ((b * g.outH + oy) * g.outW + ox) * channels
+                            #if LITE_AVX2 && !LITE_AVX512_VNNI
+                            requantization.requantizeBlock8(acc, accumulatorStride: padded, rows: 1, constants: noFactors, channels: 0..<channels,
+                                                            into: out, outputStride: channels, roundingUp: false)
+                            #else
                             requantization.requantizeRow(acc, constants: noFactors, rowSumFactors: noFactors, rowSum: 0, channels: channels,
                                                          into: out, roundingUp: false)
+                            #endif
                         }
                     }
                 }
