@@ -82,6 +82,42 @@ final class FastRequantizationTests: XCTestCase {
         }
     }
 
+    /// The AVX2 block requantization (GEMM and depthwise) against the scalar one on exact ties (power-of-two scales,
+    /// so one value in eight is a tie), asked to round away from zero with the first `upwardChannels` rounding up:
+    /// blocks of 8 channels that round alike go sixteen at a time, and a pair that does not must not.
+    func testBlockRequantizationFollowsEachChannelsRounding() throws {
+        guard QuantizedGEMMAVX2.isUsed else { return }
+        var generator = SystemRandomNumberGenerator()
+        for (channels, upward) in [(16, 0), (16, 8), (32, 8), (40, 24), (40, 16), (21, 16), (48, 40)] {
+            for outputType in [TensorType.int8, .uint8] {
+                let filterScales = (0..<channels).map { c in Float(pow(2, -Double(2 + c % 5))) }
+                let outputZero: Int32 = outputType == .int8 ? -3 : 131
+                var requantization = try ChannelRequantization(
+                    input: QuantizedTensorInfo(scales: [1], zeroPoints: [0]),
+                    filter: QuantizedTensorInfo(scales: filterScales, zeroPoints: [Int32](repeating: 0, count: channels)),
+                    output: QuantizedTensorInfo(scales: [1], zeroPoints: [outputZero]), channels: channels, activation: .none,
+                    outputType: outputType)
+                requantization.upwardChannels = upward
+                let padded = (channels + 15) & ~15, rows = 3
+                let block = ExactRequantization(requantization, paddedChannels: padded)
+                let accumulators = (0..<rows * padded).map { _ in Int32.random(in: -900...900, using: &generator) }
+                let zeros = [Int32](repeating: 0, count: padded)
+                var output = [UInt8](repeating: 0, count: rows * channels)
+                output.withUnsafeMutableBytes { out in
+                    block.requantizeBlock8(accumulators, accumulatorStride: padded, rows: rows, constants: zeros, channels: 0..<channels,
+                                           into: out.baseAddress!, outputStride: channels, roundingUp: false)
+                }
+                for r in 0..<rows {
+                    for c in 0..<channels {
+                        let expected = requantization.apply(accumulators[r * padded + c], channel: c)
+                        XCTAssertEqual(output[r * channels + c], UInt8(truncatingIfNeeded: expected),
+                                       "\(outputType) channel \(c) of \(channels), \(upward) rounding up, x \(accumulators[r * padded + c])")
+                    }
+                }
+            }
+        }
+    }
+
     /// Exact ties of both roundings, where the rounding direction is all that matters.
     func testTiesRoundAsTFLite() {
         let multiplier = Int32(1 << 30)  // x·m / 2^31 = x / 2: every odd x is a tie of the high multiply

@@ -764,9 +764,10 @@ final class ExactRequantization {
         var c = channels.lowerBound
         let highWords = shiftsFromHighWords
         let common = highWords && !hasLeftShifts && foldsZeroPoint
+        let requestedRoundingUp = roundingUp
         while c < channels.upperBound {
-            let roundingUp = roundingUp || !correctedBlocks[c >> 3]
-            if common && c &+ 16 <= channels.upperBound && roundingUp == (roundingUp || !correctedBlocks[(c >> 3) &+ 1]) {
+            let roundingUp = requestedRoundingUp || !correctedBlocks[c >> 3]
+            if common && c &+ 16 <= channels.upperBound && roundingUp == (requestedRoundingUp || !correctedBlocks[(c >> 3) &+ 1]) {
                 // Sixteen channels at a time in the common case: both halves packed together into one 16-byte store.
                 let data0 = channelData8(c, highWords: true), data1 = channelData8(c &+ 8, highWords: true)
                 let constant0 = _mm256_loadu_si256(UnsafeRawPointer(constants + c).assumingMemoryBound(to: __m256i_u.self))
