@@ -34,6 +34,16 @@ final class FastRequantizationTests: XCTestCase {
         XCTAssertLessThanOrEqual(differences, cases / 100_000, "\(differences) of \(cases) differ")
     }
 
+    /// A convolution's per-channel requantization with symmetric filters, one filter scale per channel.
+    func channelRequantization(inputScale: Float, inputZero: Int32, filterScales: [Float], outputScale: Float, outputZero: Int32,
+                               activation: FusedActivation, outputType: TensorType) throws -> ChannelRequantization {
+        try ChannelRequantization(
+            input: QuantizedTensorInfo(scales: [inputScale], zeroPoints: [inputZero]),
+            filter: QuantizedTensorInfo(scales: filterScales, zeroPoints: [Int32](repeating: 0, count: filterScales.count)),
+            output: QuantizedTensorInfo(scales: [outputScale], zeroPoints: [outputZero]), channels: filterScales.count, activation: activation,
+            outputType: outputType)
+    }
+
     /// The row requantization of the VNNI kernels (AVX-512 in builds with LITE_AVX512_VNNI, plain SIMD otherwise)
     /// equals the scalar integer one on every channel: both roundings, multipliers above one (left shifts), per-channel
     /// and uniform row-sum factors, channel counts that leave a partial vector.
@@ -50,11 +60,8 @@ final class FastRequantizationTests: XCTestCase {
                         : c % 5 == 0 ? Float.random(in: 3...40, using: &generator) : Float.random(in: 0.0005...0.02, using: &generator)
                 }
                 let outputZero: Int32 = outputType == .int8 ? -5 : 120
-                let requantization = try ChannelRequantization(
-                    input: QuantizedTensorInfo(scales: [0.05], zeroPoints: [3]),
-                    filter: QuantizedTensorInfo(scales: filterScales, zeroPoints: [Int32](repeating: 0, count: channels)),
-                    output: QuantizedTensorInfo(scales: [0.1], zeroPoints: [outputZero]), channels: channels, activation: .relu6,
-                    outputType: outputType)
+                let requantization = try channelRequantization(inputScale: 0.05, inputZero: 3, filterScales: filterScales, outputScale: 0.1,
+                                                               outputZero: outputZero, activation: .relu6, outputType: outputType)
                 XCTAssertEqual(requantization.shifts.contains { $0 > 0 }, !rightShiftsOnly, "the case should include left shifts, or not")
                 let padded = (channels + 15) & ~15
                 for uniform in [false, true] {
@@ -92,11 +99,8 @@ final class FastRequantizationTests: XCTestCase {
             for outputType in [TensorType.int8, .uint8] {
                 let filterScales = (0..<channels).map { c in Float(pow(2, -Double(2 + c % 5))) }
                 let outputZero: Int32 = outputType == .int8 ? -3 : 131
-                var requantization = try ChannelRequantization(
-                    input: QuantizedTensorInfo(scales: [1], zeroPoints: [0]),
-                    filter: QuantizedTensorInfo(scales: filterScales, zeroPoints: [Int32](repeating: 0, count: channels)),
-                    output: QuantizedTensorInfo(scales: [1], zeroPoints: [outputZero]), channels: channels, activation: .none,
-                    outputType: outputType)
+                var requantization = try channelRequantization(inputScale: 1, inputZero: 0, filterScales: filterScales, outputScale: 1,
+                                                               outputZero: outputZero, activation: .none, outputType: outputType)
                 requantization.upwardChannels = upward
                 let padded = (channels + 15) & ~15, rows = 3
                 let block = ExactRequantization(requantization, paddedChannels: padded)
