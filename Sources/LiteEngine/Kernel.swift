@@ -74,6 +74,12 @@ class Kernel {
         i < node.inputs.count ? node.inputs[i] : nil
     }
 
+    /// Whether a tensor's values are known when the model loads (a constant, or a persistent tensor such as a
+    /// DEQUANTIZE of a constant, computed once before the first run), so a kernel may repack them in ``prepare()``.
+    func isLoadTimeConstant(_ tensor: Tensor) -> Bool {
+        tensor.storage == .constant || (tensor.storage == .persistent && !tensor.isVariable)
+    }
+
     func output(_ i: Int) throws -> Tensor {
         guard i < node.outputs.count else { throw KernelError.invalid("missing output \(i) (has \(node.outputs.count))") }
         return node.outputs[i]

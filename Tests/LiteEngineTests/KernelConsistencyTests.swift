@@ -12,9 +12,11 @@ final class KernelConsistencyTests: XCTestCase {
         model = try TFLiteModel(path: TestPaths.goldens.appendingPathComponent("ops/conv_1x1/model.tflite").path)
     }
 
-    func tensor(_ index: Int, _ shape: [Int], _ values: [Float]? = nil) -> Tensor {
+    /// A float tensor with its own bytes; `variable` makes it a tensor whose values may change between runs (not
+    /// known at load), as a graph input is.
+    func tensor(_ index: Int, _ shape: [Int], _ values: [Float]? = nil, variable: Bool = false) -> Tensor {
         let description = TensorDescription(name: "t\(index)", type: .float32, shape: shape, shapeSignature: shape, buffer: 0,
-                                            quantization: nil, isVariable: false, sparsity: nil)
+                                            quantization: nil, isVariable: variable, sparsity: nil)
         let t = Tensor(index: index, description: description, constant: nil)
         t.makePersistent(byteCount: max(t.byteCount, 4))
         if let values { t.floats.update(from: values, count: values.count) }
@@ -367,16 +369,20 @@ final class KernelConsistencyTests: XCTestCase {
     }
 
     func testFullyConnectedMatchesReference() throws {
-        for trial in 0..<30 {
+        for trial in 0..<60 {
             let rows = Int.random(in: 1...9), depth = Int.random(in: 1...70), units = Int.random(in: 1...40)
             let activation = activations[trial % activations.count]
             let x = random(rows * depth), w = random(units * depth), b = random(units)
             let output = tensor(3, [1])
-            let kernel = try FullyConnected(node([tensor(0, [rows, depth], x), tensor(1, [units, depth], w), tensor(2, [units], b)], [output]))
+            // Weights known at load take the packed GEMM; weights that may change between runs take sgemm.
+            let weightsKnownAtLoad = trial % 2 == 0
+            let weights = tensor(1, [units, depth], w, variable: !weightsKnownAtLoad)
+            let kernel = try FullyConnected(node([tensor(0, [rows, depth], x), weights, tensor(2, [units], b)], [output]))
             kernel.activation = try activationRange(activation)
-            try run(kernel)
+            try run(kernel, threads: 1 + trial / 2 % 2)
+            XCTAssertEqual(kernel.packed != nil, weightsKnownAtLoad && PackedFilterGEMM.make(filter: w, n: units, k: depth, bias: b) != nil)
             assertNear(output.toArray(of: Float.self), try FullyConnected.reference(input: x, rows: rows, weights: w, units: units, bias: b, activation: activation),
-                       "fully connected \(rows)x\(depth) -> \(units)")
+                       "fully connected \(rows)x\(depth) -> \(units), weights known at load: \(weightsKnownAtLoad)")
         }
     }
 

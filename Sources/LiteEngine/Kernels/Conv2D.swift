@@ -78,10 +78,6 @@ final class Conv2D: Kernel {
     /// The filter and bias packed for the AVX2 or AVX-512 microkernel, when both are known at load (see `PackedFilterGEMM`).
     var packed: PackedFilterGEMM?
 
-    private func isLoadTimeConstant(_ tensor: Tensor) -> Bool {
-        tensor.storage == .constant || (tensor.storage == .persistent && !tensor.isVariable)
-    }
-
     /// Hybrid path (float input, int8 filter).
     var hybrid: HybridWeights?
     /// Per-channel filter scales: TFLite's `HybridConvPerChannel` (asymmetric inputs); one scale: its `HybridConv`

@@ -1,7 +1,9 @@
 import LiteFormat
 
 /// FULLY_CONNECTED: input [..., K] (flattened to [rows, K]), weights [units, K], bias [units] -> [rows, units],
-/// or [..., units] with keep_num_dims. One sgemm with the weights transposed in place, then bias and activation.
+/// or [..., units] with keep_num_dims. Float weights known at load go through ``PackedFilterGEMM`` (packed once, bias
+/// and activation in the microkernel; one row, a classifier's last layer, streams the weights once); otherwise one
+/// sgemm with the weights transposed in place, then bias and activation.
 final class FullyConnected: Kernel {
     let options: FullyConnectedOptions
     var activation: (Float, Float) = (-.infinity, .infinity)
@@ -26,6 +28,8 @@ final class FullyConnected: Kernel {
     /// Hybrid path: float input, int8 weights (see ``HybridWeights``); inputs quantized symmetric or, with the
     /// `asymmetric_quantize_inputs` option, asymmetric per row.
     var hybridWeights: HybridWeights?
+    /// Float weights and bias packed for the AVX2 or AVX-512 microkernel, when both are known at load.
+    var packed: PackedFilterGEMM?
 
     override func prepare() throws {
         let input = try self.input(0), weights = try self.input(1), output = try self.output(0)
@@ -44,6 +48,9 @@ final class FullyConnected: Kernel {
         if let bias = optionalInput(2) {
             try expectType(bias, .float32)
             guard bias.elementCount == units else { throw KernelError.invalid("bias has \(bias.elementCount) values for \(units) units") }
+        }
+        if weights.type == .float32, packed == nil, isLoadTimeConstant(weights), optionalInput(2).map(isLoadTimeConstant) ?? true {
+            packed = PackedFilterGEMM.make(filter: weights.floats, n: units, k: depth, bias: optionalInput(2)?.floats)
         }
         output.type = .float32
         if options.keepNumDims {
@@ -152,6 +159,9 @@ final class FullyConnected: Kernel {
         if let hybridWeights { return runHybrid(hybridWeights) }
         let input = node.inputs[0]!, weights = node.inputs[1]!, output = node.outputs[0]
         let depth = weights.dim(1), units = weights.dim(0), rows = input.elementCount / max(depth, 1)
+        if let packed {
+            return packed.run(a: input.floats, lda: depth, rows: rows, c: output.floats, ldc: units, activation: activation, threads: context.threads)
+        }
         BLAS.sgemm(transposeB: true, m: rows, n: units, k: depth, a: input.floats, lda: depth,
                    b: weights.floats, ldb: depth, c: output.floats, ldc: units, threads: context.threads)
         addBiasAndActivate(output.floats, rows: rows, channels: units, bias: optionalInput(2)?.floats,
