@@ -2,40 +2,56 @@
 import Foundation
 import Synchronization
 
-/// Worker threads that wait for work by spinning for a short while before they sleep, so that handing a chunk to
+/// Worker threads that wait for work by spinning for a short while before they sleep, so that handing work to
 /// another thread costs about a microsecond while ops follow each other, not the tens of microseconds of waking
 /// a sleeping Dispatch worker (pthreadpool, which XNNPACK runs on, does the same).
 ///
+/// A job is a loop over `0..<count`, split into one contiguous range per thread. Each thread runs its own range
+/// front to back, a granule at a time, then takes granules from the back of the other threads' ranges (work
+/// stealing, as pthreadpool does). When every thread runs at full speed each one does exactly its own range, so an
+/// op reads the part of its input that the same core wrote; when one is slowed (a virtual CPU the host takes away for
+/// tens of microseconds, a worker that was asleep) the others finish its range instead of waiting for it.
+///
 /// One job at a time: a caller that finds the pool busy (another interpreter on another thread, or a loop inside
-/// a chunk) gets `false` from ``run(chunks:_:)`` and splits its loop some other way.
+/// a chunk) gets `false` from ``run(threads:count:granule:_:)`` and splits its loop some other way.
 final class WorkerPool: @unchecked Sendable {
     static let shared = WorkerPool()
 
     /// How long an idle worker keeps looking for work before it sleeps.
     static let spinNanoseconds: UInt64 = 200_000
 
-    /// The job's ticket: generation (bits 24 and up), chunk count (bits 12-23) and the next unclaimed chunk
-    /// (bits 0-11). A chunk is claimed by a compare-and-swap of the whole ticket, so a worker that looked at an
-    /// older job can never claim a chunk of a newer one.
+    /// At most one thread per core: spinning workers on a shared core would take turns with the ones doing the work
+    /// (an interpreter asked for 16 threads on this 2-core machine splits on Dispatch instead).
+    static let maximumThreads = min(1 << 15, max(ProcessInfo.processInfo.activeProcessorCount, 1))
+
+    /// The largest loop the pool takes: a range's bounds are 32-bit halves of one atomic word.
+    static let maximumCount = Int(UInt32.max)
+
+    /// The current job: its generation (bits 16 and up) and how many threads share it (bits 0-15).
     private let ticket = Atomic<UInt64>(0)
+    /// Items of the current job that have run.
     private let finished = Atomic<Int>(0)
     private let sleepers = Atomic<Int>(0)
-    /// The current job's body; written before its ticket is published, read only by a worker holding one of its chunks.
-    private nonisolated(unsafe) var body: UnsafeMutablePointer<(Int) -> Void>?
+    /// The current job's body and granule; written before the job's ranges are stored. A thread reads them only after
+    /// it has taken a granule from one of those ranges, so it never runs an item with another job's body.
+    private nonisolated(unsafe) var body: UnsafeMutablePointer<(Range<Int>) -> Void>?
+    private nonisolated(unsafe) var granule = 1
+    /// One range per thread: thread 0 is the caller, thread i the i-th worker.
+    private let ranges: [ThreadRange]
     private let busy = Mutex<Bool>(false)
     private let wake = NSCondition()
-    /// Started worker threads; only changed by ``run(chunks:_:)`` while it holds `busy`.
+    /// Started worker threads; only changed by ``run(threads:count:granule:_:)`` while it holds `busy`.
     private nonisolated(unsafe) var workers = 0
 
-    /// At most one thread per core: spinning workers on a shared core would take turns with the ones doing the work
-    /// (an interpreter asked for 16 threads on this 2-core machine splits on Dispatch instead). 4,095 is the
-    /// ticket's limit.
-    static let maximumChunks = min((1 << 12) - 1, max(ProcessInfo.processInfo.activeProcessorCount, 1))
+    private init() {
+        ranges = (0..<Self.maximumThreads).map { _ in ThreadRange() }
+    }
 
-    /// Runs `body(0) ... body(chunks - 1)` on the calling thread and up to `chunks - 1` workers; returns when all
-    /// have finished. Returns false, running nothing, when the pool is already running a job.
-    func run(chunks: Int, _ body: (Int) -> Void) -> Bool {
-        guard chunks >= 1, chunks <= Self.maximumChunks else { return false }
+    /// Runs `body` over `0..<count` in pieces of at most `granule` items (fewer at the end of a range) on the calling
+    /// thread and up to `threads - 1` workers; every item runs exactly once, and the call returns when all have.
+    /// Returns false, running nothing, when the pool is already running a job (or for counts it does not take).
+    func run(threads: Int, count: Int, granule: Int, _ body: (Range<Int>) -> Void) -> Bool {
+        guard threads >= 1, threads <= Self.maximumThreads, count >= 1, count <= Self.maximumCount else { return false }
         let acquired = busy.withLock { busy -> Bool in
             if busy { return false }
             busy = true
@@ -43,74 +59,73 @@ final class WorkerPool: @unchecked Sendable {
         }
         guard acquired else { return false }
         defer { busy.withLock { $0 = false } }
-        startWorkers(chunks - 1)
+        startWorkers(threads - 1)
         withoutActuallyEscaping(body) { body in
-            let slot = UnsafeMutablePointer<(Int) -> Void>.allocate(capacity: 1)
+            let slot = UnsafeMutablePointer<(Range<Int>) -> Void>.allocate(capacity: 1)
             slot.initialize(to: body)
             defer { slot.deinitialize(count: 1); slot.deallocate() }
             self.body = slot
+            self.granule = max(granule, 1)
             finished.store(0, ordering: .sequentiallyConsistent)
-            let generation = (ticket.load(ordering: .sequentiallyConsistent) >> 24) &+ 1
-            // Chunk 0 is the caller's before the job is published, so workers claim from chunk 1 on: with as many
-            // chunks as threads each thread gets the same part of every op, and an op reads the part of its input
-            // that the same core wrote (a worker that won chunk 0 made both cores read the other's cache).
-            ticket.store(generation << 24 | UInt64(chunks) << 12 | 1, ordering: .sequentiallyConsistent)
+            for t in 0..<threads {
+                ranges[t].store(count * t / threads ..< count * (t + 1) / threads)
+            }
+            let generation = (ticket.load(ordering: .sequentiallyConsistent) >> 16) &+ 1
+            ticket.store(generation << 16 | UInt64(threads), ordering: .sequentiallyConsistent)
             if sleepers.load(ordering: .sequentiallyConsistent) > 0 {
                 wake.lock()
                 wake.broadcast()
                 wake.unlock()
             }
-            slot.pointee(0)
-            finished.add(1, ordering: .sequentiallyConsistent)
-            while let chunk = claim(generation: generation) {
-                slot.pointee(chunk)
-                finished.add(1, ordering: .sequentiallyConsistent)
-            }
-            while finished.load(ordering: .sequentiallyConsistent) < chunks {}
+            work(as: 0, threads: threads)
+            while finished.load(ordering: .sequentiallyConsistent) < count {}
         }
         return true
     }
 
-    /// The next unclaimed chunk of job `generation`, or nil when there is none (or that job is over).
-    private func claim(generation: UInt64) -> Int? {
-        var current = ticket.load(ordering: .sequentiallyConsistent)
-        while true {
-            let chunks = (current >> 12) & 0xFFF, next = current & 0xFFF
-            guard current >> 24 == generation, next < chunks else { return nil }
-            let (exchanged, original) = ticket.compareExchange(expected: current, desired: current + 1, ordering: .sequentiallyConsistent)
-            if exchanged { return Int(next) }
-            current = original
+    /// Runs thread `me`'s own range, then whatever is left of the others' (nearest first).
+    private func work(as me: Int, threads: Int) {
+        while let items = ranges[me].takeFront(granule) { execute(items) }
+        for offset in 1..<max(threads, 1) {
+            let victim = ranges[(me + offset) % threads]
+            while let items = victim.takeBack(granule) { execute(items) }
         }
     }
 
+    @inline(__always)
+    private func execute(_ items: Range<Int>) {
+        body!.pointee(items)
+        finished.add(items.count, ordering: .sequentiallyConsistent)
+    }
+
+    /// Called before the job is published: a new worker starts from the generation before it, so it takes part in it.
     private func startWorkers(_ wanted: Int) {
         while workers < wanted {
             workers += 1
-            let thread = Thread { [self] in workerLoop() }
-            thread.name = "LiteEngine worker \(workers)"
+            let index = workers, seen = ticket.load(ordering: .sequentiallyConsistent) >> 16
+            let thread = Thread { [self] in workerLoop(index, seen: seen) }
+            thread.name = "LiteEngine worker \(index)"
             thread.start()
         }
     }
 
-    private func workerLoop() {
-        var seen = ticket.load(ordering: .sequentiallyConsistent) >> 24
+    private func workerLoop(_ index: Int, seen: UInt64) {
+        var seen = seen
         while true {
-            let generation = waitForJob(after: seen)
-            seen = generation
-            while let chunk = claim(generation: generation) {
-                body!.pointee(chunk)
-                finished.add(1, ordering: .sequentiallyConsistent)
-            }
+            let job = waitForJob(after: seen)
+            seen = job >> 16
+            let threads = Int(job & 0xFFFF)
+            if index < threads { work(as: index, threads: threads) }
         }
     }
 
-    /// Spins until a job newer than `seen` is published, then sleeps until one is; returns its generation.
+    /// Spins until a job newer than `seen` is published, then sleeps until one is; returns its ticket.
     private func waitForJob(after seen: UInt64) -> UInt64 {
         let start = DispatchTime.now().uptimeNanoseconds
         var spins = 0
         while true {
-            let generation = ticket.load(ordering: .sequentiallyConsistent) >> 24
-            if generation != seen { return generation }
+            let job = ticket.load(ordering: .sequentiallyConsistent)
+            if job >> 16 != seen { return job }
             spins += 1
             if spins & 255 == 0, DispatchTime.now().uptimeNanoseconds - start > Self.spinNanoseconds { break }
         }
@@ -119,9 +134,52 @@ final class WorkerPool: @unchecked Sendable {
         sleepers.add(1, ordering: .sequentiallyConsistent)
         defer { sleepers.subtract(1, ordering: .sequentiallyConsistent) }
         while true {
-            let generation = ticket.load(ordering: .sequentiallyConsistent) >> 24
-            if generation != seen { return generation }
+            let job = ticket.load(ordering: .sequentiallyConsistent)
+            if job >> 16 != seen { return job }
             wake.wait()
+        }
+    }
+}
+
+/// The items of one thread's range not yet taken: its owner takes from the front, other threads from the back. Both
+/// bounds live in one atomic word (front in the high 32 bits), so every take is one compare-and-swap and no item is
+/// taken twice. A thread still looking at the ranges after its job ended may take an item of the next job; that is
+/// harmless, since it reads the body only after the take (see ``WorkerPool``).
+private final class ThreadRange: @unchecked Sendable {
+    // Padding keeps each range's word on a cache line of its own: owners and thieves write it on every take.
+    private let paddingBefore: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+    private let bounds = Atomic<UInt64>(0)
+    private let paddingAfter: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+
+    func store(_ range: Range<Int>) {
+        bounds.store(UInt64(range.lowerBound) << 32 | UInt64(range.upperBound), ordering: .sequentiallyConsistent)
+    }
+
+    @inline(__always)
+    func takeFront(_ granule: Int) -> Range<Int>? {
+        var current = bounds.load(ordering: .sequentiallyConsistent)
+        while true {
+            let front = Int(current >> 32), back = Int(current & 0xFFFF_FFFF)
+            guard front < back else { return nil }
+            let taken = min(granule, back - front)
+            let (exchanged, original) = bounds.compareExchange(expected: current, desired: current &+ UInt64(taken) << 32,
+                                                               ordering: .sequentiallyConsistent)
+            if exchanged { return front ..< front + taken }
+            current = original
+        }
+    }
+
+    @inline(__always)
+    func takeBack(_ granule: Int) -> Range<Int>? {
+        var current = bounds.load(ordering: .sequentiallyConsistent)
+        while true {
+            let front = Int(current >> 32), back = Int(current & 0xFFFF_FFFF)
+            guard front < back else { return nil }
+            let taken = min(granule, back - front)
+            let (exchanged, original) = bounds.compareExchange(expected: current, desired: current &- UInt64(taken),
+                                                               ordering: .sequentiallyConsistent)
+            if exchanged { return back - taken ..< back }
+            current = original
         }
     }
 }

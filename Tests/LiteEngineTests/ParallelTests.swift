@@ -65,14 +65,52 @@ final class ParallelTests: XCTestCase {
         XCTAssertEqual(wrong, 0)
     }
 
-    /// Below ``minimumWorkPerThread`` a loop runs inline on the caller, in one piece.
-    func testSmallLoopsAreNotSplit() {
+    /// Below ``minimumWorkPerThread`` a loop runs inline on the caller, in one piece; above it the pieces tile the
+    /// loop and are no shorter than `minimumChunk` except the last of each thread's share.
+    func testSmallLoopsAreNotSplitAndPiecesRespectTheMinimumChunk() {
         var pieces = 0
         parallelFor(1000, threads: 2, workPerItem: 1) { _ in pieces += 1 }
         XCTAssertEqual(pieces, 1)
-        var split = [Range<Int>]()
-        let lock = NSLock()
-        parallelFor(1000, threads: 2, workPerItem: minimumWorkPerThread) { range in lock.lock(); split.append(range); lock.unlock() }
-        XCTAssertEqual(split.sorted { $0.lowerBound < $1.lowerBound }, [0..<500, 500..<1000])
+        for (count, minimumChunk) in [(1000, 1), (1000, 64), (37, 16), (100_000, 4096)] {
+            var split = [Range<Int>]()
+            let lock = NSLock()
+            parallelFor(count, threads: 2, minimumChunk: minimumChunk, workPerItem: minimumWorkPerThread) { range in
+                lock.lock(); split.append(range); lock.unlock()
+            }
+            split.sort { $0.lowerBound < $1.lowerBound }
+            XCTAssertGreaterThan(split.count, 1, "\(count) items were not split")
+            XCTAssertEqual(split.first?.lowerBound, 0)
+            XCTAssertEqual(split.last?.upperBound, count)
+            XCTAssertTrue(zip(split, split.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound }, "\(split) do not tile 0..<\(count)")
+            XCTAssertLessThanOrEqual(split.filter { $0.count < minimumChunk }.count, 2, "\(split): too many pieces under \(minimumChunk)")
+        }
+    }
+
+    /// A thread held up inside its share (a virtual CPU the host took away) does not hold up the loop: the other
+    /// thread runs the rest of that share. Every piece takes 100 µs, so the worker starts on its share while the
+    /// caller is still on its own; the piece that starts the second share sleeps 200 ms when a worker runs it, and
+    /// the caller must then have run that share's last item.
+    func testAnIdleThreadTakesOverTheRestOfASlowThreadsShare() {
+        let saved = minimumWorkPerThread
+        minimumWorkPerThread = 1
+        defer { minimumWorkPerThread = saved }
+        let caller = pthread_self()
+        let count = 64
+        let ranBy = UnsafeMutablePointer<pthread_t?>.allocate(capacity: count)
+        defer { ranBy.deallocate() }
+        for _ in 0..<5 {
+            ranBy.initialize(repeating: nil, count: count)
+            parallelFor(count, threads: 2) { range in
+                let me = pthread_self()
+                usleep(100)
+                if range.contains(count / 2), pthread_equal(me, caller) == 0 { usleep(200_000) }
+                for i in range { ranBy[i] = me }
+            }
+            XCTAssertTrue((0..<count).allSatisfy { ranBy[$0] != nil })
+            guard let slow = ranBy[count / 2], pthread_equal(slow, caller) == 0 else { continue }  // nothing slept: again
+            XCTAssertNotEqual(pthread_equal(ranBy[count - 1]!, caller), 0, "the last item waited for the sleeping worker")
+            return
+        }
+        XCTFail("in five loops the worker never ran the middle piece")
     }
 }
