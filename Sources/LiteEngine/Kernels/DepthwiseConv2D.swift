@@ -96,26 +96,29 @@ final class DepthwiseConv2D: Kernel {
                 let b = by / geometry.outH, oy = by % geometry.outH
                 if geometry.multiplier == 1 && geometry.kh == 3 && geometry.kw == 3 && geometry.outC >= 4 {
                     let outputRow = dst + (b * geometry.outH + oy) * geometry.outW * geometry.outC
-                    var c = 0
-                    while c + 16 <= geometry.outC {
-                        row3x3(SIMD16<Float>.self, geometry, src, weights, bias, outputRow, b: b, oy: oy, channel: c)
-                        c += 16
+                    @inline(__always) func channelGroups<Clamp: ClampMode>(_ clamped: Clamp.Type) {
+                        var c = 0
+                        while c + 16 <= geometry.outC {
+                            row3x3(SIMD16<Float>.self, geometry, src, weights, bias, outputRow, b: b, oy: oy, channel: c, clamped, to: activation)
+                            c += 16
+                        }
+                        if c + 8 <= geometry.outC {
+                            row3x3(SIMD8<Float>.self, geometry, src, weights, bias, outputRow, b: b, oy: oy, channel: c, clamped, to: activation)
+                            c += 8
+                        }
+                        if c + 4 <= geometry.outC {
+                            row3x3(SIMD4<Float>.self, geometry, src, weights, bias, outputRow, b: b, oy: oy, channel: c, clamped, to: activation)
+                            c += 4
+                        }
+                        if c < geometry.outC {
+                            // The last 1-3 channels as the last four, overlapping channels already done: SIMD4 and SIMD8
+                            // lanes add the same taps in the same order, so those are written again with the same values.
+                            // (One pixel at a time, they took 4x the time of the whole rest of a 42-channel layer.)
+                            row3x3(SIMD4<Float>.self, geometry, src, weights, bias, outputRow, b: b, oy: oy, channel: geometry.outC - 4,
+                                   clamped, to: activation)
+                        }
                     }
-                    if c + 8 <= geometry.outC {
-                        row3x3(SIMD8<Float>.self, geometry, src, weights, bias, outputRow, b: b, oy: oy, channel: c)
-                        c += 8
-                    }
-                    if c + 4 <= geometry.outC {
-                        row3x3(SIMD4<Float>.self, geometry, src, weights, bias, outputRow, b: b, oy: oy, channel: c)
-                        c += 4
-                    }
-                    if c < geometry.outC {
-                        // The last 1-3 channels as the last four, overlapping channels already done: SIMD4 and SIMD8
-                        // lanes add the same taps in the same order, so those are written again with the same values.
-                        // (One pixel at a time, they took 4x the time of the whole rest of a 42-channel layer.)
-                        row3x3(SIMD4<Float>.self, geometry, src, weights, bias, outputRow, b: b, oy: oy, channel: geometry.outC - 4)
-                    }
-                    clamp(outputRow, count: geometry.outW * geometry.outC, low, high)
+                    if low != -.infinity || high != .infinity { channelGroups(Clamped.self) } else { channelGroups(Unclamped.self) }
                     continue
                 }
                 var ox = 0
@@ -155,13 +158,17 @@ final class DepthwiseConv2D: Kernel {
     /// Output row `oy` of a 3x3 filter (depth multiplier 1) for the `V.scalarCount` channels from `channel` on: their
     /// nine weight vectors and bias stay in registers while the row's pixels go by, nine fused multiply-adds
     /// each, in the one-channel loop's tap order; taps outside the input are skipped (a loop of its own for the
-    /// columns whose taps are all inside, on rows whose taps are too). Not clamped. (Loading the weights once per
+    /// columns whose taps are all inside, on rows whose taps are too), clamped to `activation` as it is stored when
+    /// `Clamp` is ``Clamped`` (a pass of its own over the output took 7% of a stride-2 layer's time). A type, so that
+    /// each case is its own specialization: with a Bool the layers without an activation ran 6-9% slower, their loop
+    /// testing it and holding the bounds in registers the weights need (AVX2: nine SIMD16 weights are already 18 of 16).
+    /// (Loading the weights once per
     /// four pixels, as ``fourPixels`` does, ran at 0.6-0.75x XNNPACK's speed on MobileNetV2's layers: the products
     /// were scheduled ahead of their sums and spilled, and edge pixels took a slow path.)
     @inline(__always)
-    static func row3x3<V: SIMD & MultiplyAdd>(_: V.Type, _ g: Geometry, _ src: UnsafePointer<Float>, _ weights: UnsafePointer<Float>,
+    static func row3x3<V: SIMD & MultiplyAdd, Clamp: ClampMode>(_: V.Type, _ g: Geometry, _ src: UnsafePointer<Float>, _ weights: UnsafePointer<Float>,
                                               _ bias: UnsafePointer<Float>?, _ outputRow: UnsafeMutablePointer<Float>, b: Int, oy: Int,
-                                              channel c: Int) where V.Scalar == Float {
+                                              channel c: Int, _: Clamp.Type, to activation: (Float, Float)) where V.Scalar == Float {
         let iy0 = oy &* g.strideH &- g.padH
         @inline(__always) func rowInside(_ ky: Int) -> Bool { iy0 &+ ky &* g.dilationH >= 0 && iy0 &+ ky &* g.dilationH < g.inH }
         let (top, middle, bottom) = (rowInside(0), rowInside(1), rowInside(2))
@@ -173,6 +180,7 @@ final class DepthwiseConv2D: Kernel {
         let w0 = weight(0), w1 = weight(1), w2 = weight(2), w3 = weight(3), w4 = weight(4)
         let w5 = weight(5), w6 = weight(6), w7 = weight(7), w8 = weight(8)
         let start = bias.map { UnsafeRawPointer($0 + c).loadUnaligned(as: V.self) } ?? V()
+        let low = V(repeating: activation.0), high = V(repeating: activation.1), clamps = Clamp.isClamped
         let base = src + c
         @inline(__always) func compute(_ ox: Int, rows: (Bool, Bool, Bool), columns: (Bool, Bool, Bool)) {
             let p = base + (origin &+ ox &* pixel)
@@ -193,7 +201,7 @@ final class DepthwiseConv2D: Kernel {
                 if columns.1 { a = .multiplyAdd(a, input(2 &* row &+ column), w7) }
                 if columns.2 { a = .multiplyAdd(a, input(2 &* row &+ 2 &* column), w8) }
             }
-            UnsafeMutableRawPointer(outputRow + (ox &* g.outC &+ c)).storeBytes(of: a, as: V.self)
+            UnsafeMutableRawPointer(outputRow + (ox &* g.outC &+ c)).storeBytes(of: clamps ? .clamp(a, low, high) : a, as: V.self)
         }
         @inline(__always) func edge(_ ox: Int) {
             let ix0 = ox &* g.strideW &- g.padW
@@ -218,7 +226,7 @@ final class DepthwiseConv2D: Kernel {
                 a = .multiplyAdd(a, r2.loadUnaligned(as: V.self), w6)
                 a = .multiplyAdd(a, r2.loadUnaligned(fromByteOffset: columnBytes, as: V.self), w7)
                 a = .multiplyAdd(a, r2.loadUnaligned(fromByteOffset: 2 &* columnBytes, as: V.self), w8)
-                o.storeBytes(of: a, as: V.self)
+                o.storeBytes(of: clamps ? .clamp(a, low, high) : a, as: V.self)
                 r0 += step; r1 += step; r2 += step; o += outputStep
             }
         } else {
@@ -418,3 +426,8 @@ final class DepthwiseConv2D: Kernel {
         return (out, [batches, gh.output, gw.output, outC])
     }
 }
+
+/// Whether a kernel specialized on it clamps its results to the activation range (see ``DepthwiseConv2D/row3x3``).
+protocol ClampMode { static var isClamped: Bool { get } }
+enum Clamped: ClampMode { static var isClamped: Bool { true } }
+enum Unclamped: ClampMode { static var isClamped: Bool { false } }

@@ -66,8 +66,13 @@ func applyTanh(_ values: UnsafeMutablePointer<Float>, _ count: Int) {
 /// library's `addingProduct` on SIMD types is a lane-by-lane loop even when the CPU has FMA (a 3x3 depthwise
 /// convolution measured 2-3x slower with it), so the vector forms call the intrinsics. Without fusing, the compiler
 /// scheduled a depthwise filter's 36 products ahead of their sums and spilled them to the stack.
+///
+/// `clamp(v, low, high)` is the activation clamp of ``clamp(_:count:_:_:)`` (`v < low ? low : v`, then
+/// `x > high ? high : x`: NaN passes through) in `max`/`min` instructions, whose NaN rule (the second operand when
+/// either is NaN) gives the same results; Swift's SIMD comparisons compile to lane loops.
 protocol MultiplyAdd {
     static func multiplyAdd(_ c: Self, _ a: Self, _ b: Self) -> Self
+    static func clamp(_ v: Self, _ low: Self, _ high: Self) -> Self
 }
 
 extension Float: MultiplyAdd {
@@ -77,6 +82,20 @@ extension Float: MultiplyAdd {
         #else
         return c + a * b
         #endif
+    }
+
+    @inline(__always) static func clamp(_ v: Float, _ low: Float, _ high: Float) -> Float {
+        let x = v < low ? low : v
+        return x > high ? high : x
+    }
+}
+
+extension SIMD where Scalar == Float {
+    /// The clamp lane by lane, for builds without the vector instructions.
+    @inline(__always) static func clampLanes(_ v: Self, _ low: Self, _ high: Self) -> Self {
+        var result = v
+        for i in result.indices { result[i] = Float.clamp(v[i], low[i], high[i]) }
+        return result
     }
 }
 
@@ -91,6 +110,17 @@ extension SIMD16: MultiplyAdd where Scalar == Float {
         return c + a * b
         #endif
     }
+
+    @inline(__always) static func clamp(_ v: Self, _ low: Self, _ high: Self) -> Self {
+        #if LITE_AVX512_VNNI
+        return unsafeBitCast(_mm512_min_ps(unsafeBitCast(high, to: __m512.self),
+                                           _mm512_max_ps(unsafeBitCast(low, to: __m512.self), unsafeBitCast(v, to: __m512.self))), to: Self.self)
+        #elseif LITE_AVX2
+        return Self(lowHalf: .clamp(v.lowHalf, low.lowHalf, high.lowHalf), highHalf: .clamp(v.highHalf, low.highHalf, high.highHalf))
+        #else
+        return clampLanes(v, low, high)
+        #endif
+    }
 }
 
 extension SIMD8: MultiplyAdd where Scalar == Float {
@@ -102,6 +132,15 @@ extension SIMD8: MultiplyAdd where Scalar == Float {
         return c + a * b
         #endif
     }
+
+    @inline(__always) static func clamp(_ v: Self, _ low: Self, _ high: Self) -> Self {
+        #if LITE_AVX2
+        return unsafeBitCast(_mm256_min_ps(unsafeBitCast(high, to: __m256.self),
+                                           _mm256_max_ps(unsafeBitCast(low, to: __m256.self), unsafeBitCast(v, to: __m256.self))), to: Self.self)
+        #else
+        return clampLanes(v, low, high)
+        #endif
+    }
 }
 
 extension SIMD4: MultiplyAdd where Scalar == Float {
@@ -111,6 +150,15 @@ extension SIMD4: MultiplyAdd where Scalar == Float {
                              to: Self.self)
         #else
         return c + a * b
+        #endif
+    }
+
+    @inline(__always) static func clamp(_ v: Self, _ low: Self, _ high: Self) -> Self {
+        #if LITE_AVX2
+        return unsafeBitCast(_mm_min_ps(unsafeBitCast(high, to: __m128.self),
+                                        _mm_max_ps(unsafeBitCast(low, to: __m128.self), unsafeBitCast(v, to: __m128.self))), to: Self.self)
+        #else
+        return clampLanes(v, low, high)
         #endif
     }
 }
