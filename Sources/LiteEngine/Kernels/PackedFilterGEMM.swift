@@ -54,12 +54,13 @@ final class PackedFilterGEMM: @unchecked Sendable {
             let panel = packed + p * (k + 1) * panelWidth
             let width = min(panelWidth, n - p * panelWidth)
             if let bias { panel.update(from: bias + p * panelWidth, count: width) }
-            // A panel's channels by 16 values of k at a time, so that reads and writes both stay within a few cache lines.
-            for i0 in stride(from: 0, to: k, by: 16) {
-                for j in 0..<width {
-                    let source = filter + (p * panelWidth + j) * k, destination = panel + panelWidth + j
-                    for i in i0..<min(i0 + 16, k) { destination[i * panelWidth] = source[i] }
-                }
+            // Row by row of the panel: each row's panelWidth values written in order, read from the panel's
+            // channels, whose next values stay in cache for the rows that follow.
+            let source = filter + p * panelWidth * k
+            var destination = panel + panelWidth
+            for i in 0..<k {
+                for j in 0..<width { destination[j] = source[j &* k &+ i] }
+                destination += panelWidth
             }
         }
     }
