@@ -155,30 +155,20 @@ private final class ThreadRange: @unchecked Sendable {
         bounds.store(UInt64(range.lowerBound) << 32 | UInt64(range.upperBound), ordering: .sequentiallyConsistent)
     }
 
-    @inline(__always)
-    func takeFront(_ granule: Int) -> Range<Int>? {
-        var current = bounds.load(ordering: .sequentiallyConsistent)
-        while true {
-            let front = Int(current >> 32), back = Int(current & 0xFFFF_FFFF)
-            guard front < back else { return nil }
-            let taken = min(granule, back - front)
-            let (exchanged, original) = bounds.compareExchange(expected: current, desired: current &+ UInt64(taken) << 32,
-                                                               ordering: .sequentiallyConsistent)
-            if exchanged { return front ..< front + taken }
-            current = original
-        }
-    }
+    @inline(__always) func takeFront(_ granule: Int) -> Range<Int>? { take(granule, fromFront: true) }
+    @inline(__always) func takeBack(_ granule: Int) -> Range<Int>? { take(granule, fromFront: false) }
 
+    /// Up to `granule` items from one end, or nil when none are left.
     @inline(__always)
-    func takeBack(_ granule: Int) -> Range<Int>? {
+    private func take(_ granule: Int, fromFront: Bool) -> Range<Int>? {
         var current = bounds.load(ordering: .sequentiallyConsistent)
         while true {
             let front = Int(current >> 32), back = Int(current & 0xFFFF_FFFF)
             guard front < back else { return nil }
             let taken = min(granule, back - front)
-            let (exchanged, original) = bounds.compareExchange(expected: current, desired: current &- UInt64(taken),
-                                                               ordering: .sequentiallyConsistent)
-            if exchanged { return back - taken ..< back }
+            let desired = fromFront ? current &+ UInt64(taken) << 32 : current &- UInt64(taken)
+            let (exchanged, original) = bounds.compareExchange(expected: current, desired: desired, ordering: .sequentiallyConsistent)
+            if exchanged { return fromFront ? front ..< front + taken : back - taken ..< back }
             current = original
         }
     }
