@@ -4,7 +4,7 @@ import LiteEngine
 import LiteFormat
 
 struct Bench: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Time model load and inference on random inputs.")
+    static let configuration = CommandConfiguration(commandName: "bench", abstract: "Time model load and inference on random inputs.")
 
     @Argument(help: "Path to a .tflite model.") var model: String
     @Option(help: "Threads.") var threads = 1

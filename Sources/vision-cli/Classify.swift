@@ -7,6 +7,7 @@ import LiteTasks
 
 struct Classify: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "classify",
         abstract: "Classify images with MediaPipe's ImageClassifier semantics.",
         discussion: "IMAGE may be files or folders (their PNG, JPEG, BMP and PPM files, in name order). The default model is the registry's default image classifier (ImageNet MobileNetV2)."
     )

@@ -50,6 +50,7 @@ struct DetectionModelOptions: ParsableArguments {
 
 struct Detect: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "detect",
         abstract: "Detect objects (and label them with a custom classifier) with ML Kit's object detection semantics, single-image mode.",
         discussion: "IMAGE may be files or folders. Frames are in pixels of the image as shown (after its orientation)."
     )
@@ -103,6 +104,7 @@ struct Detect: ParsableCommand {
 
 struct Track: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "track",
         abstract: "Track objects over an image sequence with ML Kit's stream mode: stable tracking IDs, labels as they become ready.",
         discussion: "Frames are processed in name order. Objects are reported per frame with their tracking ID; an object may appear before its labels (stream mode labels at most two objects per frame)."
     )

@@ -4,7 +4,7 @@ import LiteEngine
 import LiteFormat
 
 struct Inspect: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show a model's graph, tensors, ops, metadata and planned memory.")
+    static let configuration = CommandConfiguration(commandName: "inspect", abstract: "Show a model's graph, tensors, ops, metadata and planned memory.")
 
     @Argument(help: "Path to a .tflite model.") var model: String
     @Flag(help: "Print one JSON object.") var json = false

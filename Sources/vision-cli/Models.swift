@@ -5,12 +5,13 @@ import LiteTasks
 
 struct Models: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "models",
         abstract: "List, fetch and remove the models of the registry (models/registry.json).",
         subcommands: [List.self, Fetch.self, Remove.self]
     )
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the registry's models and whether each is cached.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the registry's models and whether each is cached.")
         @OptionGroup var location: RegistryLocation
         @Flag(help: "Print JSON.") var json = false
 
@@ -35,7 +36,7 @@ struct Models: ParsableCommand {
     }
 
     struct Fetch: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Download (or copy from the mirror) and verify models.")
+        static let configuration = CommandConfiguration(commandName: "fetch", abstract: "Download (or copy from the mirror) and verify models.")
         @OptionGroup var location: RegistryLocation
         @Argument(help: "Model names or aliases.") var names: [String]
 

@@ -3,7 +3,7 @@ import Foundation
 import LiteEngine
 
 struct Run: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Run a model on .npy inputs and write its outputs as .npy files.")
+    static let configuration = CommandConfiguration(commandName: "run", abstract: "Run a model on .npy inputs and write its outputs as .npy files.")
 
     @Argument(help: "Path to a .tflite model.") var model: String
     @Option(name: .long, help: "An input .npy file, once per model input, in order.") var input: [String] = []
