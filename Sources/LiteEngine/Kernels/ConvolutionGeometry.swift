@@ -50,11 +50,7 @@ func rowMajorStrides(_ shape: [Int]) -> [Int] {
 @inline(__always)
 func clamp(_ values: UnsafeMutablePointer<Float>, count: Int, _ low: Float, _ high: Float) {
     if low == -.infinity && high == .infinity { return }
-    for i in 0..<count {
-        let v = values[i]
-        let x = v < low ? low : v
-        values[i] = x > high ? high : x
-    }
+    for i in 0..<count { values[i] = Float.clamp(values[i], low, high) }
 }
 
 /// The product of `factors`, saturating at `Int.max / 2` (scratch sizes of hostile shapes must not trap;

@@ -162,9 +162,9 @@ final class DepthwiseConv2D: Kernel {
     /// `Clamp` is ``Clamped`` (a pass of its own over the output took 7% of a stride-2 layer's time). A type, so that
     /// each case is its own specialization: with a Bool the layers without an activation ran 6-9% slower, their loop
     /// testing it and holding the bounds in registers the weights need (AVX2: nine SIMD16 weights are already 18 of 16).
-    /// (Loading the weights once per
-    /// four pixels, as ``fourPixels`` does, ran at 0.6-0.75x XNNPACK's speed on MobileNetV2's layers: the products
-    /// were scheduled ahead of their sums and spilled, and edge pixels took a slow path.)
+    /// (Loading the weights once per four pixels, as ``fourPixels`` does, ran at 0.6-0.75x XNNPACK's speed on
+    /// MobileNetV2's layers: the products were scheduled ahead of their sums and spilled, and edge pixels took a slow
+    /// path.)
     @inline(__always)
     static func row3x3<V: SIMD & MultiplyAdd, Clamp: ClampMode>(_: V.Type, _ g: Geometry, _ src: UnsafePointer<Float>, _ weights: UnsafePointer<Float>,
                                               _ bias: UnsafePointer<Float>?, _ outputRow: UnsafeMutablePointer<Float>, b: Int, oy: Int,
