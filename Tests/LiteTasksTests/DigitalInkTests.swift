@@ -474,6 +474,128 @@ final class DigitalInkRecognizerTests: XCTestCase {
 }
 
 final class InkLanguageModelTests: XCTestCase {
+    func temporaryLexicon(_ text: String) throws -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("lexicon-\(UUID().uuidString).tsv")
+        try Data(text.utf8).write(to: url)
+        addTeardownBlock { try? FileManager.default.removeItem(at: url) }
+        return url.path
+    }
+
+    /// Every probability the model gives after each of `contexts`: the word boundary and every letter in both cases.
+    func probabilities(_ model: InkLanguageModel, after contexts: [String]) -> [Double] {
+        contexts.flatMap { context -> [Double] in
+            let state = model.state(after: context)
+            return [model.endOfWord(state)] + "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'".utf8.map { model.extend(state, with: $0).0 }
+        }
+    }
+
+    /// The lexicon is sorted when it is read: the same words in another order, or a word's count split over two
+    /// lines, give the same model to the bit (counts that are multiples of 100 keep every n-gram sum exact).
+    func testTheModelDoesNotDependOnTheOrderOfTheFile() throws {
+        let lines = ["the\t5000", "then\t700", "they\t900", "a\t3000", "an\t400", "ant\t300", "anna\t200\tN",
+                     "don't\t600", "zebra\t100", "th\t100"]
+        let contexts = ["", "t", "th", "the", "an", "ann", "don", "don'", "x", "hello th"]
+        let reference = try InkLanguageModel(path: temporaryLexicon(lines.joined(separator: "\n")))
+        XCTAssertEqual(reference.wordCount, lines.count)
+        let expected = probabilities(reference, after: contexts)
+        XCTAssertTrue(expected.allSatisfy { !$0.isNaN })
+        var generator = SplitMix64(seed: 7)
+        for _ in 0..<5 {
+            let shuffled = try InkLanguageModel(path: temporaryLexicon(lines.shuffled(using: &generator).joined(separator: "\n") + "\n"))
+            XCTAssertEqual(probabilities(shuffled, after: contexts), expected)
+        }
+        let split = lines.map { $0 == "the\t5000" ? "the\t2000\nthe\t3000" : $0 }
+        XCTAssertEqual(probabilities(try InkLanguageModel(path: temporaryLexicon(split.joined(separator: "\n"))), after: contexts), expected)
+        // The trie's counts: "th" ends 100 of the 6,700 words under it (the spelling model adds a little).
+        XCTAssertEqual(reference.endOfWord(reference.state(after: "th")), log(100.0 / 6700), accuracy: 0.1)
+    }
+
+    /// Witten-Bell by hand for "ab" seen 100 and 200 times (n-gram weights 1 and 2): every n-gram of the word is
+    /// counted 3 times and is one type, the unigrams a, b and the boundary make 9 counts of 3 types, and each
+    /// order interpolates with the one below (the uniform 1/28 below unigrams).
+    func testNgramProbabilitiesAreWittenBellOverTheCounts() throws {
+        let model = try InkLanguageModel(path: temporaryLexicon("ab\t100\nab\t200\n"))
+        let unigram = (3 + 3.0 / 28) / (9 + 3)
+        let longer = { (lower: Double) in (3 + lower) / (3 + 1) }
+        let (a, b) = (InkLanguageModel.symbol(of: UInt8(ascii: "a"))!, InkLanguageModel.symbol(of: UInt8(ascii: "b"))!)
+        XCTAssertEqual(model.ngramProbability(a, history: [0, 0, 0][...]), longer(longer(longer(unigram))), accuracy: 1e-15)
+        XCTAssertEqual(model.ngramProbability(0, history: [0, a, b][...]), longer(longer(longer(unigram))), accuracy: 1e-15)
+        // "b" never follows "b": its unigram share only, discounted at each order that has seen the history.
+        XCTAssertEqual(model.ngramProbability(b, history: [0, a, b][...]), pow(0.25, 3) * unigram, accuracy: 1e-15)
+    }
+
+    func testMalformedLexiconsAreTypedErrors() throws {
+        let cases: [(String, String)] = [
+            ("", "no words"),
+            ("\n\n", "no words"),
+            ("word", "line 1 is not"),
+            ("good\t10\nword 12", "line 2 is not"),
+            ("word\t", "line 1 is not"),
+            ("word\tmany", "line 1 is not"),
+            ("word\t0", "line 1 is not"),
+            ("word\t-5", "line 1 is not"),
+            ("word\tinf", "line 1 is not"),
+            ("word\tnan", "line 1 is not"),
+            ("word\t1e-323", "line 1 is not"),
+            ("word\t1e16", "line 1 is not"),
+            ("word\t10\tX", "line 1 is not"),
+            ("word\t10\tN\tN", "line 1 is not"),
+            ("word\t10\r", "line 1 is not"),
+            ("caf\u{e9}\t10", "line 1: a word may hold only a-z and '"),
+            ("two words\t10", "line 1: a word may hold only a-z and '"),
+            (String(repeating: "a", count: 256) + "\t10", "line 1 holds a word longer than 255 characters"),
+        ]
+        for (text, message) in cases {
+            XCTAssertThrowsError(try InkLanguageModel(path: temporaryLexicon(text)), text.debugDescription) { error in
+                guard let error = error as? TaskError else { return XCTFail("\(error) is not a TaskError") }
+                XCTAssertTrue("\(error)".contains(message), "\(text.debugDescription): \(error)")
+            }
+        }
+        // At the limits: a 255-letter word, a 15-digit count, a count with a decimal point, a name.
+        let model = try InkLanguageModel(path: temporaryLexicon(String(repeating: "a", count: 255) + "\t999999999999999\nb\t2.5\nc\t7\tN\n"))
+        XCTAssertEqual(model.wordCount, 3)
+    }
+
+    /// Mutated lexicons (bytes changed, cut, repeated, numbers made extreme) load or throw a TaskError, and a model
+    /// that loads gives no NaN.
+    func testMutatedLexiconsNeverCrash() throws {
+        let path = Paths.packageRoot.appendingPathComponent("models/ink-en.lexicon.tsv").path
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let head = Array(text.split(separator: "\n").prefix(150).joined(separator: "\n").utf8)
+        var generator = SplitMix64(seed: 11)
+        var loaded = 0
+        for _ in 0..<400 {
+            var bytes = head
+            for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                switch Int.random(in: 0..<5, using: &generator) {
+                case 0: bytes = Array(bytes.prefix(Int.random(in: 0...bytes.count, using: &generator)))
+                case 1: if !bytes.isEmpty { bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator) }
+                case 2:
+                    if let at = bytes.indices.filter({ (48...57).contains(bytes[$0]) }).randomElement(using: &generator) {
+                        let extreme = ["0", "-1", "1e308", "1e-320", "nan", "inf", "999999999999999999999", "0x10"].randomElement(using: &generator)!
+                        bytes.replaceSubrange(at...at, with: Array(extreme.utf8))
+                    }
+                case 3:
+                    if !bytes.isEmpty {
+                        let at = Int.random(in: 0..<bytes.count, using: &generator)
+                        bytes.insert(contentsOf: bytes[at..<min(bytes.count, at + 300)], at: at)
+                    }
+                default: if !bytes.isEmpty { bytes.remove(at: Int.random(in: 0..<bytes.count, using: &generator)) }
+                }
+            }
+            let url = FileManager.default.temporaryDirectory.appendingPathComponent("lexicon-mutant.tsv")
+            try Data(bytes).write(to: url)
+            do {
+                let model = try InkLanguageModel(path: url.path)
+                loaded += 1
+                XCTAssertFalse(probabilities(model, after: ["", "th"]).contains { $0.isNaN })
+            } catch is TaskError {
+            }
+        }
+        try? FileManager.default.removeItem(at: FileManager.default.temporaryDirectory.appendingPathComponent("lexicon-mutant.tsv"))
+        XCTAssertGreaterThan(loaded, 0, "some mutants should still load")
+    }
+
     func testNextCharacterProbabilitiesSumToOne() throws {
         let path = Paths.packageRoot.appendingPathComponent("models/ink-en.lexicon.tsv").path
         let model = try InkLanguageModel.shared(path: path)
