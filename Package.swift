@@ -33,10 +33,13 @@ let package = Package(
             name: "CImageCodecs",
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]
         ),
+        /// HTTP downloads through libcurl opened at the first download (not linked: FoundationNetworking would load
+        /// libcurl and ~30 TLS and network libraries into every process at start).
+        .target(name: "CHTTPGet"),
         .target(name: "LiteFormat"),
         .target(name: "LiteEngine", dependencies: ["LiteFormat", "COpenBLAS"]),
         .target(name: "LiteImage", dependencies: ["CImageCodecs"]),
-        .target(name: "LiteTasks", dependencies: ["LiteEngine", "LiteImage"]),
+        .target(name: "LiteTasks", dependencies: ["LiteEngine", "LiteImage", "CHTTPGet"]),
         .executableTarget(
             name: "vision-cli",
             dependencies: [

@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import CHTTPGet
 
 /// One model the project knows: where it lives publicly and how to check it (an entry of models/registry.json).
 public struct RegisteredModel: Codable, Sendable, Equatable {
@@ -210,30 +208,40 @@ public struct ModelRegistry: Sendable {
     }
 
     func download(_ model: RegisteredModel, to partial: URL, offset: Int, progress: ((Int, Int) -> Void)?) throws {
-        guard let url = URL(string: model.url) else { throw TaskError.io("bad URL \(model.url)") }
-        var request = URLRequest(url: url, timeoutInterval: 60)
-        if offset > 0 { request.setValue("bytes=\(offset)-", forHTTPHeaderField: "Range") }
-        let semaphore = DispatchSemaphore(value: 0)
-        let box = DownloadBox()
-        let task = URLSession.shared.dataTask(with: request) { data, response, error in
-            box.data = data
-            box.status = (response as? HTTPURLResponse)?.statusCode ?? 0
-            box.error = error
-            semaphore.signal()
+        guard let url = URL(string: model.url), ["http", "https"].contains(url.scheme?.lowercased()) else {
+            throw TaskError.io("bad URL \(model.url): downloads are http or https")
         }
-        task.resume()
-        semaphore.wait()
-        if let error = box.error { throw TaskError.io("download failed: \(error.localizedDescription)") }
-        guard let data = box.data, box.status == 200 || box.status == 206 else { throw TaskError.io("download failed: HTTP \(box.status)") }
-        let output = try appendHandle(partial, offset: box.status == 206 ? offset : 0)
+        // The body is collected, then written where the status says it starts; a server sending more than the model
+        // holds is cut off rather than filling memory.
+        let body = DownloadBody(limit: model.size)
+        var status = 0
+        var message = [CChar](repeating: 0, count: 512)
+        let result = withExtendedLifetime(body) {
+            lite_http_get(model.url, Int64(offset), 60, 60, { data, size, context in
+                let body = Unmanaged<DownloadBody>.fromOpaque(context!).takeUnretainedValue()
+                guard let data else { return 0 }
+                guard body.data.count + size <= body.limit else {
+                    body.overflowed = true
+                    return 0
+                }
+                body.data.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: size)
+                return size
+            }, Unmanaged.passUnretained(body).toOpaque(), &status, &message, message.count)
+        }
+        if body.overflowed { throw TaskError.io("download failed: \(model.url) sends more than the registry's \(model.size) bytes") }
+        guard result == 0 else { throw TaskError.io("download failed: \(String(cString: message))") }
+        guard status == 200 || status == 206 else { throw TaskError.io("download failed: HTTP \(status)") }
+        let output = try appendHandle(partial, offset: status == 206 ? offset : 0)
         defer { try? output.close() }
-        output.write(data)
-        progress?((box.status == 206 ? offset : 0) + data.count, model.size)
+        output.write(body.data)
+        progress?((status == 206 ? offset : 0) + body.data.count, model.size)
     }
 }
 
-private final class DownloadBox: @unchecked Sendable {
-    var data: Data?
-    var status = 0
-    var error: Error?
+private final class DownloadBody {
+    var data = Data()
+    let limit: Int
+    var overflowed = false
+
+    init(limit: Int) { self.limit = limit }
 }
