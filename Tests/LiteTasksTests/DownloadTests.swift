@@ -86,13 +86,14 @@ final class LocalHTTPServer: @unchecked Sendable {
 
 /// Downloads go through libcurl, opened at the first download; these run against a server on this machine.
 final class DownloadTests: XCTestCase {
-    func registry(serving server: LocalHTTPServer, path: String) throws -> (ModelRegistry, RegisteredModel) {
+    /// A registry with no mirror and an empty cache whose one model, "flowers", is at `url`.
+    func registry(downloading url: String) throws -> (ModelRegistry, RegisteredModel) {
         let cache = FileManager.default.temporaryDirectory.appendingPathComponent("litevision-cache-\(UUID().uuidString)").path
         addTeardownBlock { try? FileManager.default.removeItem(atPath: cache) }
         var registry = try ModelRegistry.bundled(cacheDirectory: cache)
         registry.mirrorDirectory = nil
         var model = try registry.model(named: "flowers")
-        model.url = "http://127.0.0.1:\(server.port)/\(path)"
+        model.url = url
         registry.models = [model]
         return (registry, model)
     }
@@ -105,7 +106,7 @@ final class DownloadTests: XCTestCase {
     func testADownloadIsVerifiedAndAPartialOneResumes() throws {
         let server = try LocalHTTPServer(serving: try flowers(), as: "flowers.tflite")
         defer { server.stop() }
-        let (registry, model) = try registry(serving: server, path: "flowers.tflite")
+        let (registry, model) = try registry(downloading: "http://127.0.0.1:\(server.port)/flowers.tflite")
         var progress: [Int] = []
         let path = try registry.fetch(model) { done, _ in progress.append(done) }
         XCTAssertEqual(progress.last, model.size)
@@ -122,11 +123,11 @@ final class DownloadTests: XCTestCase {
     func testHTTPErrorsAndOversizedBodiesFail() throws {
         let server = try LocalHTTPServer(serving: try flowers(), as: "flowers.tflite", extraBytes: 10)
         defer { server.stop() }
-        let (missing, missingModel) = try registry(serving: server, path: "nothing-here.tflite")
+        let (missing, missingModel) = try registry(downloading: "http://127.0.0.1:\(server.port)/nothing-here.tflite")
         XCTAssertThrowsError(try missing.fetch(missingModel, retries: 1)) { error in
             XCTAssertTrue("\(error)".contains("HTTP 404"), "\(error)")
         }
-        let (oversized, model) = try registry(serving: server, path: "flowers.tflite")
+        let (oversized, model) = try registry(downloading: "http://127.0.0.1:\(server.port)/flowers.tflite")
         XCTAssertThrowsError(try oversized.fetch(model, retries: 1)) { error in
             XCTAssertTrue("\(error)".contains("more than the registry's \(model.size) bytes"), "\(error)")
         }
@@ -134,12 +135,7 @@ final class DownloadTests: XCTestCase {
     }
 
     func testOnlyHTTPAndHTTPSAreDownloaded() throws {
-        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("litevision-cache-\(UUID().uuidString)").path
-        addTeardownBlock { try? FileManager.default.removeItem(atPath: cache) }
-        var registry = try ModelRegistry.bundled(cacheDirectory: cache)
-        registry.mirrorDirectory = nil
-        var model = try registry.model(named: "flowers")
-        model.url = "file:///etc/passwd"
+        let (registry, model) = try registry(downloading: "file:///etc/passwd")
         XCTAssertThrowsError(try registry.fetch(model, retries: 1)) { error in
             XCTAssertTrue("\(error)".contains("downloads are http or https"), "\(error)")
         }
