@@ -20,7 +20,7 @@ import zlib
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 # Keras 2 (the tf_keras package): TensorFlow's converter fuses its LSTM layers into UNIDIRECTIONAL_SEQUENCE_LSTM;
-# Keras 3's LSTM converts to a WHILE loop over its cell instead, which the engine does not run.
+# Keras 3's LSTM converts to a WHILE loop over its cell instead (the while_keras3_* cases).
 os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
 import numpy as np
 import tensorflow as tf
@@ -704,6 +704,38 @@ case("hybrid_lstm_keras", [(1, 10, 40)], keras=True, optimize="dynamic_range")(
     keras_sequence_model(10, 40, 1, lambda x: lstm_layer(48, 100, return_sequences=True)(x)))
 case("hybrid_lstm_keras_batch2_last", [(2, 7, 40)], keras=True, optimize="dynamic_range")(
     keras_sequence_model(7, 40, 2, lambda x: lstm_layer(36, 110)(x)))
+
+# ---- comparisons, logic and control flow ----------------------------------------------------------------
+case("comparisons_broadcast", [(2, 3, 4), (3, 1)])(
+    lambda x, y: tf.cast(tf.less(x, y), tf.float32) + 2 * tf.cast(tf.greater_equal(x, y), tf.float32)
+    + 4 * tf.cast(tf.less_equal(y, x), tf.float32) + 8 * tf.cast(tf.greater(y, 0.5), tf.float32))
+case("comparisons_int32_equality", [(4, 5), (4, 5)], low=-3.0, high=3.0)(
+    lambda x, y: tf.cast(tf.equal(tf.cast(x, tf.int32), tf.cast(y, tf.int32)), tf.float32)
+    - tf.cast(tf.not_equal(tf.cast(x, tf.int32), 1), tf.float32))
+case("logical_ops", [(3, 6), (1, 6)])(
+    lambda x, y: tf.cast(tf.logical_or(tf.logical_not(x > 0), tf.logical_and(y < 0.5, x < 1.0)), tf.float32)
+    + 2 * tf.cast(tf.logical_not(tf.logical_and(x > -0.5, y > 0)), tf.float32))
+# tf.while_loop becomes WHILE with condition and body subgraphs: a counted loop, and one whose condition reads the data.
+case("while_counted", [(3,)])(
+    lambda x: tf.while_loop(lambda i, v: i < 5, lambda i, v: (i + 1, v * 1.5 + 0.25), [tf.constant(0), x])[1])
+case("while_data_dependent", [(2, 4)], low=0.1, high=1.0)(
+    lambda x: tf.while_loop(lambda i, v: tf.logical_and(i < 40, tf.reduce_max(v) < 20.0),
+                            lambda i, v: (i + 1, v * 1.3 + 0.1), [tf.constant(0), x])[1])
+
+
+def keras3_lstm(time_steps, features, units, **kwargs):
+    """A Keras 3 LSTM (the `keras` package, not tf_keras): the converter writes a WHILE loop over its cell."""
+    def build():
+        import keras as keras3
+        keras3.utils.set_random_seed(7)
+        model = keras3.Sequential([keras3.Input((time_steps, features), batch_size=1), keras3.layers.LSTM(units, **kwargs),
+                                   keras3.layers.Dense(3)])
+        return tf.lite.TFLiteConverter.from_keras_model(model).convert()
+    return build
+
+
+case("while_keras3_lstm", [(1, 10, 8)], built=True, low=-1.0, high=1.0)(keras3_lstm(10, 8, 16))
+case("while_keras3_lstm_sequences", [(1, 6, 5)], built=True, low=-1.0, high=1.0)(keras3_lstm(6, 5, 7, return_sequences=True))
 
 # ---- weight formats --------------------------------------------------------------------------------------
 fp16_w, fp16_b = const(3, 3, 4, 6), const(6)

@@ -39,6 +39,8 @@ public final class Interpreter: @unchecked Sendable {
     public let model: TFLiteModel
     public let options: Options
     public let tensors: [Tensor]
+    /// Which of the model's subgraphs this interpreter runs: 0, or the body or condition of a WHILE.
+    let subgraphIndex: Int
     let subgraph: SubGraphDescription
     let kernels: [Kernel]
     let nodeCodes: [OperatorCode]
@@ -47,9 +49,14 @@ public final class Interpreter: @unchecked Sendable {
     /// Tensor index -> the tensor whose bytes it shares: a folded node's output is its input.
     let aliases: [Int: Int]
 
+    /// The subgraphs this one runs inside, outermost first, and itself.
+    let enclosingSubgraphs: [Int]
+
     private var arena: UnsafeMutableRawBufferPointer?
     private var scratch: UnsafeMutableRawBufferPointer?
     private var needsPlan = true
+    /// Whether planning reads the inputs' values (see ``planWithInputValues()``).
+    private(set) var plansWithInputValues = false
     /// Bytes of the arena holding intermediate tensors, at the current input shapes.
     public private(set) var arenaBytes = 0
     public private(set) var scratchBytes = 0
@@ -60,10 +67,27 @@ public final class Interpreter: @unchecked Sendable {
         try self.init(model: model, options: options)
     }
 
-    public init(model: TFLiteModel, options: Options = Options()) throws {
+    public convenience init(model: TFLiteModel, options: Options = Options()) throws {
+        try self.init(model: model, subgraph: 0, options: options, enclosing: [], budget: SubgraphBudget())
+    }
+
+    /// An interpreter of subgraph `index`, built for a control-flow node (WHILE) of the subgraphs in `enclosing`,
+    /// outermost first: a subgraph that would run inside itself is an error, not an endless recursion.
+    init(model: TFLiteModel, subgraph index: Int, options: Options, enclosing: [Int], budget: SubgraphBudget) throws {
+        guard budget.take() else {
+            throw EngineError.format(.malformed(path: "subgraphs", reason: "control flow runs more than \(SubgraphBudget.limit) subgraph instances"))
+        }
+        guard model.subgraphs.indices.contains(index) else {
+            throw EngineError.format(.malformed(path: "subgraphs", reason: "no subgraph \(index); the model has \(model.subgraphs.count)"))
+        }
+        guard !enclosing.contains(index) else {
+            throw EngineError.format(.malformed(path: "subgraphs[\(index)]", reason: "runs inside itself (through subgraphs \(enclosing))"))
+        }
         self.model = model
         self.options = options
-        let subgraph = model.subgraphs[0]
+        self.subgraphIndex = index
+        self.enclosingSubgraphs = enclosing + [index]
+        let subgraph = model.subgraphs[index]
         self.subgraph = subgraph
         tensors = subgraph.tensors.enumerated().map { index, description in
             Tensor(index: index, description: description, constant: model.buffers.indices.contains(description.buffer) ? model.buffers[description.buffer] : nil)
@@ -72,11 +96,11 @@ public final class Interpreter: @unchecked Sendable {
             let description = subgraph.tensors[tensor.index]
             let available = model.buffers[description.buffer].count
             if description.sparsity == nil, tensor.type.byteSize != nil, tensor.byteCount > available {
-                throw EngineError.format(.malformed(path: "subgraphs[0].tensors[\(tensor.index)] \(tensor.name)",
+                throw EngineError.format(.malformed(path: "subgraphs[\(index)].tensors[\(tensor.index)] \(tensor.name)",
                                                    reason: "buffer holds \(available) bytes, shape \(tensor.shape) of \(tensor.type) needs \(tensor.byteCount)"))
             }
         }
-        try Self.validateGraph(subgraph, tensors: tensors, codes: subgraph.operators.map { model.operatorCodes[$0.opcodeIndex] })
+        try Self.validateGraph(subgraph, index: index, tensors: tensors, codes: subgraph.operators.map { model.operatorCodes[$0.opcodeIndex] })
         var kernels: [Kernel] = []
         var codes: [OperatorCode] = []
         let tensors = self.tensors
@@ -97,7 +121,10 @@ public final class Interpreter: @unchecked Sendable {
                 inputs: op.inputs.map { $0 < 0 ? nil : tensors[$0] },
                 outputs: op.outputs.map { tensors[$0] },
                 intermediates: op.intermediates.compactMap { $0 < 0 ? nil : tensors[$0] },
-                numerics: options.numerics
+                numerics: options.numerics,
+                interpreterOptions: options,
+                subgraphs: enclosingSubgraphs,
+                subgraphBudget: budget
             )
             kernels.append(try Self.nodeStep(index, code) { try registration.kernel.init(context) })
         }
@@ -112,7 +139,8 @@ public final class Interpreter: @unchecked Sendable {
             tensor.makePersistent(byteCount: tensor.byteCount)
             tensor.resetVariable()
         }
-        try allocateTensors()
+        // A WHILE plans its subgraphs itself, for its own loop variables' shapes.
+        if enclosing.isEmpty { try allocateTensors() }
     }
 
     /// Folds each float clamp node (RELU, RELU6, RELU_N1_TO_1) into the node that writes its input, when that input
@@ -143,11 +171,11 @@ public final class Interpreter: @unchecked Sendable {
     /// The graph must be a valid dataflow program: every tensor written by at most one node, never a constant
     /// or a graph input, and written before any node reads it. Kernels rely on this (a tensor written twice
     /// with two shapes, or read before its shape is known, would be sized wrongly in the arena).
-    private static func validateGraph(_ graph: SubGraphDescription, tensors: [Tensor], codes: [OperatorCode]) throws {
+    private static func validateGraph(_ graph: SubGraphDescription, index graphIndex: Int, tensors: [Tensor], codes: [OperatorCode]) throws {
         var producer: [Int: Int] = [:]
         let inputs = Set(graph.inputs)
         for index in graph.inputs where tensors[index].storage == .constant {
-            throw EngineError.format(.malformed(path: "subgraphs[0].inputs", reason: "input tensor \(index) has constant data"))
+            throw EngineError.format(.malformed(path: "subgraphs[\(graphIndex)].inputs", reason: "input tensor \(index) has constant data"))
         }
         for (node, op) in graph.operators.enumerated() {
             for index in op.outputs where index >= 0 {
@@ -247,6 +275,33 @@ public final class Interpreter: @unchecked Sendable {
         }
     }
 
+    /// Sets input `index` to `shape` without the signature check of ``resizeInput(at:to:)``: a WHILE gives its
+    /// subgraphs the shapes of its own loop variables.
+    func setInputShape(_ index: Int, _ shape: [Int]) {
+        let tensor = tensors[subgraph.inputs[index]]
+        if tensor.shape != shape {
+            tensor.shape = shape
+            if plansWithInputValues { tensor.makePersistent(byteCount: tensor.byteCount) }
+            needsPlan = true
+        }
+    }
+
+    /// Makes planning read the inputs' current values: shape arithmetic on them (RESHAPE, ADD, CONCATENATION of int
+    /// tensors) folds, so that a SLICE whose bounds depend on them gets its shape. For a WHILE body whose shapes
+    /// follow a loop variable (a Keras LSTM writing step i of its output sequence slices its buffer at i): the inputs
+    /// keep their own memory, and the caller replans (``replan()``) after every change of their values.
+    func planWithInputValues() {
+        plansWithInputValues = true
+        for index in subgraph.inputs { tensors[index].makePersistent(byteCount: tensors[index].byteCount) }
+        needsPlan = true
+    }
+
+    /// Plans again, for the inputs' current values when ``plansWithInputValues``.
+    func replan() throws {
+        needsPlan = true
+        try allocateTensors()
+    }
+
     /// Copies raw bytes into input `index`; their count must equal the tensor's byte size.
     public func copy(_ bytes: UnsafeRawBufferPointer, toInputAt index: Int) throws {
         try allocateTensors()
@@ -292,7 +347,7 @@ public final class Interpreter: @unchecked Sendable {
     /// Infers shapes and plans memory. Called by `init` and, after a resize, by `invoke`.
     public func allocateTensors() throws {
         guard needsPlan else { return }
-        var known = Set<Int>()
+        var known = plansWithInputValues ? Set(subgraph.inputs) : Set<Int>()
         for (index, kernel) in kernels.enumerated() {
             try Self.nodeStep(index, nodeCodes[index]) {
                 try kernel.prepare()

@@ -17,6 +17,29 @@ struct NodeContext {
     let outputs: [Tensor]
     let intermediates: [Tensor]
     let numerics: Numerics
+    /// The interpreter's options and the chain of subgraphs this node is in (outermost first), for control-flow
+    /// nodes that build interpreters of other subgraphs.
+    var interpreterOptions = Interpreter.Options()
+    var subgraphs = [0]
+    var subgraphBudget = SubgraphBudget()
+
+    /// The subgraph this node is in.
+    var subgraph: Int { subgraphs.last ?? 0 }
+}
+
+/// How many subgraph interpreters one model's control flow may build: each WHILE builds its own condition and
+/// body, so a hostile model of a few subgraphs, each with several WHILE nodes on the next, would build
+/// exponentially many.
+final class SubgraphBudget: @unchecked Sendable {
+    static let limit = 256
+    private var remaining = limit
+
+    /// Takes one interpreter from the budget; false when none is left.
+    func take() -> Bool {
+        guard remaining > 0 else { return false }
+        remaining -= 1
+        return true
+    }
 }
 
 /// What a kernel gets when it runs.

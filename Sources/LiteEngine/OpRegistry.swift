@@ -11,6 +11,16 @@ enum OpRegistry {
 
     static let builtins: [BuiltinOperator: Registration] = [
         .add: .init(versions: 1...5, kernel: Add.self),
+        .equal: .init(versions: 1...4, kernel: Equal.self),
+        .notEqual: .init(versions: 1...3, kernel: NotEqual.self),
+        .less: .init(versions: 1...3, kernel: Less.self),
+        .lessEqual: .init(versions: 1...3, kernel: LessEqual.self),
+        .greater: .init(versions: 1...3, kernel: Greater.self),
+        .greaterEqual: .init(versions: 1...3, kernel: GreaterEqual.self),
+        .logicalAnd: .init(versions: 1...1, kernel: LogicalAnd.self),
+        .logicalOr: .init(versions: 1...1, kernel: LogicalOr.self),
+        .logicalNot: .init(versions: 1...1, kernel: LogicalNot.self),
+        .while: .init(versions: 1...1, kernel: While.self),
         .sub: .init(versions: 1...5, kernel: Sub.self),
         .mul: .init(versions: 1...7, kernel: Mul.self),
         .div: .init(versions: 1...2, kernel: Div.self),

@@ -286,3 +286,13 @@ public struct BidirectionalSequenceLSTMOptions: Sendable {
         mergeOutputs = try t.bool(3); timeMajor = try t.bool(4, default: true); asymmetricQuantizeInputs = try t.bool(5)
     }
 }
+
+/// WHILE: the subgraphs of its condition and its body.
+public struct WhileOptions: Sendable {
+    public var conditionSubgraph = 0, bodySubgraph = 0
+
+    public init(_ t: FlatTable?) throws {
+        guard let t else { return }
+        conditionSubgraph = try t.int(0); bodySubgraph = try t.int(1)
+    }
+}

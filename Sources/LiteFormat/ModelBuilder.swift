@@ -155,8 +155,27 @@ public struct ModelBuilder {
     var codes: [OperatorCode] = []
     public var inputs: [Int] = []
     public var outputs: [Int] = []
+    /// The subgraphs finished by ``addSubgraph()``, in order; the one being built comes after them.
+    var finishedSubgraphs: [FlatTableBuilder] = []
 
     public init() {}
+
+    /// Finishes the subgraph being built (its tensors, operators, inputs and outputs) and starts the next one, for
+    /// control flow (a WHILE's condition and body); returns the new subgraph's index. Buffers are shared.
+    public mutating func addSubgraph() -> Int {
+        finishedSubgraphs.append(currentSubgraph())
+        (tensors, operators, inputs, outputs) = ([], [], [], [])
+        return finishedSubgraphs.count
+    }
+
+    func currentSubgraph() -> FlatTableBuilder {
+        var subgraph = FlatTableBuilder()
+        subgraph[0] = .tables(tensors)
+        subgraph[1] = FlatTableBuilder.int32s(inputs)
+        subgraph[2] = FlatTableBuilder.int32s(outputs)
+        subgraph[3] = .tables(operators)
+        return subgraph
+    }
 
     /// Adds a constant buffer and returns its index (buffer 0 is the empty sentinel).
     public mutating func addBuffer(_ bytes: [UInt8]) -> Int {
@@ -214,11 +233,6 @@ public struct ModelBuilder {
     }
 
     public func build() -> [UInt8] {
-        var subgraph = FlatTableBuilder()
-        subgraph[0] = .tables(tensors)
-        subgraph[1] = FlatTableBuilder.int32s(inputs)
-        subgraph[2] = FlatTableBuilder.int32s(outputs)
-        subgraph[3] = .tables(operators)
         var model = FlatTableBuilder()
         model[0] = .uint32(3)
         model[1] = .tables(codes.map { code in
@@ -229,7 +243,7 @@ public struct ModelBuilder {
             table[3] = .int32(code.builtin.rawValue)
             return table
         })
-        model[2] = .tables([subgraph])
+        model[2] = .tables(finishedSubgraphs + [currentSubgraph()])
         model[4] = .tables(buffers.map { data in
             var table = FlatTableBuilder()
             if !data.isEmpty { table[0] = .vector(bytes: data, elementSize: 1, alignment: 16) }

@@ -1,4 +1,4 @@
-import LiteEngine
+@testable import LiteEngine
 import ModelFuzzing
 import XCTest
 
@@ -14,6 +14,22 @@ final class FuzzTests: XCTestCase {
         XCTAssertEqual(outcome.cases, 3000)
         XCTAssertGreaterThan(outcome.loaded, 0, "no mutant loaded: the mutations are too destructive to test the engine")
         XCTAssertGreaterThan(outcome.formatErrors, 0)
+        XCTAssertLessThan(outcome.slowest, 5, "one mutant took \(outcome.slowest) s: \(outcome.slowestCase)")
+        print("fuzz: \(outcome)")
+    }
+
+    /// The WHILE goldens: subgraph indices, loop variables and loop bounds mutated. The iteration limit is lowered
+    /// so that a loop whose bound was made huge ends in an error quickly.
+    func testMutatedControlFlowModelsNeverCrash() throws {
+        let saved = While.maximumIterations
+        While.maximumIterations = 10_000
+        defer { While.maximumIterations = saved }
+        let models = ["while_counted", "while_data_dependent", "while_keras3_lstm", "while_keras3_lstm_sequences"].map {
+            TestPaths.goldens.appendingPathComponent("ops/\($0)/model.tflite").path
+        }
+        var fuzzer = ModelFuzzer(seed: 2027, runBelowBytes: 300_000)
+        let outcome = try fuzzer.run(models: models, count: 1500)
+        XCTAssertGreaterThan(outcome.loaded, 0)
         XCTAssertLessThan(outcome.slowest, 5, "one mutant took \(outcome.slowest) s: \(outcome.slowestCase)")
         print("fuzz: \(outcome)")
     }

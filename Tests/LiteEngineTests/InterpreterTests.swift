@@ -123,3 +123,131 @@ final class InterpreterTests: XCTestCase {
         }
     }
 }
+
+/// WHILE on models built here: what LiteRT's goldens cannot show (the while_* op goldens check results).
+final class WhileTests: XCTestCase {
+    /// Subgraph 0 runs `WHILE(x, counter)`; subgraph 1 is the condition `counter < limit`, subgraph 2 the body
+    /// `(x · 2, counter + 1)`, or whatever `makeBody` builds there from the body's inputs (x, counter).
+    func whileModel(limit: Int32 = 5, condition conditionIndex: Int = 1, body bodyIndex: Int = 2,
+                    makeBody: ((inout ModelBuilder, Int, Int) -> (Int, Int))? = nil) throws -> TFLiteModel {
+        var b = ModelBuilder()
+        func loopVariables(_ b: inout ModelBuilder, _ prefix: String) -> (Int, Int) {
+            (b.addTensor(name: "\(prefix)x", type: .float32, shape: [3]), b.addTensor(name: "\(prefix)i", type: .int32, shape: []))
+        }
+        let (x, i) = loopVariables(&b, "")
+        let (y, j) = loopVariables(&b, "out_")
+        var options = FlatTableBuilder()
+        options[0] = .int32(Int32(conditionIndex))
+        options[1] = .int32(Int32(bodyIndex))
+        b.addOperator(.while, inputs: [x, i], outputs: [y, j], optionsType: 93, options: options)
+        (b.inputs, b.outputs) = ([x, i], [y])
+
+        _ = b.addSubgraph()
+        let (cx, ci) = loopVariables(&b, "cond_")
+        let bound = b.addConstant(name: "limit", shape: [], values: [limit])
+        let flag = b.addTensor(name: "flag", type: .bool, shape: [])
+        b.addOperator(.less, inputs: [ci, bound], outputs: [flag])
+        (b.inputs, b.outputs) = ([cx, ci], [flag])
+
+        _ = b.addSubgraph()
+        let (bx, bi) = loopVariables(&b, "body_")
+        if let makeBody {
+            let (nx, ni) = makeBody(&b, bx, bi)
+            (b.inputs, b.outputs) = ([bx, bi], [nx, ni])
+        } else {
+            let two = b.addConstant(name: "two", shape: [], values: [Float(2)])
+            let one = b.addConstant(name: "one", shape: [], values: [Int32(1)])
+            let nx = b.addTensor(name: "body_x2", type: .float32, shape: [3]), ni = b.addTensor(name: "body_i1", type: .int32, shape: [])
+            b.addOperator(.mul, inputs: [bx, two], outputs: [nx], optionsType: 21, options: FlatTableBuilder())
+            b.addOperator(.add, inputs: [bi, one], outputs: [ni], optionsType: 11, options: FlatTableBuilder())
+            (b.inputs, b.outputs) = ([bx, bi], [nx, ni])
+        }
+        return try TFLiteModel(bytes: b.build())
+    }
+
+    func run(_ model: TFLiteModel, start: Int32 = 0) throws -> [Float] {
+        let interpreter = try Interpreter(model: model)
+        try interpreter.copy([Float(1), -2, 0.5], toInputAt: 0)
+        try interpreter.copy([start], toInputAt: 1)
+        try interpreter.invoke()
+        return try interpreter.output(at: 0).toArray(of: Float.self)
+    }
+
+    func testACountedLoopRunsItsBodyUntilTheConditionFails() throws {
+        XCTAssertEqual(try run(whileModel()), [32, -64, 16])
+        XCTAssertEqual(try run(whileModel(), start: 3), [4, -8, 2])
+        XCTAssertEqual(try run(whileModel(), start: 9), [1, -2, 0.5], "a false condition at once outputs the inputs")
+    }
+
+    func testASubgraphThatRunsInsideItselfIsAnError() throws {
+        XCTAssertThrowsError(try Interpreter(model: whileModel(body: 0))) { error in
+            XCTAssertTrue("\(error)".contains("runs inside itself"), "\(error)")
+        }
+        XCTAssertThrowsError(try Interpreter(model: whileModel(condition: 7))) { error in
+            XCTAssertTrue("\(error)".contains("no subgraph 7"), "\(error)")
+        }
+    }
+
+    func testAnEndlessLoopStopsWithAnError() throws {
+        let saved = While.maximumIterations
+        While.maximumIterations = 1000
+        defer { While.maximumIterations = saved }
+        // The counter never moves: the body gives its inputs back.
+        let model = try whileModel(makeBody: { _, x, i in (x, i) })
+        XCTAssertThrowsError(try run(model)) { error in
+            XCTAssertTrue("\(error)".contains("still true after 1000 iterations"), "\(error)")
+        }
+    }
+
+    func testABodyThatChangesALoopVariablesShapeIsRefused() throws {
+        let model = try whileModel(makeBody: { b, x, i in
+            let doubled = b.addTensor(name: "body_xx", type: .float32, shape: [6])
+            var options = FlatTableBuilder()
+            options[0] = .int32(0)
+            b.addOperator(.concatenation, inputs: [x, x], outputs: [doubled], optionsType: 10, options: options)
+            return (doubled, i)
+        })
+        XCTAssertThrowsError(try Interpreter(model: model)) { error in
+            XCTAssertTrue("\(error)".contains("change shape are not supported"), "\(error)")
+        }
+    }
+
+    /// Each WHILE builds its own condition and body: a model cannot make the engine build them without bound.
+    func testControlFlowBuildsABoundedNumberOfSubgraphs() throws {
+        var b = ModelBuilder()
+        var value = b.addTensor(name: "x", type: .float32, shape: [3])
+        let counter = b.addConstant(name: "start", shape: [], values: [Int32(0)])
+        b.inputs = [value]
+        for k in 0..<130 {
+            let next = b.addTensor(name: "x\(k)", type: .float32, shape: [3]), count = b.addTensor(name: "i\(k)", type: .int32, shape: [])
+            var options = FlatTableBuilder()
+            options[0] = .int32(1)
+            options[1] = .int32(2)
+            b.addOperator(.while, inputs: [value, counter], outputs: [next, count], optionsType: 93, options: options)
+            value = next
+        }
+        b.outputs = [value]
+        _ = b.addSubgraph()
+        let cx = b.addTensor(name: "cx", type: .float32, shape: [3]), ci = b.addTensor(name: "ci", type: .int32, shape: [])
+        let flag = b.addTensor(name: "flag", type: .bool, shape: [])
+        b.addOperator(.less, inputs: [ci, b.addConstant(name: "limit", shape: [], values: [Int32(5)])], outputs: [flag])
+        (b.inputs, b.outputs) = ([cx, ci], [flag])
+        _ = b.addSubgraph()
+        let x = b.addTensor(name: "bx", type: .float32, shape: [3]), i = b.addTensor(name: "bi", type: .int32, shape: [])
+        (b.inputs, b.outputs) = ([x, i], [x, i])
+        XCTAssertThrowsError(try Interpreter(model: TFLiteModel(bytes: b.build()))) { error in
+            XCTAssertTrue("\(error)".contains("more than 256 subgraph instances"), "\(error)")
+        }
+    }
+
+    func testLoopVariableCountsMustAgree() throws {
+        let model = try whileModel(makeBody: { b, x, _ in
+            let y = b.addTensor(name: "body_y", type: .float32, shape: [3])
+            b.addOperator(.relu, inputs: [x], outputs: [y])
+            return (y, y)
+        })
+        XCTAssertThrowsError(try Interpreter(model: model)) { error in
+            XCTAssertTrue("\(error)".contains("loop variable 1"), "\(error)")
+        }
+    }
+}

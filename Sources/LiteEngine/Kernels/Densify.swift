@@ -27,7 +27,7 @@ final class Densify: Kernel {
         let blockSizes = (rank..<order.count).map { level -> Int in
             dims[order.firstIndex(of: level)!].denseSize
         }
-        let sourceCount = node.model.buffers[node.model.subgraphs[0].tensors[input.index].buffer].count / size
+        let sourceCount = node.model.buffers[node.model.subgraphs[node.subgraph].tensors[input.index].buffer].count / size
         let strides = rowMajorStrides(denseShape)
         let src = input.data!, dst = output.data!
         var consumed = 0
@@ -74,6 +74,6 @@ final class Densify: Kernel {
     }
 
     private func sparsityOf(_ tensor: Tensor) -> Sparsity? {
-        node.model.subgraphs[0].tensors[tensor.index].sparsity
+        node.model.subgraphs[node.subgraph].tensors[tensor.index].sparsity
     }
 }

@@ -2,6 +2,9 @@ import LiteFormat
 
 /// Ops that change only the shape: the output's bytes are a copy of the input's.
 class ShapeOnly: Kernel {
+    /// A reshaped index or shape vector is shape arithmetic too (a WHILE body's slice bounds).
+    override var foldsAtPlanning: Bool { true }
+
     /// The output shape for the current input shape.
     func outputShape(for input: Tensor) throws -> [Int] { input.shape }
 

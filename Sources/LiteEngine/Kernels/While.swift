@@ -1,0 +1,132 @@
+import LiteFormat
+
+/// WHILE (TFLite's while.cc): runs the body subgraph on the loop variables for as long as the condition subgraph
+/// returns true, and outputs the loop variables. The node's inputs and outputs, the condition's inputs and the
+/// body's inputs and outputs are the loop variables, in the same order; both subgraphs run in interpreters of
+/// their own, built with this one's options.
+///
+/// Between iterations the loop variables live in this node's outputs: each iteration copies them into the
+/// condition's inputs, then into the body's, and the body's outputs back (a Keras LSTM's loop copies a few hundred
+/// bytes a step). A body must give every loop variable back in the shape it took: TFLite lets shapes change from
+/// one iteration to the next (dynamic tensors), which is refused here. Inside a subgraph, shapes may depend on the
+/// loop variables' values (a Keras LSTM that returns its sequences writes step i by slicing its buffer at i): a
+/// subgraph whose plan cannot be built from shapes alone is planned again before every run from the values it is
+/// given (``Interpreter/planWithInputValues()``). A loop whose condition stays true for ``maximumIterations``
+/// iterations is an error, so a hostile model cannot hang a caller.
+final class While: Kernel {
+    /// Tests lower it to see the limit work.
+    nonisolated(unsafe) static var maximumIterations = 1 << 24
+    let condition: Interpreter
+    let body: Interpreter
+    /// Whether each subgraph is planned from its inputs' values before every run.
+    private var replansCondition = false, replansBody = false
+
+    required init(_ node: NodeContext) throws {
+        let options = try WhileOptions(node.options)
+        func interpreter(_ index: Int, _ role: String) throws -> Interpreter {
+            try Self.nested("the \(role) subgraph \(index)") {
+                try Interpreter(model: node.model, subgraph: index, options: node.interpreterOptions, enclosing: node.subgraphs,
+                                budget: node.subgraphBudget)
+            }
+        }
+        condition = try interpreter(options.conditionSubgraph, "condition")
+        body = try interpreter(options.bodySubgraph, "body")
+        try super.init(node)
+        let count = node.inputs.count
+        guard count > 0, node.outputs.count == count, condition.inputCount == count, body.inputCount == count, body.outputCount == count else {
+            throw KernelError.invalid("\(count) loop variables, \(node.outputs.count) outputs, a condition taking \(condition.inputCount) "
+                                      + "and a body taking \(body.inputCount) and giving \(body.outputCount)")
+        }
+        guard condition.outputCount == 1 else { throw KernelError.invalid("the condition subgraph gives \(condition.outputCount) outputs, not 1") }
+    }
+
+    /// Runs `work` on a nested interpreter, its errors reported as this node's.
+    private static func nested<T>(_ what: String, _ work: () throws -> T) throws -> T {
+        do {
+            return try work()
+        } catch let error as EngineError {
+            switch error {
+            case .unsupportedOperator, .unsupported: throw KernelError.unsupported("\(what): \(error)")
+            default: throw KernelError.invalid("\(what): \(error)")
+            }
+        }
+    }
+
+    override func prepare() throws {
+        for i in node.inputs.indices {
+            let value = try input(i)
+            for (role, interpreter) in [("condition", condition), ("body", body)] {
+                let slot = try Self.nested("the \(role) subgraph") { try interpreter.input(at: i) }
+                guard slot.type == value.type else {
+                    throw KernelError.invalid("loop variable \(i) is \(value.type), the \(role) subgraph takes \(slot.type)")
+                }
+                interpreter.setInputShape(i, value.shape)
+            }
+            node.outputs[i].type = value.type
+            node.outputs[i].shape = value.shape
+        }
+        replansCondition = try Self.plan(condition, "condition")
+        replansBody = try Self.plan(body, "body")
+        if !replansCondition { try checkCondition() }
+        if !replansBody { try checkBody() }
+    }
+
+    /// Plans `interpreter` from shapes, or else readies it to be planned from its inputs' values at every run;
+    /// returns whether it will be. An op without a kernel fails here either way.
+    private static func plan(_ interpreter: Interpreter, _ role: String) throws -> Bool {
+        do {
+            try interpreter.allocateTensors()
+            return false
+        } catch let error as EngineError {
+            if case .unsupportedOperator = error { throw KernelError.unsupported("the \(role) subgraph: \(error)") }
+            interpreter.planWithInputValues()
+            return true
+        }
+    }
+
+    private func checkCondition() throws {
+        let flag = try Self.nested("the condition subgraph") { try condition.output(at: 0) }
+        guard flag.type == .bool, flag.elementCount == 1 else { throw KernelError.invalid("the condition gives \(flag), not one bool") }
+    }
+
+    private func checkBody() throws {
+        for i in node.inputs.indices {
+            let value = node.outputs[i], next = try Self.nested("the body subgraph") { try body.output(at: i) }
+            guard next.type == value.type, next.shape == value.shape else {
+                throw KernelError.unsupported("the body turns loop variable \(i) from \(value.type)\(value.shape) into \(next.type)\(next.shape) "
+                                              + "(loop variables that change shape are not supported)")
+            }
+        }
+    }
+
+    override func run(_ context: RunContext) throws {
+        let count = node.inputs.count
+        for i in 0..<count { Self.copy(node.inputs[i]!, to: node.outputs[i]) }
+        var iterations = 0
+        while true {
+            for i in 0..<count { Self.copy(node.outputs[i], to: try condition.input(at: i)) }
+            if replansCondition {
+                try Self.nested("the condition subgraph") { try condition.replan() }
+                try checkCondition()
+            }
+            try Self.nested("the condition subgraph") { try condition.invoke() }
+            guard let flag = try condition.output(at: 0).data, flag.load(as: UInt8.self) != 0 else { return }
+            guard iterations < Self.maximumIterations else {
+                throw KernelError.invalid("the condition was still true after \(Self.maximumIterations) iterations")
+            }
+            iterations += 1
+            for i in 0..<count { Self.copy(node.outputs[i], to: try body.input(at: i)) }
+            if replansBody {
+                try Self.nested("the body subgraph") { try body.replan() }
+                try checkBody()
+            }
+            try Self.nested("the body subgraph") { try body.invoke() }
+            for i in 0..<count { Self.copy(try body.output(at: i), to: node.outputs[i]) }
+        }
+    }
+
+    private static func copy(_ source: Tensor, to destination: Tensor) {
+        guard source.byteCount > 0, let from = source.data, let to = destination.data, from != to else { return }
+        to.copyMemory(from: from, byteCount: source.byteCount)
+    }
+}
