@@ -715,6 +715,9 @@ case("comparisons_int32_equality", [(4, 5), (4, 5)], low=-3.0, high=3.0)(
 case("logical_ops", [(3, 6), (1, 6)])(
     lambda x, y: tf.cast(tf.logical_or(tf.logical_not(x > 0), tf.logical_and(y < 0.5, x < 1.0)), tf.float32)
     + 2 * tf.cast(tf.logical_not(tf.logical_and(x > -0.5, y > 0)), tf.float32))
+# SLICE whose begin the model computes (data-dependent cropping): the size is constant, the begin read at run time.
+case("slice_begin_at_run_time", [(4, 5), (2,)], low=0.0, high=0.99)(
+    lambda x, y: tf.slice(x, tf.cast(y * 2.0, tf.int32), [2, 3]))
 # tf.while_loop becomes WHILE with condition and body subgraphs: a counted loop, and one whose condition reads the data.
 case("while_counted", [(3,)])(
     lambda x: tf.while_loop(lambda i, v: i < 5, lambda i, v: (i + 1, v * 1.5 + 0.25), [tf.constant(0), x])[1])
