@@ -384,8 +384,9 @@ public final class Interpreter: @unchecked Sendable {
 
     private func planArena() throws {
         let end = kernels.count
-        var first = [Int: Int]()
-        var last = [Int: Int]()
+        // Per tensor index (arrays, not dictionaries: a WHILE body that follows its loop counter plans every step).
+        var first = [Int?](repeating: nil, count: tensors.count)
+        var last = [Int?](repeating: nil, count: tensors.count)
         for index in subgraph.inputs { first[index] = -1; last[index] = max(last[index] ?? -1, -1) }
         for (node, op) in subgraph.operators.enumerated() {
             for index in op.inputs where index >= 0 { last[index] = max(last[index] ?? node, node) }

@@ -20,6 +20,10 @@ final class While: Kernel {
     let body: Interpreter
     /// Whether each subgraph is planned from its inputs' values before every run.
     private var replansCondition = false, replansBody = false
+    /// Per loop variable: whether the condition reads it (the others are not copied into it), and whether the body
+    /// gives it back as it got it (its output is its input: copied in once a run, never back). A Keras LSTM's loop
+    /// carries its whole input sequence this way, and copying it three times a step took most of the loop's time.
+    private var conditionReads: [Bool] = [], passesThrough: [Bool] = []
 
     required init(_ node: NodeContext) throws {
         let options = try WhileOptions(node.options)
@@ -69,6 +73,9 @@ final class While: Kernel {
         replansBody = try Self.plan(body, "body")
         if !replansCondition { try checkCondition() }
         if !replansBody { try checkBody() }
+        let (cond, loop) = (condition.subgraph, body.subgraph)
+        conditionReads = cond.inputs.map { t in cond.outputs.contains(t) || cond.operators.contains { $0.inputs.contains(t) } }
+        passesThrough = zip(loop.inputs, loop.outputs).map { $0 == $1 }
     }
 
     /// Plans `interpreter` from shapes, or else readies it to be planned from its inputs' values at every run;
@@ -100,28 +107,33 @@ final class While: Kernel {
     }
 
     override func run(_ context: RunContext) throws {
-        let count = node.inputs.count
-        for i in 0..<count { Self.copy(node.inputs[i]!, to: node.outputs[i]) }
+        // Locals, not the class's properties: each property read in the loop would be a runtime exclusivity check.
+        let (condition, body, limit) = (condition, body, Self.maximumIterations)
+        let (replansCondition, replansBody) = (replansCondition, replansBody)
+        let variables = node.outputs
+        let conditionInputs = try (0..<variables.count).filter { conditionReads[$0] }.map { ($0, try condition.input(at: $0)) }
+        let carried = try (0..<variables.count).filter { !passesThrough[$0] }.map { ($0, try body.input(at: $0), try body.output(at: $0)) }
+        for (i, variable) in variables.enumerated() { Self.copy(node.inputs[i]!, to: variable) }
+        for i in variables.indices where passesThrough[i] { Self.copy(variables[i], to: try body.input(at: i)) }
+        let flag = try condition.output(at: 0)
         var iterations = 0
         while true {
-            for i in 0..<count { Self.copy(node.outputs[i], to: try condition.input(at: i)) }
+            for (i, input) in conditionInputs { Self.copy(variables[i], to: input) }
             if replansCondition {
                 try Self.nested("the condition subgraph") { try condition.replan() }
                 try checkCondition()
             }
             try Self.nested("the condition subgraph") { try condition.invoke() }
-            guard let flag = try condition.output(at: 0).data, flag.load(as: UInt8.self) != 0 else { return }
-            guard iterations < Self.maximumIterations else {
-                throw KernelError.invalid("the condition was still true after \(Self.maximumIterations) iterations")
-            }
+            guard let value = flag.data, value.load(as: UInt8.self) != 0 else { return }
+            guard iterations < limit else { throw KernelError.invalid("the condition was still true after \(limit) iterations") }
             iterations += 1
-            for i in 0..<count { Self.copy(node.outputs[i], to: try body.input(at: i)) }
+            for (i, input, _) in carried { Self.copy(variables[i], to: input) }
             if replansBody {
                 try Self.nested("the body subgraph") { try body.replan() }
                 try checkBody()
             }
             try Self.nested("the body subgraph") { try body.invoke() }
-            for i in 0..<count { Self.copy(try body.output(at: i), to: node.outputs[i]) }
+            for (i, _, output) in carried { Self.copy(output, to: variables[i]) }
         }
     }
 
