@@ -726,19 +726,29 @@ case("while_data_dependent", [(2, 4)], low=0.1, high=1.0)(
                             lambda i, v: (i + 1, v * 1.3 + 0.1), [tf.constant(0), x])[1])
 
 
-def keras3_lstm(time_steps, features, units, **kwargs):
-    """A Keras 3 LSTM (the `keras` package, not tf_keras): the converter writes a WHILE loop over its cell."""
+def keras3_recurrent(time_steps, features, layer):
+    """A Keras 3 recurrent layer (the `keras` package, not tf_keras) and a Dense(3): the converter writes a WHILE
+    loop over its cell. `layer(keras)` makes the layer."""
     def build():
         import keras as keras3
         keras3.utils.set_random_seed(7)
-        model = keras3.Sequential([keras3.Input((time_steps, features), batch_size=1), keras3.layers.LSTM(units, **kwargs),
-                                   keras3.layers.Dense(3)])
+        model = keras3.Sequential([keras3.Input((time_steps, features), batch_size=1), layer(keras3), keras3.layers.Dense(3)])
         return tf.lite.TFLiteConverter.from_keras_model(model).convert()
     return build
 
 
-case("while_keras3_lstm", [(1, 10, 8)], built=True, low=-1.0, high=1.0)(keras3_lstm(10, 8, 16))
-case("while_keras3_lstm_sequences", [(1, 6, 5)], built=True, low=-1.0, high=1.0)(keras3_lstm(6, 5, 7, return_sequences=True))
+case("while_keras3_lstm", [(1, 10, 8)], built=True, low=-1.0, high=1.0)(keras3_recurrent(10, 8, lambda k: k.layers.LSTM(16)))
+case("while_keras3_lstm_sequences", [(1, 6, 5)], built=True, low=-1.0, high=1.0)(
+    keras3_recurrent(6, 5, lambda k: k.layers.LSTM(7, return_sequences=True)))
+case("while_keras3_gru", [(1, 7, 4)], built=True, low=-1.0, high=1.0)(keras3_recurrent(7, 4, lambda k: k.layers.GRU(12)))
+case("while_keras3_gru_sequences", [(1, 7, 4)], built=True, low=-1.0, high=1.0)(
+    keras3_recurrent(7, 4, lambda k: k.layers.GRU(5, return_sequences=True)))
+case("while_keras3_simple_rnn", [(1, 7, 4)], built=True, low=-1.0, high=1.0)(keras3_recurrent(7, 4, lambda k: k.layers.SimpleRNN(10)))
+case("while_keras3_bidirectional_lstm", [(1, 7, 4)], built=True, low=-1.0, high=1.0)(
+    keras3_recurrent(7, 4, lambda k: k.layers.Bidirectional(k.layers.LSTM(6))))
+# tf.cond becomes IF with two branch subgraphs; one case takes each branch.
+case("if_then_branch", [(3,)], low=0.1, high=1.0)(lambda x: tf.cond(tf.reduce_sum(x) > 0, lambda: x * 2.0 + 1.0, lambda: x - 1.0))
+case("if_else_branch", [(3,)], low=-1.0, high=-0.1)(lambda x: tf.cond(tf.reduce_sum(x) > 0, lambda: x * 2.0 + 1.0, lambda: x - 1.0))
 
 # ---- weight formats --------------------------------------------------------------------------------------
 fp16_w, fp16_b = const(3, 3, 4, 6), const(6)

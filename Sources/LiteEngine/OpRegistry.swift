@@ -21,6 +21,7 @@ enum OpRegistry {
         .logicalOr: .init(versions: 1...1, kernel: LogicalOr.self),
         .logicalNot: .init(versions: 1...1, kernel: LogicalNot.self),
         .while: .init(versions: 1...1, kernel: While.self),
+        .if: .init(versions: 1...1, kernel: If.self),
         .sub: .init(versions: 1...5, kernel: Sub.self),
         .mul: .init(versions: 1...7, kernel: Mul.self),
         .div: .init(versions: 1...2, kernel: Div.self),

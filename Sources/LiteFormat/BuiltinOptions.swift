@@ -296,3 +296,13 @@ public struct WhileOptions: Sendable {
         conditionSubgraph = try t.int(0); bodySubgraph = try t.int(1)
     }
 }
+
+/// IF: the subgraphs of its two branches.
+public struct IfOptions: Sendable {
+    public var thenSubgraph = 0, elseSubgraph = 0
+
+    public init(_ t: FlatTable?) throws {
+        guard let t else { return }
+        thenSubgraph = try t.int(0); elseSubgraph = try t.int(1)
+    }
+}

@@ -18,13 +18,13 @@ final class FuzzTests: XCTestCase {
         print("fuzz: \(outcome)")
     }
 
-    /// The WHILE goldens: subgraph indices, loop variables and loop bounds mutated. The iteration limit is lowered
+    /// The WHILE and IF goldens: subgraph indices, loop variables and loop bounds mutated. The iteration limit is lowered
     /// so that a loop whose bound was made huge ends in an error quickly.
     func testMutatedControlFlowModelsNeverCrash() throws {
         let saved = While.maximumIterations
         While.maximumIterations = 10_000
         defer { While.maximumIterations = saved }
-        let models = ["while_counted", "while_data_dependent", "while_keras3_lstm", "while_keras3_lstm_sequences"].map {
+        let models = ["while_counted", "while_data_dependent", "while_keras3_lstm", "while_keras3_lstm_sequences", "if_then_branch"].map {
             TestPaths.goldens.appendingPathComponent("ops/\($0)/model.tflite").path
         }
         var fuzzer = ModelFuzzer(seed: 2027, runBelowBytes: 300_000)

@@ -240,6 +240,51 @@ final class WhileTests: XCTestCase {
         }
     }
 
+    /// IF on a model built here: subgraph 0 runs `IF(flag, x)`; subgraph 1 (then) doubles x, subgraph 2 (else) gives
+    /// x again, or concatenates it with itself when `elseDoubles`, so that the branches disagree on the shape.
+    func ifModel(elseDoubles: Bool = false, flagType: TensorType = .bool) throws -> Interpreter {
+        var b = ModelBuilder()
+        let flag = b.addTensor(name: "flag", type: flagType, shape: []), x = b.addTensor(name: "x", type: .float32, shape: [3])
+        let y = b.addTensor(name: "y", type: .float32, shape: [3])
+        var options = FlatTableBuilder()
+        options[0] = .int32(1)
+        options[1] = .int32(2)
+        b.addOperator(.if, inputs: [flag, x], outputs: [y], optionsType: 92, options: options)
+        (b.inputs, b.outputs) = ([flag, x], [y])
+        _ = b.addSubgraph()
+        let tx = b.addTensor(name: "then_x", type: .float32, shape: [3]), ty = b.addTensor(name: "then_y", type: .float32, shape: [3])
+        b.addOperator(.add, inputs: [tx, tx], outputs: [ty], optionsType: 11, options: FlatTableBuilder())
+        (b.inputs, b.outputs) = ([tx], [ty])
+        _ = b.addSubgraph()
+        let ex = b.addTensor(name: "else_x", type: .float32, shape: [3])
+        if elseDoubles {
+            let ey = b.addTensor(name: "else_y", type: .float32, shape: [6])
+            var concat = FlatTableBuilder()
+            concat[0] = .int32(0)
+            b.addOperator(.concatenation, inputs: [ex, ex], outputs: [ey], optionsType: 10, options: concat)
+            (b.inputs, b.outputs) = ([ex], [ey])
+        } else {
+            (b.inputs, b.outputs) = ([ex], [ex])
+        }
+        return try Interpreter(model: TFLiteModel(bytes: b.build()))
+    }
+
+    func testIfRunsTheBranchItsConditionNames() throws {
+        let interpreter = try ifModel()
+        for (flag, expected) in [(true, [Float(2), -4, 1]), (false, [1, -2, 0.5])] {
+            try interpreter.copy([flag], toInputAt: 0)
+            try interpreter.copy([Float(1), -2, 0.5], toInputAt: 1)
+            try interpreter.invoke()
+            XCTAssertEqual(try interpreter.output(at: 0).toArray(of: Float.self), expected)
+        }
+        XCTAssertThrowsError(try ifModel(elseDoubles: true)) { error in
+            XCTAssertTrue("\(error)".contains("branches whose outputs differ are not supported"), "\(error)")
+        }
+        XCTAssertThrowsError(try ifModel(flagType: .int32)) { error in
+            XCTAssertTrue("\(error)".contains("not one bool"), "\(error)")
+        }
+    }
+
     func testLoopVariableCountsMustAgree() throws {
         let model = try whileModel(makeBody: { b, x, _ in
             let y = b.addTensor(name: "body_y", type: .float32, shape: [3])

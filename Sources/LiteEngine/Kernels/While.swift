@@ -27,14 +27,8 @@ final class While: Kernel {
 
     required init(_ node: NodeContext) throws {
         let options = try WhileOptions(node.options)
-        func interpreter(_ index: Int, _ role: String) throws -> Interpreter {
-            try Self.nested("the \(role) subgraph \(index)") {
-                try Interpreter(model: node.model, subgraph: index, options: node.interpreterOptions, enclosing: node.subgraphs,
-                                budget: node.subgraphBudget)
-            }
-        }
-        condition = try interpreter(options.conditionSubgraph, "condition")
-        body = try interpreter(options.bodySubgraph, "body")
+        condition = try ControlFlow.interpreter(of: options.conditionSubgraph, for: node, role: "condition")
+        body = try ControlFlow.interpreter(of: options.bodySubgraph, for: node, role: "body")
         try super.init(node)
         let count = node.inputs.count
         guard count > 0, node.outputs.count == count, condition.inputCount == count, body.inputCount == count, body.outputCount == count else {
@@ -44,23 +38,11 @@ final class While: Kernel {
         guard condition.outputCount == 1 else { throw KernelError.invalid("the condition subgraph gives \(condition.outputCount) outputs, not 1") }
     }
 
-    /// Runs `work` on a nested interpreter, its errors reported as this node's.
-    private static func nested<T>(_ what: String, _ work: () throws -> T) throws -> T {
-        do {
-            return try work()
-        } catch let error as EngineError {
-            switch error {
-            case .unsupportedOperator, .unsupported: throw KernelError.unsupported("\(what): \(error)")
-            default: throw KernelError.invalid("\(what): \(error)")
-            }
-        }
-    }
-
     override func prepare() throws {
         for i in node.inputs.indices {
             let value = try input(i)
             for (role, interpreter) in [("condition", condition), ("body", body)] {
-                let slot = try Self.nested("the \(role) subgraph") { try interpreter.input(at: i) }
+                let slot = try ControlFlow.nested("the \(role) subgraph") { try interpreter.input(at: i) }
                 guard slot.type == value.type else {
                     throw KernelError.invalid("loop variable \(i) is \(value.type), the \(role) subgraph takes \(slot.type)")
                 }
@@ -92,13 +74,13 @@ final class While: Kernel {
     }
 
     private func checkCondition() throws {
-        let flag = try Self.nested("the condition subgraph") { try condition.output(at: 0) }
+        let flag = try ControlFlow.nested("the condition subgraph") { try condition.output(at: 0) }
         guard flag.type == .bool, flag.elementCount == 1 else { throw KernelError.invalid("the condition gives \(flag), not one bool") }
     }
 
     private func checkBody() throws {
         for i in node.inputs.indices {
-            let value = node.outputs[i], next = try Self.nested("the body subgraph") { try body.output(at: i) }
+            let value = node.outputs[i], next = try ControlFlow.nested("the body subgraph") { try body.output(at: i) }
             guard next.type == value.type, next.shape == value.shape else {
                 throw KernelError.unsupported("the body turns loop variable \(i) from \(value.type)\(value.shape) into \(next.type)\(next.shape) "
                                               + "(loop variables that change shape are not supported)")
@@ -113,32 +95,27 @@ final class While: Kernel {
         let variables = node.outputs
         let conditionInputs = try (0..<variables.count).filter { conditionReads[$0] }.map { ($0, try condition.input(at: $0)) }
         let carried = try (0..<variables.count).filter { !passesThrough[$0] }.map { ($0, try body.input(at: $0), try body.output(at: $0)) }
-        for (i, variable) in variables.enumerated() { Self.copy(node.inputs[i]!, to: variable) }
-        for i in variables.indices where passesThrough[i] { Self.copy(variables[i], to: try body.input(at: i)) }
+        for (i, variable) in variables.enumerated() { ControlFlow.copy(node.inputs[i]!, to: variable) }
+        for i in variables.indices where passesThrough[i] { ControlFlow.copy(variables[i], to: try body.input(at: i)) }
         let flag = try condition.output(at: 0)
         var iterations = 0
         while true {
-            for (i, input) in conditionInputs { Self.copy(variables[i], to: input) }
+            for (i, input) in conditionInputs { ControlFlow.copy(variables[i], to: input) }
             if replansCondition {
-                try Self.nested("the condition subgraph") { try condition.replan() }
+                try ControlFlow.nested("the condition subgraph") { try condition.replan() }
                 try checkCondition()
             }
-            try Self.nested("the condition subgraph") { try condition.invoke() }
+            try ControlFlow.nested("the condition subgraph") { try condition.invoke() }
             guard let value = flag.data, value.load(as: UInt8.self) != 0 else { return }
             guard iterations < limit else { throw KernelError.invalid("the condition was still true after \(limit) iterations") }
             iterations += 1
-            for (i, input, _) in carried { Self.copy(variables[i], to: input) }
+            for (i, input, _) in carried { ControlFlow.copy(variables[i], to: input) }
             if replansBody {
-                try Self.nested("the body subgraph") { try body.replan() }
+                try ControlFlow.nested("the body subgraph") { try body.replan() }
                 try checkBody()
             }
-            try Self.nested("the body subgraph") { try body.invoke() }
-            for (i, _, output) in carried { Self.copy(output, to: variables[i]) }
+            try ControlFlow.nested("the body subgraph") { try body.invoke() }
+            for (i, _, output) in carried { ControlFlow.copy(output, to: variables[i]) }
         }
-    }
-
-    private static func copy(_ source: Tensor, to destination: Tensor) {
-        guard source.byteCount > 0, let from = source.data, let to = destination.data, from != to else { return }
-        to.copyMemory(from: from, byteCount: source.byteCount)
     }
 }
