@@ -712,6 +712,10 @@ case("comparisons_broadcast", [(2, 3, 4), (3, 1)])(
 case("comparisons_int32_equality", [(4, 5), (4, 5)], low=-3.0, high=3.0)(
     lambda x, y: tf.cast(tf.equal(tf.cast(x, tf.int32), tf.cast(y, tf.int32)), tf.float32)
     - tf.cast(tf.not_equal(tf.cast(x, tf.int32), 1), tf.float32))
+# Integer arithmetic, as index computations do it: int32 and int64 ADD and SUB with broadcasting.
+case("add_sub_integers", [(3, 4), (1, 4)], low=-5.0, high=5.0)(
+    lambda x, y: tf.cast(tf.cast(x * 10, tf.int32) - tf.cast(y * 10, tf.int32) + tf.cast(y, tf.int32), tf.float32)
+    + tf.cast(tf.cast(x * 1000, tf.int64) + tf.cast(y * 7, tf.int64) - tf.cast(x, tf.int64), tf.float32))
 case("logical_ops", [(3, 6), (1, 6)])(
     lambda x, y: tf.cast(tf.logical_or(tf.logical_not(x > 0), tf.logical_and(y < 0.5, x < 1.0)), tf.float32)
     + 2 * tf.cast(tf.logical_not(tf.logical_and(x > -0.5, y > 0)), tf.float32))
