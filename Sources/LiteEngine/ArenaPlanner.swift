@@ -14,11 +14,12 @@ struct ArenaPlanner {
 
     static let alignment = 64
 
-    /// Returns each request's offset and the arena size.
-    static func plan(_ requests: [Request]) -> (offsets: [Int: Int], size: Int) {
+    /// Returns each request's offset, indexed by its id (nil for ids not requested), and the arena size.
+    static func plan(_ requests: [Request]) -> (offsets: [Int?], size: Int) {
         let order = requests.sorted { ($0.bytes, $1.id) > ($1.bytes, $0.id) }
         var placed: [(offset: Int, end: Int, first: Int, last: Int)] = []
-        var offsets: [Int: Int] = [:]
+        placed.reserveCapacity(requests.count)
+        var offsets = [Int?](repeating: nil, count: (requests.map(\.id).max() ?? -1) + 1)
         var size = 0
         for request in order {
             let bytes = (request.bytes + alignment - 1) / alignment * alignment

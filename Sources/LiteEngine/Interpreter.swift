@@ -423,7 +423,8 @@ public final class Interpreter: @unchecked Sendable {
         arena = UnsafeMutableRawBufferPointer.allocate(byteCount: max(size, ArenaPlanner.alignment), alignment: ArenaPlanner.alignment)
         arenaBytes = size
         for tensor in tensors where tensor.storage == .arena {
-            if let offset = offsets[aliases[tensor.index] ?? tensor.index] {
+            let id = aliases[tensor.index] ?? tensor.index
+            if id < offsets.count, let offset = offsets[id] {
                 tensor.arenaOffset = offset
                 tensor.data = arena!.baseAddress! + offset
             } else {
