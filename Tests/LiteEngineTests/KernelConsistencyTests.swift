@@ -5,7 +5,8 @@ import XCTest
 /// Each fast kernel against the plain reference kernel beside it, over a sweep of random shapes, strides,
 /// dilations, paddings and activations (ggml's test-backend-ops style: normalized max error).
 final class KernelConsistencyTests: XCTestCase {
-    var generator = SystemRandomNumberGenerator()
+    /// Seeded, so that a failing case can be run again: every test method starts from the same state.
+    var generator = SplitMix64(seed: 0x5EED_2026)
     var model: TFLiteModel!
 
     override func setUpWithError() throws {
@@ -68,13 +69,13 @@ final class KernelConsistencyTests: XCTestCase {
     func testConv2DMatchesReference() throws {
         for trial in 0..<60 {
             var options = try Conv2DOptions(nil)
-            options.padding = Bool.random() ? .same : .valid
-            options.strideH = Int.random(in: 1...3); options.strideW = Int.random(in: 1...3)
-            options.dilationH = Int.random(in: 1...2); options.dilationW = Int.random(in: 1...2)
-            options.activation = activations.randomElement()!
+            options.padding = Bool.random(using: &generator) ? .same : .valid
+            options.strideH = Int.random(in: 1...3, using: &generator); options.strideW = Int.random(in: 1...3, using: &generator)
+            options.dilationH = Int.random(in: 1...2, using: &generator); options.dilationW = Int.random(in: 1...2, using: &generator)
+            options.activation = activations.randomElement(using: &generator)!
             if trial % 4 == 0 { options.strideH = 1; options.strideW = 1; options.dilationH = 1; options.dilationW = 1 }
-            let kh = trial % 4 == 0 ? 1 : Int.random(in: 1...4), kw = trial % 4 == 0 ? 1 : Int.random(in: 1...4)
-            let inputShape = [Int.random(in: 1...2), Int.random(in: kh * 2...12), Int.random(in: kw * 2...12), Int.random(in: 1...20)]
+            let kh = trial % 4 == 0 ? 1 : Int.random(in: 1...4, using: &generator), kw = trial % 4 == 0 ? 1 : Int.random(in: 1...4, using: &generator)
+            let inputShape = [Int.random(in: 1...2, using: &generator), Int.random(in: kh * 2...12, using: &generator), Int.random(in: kw * 2...12, using: &generator), Int.random(in: 1...20, using: &generator)]
             let filterShape = [1 + trial * 37 % 70, kh, kw, inputShape[3]]   // 60 different output channel counts of 1...70
             try checkConv2D(inputShape: inputShape, filterShape: filterShape, options: options, threads: 1 + trial % 2)
         }
@@ -106,7 +107,7 @@ final class KernelConsistencyTests: XCTestCase {
             options.strideH = 1; options.strideW = 1; options.dilationH = 1; options.dilationW = 1
             options.activation = activations[trial % activations.count]
             let side = trial % 3 == 2 ? 3 : 1
-            let inputShape = [1, side, side, Int.random(in: 1...300)]
+            let inputShape = [1, side, side, Int.random(in: 1...300, using: &generator)]
             let filterShape = [1 + trial * 83 % 200, side, side, inputShape[3]]
             try checkConv2D(inputShape: inputShape, filterShape: filterShape, options: options, threads: 1 + trial % 2)
         }
@@ -158,13 +159,13 @@ final class KernelConsistencyTests: XCTestCase {
     func testDepthwiseConv2DMatchesReference() throws {
         for trial in 0..<60 {
             var options = try DepthwiseConv2DOptions(nil)
-            options.padding = Bool.random() ? .same : .valid
-            options.strideH = Int.random(in: 1...2); options.strideW = Int.random(in: 1...2)
+            options.padding = Bool.random(using: &generator) ? .same : .valid
+            options.strideH = Int.random(in: 1...2, using: &generator); options.strideW = Int.random(in: 1...2, using: &generator)
             options.dilationH = trial % 3 == 0 ? 2 : 1; options.dilationW = options.dilationH
-            options.activation = activations.randomElement()!
-            let k = [1, 3, 5].randomElement()!, multiplier = trial % 5 == 0 ? 2 : 1
+            options.activation = activations.randomElement(using: &generator)!
+            let k = [1, 3, 5].randomElement(using: &generator)!, multiplier = trial % 5 == 0 ? 2 : 1
             // Channels 1...40 each at least once: every mix of the 16-, 8-, 4- and one-channel steps.
-            let inputShape = [Int.random(in: 1...2), Int.random(in: k * 2...14), Int.random(in: k * 2...14), 1 + trial * 7 % 40]
+            let inputShape = [Int.random(in: 1...2, using: &generator), Int.random(in: k * 2...14, using: &generator), Int.random(in: k * 2...14, using: &generator), 1 + trial * 7 % 40]
             let filterShape = [1, k, k, inputShape[3] * multiplier]
             let x = random(inputShape.reduce(1, *)), w = random(filterShape.reduce(1, *)), b = random(filterShape[3])
             let output = tensor(3, [1])
@@ -189,8 +190,8 @@ final class KernelConsistencyTests: XCTestCase {
         for trial in 0..<100 {
             let signed = (trial / 2) % 3 != 2
             var options = try DepthwiseConv2DOptions(nil)
-            options.padding = Bool.random() ? .same : .valid
-            options.strideH = Int.random(in: 1...2); options.strideW = Int.random(in: 1...2)
+            options.padding = Bool.random(using: &generator) ? .same : .valid
+            options.strideH = Int.random(in: 1...2, using: &generator); options.strideW = Int.random(in: 1...2, using: &generator)
             options.dilationH = trial % 4 == 0 ? 2 : 1; options.dilationW = trial % 8 == 0 ? 1 : options.dilationH
             options.activation = [FusedActivation.none, .relu, .relu6][trial % 3]
             if trial == 97 {
@@ -203,25 +204,25 @@ final class KernelConsistencyTests: XCTestCase {
             }
             let kh = [3, 3, 1, 2, 4, 5][trial % 6], kw = [3, 3, 1, 4, 2, 5][(trial / 6) % 6]
             let channels = trial % 10 == 9 ? 144 : 1 + trial * 7 % 40
-            let inputShape = [1 + trial % 2, Int.random(in: kh * 2...13), Int.random(in: kw * 2...13), channels]
+            let inputShape = [1 + trial % 2, Int.random(in: kh * 2...13, using: &generator), Int.random(in: kw * 2...13, using: &generator), channels]
             let filterShape = [1, kh, kw, channels]
-            func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255) } }
+            func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) } }
             let x = bytes(inputShape.reduce(1, *))
             let w = signed ? bytes(filterShape.reduce(1, *)).map { $0 == 0x80 ? 0x81 : $0 } : bytes(filterShape.reduce(1, *))
             let biasLimit: Int32 = trial % 7 == 6 ? 1 << 30 : 1 << 14
-            let b = (0..<channels).map { _ in Int32.random(in: -biasLimit...biasLimit) }
-            let inputScale = Float.random(in: 0.005...0.05), outputScale = Float.random(in: 0.01...0.2)
+            let b = (0..<channels).map { _ in Int32.random(in: -biasLimit...biasLimit, using: &generator) }
+            let inputScale = Float.random(in: 0.005...0.05, using: &generator), outputScale = Float.random(in: 0.01...0.2, using: &generator)
             // Requantization multipliers of 2^-14...2^-8 spread the outputs over the output range; every fifth layer
             // also has channels from 2^-24 (a right shift past 22, left to the other kernel) to 2 (a left shift).
             let perChannel = signed || trial % 4 == 1
             let filterScales = (0..<(perChannel ? channels : 1)).map { c in
-                outputScale / inputScale * Float(pow(2, trial % 5 == 0 && c % 3 == 0 ? Double.random(in: -24...1) : Double.random(in: -14...(-8))))
+                outputScale / inputScale * Float(pow(2, trial % 5 == 0 && c % 3 == 0 ? Double.random(in: -24...1, using: &generator) : Double.random(in: -14...(-8), using: &generator)))
             }
-            let filterZeros = signed ? [Int64](repeating: 0, count: channels) : (0..<filterScales.count).map { _ in Int64.random(in: 0...255) }
+            let filterZeros = signed ? [Int64](repeating: 0, count: channels) : (0..<filterScales.count).map { _ in Int64.random(in: 0...255, using: &generator) }
             // A relu's output zero point is the type's minimum, as converters give it, so that the clamp keeps most outputs.
             let typeMin: Int64 = signed ? -128 : 0, type: TensorType = signed ? .int8 : .uint8
-            let inputZero = typeMin + Int64.random(in: 0...255)
-            let outputZero = options.activation == .none ? typeMin + Int64.random(in: 68...188) : typeMin
+            let inputZero = typeMin + Int64.random(in: 0...255, using: &generator)
+            let outputZero = options.activation == .none ? typeMin + Int64.random(in: 68...188, using: &generator) : typeMin
             func outputs(_ numerics: Numerics) throws -> ([UInt8], DepthwiseConv2D) {
                 let output = quantizedTensor(3, [1], type, [UInt8](), scales: [outputScale], zeroPoints: [outputZero])
                 let inputs = [quantizedTensor(0, inputShape, type, x, scales: [inputScale], zeroPoints: [inputZero]),
@@ -258,30 +259,30 @@ final class KernelConsistencyTests: XCTestCase {
         for trial in 0..<60 {
             let signed = trial % 3 != 2
             var options = try Conv2DOptions(nil)
-            options.padding = Bool.random() ? .same : .valid
-            options.strideH = Int.random(in: 1...2); options.strideW = Int.random(in: 1...2)
+            options.padding = Bool.random(using: &generator) ? .same : .valid
+            options.strideH = Int.random(in: 1...2, using: &generator); options.strideW = Int.random(in: 1...2, using: &generator)
             options.dilationH = trial % 6 == 1 ? 2 : 1; options.dilationW = options.dilationH
             options.activation = [FusedActivation.none, .relu, .relu6][trial % 3]
             if trial % 4 == 0 { options.strideH = 1; options.strideW = 1; options.dilationH = 1; options.dilationW = 1 }
-            let kh = trial % 4 == 0 ? 1 : Int.random(in: 1...3), kw = trial % 4 == 0 ? 1 : Int.random(in: 1...3)
-            let inputShape = [Int.random(in: 1...2), Int.random(in: kh * 2...10), Int.random(in: kw * 2...10), [3, 4, 5, 8, 16, 24, 37][trial % 7]]
+            let kh = trial % 4 == 0 ? 1 : Int.random(in: 1...3, using: &generator), kw = trial % 4 == 0 ? 1 : Int.random(in: 1...3, using: &generator)
+            let inputShape = [Int.random(in: 1...2, using: &generator), Int.random(in: kh * 2...10, using: &generator), Int.random(in: kw * 2...10, using: &generator), [3, 4, 5, 8, 16, 24, 37][trial % 7]]
             let channels = 1 + trial * 37 % 70
             let filterShape = [channels, kh, kw, inputShape[3]]
-            let inputScale = Float.random(in: 0.005...0.05), outputScale = Float.random(in: 0.01...0.2)
+            let inputScale = Float.random(in: 0.005...0.05, using: &generator), outputScale = Float.random(in: 0.01...0.2, using: &generator)
             // uint8 layers alternate one filter zero point (as converters write) with one per channel, which takes
             // the GEMM's per-channel row-sum term.
             let perChannel = signed || trial % 2 == 0
             let filterScales = (0..<(perChannel ? channels : 1)).map { c in
-                outputScale / inputScale * Float(pow(2, trial % 5 != 0 || c % 3 != 0 ? Double.random(in: -16...(-10)) : Bool.random() ? Double.random(in: -30...(-24)) : Double.random(in: -2...1)))
+                outputScale / inputScale * Float(pow(2, trial % 5 != 0 || c % 3 != 0 ? Double.random(in: -16...(-10), using: &generator) : Bool.random(using: &generator) ? Double.random(in: -30...(-24), using: &generator) : Double.random(in: -2...1, using: &generator)))
             }
             let type: TensorType = signed ? .int8 : .uint8
-            func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255) } }
+            func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) } }
             let x = bytes(inputShape.reduce(1, *)), w = bytes(filterShape.reduce(1, *))
-            let b = (0..<channels).map { _ in Int32.random(in: -(1 << 16)...(1 << 16)) }
-            let inputZero = signed ? Int64.random(in: -128...127) : Int64.random(in: 0...255)
-            let filterZeros = signed ? [Int64](repeating: 0, count: channels) : (0..<filterScales.count).map { _ in Int64.random(in: 0...255) }
+            let b = (0..<channels).map { _ in Int32.random(in: -(1 << 16)...(1 << 16), using: &generator) }
+            let inputZero = signed ? Int64.random(in: -128...127, using: &generator) : Int64.random(in: 0...255, using: &generator)
+            let filterZeros = signed ? [Int64](repeating: 0, count: channels) : (0..<filterScales.count).map { _ in Int64.random(in: 0...255, using: &generator) }
             let typeMin: Int64 = signed ? -128 : 0
-            let outputZero = options.activation == .none ? typeMin + Int64.random(in: 68...188) : typeMin
+            let outputZero = options.activation == .none ? typeMin + Int64.random(in: 68...188, using: &generator) : typeMin
             func outputs(_ numerics: Numerics) throws -> ([UInt8], Conv2D) {
                 let output = quantizedTensor(3, [1], type, [UInt8](), scales: [outputScale], zeroPoints: [outputZero])
                 let inputs = [quantizedTensor(0, inputShape, type, x, scales: [inputScale], zeroPoints: [inputZero]),
@@ -311,20 +312,20 @@ final class KernelConsistencyTests: XCTestCase {
         var widenedLayers = 0, spreadLayers = 0
         for trial in 0..<40 {
             let signed = trial % 2 == 0, type: TensorType = signed ? .int8 : .uint8
-            let rows = [1, 1, 3, 16, 17, 40][trial % 6], depth = Int.random(in: 1...300), units = Int.random(in: 1...70)
-            let inputScale = Float.random(in: 0.005...0.05), outputScale = Float.random(in: 0.01...0.2)
+            let rows = [1, 1, 3, 16, 17, 40][trial % 6], depth = Int.random(in: 1...300, using: &generator), units = Int.random(in: 1...70, using: &generator)
+            let inputScale = Float.random(in: 0.005...0.05, using: &generator), outputScale = Float.random(in: 0.01...0.2, using: &generator)
             let perUnit = signed && trial % 4 == 0
             // Products of offsets up to 255 in magnitude, summed over the depth: scaled so that most outputs land inside the range.
             let weightScales = (0..<(perUnit ? units : 1)).map { _ in
-                outputScale / inputScale * Float(pow(2, Double.random(in: -9...(-6))) / Double(depth).squareRoot())
+                outputScale / inputScale * Float(pow(2, Double.random(in: -9...(-6), using: &generator)) / Double(depth).squareRoot())
             }
-            func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255) } }
+            func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) } }
             let x = bytes(rows * depth), w = bytes(units * depth)
-            let b = (0..<units).map { _ in Int32.random(in: -(1 << 16)...(1 << 16)) }
+            let b = (0..<units).map { _ in Int32.random(in: -(1 << 16)...(1 << 16), using: &generator) }
             let typeMin: Int64 = signed ? -128 : 0
-            let inputZero = typeMin + Int64.random(in: 0...255)
-            let weightZeros = signed ? [Int64](repeating: 0, count: weightScales.count) : [Int64.random(in: 0...255)]
-            let outputZero = typeMin + Int64.random(in: 68...188)
+            let inputZero = typeMin + Int64.random(in: 0...255, using: &generator)
+            let weightZeros = signed ? [Int64](repeating: 0, count: weightScales.count) : [Int64.random(in: 0...255, using: &generator)]
+            let outputZero = typeMin + Int64.random(in: 68...188, using: &generator)
             func outputs(_ numerics: Numerics) throws -> ([UInt8], FullyConnected) {
                 let output = quantizedTensor(3, [1], type, [UInt8](), scales: [outputScale], zeroPoints: [outputZero])
                 let inputs = [quantizedTensor(0, [rows, depth], type, x, scales: [inputScale], zeroPoints: [inputZero]),
@@ -351,16 +352,16 @@ final class KernelConsistencyTests: XCTestCase {
     func testQuantizedAddFastMatchesExact() throws {
         for trial in 0..<60 {
             let signed = trial % 2 == 0, type: TensorType = signed ? .int8 : .uint8
-            let count = Int.random(in: 1...300)
-            func bytes() -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255) } }
+            let count = Int.random(in: 1...300, using: &generator)
+            func bytes() -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) } }
             let a = bytes(), b = bytes()
             let typeMin: Int64 = signed ? -128 : 0
             // Every fifth trial has scales powers of two apart: half of its outputs are then rounding ties.
-            let base = Float.random(in: 0.01...0.1)
+            let base = Float.random(in: 0.01...0.1, using: &generator)
             let scales = trial % 5 == 3
-                ? (base, base * Float(1 << Int.random(in: 0...1)), base * Float(1 << Int.random(in: 1...2)))
-                : (Float.random(in: 0.01...0.1), Float.random(in: 0.01...0.1), Float.random(in: 0.02...0.3))
-            let zeros = (typeMin + Int64.random(in: 0...255), typeMin + Int64.random(in: 0...255), typeMin + Int64.random(in: 60...195))
+                ? (base, base * Float(1 << Int.random(in: 0...1, using: &generator)), base * Float(1 << Int.random(in: 1...2, using: &generator)))
+                : (Float.random(in: 0.01...0.1, using: &generator), Float.random(in: 0.01...0.1, using: &generator), Float.random(in: 0.02...0.3, using: &generator))
+            let zeros = (typeMin + Int64.random(in: 0...255, using: &generator), typeMin + Int64.random(in: 0...255, using: &generator), typeMin + Int64.random(in: 60...195, using: &generator))
             func outputs(_ numerics: Numerics) throws -> [UInt8] {
                 let output = quantizedTensor(2, [count], type, [UInt8](), scales: [scales.2], zeroPoints: [zeros.2])
                 let inputs = [quantizedTensor(0, [count], type, a, scales: [scales.0], zeroPoints: [zeros.0]),
@@ -376,7 +377,7 @@ final class KernelConsistencyTests: XCTestCase {
 
     func testFullyConnectedMatchesReference() throws {
         for trial in 0..<60 {
-            let rows = Int.random(in: 1...9), depth = Int.random(in: 1...70), units = Int.random(in: 1...40)
+            let rows = Int.random(in: 1...9, using: &generator), depth = Int.random(in: 1...70, using: &generator), units = Int.random(in: 1...40, using: &generator)
             let activation = activations[trial % activations.count]
             let x = random(rows * depth), w = random(units * depth), b = random(units)
             let output = tensor(3, [1])
@@ -438,11 +439,11 @@ final class KernelConsistencyTests: XCTestCase {
     func testPoolingMatchesReference() throws {
         for trial in 0..<40 {
             var options = try Pool2DOptions(nil)
-            options.padding = Bool.random() ? .same : .valid
-            options.filterH = Int.random(in: 1...4); options.filterW = Int.random(in: 1...4)
-            options.strideH = Int.random(in: 1...3); options.strideW = Int.random(in: 1...3)
-            options.activation = activations.randomElement()!
-            let shape = [Int.random(in: 1...2), Int.random(in: 4...11), Int.random(in: 4...11), Int.random(in: 1...33)]
+            options.padding = Bool.random(using: &generator) ? .same : .valid
+            options.filterH = Int.random(in: 1...4, using: &generator); options.filterW = Int.random(in: 1...4, using: &generator)
+            options.strideH = Int.random(in: 1...3, using: &generator); options.strideW = Int.random(in: 1...3, using: &generator)
+            options.activation = activations.randomElement(using: &generator)!
+            let shape = [Int.random(in: 1...2, using: &generator), Int.random(in: 4...11, using: &generator), Int.random(in: 4...11, using: &generator), Int.random(in: 1...33, using: &generator)]
             let x = random(shape.reduce(1, *))
             let average = trial % 2 == 0
             let output = tensor(1, [1])
@@ -459,10 +460,10 @@ final class KernelConsistencyTests: XCTestCase {
     func testTransposeConvMatchesReference() throws {
         for _ in 0..<30 {
             var options = try TransposeConvOptions(nil)
-            options.padding = Bool.random() ? .same : .valid
-            options.strideH = Int.random(in: 1...3); options.strideW = Int.random(in: 1...3)
-            let k = Int.random(in: 1...4), inC = Int.random(in: 1...6), outC = Int.random(in: 1...6)
-            let inputShape = [1, Int.random(in: 1...6), Int.random(in: 1...6), inC]
+            options.padding = Bool.random(using: &generator) ? .same : .valid
+            options.strideH = Int.random(in: 1...3, using: &generator); options.strideW = Int.random(in: 1...3, using: &generator)
+            let k = Int.random(in: 1...4, using: &generator), inC = Int.random(in: 1...6, using: &generator), outC = Int.random(in: 1...6, using: &generator)
+            let inputShape = [1, Int.random(in: 1...6, using: &generator), Int.random(in: 1...6, using: &generator), inC]
             let outH = options.padding == .same ? inputShape[1] * options.strideH : (inputShape[1] - 1) * options.strideH + k
             let outW = options.padding == .same ? inputShape[2] * options.strideW : (inputShape[2] - 1) * options.strideW + k
             let outputShape = [1, outH, outW, outC], weightsShape = [outC, k, k, inC]
@@ -487,8 +488,8 @@ final class KernelConsistencyTests: XCTestCase {
     /// or sgemm (larger ones).
     func testLSTMRecurrencePathsAgree() throws {
         for trial in 0..<12 {
-            let cells = [3, 20, 33, 64, 70, 96][trial % 6], batches = trial < 6 ? 1 : Int.random(in: 2...3)
-            let steps = Int.random(in: 1...9), inputSize = Int.random(in: 1...6), cifg = trial % 4 == 3
+            let cells = [3, 20, 33, 64, 70, 96][trial % 6], batches = trial < 6 ? 1 : Int.random(in: 2...3, using: &generator)
+            let steps = Int.random(in: 1...9, using: &generator), inputSize = Int.random(in: 1...6, using: &generator), cifg = trial % 4 == 3
             let values: [Int: [Float]] = Dictionary(uniqueKeysWithValues: (1...15).map { i in
                 let count = i <= 4 ? cells * inputSize : i <= 8 ? cells * cells : cells
                 return (i, random(count).map { $0 * 0.3 })
