@@ -39,8 +39,6 @@ public final class Interpreter: @unchecked Sendable {
     public let model: TFLiteModel
     public let options: Options
     public let tensors: [Tensor]
-    /// Which of the model's subgraphs this interpreter runs: 0, or the body or condition of a WHILE.
-    let subgraphIndex: Int
     let subgraph: SubGraphDescription
     let kernels: [Kernel]
     let nodeCodes: [OperatorCode]
@@ -49,7 +47,7 @@ public final class Interpreter: @unchecked Sendable {
     /// Tensor index -> the tensor whose bytes it shares: a folded node's output is its input.
     let aliases: [Int: Int]
 
-    /// The subgraphs this one runs inside, outermost first, and itself.
+    /// The subgraphs this one runs inside, outermost first, and itself (0 for the model's main graph).
     let enclosingSubgraphs: [Int]
 
     private var arena: UnsafeMutableRawBufferPointer?
@@ -71,7 +69,7 @@ public final class Interpreter: @unchecked Sendable {
         try self.init(model: model, subgraph: 0, options: options, enclosing: [], budget: SubgraphBudget())
     }
 
-    /// An interpreter of subgraph `index`, built for a control-flow node (WHILE) of the subgraphs in `enclosing`,
+    /// An interpreter of subgraph `index`, built for a control-flow node (WHILE, IF) of the subgraphs in `enclosing`,
     /// outermost first: a subgraph that would run inside itself is an error, not an endless recursion.
     init(model: TFLiteModel, subgraph index: Int, options: Options, enclosing: [Int], budget: SubgraphBudget) throws {
         guard budget.take() else {
@@ -85,7 +83,6 @@ public final class Interpreter: @unchecked Sendable {
         }
         self.model = model
         self.options = options
-        self.subgraphIndex = index
         self.enclosingSubgraphs = enclosing + [index]
         let subgraph = model.subgraphs[index]
         self.subgraph = subgraph
@@ -139,7 +136,7 @@ public final class Interpreter: @unchecked Sendable {
             tensor.makePersistent(byteCount: tensor.byteCount)
             tensor.resetVariable()
         }
-        // A WHILE plans its subgraphs itself, for its own loop variables' shapes.
+        // A WHILE or IF plans its subgraphs itself, for its own inputs' shapes.
         if enclosing.isEmpty { try allocateTensors() }
     }
 

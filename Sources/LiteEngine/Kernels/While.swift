@@ -5,9 +5,9 @@ import LiteFormat
 /// body's inputs and outputs are the loop variables, in the same order; both subgraphs run in interpreters of
 /// their own, built with this one's options.
 ///
-/// Between iterations the loop variables live in this node's outputs: each iteration copies them into the
-/// condition's inputs, then into the body's, and the body's outputs back (a Keras LSTM's loop copies a few hundred
-/// bytes a step). A body must give every loop variable back in the shape it took: TFLite lets shapes change from
+/// Between iterations the loop variables live in this node's outputs: each iteration copies the ones the condition
+/// reads into its inputs, then the ones the body changes into the body's inputs, and its outputs back. A body must
+/// give every loop variable back in the shape it took: TFLite lets shapes change from
 /// one iteration to the next (dynamic tensors), which is refused here. Inside a subgraph, shapes may depend on the
 /// loop variables' values (a Keras LSTM that returns its sequences writes step i by slicing its buffer at i): a
 /// subgraph whose plan cannot be built from shapes alone is planned again before every run from the values it is
