@@ -119,6 +119,18 @@ def fully_connected_keep(x):
     return tf.tensordot(x, fc_w, axes=1) + fc_b
 
 
+# BATCH_MATMUL: both operands computed (a constant right-hand side of rank 2 becomes FULLY_CONNECTED).
+case("batch_matmul_3d", [(2, 5, 6), (2, 6, 4)])(lambda x, y: tf.matmul(x, y))
+case("batch_matmul_adjoints", [(2, 6, 5), (2, 4, 6)])(lambda x, y: tf.matmul(x, y, adjoint_a=True, adjoint_b=True))
+case("batch_matmul_adjoint_b", [(3, 7, 9), (3, 5, 9)])(lambda x, y: tf.matmul(x, y, adjoint_b=True))
+case("batch_matmul_broadcast_4d", [(2, 1, 5, 6), (3, 6, 4)])(lambda x, y: tf.matmul(x, y))
+case("batch_matmul_rank5", [(2, 1, 2, 3, 4), (1, 3, 1, 4, 5)])(lambda x, y: tf.matmul(x, y))
+case("batch_matmul_constant_rhs_batched", [(2, 5, 6)])(lambda x: tf.matmul(x, const(2, 6, 3)))
+case("batch_matmul_large", [(4, 33, 40), (4, 40, 37)])(lambda x, y: tf.matmul(x, y))
+case("gelu", [(2, 5, 7, 3)], low=-5, high=5)(lambda x: tf.nn.gelu(x, approximate=False))
+case("gelu_approximate", [(2, 5, 7, 3)], low=-5, high=5)(lambda x: tf.nn.gelu(x, approximate=True))
+
+
 # ---- elementwise -----------------------------------------------------------------------------------------
 bias_c = const(3)
 other = const(2, 1, 3)
@@ -282,6 +294,10 @@ q_dw_w = const(3, 3, 6, 1)
 qcase("q_depthwise", [(1, 8, 8, 6)], lambda x: tf.nn.depthwise_conv2d(x, q_dw_w, [1, 2, 2, 1], "SAME"))
 q_fc_w, q_fc_b = const(20, 12), const(12)
 qcase("q_fully_connected", [(3, 20)], lambda x: tf.matmul(x, q_fc_w) + q_fc_b)
+qcase("q_batch_matmul", [(2, 5, 6), (2, 6, 4)], lambda x, y: tf.matmul(x, y))
+qcase("q_batch_matmul_adjoint_b_broadcast", [(2, 1, 5, 8), (3, 4, 8)], lambda x, y: tf.matmul(x, y, adjoint_b=True))
+qcase("q_gelu", [(2, 5, 7)], lambda x: tf.nn.gelu(x, approximate=False), low=-4, high=4)
+qcase("q_gelu_approximate", [(2, 5, 7)], lambda x: tf.nn.gelu(x, approximate=True), low=-4, high=4)
 qcase("q_uint8_io_conv", [(1, 6, 6, 4)], lambda x: tf.nn.conv2d(x, q_conv_w, 1, "VALID"), io="uint8")
 
 # ---- hybrid ops: int8 constant weights, float activations (dynamic-range quantization) ---------------------------
@@ -462,6 +478,24 @@ def built_add(dtype, shape, quantizations, output_quantization, op="ADD"):
     return build
 
 
+def built_batch_matmul(lhs_shape, rhs_shape, lhs_quantization, rhs_quantization, output_quantization, adj_x=False, adj_y=False):
+    """int8 BATCH_MATMUL with the scales given. With scales a power of two apart and a depth of 1 or 2 the rescaled sums
+    are often ties of the last shift, which pins its rounding (LiteRT rounds them away from zero here, up in
+    FULLY_CONNECTED)."""
+    def build():
+        g = GraphBuilder()
+        a = g.tensor("lhs", lhs_shape, dtype=np.int8, quantization=lhs_quantization)
+        b = g.tensor("rhs", rhs_shape, dtype=np.int8, quantization=rhs_quantization)
+        rows, cols = lhs_shape[-1 if adj_x else -2], rhs_shape[-2 if adj_y else -1]
+        batch = np.broadcast_shapes(tuple(lhs_shape[:-2]), tuple(rhs_shape[:-2]))
+        y = g.tensor("y", list(batch) + [rows, cols], dtype=np.int8, quantization=output_quantization)
+        options = g.fb.BatchMatMulOptionsT()
+        options.adjX, options.adjY = adj_x, adj_y
+        g.operator(g.fb.BuiltinOperator.BATCH_MATMUL, [a, b], [y], g.fb.BuiltinOptions.BatchMatMulOptions, options)
+        return g.build([a, b], [y])
+    return build
+
+
 def built_power_of_two_layer(kind, dtype, in_shape, channels, kernel=1, stride=1, padding="SAME"):
     """CONV_2D, DEPTHWISE_CONV_2D or FULLY_CONNECTED whose scales are all powers of two and whose weights are small
     (|w - w_zero| <= 3): the requantization's products are then exact multiples of its rounding steps, so many
@@ -624,6 +658,10 @@ case("q_add_uint8_ties", [(1, 8, 9, 7), (1, 8, 9, 7)], built=True)(
     built_add(np.uint8, (1, 8, 9, 7), [(0.025, 120), (0.05, 131)], (0.1, 127)))
 case("q_sub_int8_ties", [(2, 5, 13), (2, 5, 13)], built=True)(
     built_add(np.int8, (2, 5, 13), [(0.05, 0), (0.025, -7)], (0.2, -1), op="SUB"))
+case("q_batch_matmul_int8_ties", [(2, 16, 1), (2, 1, 16)], built=True)(
+    built_batch_matmul((2, 16, 1), (2, 1, 16), (0.0625, 3), (0.0625, -5), (0.5, 1)))
+case("q_batch_matmul_int8_ties_adjoints", [(3, 2, 9), (1, 12, 2)], built=True)(
+    built_batch_matmul((3, 2, 9), (1, 12, 2), (0.125, -2), (0.0625, 0), (1.0, -3), adj_x=True, adj_y=True))
 case("q_conv_int8_1x1_ties", [(1, 6, 7, 5)], built=True)(built_power_of_two_layer("CONV_2D", np.int8, (1, 6, 7, 5), 19))
 case("q_conv_int8_3x3_ties", [(1, 7, 6, 3)], built=True)(built_power_of_two_layer("CONV_2D", np.int8, (1, 7, 6, 3), 10, kernel=3, stride=2))
 case("q_conv_uint8_1x1_ties", [(1, 6, 7, 5)], built=True)(built_power_of_two_layer("CONV_2D", np.uint8, (1, 6, 7, 5), 12))
@@ -750,6 +788,22 @@ case("while_keras3_gru_sequences", [(1, 7, 4)], built=True, low=-1.0, high=1.0)(
 case("while_keras3_simple_rnn", [(1, 7, 4)], built=True, low=-1.0, high=1.0)(keras3_recurrent(7, 4, lambda k: k.layers.SimpleRNN(10)))
 case("while_keras3_bidirectional_lstm", [(1, 7, 4)], built=True, low=-1.0, high=1.0)(
     keras3_recurrent(7, 4, lambda k: k.layers.Bidirectional(k.layers.LSTM(6))))
+def keras3_encoder_block(sequence, width, heads):
+    """A pre-norm Transformer encoder block in Keras 3 (LayerNormalization, MultiHeadAttention, a GELU MLP, residuals):
+    BATCH_MATMUL for the attention scores and the weighted values, GELU in the MLP."""
+    def build():
+        import keras as keras3
+        keras3.utils.set_random_seed(11)
+        inputs = keras3.Input((sequence, width), batch_size=1)
+        x = keras3.layers.LayerNormalization()(inputs)
+        x = inputs + keras3.layers.MultiHeadAttention(num_heads=heads, key_dim=width // heads)(x, x)
+        y = keras3.layers.Dense(2 * width, activation="gelu")(keras3.layers.LayerNormalization()(x))
+        model = keras3.Model(inputs, x + keras3.layers.Dense(width)(y))
+        return tf.lite.TFLiteConverter.from_keras_model(model).convert()
+    return build
+
+
+case("keras3_transformer_encoder_block", [(1, 16, 32)], built=True)(keras3_encoder_block(16, 32, 4))
 # tf.cond becomes IF with two branch subgraphs; one case takes each branch.
 case("if_then_branch", [(3,)], low=0.1, high=1.0)(lambda x: tf.cond(tf.reduce_sum(x) > 0, lambda: x * 2.0 + 1.0, lambda: x - 1.0))
 case("if_else_branch", [(3,)], low=-1.0, high=-0.1)(lambda x: tf.cond(tf.reduce_sum(x) > 0, lambda: x * 2.0 + 1.0, lambda: x - 1.0))

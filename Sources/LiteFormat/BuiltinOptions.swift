@@ -238,6 +238,28 @@ public struct BlockSizeOptions: Sendable {
     }
 }
 
+/// BATCH_MATMUL: whether each operand's last two dimensions are swapped (adj_x, adj_y), and how a hybrid
+/// (float times int8) product quantizes its float side.
+public struct BatchMatMulOptions: Sendable {
+    public var adjointLHS = false, adjointRHS = false
+    public var asymmetricQuantizeInputs = false
+
+    public init(_ t: FlatTable?) throws {
+        guard let t else { return }
+        adjointLHS = try t.bool(0); adjointRHS = try t.bool(1); asymmetricQuantizeInputs = try t.bool(2)
+    }
+}
+
+/// GELU: the tanh approximation or the exact form through erfc.
+public struct GeluOptions: Sendable {
+    public var approximate = false
+
+    public init(_ t: FlatTable?) throws {
+        guard let t else { return }
+        approximate = try t.bool(0)
+    }
+}
+
 public struct LeakyReluOptions: Sendable {
     public var alpha: Float = 0
 

@@ -393,6 +393,38 @@ final class KernelConsistencyTests: XCTestCase {
         }
     }
 
+    func testBatchMatMulMatchesReference() throws {
+        for trial in 0..<80 {
+            let (m, n, k) = (Int.random(in: 1...12, using: &generator), Int.random(in: 1...12, using: &generator), Int.random(in: 0...20, using: &generator))
+            let batchRank = Int.random(in: 0...3, using: &generator)
+            let batch = (0..<batchRank).map { _ in Int.random(in: 1...3, using: &generator) }
+            // Each operand keeps a suffix of the batch dimensions, some of them 1 (broadcast).
+            func operandBatch() -> [Int] {
+                Array(batch.suffix(Int.random(in: 0...batchRank, using: &generator)).map { Bool.random(using: &generator) ? $0 : 1 })
+            }
+            var options = try BatchMatMulOptions(nil)
+            options.adjointLHS = trial % 4 >= 2
+            options.adjointRHS = trial % 2 == 1
+            let lhsShape = operandBatch() + (options.adjointLHS ? [k, m] : [m, k]), rhsShape = operandBatch() + (options.adjointRHS ? [n, k] : [k, n])
+            let x = random(lhsShape.reduce(1, *)), y = random(rhsShape.reduce(1, *))
+            let output = tensor(2, [1])
+            let kernel = try BatchMatMul(node([tensor(0, lhsShape, x), tensor(1, rhsShape, y)], [output]))
+            kernel.options = options
+            try run(kernel, threads: 1 + trial / 4 % 2)
+            let expected = try BatchMatMul.reference(lhs: x, lhsShape: lhsShape, rhs: y, rhsShape: rhsShape,
+                                                     adjointLHS: options.adjointLHS, adjointRHS: options.adjointRHS)
+            XCTAssertEqual(output.shape, expected.shape)
+            assertNear(output.toArray(of: Float.self), expected.values, "batch matmul \(lhsShape) x \(rhsShape) \(options)")
+        }
+    }
+
+    func testBatchMatMulRefusesShapesThatDoNotMultiply() throws {
+        for (lhs, rhs) in [([2, 3, 4], [2, 5, 6]), ([2, 3, 4], [3, 4, 6]), ([1, 1, 1, 1, 1, 2, 2], [2, 2]), ([4], [4, 2])] {
+            let kernel = try BatchMatMul(node([tensor(0, lhs), tensor(1, rhs)], [tensor(2, [1])]))
+            XCTAssertThrowsError(try kernel.prepare(), "\(lhs) x \(rhs)") { XCTAssertTrue($0 is KernelError, "\($0)") }
+        }
+    }
+
     /// The lazy heap NMS keeps exactly the boxes the op's sort-everything loop keeps: clustered boxes that overlap
     /// heavily, tied scores, scores below the threshold, NaN scores and NaN or empty boxes.
     func testNonMaxSuppressionMatchesTheOpsLoop() {

@@ -1,0 +1,183 @@
+import LiteFormat
+
+/// BATCH_MATMUL: lhs [..., m, k] ([..., k, m] with adj_x) times rhs [..., k, n] ([..., n, k] with adj_y) for every
+/// matrix of the batch dimensions, which broadcast (numpy rules, ranks 2 to 5) -> [..., m, n]. float32: one sgemm per
+/// matrix with the adjoints as its transpose flags. int8: exact int32 sums of (lhs − lhs_zp)(rhs − rhs_zp),
+/// requantized by lhs_scale·rhs_scale/output_scale with `MultiplyByQuantizedMultiplier` (ties away from zero, where
+/// LiteRT's FULLY_CONNECTED rounds them up: the `q_batch_matmul_int8_ties` goldens), clamped to the int8 range (the op
+/// has no fused activation).
+final class BatchMatMul: Kernel {
+    var options: BatchMatMulOptions
+    /// Matrix dimensions of the product, and for each output matrix the element offset of its lhs and rhs matrix.
+    private(set) var m = 0, n = 0, k = 0
+    private var lhsOffsets: [Int] = [], rhsOffsets: [Int] = []
+    private var requantization: ChannelRequantization?
+
+    required init(_ node: NodeContext) throws {
+        options = try BatchMatMulOptions(node.options)
+        try super.init(node)
+        try expectCounts(inputs: 2...2, outputs: 1)
+    }
+
+    override func prepare() throws {
+        let lhs = try input(0), rhs = try input(1), output = try self.output(0)
+        if lhs.type == .int8 {
+            try expectType(rhs, .int8)
+            guard output.type == .int8 else { throw KernelError.unsupported("int8 BATCH_MATMUL into \(output.type)") }
+            let l = try QuantizedTensorInfo(lhs), r = try QuantizedTensorInfo(rhs)
+            guard l.scales.count == 1, r.scales.count == 1 else { throw KernelError.unsupported("per-channel BATCH_MATMUL operands") }
+            requantization = try ChannelRequantization(input: l, filter: r, output: try QuantizedTensorInfo(output), channels: 1,
+                                                       activation: .none, outputType: .int8)
+        } else {
+            try expectType(lhs, .float32)
+            try expectType(rhs, .float32)
+            output.type = .float32
+        }
+        let geometry = try Self.geometry(lhs: lhs.shape, rhs: rhs.shape, adjointLHS: options.adjointLHS, adjointRHS: options.adjointRHS)
+        (m, n, k) = (geometry.m, geometry.n, geometry.k)
+        (lhsOffsets, rhsOffsets) = (geometry.lhsOffsets, geometry.rhsOffsets)
+        output.shape = geometry.outputShape
+    }
+
+    /// At most this many output matrices (broadcast batch entries).
+    static let maximumMatrices = 1 << 24
+
+    struct Geometry {
+        var m: Int, n: Int, k: Int
+        var outputShape: [Int]
+        var lhsOffsets: [Int], rhsOffsets: [Int]
+    }
+
+    /// The product's shape and, for each output matrix in order, where its two operand matrices start.
+    static func geometry(lhs: [Int], rhs: [Int], adjointLHS: Bool, adjointRHS: Bool) throws -> Geometry {
+        guard (2...5).contains(lhs.count), (2...5).contains(rhs.count) else {
+            throw KernelError.unsupported("BATCH_MATMUL of ranks \(lhs.count) and \(rhs.count) (2 to 5 supported)")
+        }
+        let rank = max(lhs.count, rhs.count)
+        let l = Array(repeating: 1, count: rank - lhs.count) + lhs, r = Array(repeating: 1, count: rank - rhs.count) + rhs
+        let m = adjointLHS ? l[rank - 1] : l[rank - 2], lhsDepth = adjointLHS ? l[rank - 2] : l[rank - 1]
+        let n = adjointRHS ? r[rank - 2] : r[rank - 1], rhsDepth = adjointRHS ? r[rank - 1] : r[rank - 2]
+        guard lhsDepth == rhsDepth else {
+            throw KernelError.invalid("BATCH_MATMUL of \(lhs) and \(rhs): inner dimensions \(lhsDepth) and \(rhsDepth) differ")
+        }
+        let batchShape = try broadcastShape(Array(l.prefix(rank - 2)), Array(r.prefix(rank - 2)))
+        // Operand sizes are bounded by the model's buffers, but broadcasting multiplies them: a hostile pair of
+        // shapes must not make the offset tables below (one entry per output matrix) unbounded.
+        let batches = saturatingProduct(batchShape.reduce(1) { saturatingProduct($0, $1) })
+        guard batches <= maximumMatrices, saturatingProduct(batches, m, n) < Int.max / 2 else {
+            throw KernelError.invalid("BATCH_MATMUL of \(lhs) and \(rhs) makes too large an output")
+        }
+        let lhsMatrix = l[rank - 2] * l[rank - 1], rhsMatrix = r[rank - 2] * r[rank - 1]
+        var lhsOffsets = [Int](repeating: 0, count: batches), rhsOffsets = [Int](repeating: 0, count: batches)
+        // Strides of each operand's batch dimensions in matrices, 0 along a broadcast dimension.
+        var lhsStrides = [Int](repeating: 0, count: rank - 2), rhsStrides = lhsStrides
+        var lhsStride = 1, rhsStride = 1
+        for d in stride(from: rank - 3, through: 0, by: -1) {
+            lhsStrides[d] = l[d] == 1 ? 0 : lhsStride
+            rhsStrides[d] = r[d] == 1 ? 0 : rhsStride
+            lhsStride *= l[d]
+            rhsStride *= r[d]
+        }
+        for b in 0..<batches {
+            var rest = b, lo = 0, ro = 0
+            for d in stride(from: rank - 3, through: 0, by: -1) {
+                let index = rest % batchShape[d]
+                rest /= batchShape[d]
+                lo += index * lhsStrides[d]
+                ro += index * rhsStrides[d]
+            }
+            lhsOffsets[b] = lo * lhsMatrix
+            rhsOffsets[b] = ro * rhsMatrix
+        }
+        return Geometry(m: m, n: n, k: lhsDepth, outputShape: batchShape + [m, n], lhsOffsets: lhsOffsets, rhsOffsets: rhsOffsets)
+    }
+
+    override var scratchBytes: Int {
+        requantization == nil ? 0 : saturatingProduct(k, n + 1, 2)
+    }
+
+    override func run(_ context: RunContext) throws {
+        if let requantization { return runInt8(context, requantization) }
+        let lhs = node.inputs[0]!.floats, rhs = node.inputs[1]!.floats, out = node.outputs[0].floats
+        let (m, n, k) = (self.m, self.n, self.k)
+        guard m > 0, n > 0 else { return }
+        for b in lhsOffsets.indices {
+            let c = out + b * m * n
+            if k == 0 {
+                c.update(repeating: 0, count: m * n)
+                continue
+            }
+            BLAS.sgemm(transposeA: options.adjointLHS, transposeB: options.adjointRHS, m: m, n: n, k: k,
+                       a: lhs + lhsOffsets[b], lda: options.adjointLHS ? m : k, b: rhs + rhsOffsets[b], ldb: options.adjointRHS ? k : n,
+                       c: c, ldc: n, threads: context.threads)
+        }
+    }
+
+    /// Each rhs matrix is widened once into scratch as [n, k] int16 minus its zero point, each lhs row likewise, so
+    /// that every output is one contiguous dot product of int16s summed in int32 (at most 2^16 · k: exact for k < 2^15).
+    private func runInt8(_ context: RunContext, _ requantization: ChannelRequantization) {
+        let lhsTensor = node.inputs[0]!, rhsTensor = node.inputs[1]!
+        let lhs = UnsafePointer<Int8>(OpaquePointer(lhsTensor.data!)), rhs = UnsafePointer<Int8>(OpaquePointer(rhsTensor.data!))
+        let out = node.outputs[0].data!.assumingMemoryBound(to: Int8.self)
+        let lhsZero = Int16((try? QuantizedTensorInfo(lhsTensor).zeroPoint) ?? 0), rhsZero = Int16((try? QuantizedTensorInfo(rhsTensor).zeroPoint) ?? 0)
+        let (m, n, k) = (self.m, self.n, self.k)
+        let columns = context.scratch.assumingMemoryBound(to: Int16.self), row = columns + n * k
+        var widenedRHS = -1
+        for b in lhsOffsets.indices {
+            let left = lhs + lhsOffsets[b], right = rhs + rhsOffsets[b]
+            if rhsOffsets[b] != widenedRHS {
+                for j in 0..<n {
+                    for d in 0..<k {
+                        columns[j * k + d] = Int16(options.adjointRHS ? right[j * k + d] : right[d * n + j]) - rhsZero
+                    }
+                }
+                widenedRHS = rhsOffsets[b]
+            }
+            for i in 0..<m {
+                for d in 0..<k { row[d] = Int16(options.adjointLHS ? left[d * m + i] : left[i * k + d]) - lhsZero }
+                for j in 0..<n {
+                    let column = columns + j * k
+                    var sum: Int32 = 0
+                    for d in 0..<k { sum &+= Int32(row[d]) &* Int32(column[d]) }
+                    out[(b * m + i) * n + j] = Int8(truncatingIfNeeded: requantization.apply(sum, channel: 0))
+                }
+            }
+        }
+    }
+}
+
+extension BatchMatMul {
+    /// The definition, for tests, written apart from ``geometry(lhs:rhs:adjointLHS:adjointRHS:)``: out[b, i, j] =
+    /// Σ_d lhs[b, i, d] · rhs[b, d, j] with the operands' adjoints applied and each batch index taken modulo the
+    /// operand's own dimension (1 broadcasts).
+    static func reference(lhs: [Float], lhsShape: [Int], rhs: [Float], rhsShape: [Int], adjointLHS: Bool, adjointRHS: Bool) throws -> (values: [Float], shape: [Int]) {
+        let rank = max(lhsShape.count, rhsShape.count)
+        let l = Array(repeating: 1, count: rank - lhsShape.count) + lhsShape, r = Array(repeating: 1, count: rank - rhsShape.count) + rhsShape
+        let m = adjointLHS ? l[rank - 1] : l[rank - 2], k = adjointLHS ? l[rank - 2] : l[rank - 1]
+        let n = adjointRHS ? r[rank - 2] : r[rank - 1]
+        let batchShape = (0..<(rank - 2)).map { max(l[$0], r[$0]) }
+        let batches = batchShape.reduce(1, *)
+        var out = [Float](repeating: 0, count: batches * m * n)
+        for b in 0..<batches {
+            var rest = b, lhsMatrix = 0, rhsMatrix = 0, lhsStride = 1, rhsStride = 1
+            for d in stride(from: rank - 3, through: 0, by: -1) {
+                let index = rest % batchShape[d]
+                rest /= batchShape[d]
+                lhsMatrix += (index % l[d]) * lhsStride
+                rhsMatrix += (index % r[d]) * rhsStride
+                lhsStride *= l[d]
+                rhsStride *= r[d]
+            }
+            for i in 0..<m {
+                for j in 0..<n {
+                    var sum: Float = 0
+                    for d in 0..<k {
+                        sum += lhs[lhsMatrix * m * k + (adjointLHS ? d * m + i : i * k + d)] * rhs[rhsMatrix * k * n + (adjointRHS ? j * k + d : d * n + j)]
+                    }
+                    out[(b * m + i) * n + j] = sum
+                }
+            }
+        }
+        return (out, batchShape + [m, n])
+    }
+}

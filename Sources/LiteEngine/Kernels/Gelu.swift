@@ -1,0 +1,46 @@
+import Foundation
+import LiteFormat
+
+/// GELU: x·Φ(x), exactly as `0.5·x·erfc(−x/√2)` (erfc rather than 1 + erf, which cancels for large negative x)
+/// or, with `approximate`, `0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))`. uint8/int8 through TFLite's float lookup
+/// table of the same functions.
+final class Gelu: UnaryElementwise {
+    let options: GeluOptions
+
+    required init(_ node: NodeContext) throws {
+        options = try GeluOptions(node.options)
+        try super.init(node)
+    }
+
+    /// √(2/π) as TFLite spells it (M_2_SQRTPI · M_SQRT1_2, rounded once to float).
+    static let sqrtTwoOverPi = Float(0.7978845608028654)
+
+    static func exact(_ x: Float) -> Float { 0.5 * x * erfcf(x * -Float(0.7071067811865476)) }
+
+    static func approximate(_ x: Float) -> Float { 0.5 * x * (1 + tanhf(sqrtTwoOverPi * (x + 0.044715 * x * x * x))) }
+
+    enum ExactForm: FloatUnaryOperation {
+        @inline(__always) static func apply(_ x: Float) -> Float { Gelu.exact(x) }
+    }
+
+    enum TanhForm: FloatUnaryOperation {
+        @inline(__always) static func apply(_ x: Float) -> Float {
+            0.5 * x * (1 + vectorizableTanh(Gelu.sqrtTwoOverPi * (x + 0.044715 * x * x * x)))
+        }
+    }
+
+    override func prepare() throws {
+        let input = try self.input(0), output = try self.output(0)
+        if input.type == .uint8 || input.type == .int8 {
+            lookupTable = try QuantizedLookupTable(input: input, output: output, transform: options.approximate ? Gelu.approximate : Gelu.exact)
+            output.shape = input.shape
+            return
+        }
+        try super.prepare()
+    }
+
+    override func run(_ context: RunContext) throws {
+        if runLookupTable() { return }
+        if options.approximate { compute(context.threads, TanhForm.self) } else { compute(context.threads, ExactForm.self) }
+    }
+}
