@@ -468,6 +468,18 @@ final class KernelConsistencyTests: XCTestCase {
         }
     }
 
+    /// GELU's float kernel (``vectorizableErfc``) against libm's `erfcf`, the function TFLite's kernels call, within
+    /// 2e-6 relative to max(1, |x|) (the op goldens allow 1e-4).
+    func testVectorizableGeluFollowsLibm() {
+        var values: [Float] = [0, -0.0, .nan, .infinity, 1e-30, -1e-30, 0.5, -0.5, 9, -9, 13, -13, 30, -30]
+        for _ in 0..<20_000 { values.append(Float.random(in: -14...14, using: &generator)) }
+        for x in values {
+            let fast = Gelu.ExactForm.apply(x), exact = Gelu.exact(x)
+            if exact.isNaN || exact.isInfinite { XCTAssert(fast.isNaN ? exact.isNaN : fast == exact, "gelu(\(x)) = \(fast)"); continue }
+            XCTAssertLessThanOrEqual(abs(fast - exact), 2e-6 * max(1, abs(x)), "gelu(\(x)) = \(fast), with libm \(exact)")
+        }
+    }
+
     func testPoolingMatchesReference() throws {
         for trial in 0..<40 {
             var options = try Pool2DOptions(nil)

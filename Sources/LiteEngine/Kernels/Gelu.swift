@@ -3,7 +3,9 @@ import LiteFormat
 
 /// GELU: x·Φ(x), exactly as `0.5·x·erfc(−x/√2)` (erfc rather than 1 + erf, which cancels for large negative x)
 /// or, with `approximate`, `0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))`. uint8/int8 through TFLite's float lookup
-/// table of the same functions.
+/// table of the same functions (libm's `erfcf` and `tanhf`, as TFLite's table is built); float runs branch-free code
+/// the compiler vectorizes (``vectorizableErfc``, ``vectorizableTanh``): a libm call per element was 0.14 ms of a
+/// [64, 256] GELU.
 final class Gelu: UnaryElementwise {
     let options: GeluOptions
 
@@ -20,7 +22,7 @@ final class Gelu: UnaryElementwise {
     static func approximate(_ x: Float) -> Float { 0.5 * x * (1 + tanhf(sqrtTwoOverPi * (x + 0.044715 * x * x * x))) }
 
     enum ExactForm: FloatUnaryOperation {
-        @inline(__always) static func apply(_ x: Float) -> Float { Gelu.exact(x) }
+        @inline(__always) static func apply(_ x: Float) -> Float { 0.5 * x * vectorizableErfc(x * -Float(0.7071067811865476)) }
     }
 
     enum TanhForm: FloatUnaryOperation {

@@ -1,7 +1,8 @@
 import LiteFormat
 
 /// MEAN and SUM over the axes given by the second (constant) input, with keep_dims.
-/// Float sums accumulate in float in input order, as TFLite's reference reducer. uint8/int8: LiteRT's optimized
+/// Float sums accumulate in float in input order, as TFLite's reference reducer, except along a contiguous last
+/// axis (8 lanes, see ``sumBlocks``). uint8/int8: LiteRT's optimized
 /// mean for a kept-dims mean over height and width of a 4D tensor, its generic quantized reduction otherwise.
 class Reduce: Kernel {
     let keepDims: Bool
@@ -122,6 +123,41 @@ class Reduce: Kernel {
         }
     }
 
+    /// The input as [outer, reduced, inner] when the reduced axes are adjacent (a layer norm's last axis, a pooling
+    /// mean's height and width), else nil.
+    final func contiguousBlock(_ shape: [Int]) -> (outer: Int, reduced: Int, inner: Int)? {
+        guard let first = axes.min(), let last = axes.max(), last - first + 1 == axes.count else { return nil }
+        return (shape[..<first].reduce(1, *), shape[first...last].reduce(1, *), shape[(last + 1)...].reduce(1, *))
+    }
+
+    /// `dst[o, i] = Σ_r src[o, r, i]`. Across rows (inner > 1) each output adds its values in input order, as the
+    /// reference reducer; along a contiguous last axis the sum runs in 8 lanes added together at the end (the
+    /// order differs from the reference's by float rounding only).
+    final func sumBlocks(_ src: UnsafePointer<Float>, _ dst: UnsafeMutablePointer<Float>, outer: Int, reduced: Int, inner: Int) {
+        for o in 0..<outer {
+            let block = src + o * reduced * inner
+            if inner == 1 {
+                var lanes = SIMD8<Float>(), r = 0
+                while r + 8 <= reduced {
+                    lanes += UnsafeRawPointer(block + r).loadUnaligned(as: SIMD8<Float>.self)
+                    r += 8
+                }
+                var sum = lanes.sum()
+                while r < reduced {
+                    sum += block[r]
+                    r += 1
+                }
+                dst[o] = sum
+            } else {
+                let out = dst + o * inner
+                for r in 0..<reduced {
+                    let row = block + r * inner
+                    for i in 0..<inner { out[i] += row[i] }
+                }
+            }
+        }
+    }
+
     /// The int32 sums of a uint8/int8 input's stored values over the reduced axes, one per output element.
     func storedSums(_ input: Tensor, _ output: Tensor) -> [Int32] {
         let signed = input.type == .int8
@@ -163,7 +199,11 @@ class Reduce: Kernel {
         let src = input.floats, dst = output.floats
         let outCount = output.elementCount
         dst.update(repeating: 0, count: outCount)
-        forEachInputElement(input.shape) { i, offset in dst[offset] += src[i] }
+        if let (outer, reduced, inner) = contiguousBlock(input.shape) {
+            sumBlocks(src, dst, outer: outer, reduced: reduced, inner: inner)
+        } else {
+            forEachInputElement(input.shape) { i, offset in dst[offset] += src[i] }
+        }
         if isMean {
             let count = Float(input.elementCount / max(outCount, 1))
             for i in 0..<outCount { dst[i] /= count }

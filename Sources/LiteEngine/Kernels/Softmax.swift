@@ -73,24 +73,24 @@ final class Softmax: Kernel {
     }
 }
 
-/// One row of softmax or log-softmax, as TFLite's float kernels compute it.
+/// One row of softmax or log-softmax, as TFLite's float kernels compute it, with ``vectorizableExp`` (about 1 ulp from
+/// libm's `expf`; a call per element was 0.07 ms of a [4, 64, 64] attention softmax). The exponentials are stored
+/// first and summed in order in a second pass, so that the first pass vectorizes.
 @inline(__always)
 func softmaxRow(_ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>, _ n: Int, beta: Float, log: Bool) {
     var maximum = -Float.infinity
     for i in 0..<n { maximum = Swift.max(maximum, x[i]) }
     if log {
         // LogSoftmax: (x - max) - log(sum(exp(x - max))), beta = 1.
+        for i in 0..<n { y[i] = vectorizableExp(x[i] - maximum) }
         var sum: Float = 0
-        for i in 0..<n { sum += expf(x[i] - maximum) }
+        for i in 0..<n { sum += y[i] }
         let logSum = logf(sum)
         for i in 0..<n { y[i] = x[i] - maximum - logSum }
     } else {
+        for i in 0..<n { y[i] = vectorizableExp((x[i] - maximum) * beta) }
         var sum: Float = 0
-        for i in 0..<n {
-            let e = expf((x[i] - maximum) * beta)
-            y[i] = e
-            sum += e
-        }
+        for i in 0..<n { sum += y[i] }
         let inverse = 1 / sum
         for i in 0..<n { y[i] *= inverse }
     }
