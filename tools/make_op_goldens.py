@@ -298,6 +298,9 @@ qcase("q_batch_matmul", [(2, 5, 6), (2, 6, 4)], lambda x, y: tf.matmul(x, y))
 qcase("q_batch_matmul_adjoint_b_broadcast", [(2, 1, 5, 8), (3, 4, 8)], lambda x, y: tf.matmul(x, y, adjoint_b=True))
 qcase("q_gelu", [(2, 5, 7)], lambda x: tf.nn.gelu(x, approximate=False), low=-4, high=4)
 qcase("q_gelu_approximate", [(2, 5, 7)], lambda x: tf.nn.gelu(x, approximate=True), low=-4, high=4)
+qcase("q_squared_difference", [(2, 5, 7), (2, 5, 7)], lambda x, y: tf.math.squared_difference(x, y))
+qcase("q_squared_difference_broadcast", [(1, 6, 16)], lambda x: tf.math.squared_difference(x, tf.reduce_mean(x, axis=-1, keepdims=True)))
+qcase("q_rsqrt", [(2, 5, 7)], tf.math.rsqrt, low=0.05, high=4.0)
 qcase("q_uint8_io_conv", [(1, 6, 6, 4)], lambda x: tf.nn.conv2d(x, q_conv_w, 1, "VALID"), io="uint8")
 
 # ---- hybrid ops: int8 constant weights, float activations (dynamic-range quantization) ---------------------------
@@ -788,9 +791,10 @@ case("while_keras3_gru_sequences", [(1, 7, 4)], built=True, low=-1.0, high=1.0)(
 case("while_keras3_simple_rnn", [(1, 7, 4)], built=True, low=-1.0, high=1.0)(keras3_recurrent(7, 4, lambda k: k.layers.SimpleRNN(10)))
 case("while_keras3_bidirectional_lstm", [(1, 7, 4)], built=True, low=-1.0, high=1.0)(
     keras3_recurrent(7, 4, lambda k: k.layers.Bidirectional(k.layers.LSTM(6))))
-def keras3_encoder_block(sequence, width, heads):
+def keras3_encoder_block(sequence, width, heads, int8=False):
     """A pre-norm Transformer encoder block in Keras 3 (LayerNormalization, MultiHeadAttention, a GELU MLP, residuals):
-    BATCH_MATMUL for the attention scores and the weighted values, GELU in the MLP."""
+    BATCH_MATMUL for the attention scores and the weighted values, GELU in the MLP. int8: full-integer post-training
+    quantization (int8 SQUARED_DIFFERENCE and RSQRT in the layer norms)."""
     def build():
         import keras as keras3
         keras3.utils.set_random_seed(11)
@@ -799,11 +803,19 @@ def keras3_encoder_block(sequence, width, heads):
         x = inputs + keras3.layers.MultiHeadAttention(num_heads=heads, key_dim=width // heads)(x, x)
         y = keras3.layers.Dense(2 * width, activation="gelu")(keras3.layers.LayerNormalization()(x))
         model = keras3.Model(inputs, x + keras3.layers.Dense(width)(y))
-        return tf.lite.TFLiteConverter.from_keras_model(model).convert()
+        converter = tf.lite.TFLiteConverter.from_keras_model(model)
+        if int8:
+            calibration = np.random.default_rng(12)
+            converter.optimizations = [tf.lite.Optimize.DEFAULT]
+            converter.representative_dataset = lambda: ([calibration.uniform(-2, 2, (1, sequence, width)).astype(np.float32)] for _ in range(64))
+            converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+            converter.inference_input_type = converter.inference_output_type = tf.int8
+        return converter.convert()
     return build
 
 
 case("keras3_transformer_encoder_block", [(1, 16, 32)], built=True)(keras3_encoder_block(16, 32, 4))
+case("q_keras3_transformer_encoder_block", [(1, 16, 32)], built=True)(keras3_encoder_block(16, 32, 4, int8=True))
 # tf.cond becomes IF with two branch subgraphs; one case takes each branch.
 case("if_then_branch", [(3,)], low=0.1, high=1.0)(lambda x: tf.cond(tf.reduce_sum(x) > 0, lambda: x * 2.0 + 1.0, lambda: x - 1.0))
 case("if_else_branch", [(3,)], low=-1.0, high=-0.1)(lambda x: tf.cond(tf.reduce_sum(x) > 0, lambda: x * 2.0 + 1.0, lambda: x - 1.0))
