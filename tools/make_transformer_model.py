@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Writes a small Keras 3 Transformer encoder (pre-norm blocks: LayerNormalization, MultiHeadAttention, a GELU MLP,
-residuals) as a float .tflite, to time BATCH_MATMUL, GELU and the layer-norm arithmetic against LiteRT. Random
-weights; the timing does not depend on them.
+residuals) as a float .tflite, or full-integer int8 with --int8, to time BATCH_MATMUL, GELU and the layer-norm
+arithmetic against LiteRT. Random weights and calibration inputs; the timing does not depend on them.
 
-    python3 tools/make_transformer_model.py --out /tmp/transformer.tflite [--sequence 64 --width 128 --heads 4 --blocks 2]
+    python3 tools/make_transformer_model.py --out /tmp/transformer.tflite [--sequence 64 --width 128 --heads 4 --blocks 2] [--int8]
     python3 tools/bench_vs_litert.py --models /tmp/transformer.tflite --runs 100 --rounds 3
 """
 import argparse
@@ -11,6 +11,7 @@ import os
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import keras  # noqa: E402
+import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 
@@ -32,10 +33,18 @@ def main():
     p.add_argument("--width", type=int, default=128)
     p.add_argument("--heads", type=int, default=4)
     p.add_argument("--blocks", type=int, default=2)
+    p.add_argument("--int8", action="store_true")
     a = p.parse_args()
     keras.utils.set_random_seed(0)
     model = encoder(a.sequence, a.width, a.heads, a.blocks)
-    open(a.out, "wb").write(tf.lite.TFLiteConverter.from_keras_model(model).convert())
+    converter = tf.lite.TFLiteConverter.from_keras_model(model)
+    if a.int8:
+        rng = np.random.default_rng(0)
+        converter.optimizations = [tf.lite.Optimize.DEFAULT]
+        converter.representative_dataset = lambda: ([rng.uniform(-2, 2, (1, a.sequence, a.width)).astype(np.float32)] for _ in range(64))
+        converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+        converter.inference_input_type = converter.inference_output_type = tf.int8
+    open(a.out, "wb").write(converter.convert())
     print(a.out)
 
 

@@ -126,6 +126,19 @@ public enum BLAS {
         }
     }
 
+    /// Row-major double `C = op(A) · op(B)` with `op(A)` M x K and `op(B)` K x N, rows split over the workers like
+    /// ``sgemm(transposeA:transposeB:m:n:k:a:lda:b:ldb:beta:c:ldc:threads:)``.
+    @inline(__always)
+    static func dgemm(transposeA: Bool, transposeB: Bool, m: Int, n: Int, k: Int, a: UnsafePointer<Double>, lda: Int,
+                      b: UnsafePointer<Double>, ldb: Int, c: UnsafeMutablePointer<Double>, ldc: Int, threads: Int) {
+        let lib = library
+        parallelFor(m, threads: threads, minimumChunk: 16, workPerItem: n * k) { rows in
+            lib.dgemm(CblasRowMajor, transposeA ? CblasTrans : CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
+                      Int32(rows.count), Int32(n), Int32(k), 1, a + (transposeA ? rows.lowerBound : rows.lowerBound * lda), Int32(lda),
+                      b, Int32(ldb), 0, c + rows.lowerBound * ldc, Int32(ldc))
+        }
+    }
+
     /// Row-major double `C = A · Bᵀ`. Quantized kernels use it for exact integer dot products: every product
     /// of two 8-bit values and every partial sum below 2^53 is represented exactly, so the result equals the
     /// int32 accumulation of TFLite's kernels.

@@ -375,6 +375,49 @@ final class KernelConsistencyTests: XCTestCase {
         }
     }
 
+    /// int8/uint8 MUL and int8 SQUARED_DIFFERENCE in `fast` numerics (eight lanes at a time in AVX2 builds) against
+    /// `exact` (the scalar integer loop): same shapes and broadcasts (a layer norm's row of one, a vector along the
+    /// last axis), scales whose ratios are powers of two (rounding ties) or not, any zero points, runs of any length.
+    func testQuantizedMulAndSquaredDifferenceFastMatchExact() throws {
+        var compared = 0
+        for trial in 0..<160 {
+            let squaredDifference = trial % 4 == 3
+            let type: TensorType = squaredDifference || trial % 2 == 0 ? .int8 : .uint8
+            let typeMin: Int64 = type == .int8 ? -128 : 0
+            let rows = Int.random(in: 1...5, using: &generator), columns = Int.random(in: 1...37, using: &generator)
+            let shapes: ([Int], [Int]) = [([rows, columns], [rows, columns]), ([rows, columns], [rows, 1]), ([1, columns], [rows, columns]),
+                                          ([rows, 1], [1, columns])][trial / 4 % 4]
+            func bytes(_ shape: [Int]) -> [UInt8] { (0..<shape.reduce(1, *)).map { _ in UInt8.random(in: 0...255, using: &generator) } }
+            let a = bytes(shapes.0), b = bytes(shapes.1)
+            let base = Float.random(in: 0.005...0.1, using: &generator)
+            let scales = trial % 3 == 0
+                ? (base, base * Float(1 << Int.random(in: 0...2, using: &generator)), base * Float(1 << Int.random(in: 0...3, using: &generator)))
+                : (base, Float.random(in: 0.005...0.1, using: &generator), Float.random(in: 0.001...0.5, using: &generator))
+            let zeros = (typeMin + Int64.random(in: 0...255, using: &generator), typeMin + Int64.random(in: 0...255, using: &generator),
+                         typeMin + Int64.random(in: 0...255, using: &generator))
+            let outputShape = try broadcastShape(shapes.0, shapes.1)
+            func outputs(_ numerics: Numerics) throws -> [UInt8] {
+                let output = quantizedTensor(2, outputShape, type, [UInt8](), scales: [scales.2], zeroPoints: [zeros.2])
+                let inputs = [quantizedTensor(0, shapes.0, type, a, scales: [scales.0], zeroPoints: [zeros.0]),
+                              quantizedTensor(1, shapes.1, type, b, scales: [scales.1], zeroPoints: [zeros.1])]
+                let kernel: Kernel = squaredDifference ? try SquaredDifference(node(inputs, [output], numerics: numerics))
+                    : try Mul(node(inputs, [output], numerics: numerics))
+                do {
+                    try run(kernel)
+                } catch {
+                    // Scales whose rescale TFLite refuses too (an output multiplier above one).
+                    if (error as? KernelError)?.unsupported == true { return [] }
+                    throw error
+                }
+                return output.toArray(of: UInt8.self)
+            }
+            let fast = try outputs(.fast), exact = try outputs(.exact)
+            XCTAssertEqual(fast, exact, "\(type) \(squaredDifference ? "SQUARED_DIFFERENCE" : "MUL") of \(shapes) with \(scales), \(zeros)")
+            if !exact.isEmpty { compared += 1 }
+        }
+        XCTAssertGreaterThan(compared, 120)
+    }
+
     func testFullyConnectedMatchesReference() throws {
         for trial in 0..<60 {
             let rows = Int.random(in: 1...9, using: &generator), depth = Int.random(in: 1...70, using: &generator), units = Int.random(in: 1...40, using: &generator)
@@ -416,6 +459,18 @@ final class KernelConsistencyTests: XCTestCase {
             XCTAssertEqual(output.shape, expected.shape)
             assertNear(output.toArray(of: Float.self), expected.values, "batch matmul \(lhsShape) x \(rhsShape) \(options)")
         }
+    }
+
+    /// int8 RSQRT of a stored value below the input zero point (a negative number) is an error when it runs, as in
+    /// LiteRT; the zero point itself reads as the largest output.
+    func testInt8RsqrtOfANegativeValueIsAnError() throws {
+        func rsqrt(_ values: [Int8]) throws -> [Int8] {
+            let output = quantizedTensor(1, [values.count], .int8, [Int8](repeating: 0, count: values.count), scales: [0.05], zeroPoints: [-20])
+            try run(try Rsqrt(node([quantizedTensor(0, [values.count], .int8, values, scales: [0.02], zeroPoints: [-100])], [output])))
+            return output.toArray(of: Int8.self)
+        }
+        XCTAssertEqual(try rsqrt([-100, -99, 127]).first, 127)
+        XCTAssertThrowsError(try rsqrt([-100, -101, 0])) { XCTAssertTrue($0 is KernelError, "\($0)") }
     }
 
     func testBatchMatMulRefusesShapesThatDoNotMultiply() throws {

@@ -273,32 +273,7 @@ extension Add {
 /// Calls `body(outputIndex, aIndex, bIndex)` for every output element of a numpy broadcast.
 @inline(__always)
 func forEachBroadcastPair(aShape: [Int], bShape: [Int], outShape: [Int], _ body: (Int, Int, Int) -> Void) {
-    let total = outShape.reduce(1, *)
-    if aShape == bShape {
-        for i in 0..<total { body(i, i, i) }
-        return
-    }
-    let rank = outShape.count
-    func strides(_ shape: [Int]) -> [Int] {
-        let padded = Array(repeating: 1, count: rank - shape.count) + shape
-        let natural = rowMajorStrides(padded)
-        return (0..<rank).map { padded[$0] == 1 ? 0 : natural[$0] }
-    }
-    let sa = strides(aShape), sb = strides(bShape)
-    var index = Array(repeating: 0, count: rank)
-    var ia = 0, ib = 0
-    for i in 0..<total {
-        body(i, ia, ib)
-        var d = rank - 1
-        while d >= 0 {
-            index[d] += 1
-            ia += sa[d]
-            ib += sb[d]
-            if index[d] < outShape[d] { break }
-            ia -= sa[d] * outShape[d]
-            ib -= sb[d] * outShape[d]
-            index[d] = 0
-            d -= 1
-        }
+    forEachBroadcastRun(aShape: aShape, bShape: bShape, outShape: outShape) { o, ia, stepA, ib, stepB, count in
+        for k in 0..<count { body(o + k, ia + k * stepA, ib + k * stepB) }
     }
 }

@@ -2,7 +2,7 @@ import LiteFormat
 
 /// BATCH_MATMUL: lhs [..., m, k] ([..., k, m] with adj_x) times rhs [..., k, n] ([..., n, k] with adj_y) for every
 /// matrix of the batch dimensions, which broadcast (numpy rules, ranks 2 to 5) -> [..., m, n]. float32: one sgemm per
-/// matrix with the adjoints as its transpose flags. int8: exact int32 sums of (lhs − lhs_zp)(rhs − rhs_zp),
+/// matrix with the adjoints as its transpose flags. int8: exact sums of (lhs − lhs_zp)(rhs − rhs_zp) (dgemm),
 /// requantized by lhs_scale·rhs_scale/output_scale with `MultiplyByQuantizedMultiplier` (ties away from zero, where
 /// LiteRT's FULLY_CONNECTED rounds them up: the `q_batch_matmul_int8_ties` goldens), clamped to the int8 range (the op
 /// has no fused activation).
@@ -93,7 +93,8 @@ final class BatchMatMul: Kernel {
     }
 
     override var scratchBytes: Int {
-        requantization == nil ? 0 : saturatingProduct(k, n + 1, 2)
+        // lhs, rhs and sums as doubles, then the sums as int32 for the vector requantization.
+        requantization == nil ? 0 : saturatingProduct(saturatingProduct(m, k) + saturatingProduct(k, n) + 2 * saturatingProduct(m, n), 8)
     }
 
     override func run(_ context: RunContext) throws {
@@ -113,34 +114,48 @@ final class BatchMatMul: Kernel {
         }
     }
 
-    /// Each rhs matrix is widened once into scratch as [n, k] int16 minus its zero point, each lhs row likewise, so
-    /// that every output is one contiguous dot product of int16s summed in int32 (at most 2^16 · k: exact for k < 2^15).
+    /// Each operand matrix less its zero point as doubles, multiplied by dgemm: every product of two 9-bit values and
+    /// every partial sum below 2^53 is exact, so the sums equal TFLite's int32 accumulation (as FULLY_CONNECTED's
+    /// `exact` path). A broadcast rhs matrix is widened once for the matrices that share it.
     private func runInt8(_ context: RunContext, _ requantization: ChannelRequantization) {
         let lhsTensor = node.inputs[0]!, rhsTensor = node.inputs[1]!
         let lhs = UnsafePointer<Int8>(OpaquePointer(lhsTensor.data!)), rhs = UnsafePointer<Int8>(OpaquePointer(rhsTensor.data!))
         let out = node.outputs[0].data!.assumingMemoryBound(to: Int8.self)
-        let lhsZero = Int16((try? QuantizedTensorInfo(lhsTensor).zeroPoint) ?? 0), rhsZero = Int16((try? QuantizedTensorInfo(rhsTensor).zeroPoint) ?? 0)
+        let lhsZero = Double((try? QuantizedTensorInfo(lhsTensor).zeroPoint) ?? 0), rhsZero = Double((try? QuantizedTensorInfo(rhsTensor).zeroPoint) ?? 0)
         let (m, n, k) = (self.m, self.n, self.k)
-        let columns = context.scratch.assumingMemoryBound(to: Int16.self), row = columns + n * k
+        let left = context.scratch.assumingMemoryBound(to: Double.self), right = left + m * k, sums = right + k * n
         var widenedRHS = -1
+        #if LITE_AVX2
+        let rescale = node.numerics == .fast ? EightLaneRescale(multiplier: requantization.multipliers[0], shift: requantization.shifts[0]) : nil
+        #endif
         for b in lhsOffsets.indices {
-            let left = lhs + lhsOffsets[b], right = rhs + rhsOffsets[b]
-            if rhsOffsets[b] != widenedRHS {
-                for j in 0..<n {
-                    for d in 0..<k {
-                        columns[j * k + d] = Int16(options.adjointRHS ? right[j * k + d] : right[d * n + j]) - rhsZero
-                    }
+            if k == 0 {
+                sums.update(repeating: 0, count: m * n)
+            } else {
+                for i in 0..<(m * k) { left[i] = Double(lhs[lhsOffsets[b] + i]) - lhsZero }
+                if rhsOffsets[b] != widenedRHS {
+                    for i in 0..<(k * n) { right[i] = Double(rhs[rhsOffsets[b] + i]) - rhsZero }
+                    widenedRHS = rhsOffsets[b]
                 }
-                widenedRHS = rhsOffsets[b]
+                BLAS.dgemm(transposeA: options.adjointLHS, transposeB: options.adjointRHS, m: m, n: n, k: k, a: left, lda: options.adjointLHS ? m : k,
+                           b: right, ldb: options.adjointRHS ? k : n, c: sums, ldc: n, threads: context.threads)
             }
-            for i in 0..<m {
-                for d in 0..<k { row[d] = Int16(options.adjointLHS ? left[d * m + i] : left[i * k + d]) - lhsZero }
-                for j in 0..<n {
-                    let column = columns + j * k
-                    var sum: Int32 = 0
-                    for d in 0..<k { sum &+= Int32(row[d]) &* Int32(column[d]) }
-                    out[(b * m + i) * n + j] = Int8(truncatingIfNeeded: requantization.apply(sum, channel: 0))
+            let matrix = out + b * m * n
+            var i = 0
+            #if LITE_AVX2
+            if let rescale {
+                let integers = UnsafeMutableRawPointer(sums + m * n).assumingMemoryBound(to: Int32.self)
+                for j in 0..<(m * n) { integers[j] = Int32(sums[j]) }
+                i = requantizeEight(integers, matrix, m * n, rescale, zero: requantization.outputZeroPoint, low: requantization.low, high: requantization.high)
+                while i < m * n {
+                    matrix[i] = Int8(truncatingIfNeeded: requantization.apply(integers[i], channel: 0))
+                    i += 1
                 }
+            }
+            #endif
+            while i < m * n {
+                matrix[i] = Int8(truncatingIfNeeded: requantization.apply(Int32(sums[i]), channel: 0))
+                i += 1
             }
         }
     }

@@ -163,7 +163,26 @@ class Reduce: Kernel {
         let signed = input.type == .int8
         var sums = [Int32](repeating: 0, count: output.elementCount)
         let src = UnsafeRawPointer(input.data!)
-        forEachInputElement(input.shape) { i, offset in sums[offset] &+= loadQuantized(src, i, signed: signed) }
+        guard let (outer, reduced, inner) = contiguousBlock(input.shape) else {
+            forEachInputElement(input.shape) { i, offset in sums[offset] &+= loadQuantized(src, i, signed: signed) }
+            return sums
+        }
+        // Integer sums are the same in any order: each block's rows are added in one contiguous pass.
+        sums.withUnsafeMutableBufferPointer { sums in
+            for o in 0..<outer {
+                if inner == 1 {
+                    @inline(__always) func total<Element: FixedWidthInteger>(_ values: UnsafePointer<Element>) -> Int32 {
+                        var sum: Int32 = 0
+                        for r in 0..<reduced { sum &+= Int32(truncatingIfNeeded: values[r]) }
+                        return sum
+                    }
+                    let block = src + o * reduced
+                    sums[o] = signed ? total(block.assumingMemoryBound(to: Int8.self)) : total(block.assumingMemoryBound(to: UInt8.self))
+                } else {
+                    accumulatePixels(src + o * reduced * inner, pixels: reduced, depth: inner, signed: signed, into: sums.baseAddress! + o * inner)
+                }
+            }
+        }
         return sums
     }
 

@@ -38,23 +38,28 @@ final class Softmax: Kernel {
     /// TFLite's optimized quantized softmax: float table lookups relative to the row maximum, a float sum in
     /// order, probabilities rounded half away from zero onto the output's quantization.
     func runQuantized(_ input: Tensor, _ output: Tensor, table: [Float]) {
-        let depth = input.dim(-1)
-        let signed = input.type == .int8
-        let (low, high): (Int32, Int32) = signed ? (-128, 127) : (0, 255)
-        let src = UnsafeRawPointer(input.data!), dst = output.data!
-        for r in 0..<(input.elementCount / max(depth, 1)) {
-            let base = r * depth
-            var maximum = Int32.min
-            for j in 0..<depth { maximum = max(maximum, loadQuantized(src, base + j, signed: signed)) }
-            let offset = Int(255 - maximum)
-            var sum: Float = 0
-            for j in 0..<depth { sum += table[offset + Int(loadQuantized(src, base + j, signed: signed))] }
-            let inverse = 1 / (sum * outputScale)
-            for j in 0..<depth {
-                let probability = table[offset + Int(loadQuantized(src, base + j, signed: signed))] * inverse
-                let q = Int32(probability.rounded(.toNearestOrAwayFromZero)) + outputZeroPoint
-                storeQuantized(dst, base + j, min(max(q, low), high), signed: signed)
+        let depth = input.dim(-1), rows = input.elementCount / max(depth, 1)
+        let (outputScale, outputZeroPoint) = (self.outputScale, self.outputZeroPoint)
+        @inline(__always) func run<Element: FixedWidthInteger>(_: Element.Type, _ table: UnsafePointer<Float>) {
+            let (low, high) = (Int32(Element.min), Int32(Element.max))
+            let src = UnsafePointer<Element>(OpaquePointer(input.data!)), dst = output.data!.assumingMemoryBound(to: Element.self)
+            for r in 0..<rows {
+                let x = src + r * depth, y = dst + r * depth
+                var maximum = Int32.min
+                for j in 0..<depth { maximum = max(maximum, Int32(x[j])) }
+                // table[255 - v] = exp(-scale·v): entry (255 - max) + x[j] is exp(scale·(x[j] - max)).
+                let shifted = table + Int(255 - maximum)
+                var sum: Float = 0
+                for j in 0..<depth { sum += shifted[Int(x[j])] }
+                let inverse = 1 / (sum * outputScale)
+                for j in 0..<depth {
+                    let q = Int32((shifted[Int(x[j])] * inverse).rounded(.toNearestOrAwayFromZero)) + outputZeroPoint
+                    y[j] = Element(truncatingIfNeeded: min(max(q, low), high))
+                }
             }
+        }
+        table.withUnsafeBufferPointer { t in
+            if input.type == .int8 { run(Int8.self, t.baseAddress!) } else { run(UInt8.self, t.baseAddress!) }
         }
     }
 
