@@ -256,6 +256,38 @@ case("bilstm_keras_concat", [(1, None, 3)], keras=True, run_shapes=[(1, 17, 3)])
 case("bilstm_keras_sum_last", [(1, 10, 4)], keras=True)(
     keras_sequence_model(10, 4, 1, lambda x: tf.keras.layers.Bidirectional(lstm_layer(5, 60), merge_mode="sum")(x)))
 
+# ---- more math and shape ops (float, and int32 through casts) ----------------------------------------------------
+for opname, fn, lo, hi in [("log", tf.math.log, 0.01, 9), ("sin", tf.sin, -7, 7), ("cos", tf.cos, -7, 7), ("square", tf.square, -3, 3),
+                           ("floor", tf.floor, -5, 5), ("ceil", tf.math.ceil, -5, 5), ("sign", tf.sign, -2, 2)]:
+    case(opname, [(2, 5, 7)], low=lo, high=hi)(lambda x, fn=fn: fn(x))
+case("round_half_to_even", [(4, 20)], low=-5, high=5, step=0.5)(lambda x: tf.round(x))
+case("pow", [(2, 3, 4), (2, 3, 4)], low=0.1, high=3)(lambda x, y: tf.pow(x, y))
+case("pow_int32", [(3, 5)], low=-4, high=4)(lambda x: tf.pow(tf.cast(x, tf.int32), tf.constant([0, 1, 2, 3, 2], tf.int32)))
+case("floor_div", [(2, 3, 4), (2, 3, 4)], low=-5, high=5)(lambda x, y: tf.math.floordiv(x, y + tf.sign(y) * 0.5))
+case("floor_div_int32", [(3, 5)], low=-20, high=20)(lambda x: tf.math.floordiv(tf.cast(x, tf.int32), tf.constant([3, -3, 7, -2, 5], tf.int32)))
+case("floor_mod", [(2, 3, 4)], low=-5, high=5)(lambda x: tf.math.floormod(x, tf.constant([1.5, -2.0, 0.75, 3.0])))
+case("floor_mod_int32", [(3, 5)], low=-20, high=20)(lambda x: tf.math.floormod(tf.cast(x, tf.int32), tf.constant([3, -3, 7, -2, 5], tf.int32)))
+case("select_v2_broadcast", [(2, 3, 4), (3, 4)])(lambda x, y: tf.where(x > 0.0, x, y * 2.0))
+case("select_v2_scalar_branch", [(2, 3, 4)])(lambda x: tf.where(x > 0.5, x, 0.0))
+case("tile", [(2, 3, 2)])(lambda x: tf.tile(x, [2, 1, 3]))
+case("tile_int32", [(2, 3)], low=-9, high=9)(lambda x: tf.tile(tf.cast(x, tf.int32), [3, 2]))
+case("fill_dynamic_shape", [(None, 3)], run_shapes=[(4, 3)])(lambda x: x + tf.fill(tf.shape(x), 2.5))
+case("broadcast_to", [(3, 1)])(lambda x: tf.broadcast_to(x, [2, 3, 4]))
+case("zeros_and_ones_like", [(None, 3)], run_shapes=[(2, 3)])(lambda x: (tf.zeros_like(x) + 1.0, tf.ones_like(x) * x))
+case("range_from_shape", [(None, 3)], run_shapes=[(5, 3)])(lambda x: tf.cast(tf.range(tf.shape(x)[0]), tf.float32)[:, None] * x)
+case("l2_normalization", [(3, 8)])(lambda x: tf.math.l2_normalize(x, axis=-1))
+case("gather_nd", [(4, 5, 3)])(lambda x: tf.gather_nd(x, tf.constant([[1, 2], [3, 0], [0, 4]])))
+case("gather_nd_batch_of_slices", [(4, 5, 3)])(lambda x: tf.gather_nd(x, tf.constant([[[1], [3]], [[0], [2]]])))
+case("cumsum", [(3, 6)])(lambda x: tf.cumsum(x, axis=1))
+case("cumsum_exclusive_reverse", [(4, 5)])(lambda x: tf.cumsum(x, axis=0, exclusive=True, reverse=True))
+case("one_hot", [(2, 3)], low=0, high=5)(lambda x: tf.one_hot(tf.cast(x, tf.int32), 6, on_value=2.0, off_value=-1.0))
+case("top_k", [(3, 10)])(lambda x: tf.math.top_k(x, k=4))
+case("top_k_ties", [(2, 12)], low=-2, high=2, step=1.0)(lambda x: tf.math.top_k(x, k=5))
+case("space_to_batch_nd", [(1, 5, 6, 2)])(lambda x: tf.space_to_batch_nd(x, [2, 3], [[1, 0], [2, 1]]))
+case("batch_to_space_nd", [(6, 2, 3, 2)])(lambda x: tf.compat.v1.batch_to_space_nd(x, [2, 3], [[1, 0], [2, 1]]))
+case("dilated_conv_odd_size", [(1, 9, 11, 3)])(lambda x: tf.nn.conv2d(x, const(3, 3, 3, 4), 1, "SAME", dilations=2))
+
+
 # ---- full-integer quantized ops (post-training int8 with a representative dataset; int8 or uint8 in and out) ----
 def qcase(name, shapes, fn, low=-2.0, high=2.0, io="int8"):
     case(name, shapes, low=low, high=high, optimize=f"quantize_{io}")(fn)

@@ -260,6 +260,26 @@ public struct GeluOptions: Sendable {
     }
 }
 
+/// CUMSUM: whether each sum leaves out its own element, and whether it runs from the end.
+public struct CumsumOptions: Sendable {
+    public var exclusive = false, reverse = false
+
+    public init(_ t: FlatTable?) throws {
+        guard let t else { return }
+        exclusive = try t.bool(0); reverse = try t.bool(1)
+    }
+}
+
+/// ONE_HOT: the axis of the new dimension (-1: last).
+public struct OneHotOptions: Sendable {
+    public var axis = -1
+
+    public init(_ t: FlatTable?) throws {
+        guard let t else { return }
+        axis = try t.int(0, default: -1)
+    }
+}
+
 public struct LeakyReluOptions: Sendable {
     public var alpha: Float = 0
 

@@ -33,4 +33,20 @@ final class FuzzTests: XCTestCase {
         XCTAssertLessThan(outcome.slowest, 5, "one mutant took \(outcome.slowest) s: \(outcome.slowestCase)")
         print("fuzz: \(outcome)")
     }
+
+    /// The goldens of the ops whose shapes or reads follow their inputs' values (TILE, FILL, RANGE, GATHER_ND, ONE_HOT,
+    /// TOPK_V2, SPACE_TO_BATCH_ND, ...), BATCH_MATMUL's broadcasting and the Transformer blocks, mutated.
+    func testMutatedShapeAndIndexOpModelsNeverCrash() throws {
+        let names = ["batch_matmul_broadcast_4d", "batch_matmul_rank5", "q_batch_matmul_adjoint_b_broadcast", "gelu", "q_rsqrt",
+                     "q_squared_difference_broadcast", "select_v2_broadcast", "tile", "tile_int32", "fill_dynamic_shape", "broadcast_to",
+                     "zeros_and_ones_like", "range_from_shape", "gather_nd", "gather_nd_batch_of_slices", "cumsum_exclusive_reverse", "one_hot",
+                     "top_k", "space_to_batch_nd", "batch_to_space_nd", "floor_div_int32", "floor_mod_int32", "pow_int32",
+                     "keras3_transformer_encoder_block", "q_keras3_transformer_encoder_block"]
+        let models = names.map { TestPaths.goldens.appendingPathComponent("ops/\($0)/model.tflite").path }
+        var fuzzer = ModelFuzzer(seed: 2028, runBelowBytes: 300_000)
+        let outcome = try fuzzer.run(models: models, count: 5000)
+        XCTAssertGreaterThan(outcome.loaded, 0)
+        XCTAssertLessThan(outcome.slowest, 5, "one mutant took \(outcome.slowest) s: \(outcome.slowestCase)")
+        print("fuzz: \(outcome)")
+    }
 }

@@ -473,6 +473,28 @@ final class KernelConsistencyTests: XCTestCase {
         XCTAssertThrowsError(try rsqrt([-100, -101, 0])) { XCTAssertTrue($0 is KernelError, "\($0)") }
     }
 
+    /// What only the values can make wrong is a typed error when the node runs, as LiteRT's kernels fail: an int32
+    /// division by zero, an int32 power with a negative exponent, a GATHER_ND index out of range; and a RANGE that
+    /// cannot end or would be too long is refused when planning.
+    func testValueDependentFailuresAreTypedErrors() throws {
+        func ints(_ index: Int, _ values: [Int32], shape: [Int]? = nil) -> Tensor {
+            quantizedTensor(index, shape ?? [values.count], .int32, values, scales: [1], zeroPoints: [0])
+        }
+        func fails(_ make: () throws -> Kernel, _ label: String) {
+            XCTAssertThrowsError(try run(try make()), label) { XCTAssertTrue($0 is KernelError, "\(label): \($0)") }
+        }
+        fails({ try FloorDiv(self.node([ints(0, [7, 8]), ints(1, [2, 0])], [ints(2, [0, 0])])) }, "FLOOR_DIV by 0")
+        fails({ try FloorMod(self.node([ints(0, [7, 8]), ints(1, [0, 3])], [ints(2, [0, 0])])) }, "FLOOR_MOD by 0")
+        fails({ try Pow(self.node([ints(0, [2, 3]), ints(1, [1, -1])], [ints(2, [0, 0])])) }, "POW to -1")
+        fails({ try GatherNd(self.node([self.tensor(0, [3, 2], self.random(6)), ints(1, [1, 3], shape: [2, 1])], [self.tensor(2, [1])])) }, "GATHER_ND index 3 of 3")
+        fails({ try RangeOp(self.node([ints(0, [0]), ints(1, [5]), ints(2, [0])], [ints(3, [0])])) }, "RANGE by 0")
+        fails({ try RangeOp(self.node([ints(0, [0]), ints(1, [5]), ints(2, [-1])], [ints(3, [0])])) }, "RANGE away from its limit")
+        fails({ try RangeOp(self.node([ints(0, [-2_000_000_000]), ints(1, [2_000_000_000]), ints(2, [1])], [ints(3, [0])])) }, "RANGE of 4e9")
+        let divided = ints(2, [0, 0, 0, 0])
+        try run(try FloorDiv(node([ints(0, [7, -7, 7, -7]), ints(1, [2, 2, -2, -2])], [divided])))
+        XCTAssertEqual(divided.toArray(of: Int32.self), [3, -4, -4, 3])
+    }
+
     func testBatchMatMulRefusesShapesThatDoNotMultiply() throws {
         for (lhs, rhs) in [([2, 3, 4], [2, 5, 6]), ([2, 3, 4], [3, 4, 6]), ([1, 1, 1, 1, 1, 2, 2], [2, 2]), ([4], [4, 2])] {
             let kernel = try BatchMatMul(node([tensor(0, lhs), tensor(1, rhs)], [tensor(2, [1])]))

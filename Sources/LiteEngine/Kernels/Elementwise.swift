@@ -238,3 +238,34 @@ class UnaryElementwise: Kernel {
         }
     }
 }
+
+/// Base class of the binary ops that take float32 and int32 alike (POW, FLOOR_DIV, FLOOR_MOD): both inputs of one
+/// type, the output of that type and of their broadcast shape.
+class NumericBinaryElementwise: Kernel {
+    required init(_ node: NodeContext) throws {
+        try super.init(node)
+        try expectCounts(inputs: 2...2, outputs: 1)
+    }
+
+    override func prepare() throws {
+        let a = try input(0), b = try input(1), output = try self.output(0)
+        try expectType(a, .float32, .int32)
+        guard b.type == a.type else { throw KernelError.unsupported("inputs of types \(a.type) and \(b.type)") }
+        output.type = a.type
+        output.shape = try broadcastShape(a.shape, b.shape)
+    }
+
+    /// `out[i] = operation(a[i], b[i])` over the broadcast; `operation` may throw for a value (an integer division
+    /// by zero), which ends the run.
+    @inline(__always)
+    final func compute<T>(_: T.Type, _ operation: (T, T) throws -> T) throws {
+        let a = node.inputs[0]!, b = node.inputs[1]!, output = node.outputs[0]
+        let x = a.pointer(T.self), y = b.pointer(T.self), out = output.pointer(T.self)
+        var failure: Error?
+        forEachBroadcastPair(aShape: a.shape, bShape: b.shape, outShape: output.shape) { o, i, j in
+            guard failure == nil else { return }
+            do { out[o] = try operation(x[i], y[j]) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+}

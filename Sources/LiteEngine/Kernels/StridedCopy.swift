@@ -57,3 +57,40 @@ func elementSize(_ tensor: Tensor) throws -> Int {
     guard let size = tensor.type.byteSize else { throw KernelError.unsupported("type \(tensor.type)") }
     return size
 }
+
+/// Copies `input` (of `inputShape`) into every element of `output` (of `outputShape`, the same rank), element `o`
+/// taking input element `index(o)` where each coordinate is reduced modulo the input's dimension: a broadcast when
+/// the input's dimension is 1 or equal (BROADCAST_TO), a repetition when it divides the output's (TILE).
+func copyRepeating(_ input: UnsafeRawPointer, inputShape: [Int], into output: UnsafeMutableRawPointer, outputShape: [Int], elementSize size: Int) {
+    let rank = outputShape.count, total = outputShape.reduce(1, *)
+    guard total > 0 else { return }
+    guard rank > 0 else { return output.copyMemory(from: input, byteCount: size) }
+    let strides = rowMajorStrides(inputShape)
+    // Whole input rows are copied at once: the last axis repeats the row `outputShape[last] / inputShape[last]` times.
+    let row = inputShape[rank - 1], rowBytes = row * size, outRow = outputShape[rank - 1]
+    var index = [Int](repeating: 0, count: rank)
+    var o = 0
+    while o < total {
+        var source = 0
+        for d in 0..<(rank - 1) { source += (index[d] % inputShape[d]) * strides[d] }
+        let from = input + source * size
+        var written = 0
+        while written < outRow {
+            if row == 1 {
+                (output + (o + written) * size).copyMemory(from: from, byteCount: size)
+                written += 1
+            } else {
+                (output + (o + written) * size).copyMemory(from: from, byteCount: rowBytes)
+                written += row
+            }
+        }
+        o += outRow
+        var d = rank - 2
+        while d >= 0 {
+            index[d] += 1
+            if index[d] < outputShape[d] { break }
+            index[d] = 0
+            d -= 1
+        }
+    }
+}

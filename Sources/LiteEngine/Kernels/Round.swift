@@ -1,0 +1,8 @@
+/// ROUND: to the nearest integer, ties to even (TFLite's RoundToNearest).
+final class Round: UnaryElementwise, FloatUnaryOperation {
+    @inline(__always) static func apply(_ x: Float) -> Float { x.rounded(.toNearestOrEven) }
+
+    override func run(_ context: RunContext) throws {
+        compute(context.threads, Round.self)
+    }
+}

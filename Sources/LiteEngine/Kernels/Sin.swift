@@ -1,0 +1,10 @@
+import Foundation
+
+/// SIN: sine (libm's `sinf`).
+final class Sin: UnaryElementwise, FloatUnaryOperation {
+    @inline(__always) static func apply(_ x: Float) -> Float { sinf(x) }
+
+    override func run(_ context: RunContext) throws {
+        compute(context.threads, Sin.self)
+    }
+}
