@@ -531,6 +531,26 @@ def built_batch_matmul(lhs_shape, rhs_shape, lhs_quantization, rhs_quantization,
     return build
 
 
+def built_select(shape):
+    """SELECT (the first version, which converters no longer emit for tf.where) with a rank-1 condition along the first
+    axis, made by GREATER from a third input: whole rows of x or y."""
+    def build():
+        g = GraphBuilder()
+        x, y = g.tensor("x", shape), g.tensor("y", shape)
+        c = g.tensor("c", [shape[0]])
+        zero = g.tensor("zero", [], data=[0.0])
+        condition = g.tensor("condition", [shape[0]])
+        g.graph.tensors[condition].type = g.fb.TensorType.BOOL
+        out = g.tensor("out", shape)
+        g.operator(g.fb.BuiltinOperator.GREATER, [c, zero], [condition], g.fb.BuiltinOptions.GreaterOptions, g.fb.GreaterOptionsT())
+        g.operator(g.fb.BuiltinOperator.SELECT, [condition, x, y], [out], g.fb.BuiltinOptions.SelectOptions, g.fb.SelectOptionsT())
+        return g.build([x, y, c], [out])
+    return build
+
+
+case("select_rows", [(4, 3), (4, 3), (4,)], built=True)(built_select((4, 3)))
+
+
 def built_power_of_two_layer(kind, dtype, in_shape, channels, kernel=1, stride=1, padding="SAME"):
     """CONV_2D, DEPTHWISE_CONV_2D or FULLY_CONNECTED whose scales are all powers of two and whose weights are small
     (|w - w_zero| <= 3): the requantization's products are then exact multiples of its rounding steps, so many
