@@ -55,6 +55,13 @@ public final class Interpreter: @unchecked Sendable {
     private var needsPlan = true
     /// Whether planning reads the inputs' values (see ``planWithInputValues()``).
     private(set) var plansWithInputValues = false
+    /// Per tensor index, the bytes its arena region was planned with (-1: no region, the tensor has no lifetime). A
+    /// subgraph planned from its inputs' values keeps its plan while every tensor still fits its region (see
+    /// ``currentPlanFits()``).
+    private var plannedBytes: [Int] = []
+    /// Per node, its inputs' ``Tensor/shapeVersion``s when it was last prepared while planning from values (empty:
+    /// not yet).
+    private var preparedShapeVersions: [[Int]] = []
     /// Bytes of the arena holding intermediate tensors, at the current input shapes.
     public private(set) var arenaBytes = 0
     public private(set) var scratchBytes = 0
@@ -289,6 +296,7 @@ public final class Interpreter: @unchecked Sendable {
     /// keep their own memory, and the caller replans (``replan()``) after every change of their values.
     func planWithInputValues() {
         plansWithInputValues = true
+        preparedShapeVersions = [[Int]](repeating: [], count: kernels.count)
         for index in subgraph.inputs { tensors[index].makePersistent(byteCount: tensors[index].byteCount) }
         needsPlan = true
     }
@@ -346,6 +354,9 @@ public final class Interpreter: @unchecked Sendable {
         guard needsPlan else { return }
         var known = plansWithInputValues ? Set(subgraph.inputs) : Set<Int>()
         for (index, kernel) in kernels.enumerated() {
+            // Planned from the inputs' values (a WHILE body, every step): a kernel whose shapes cannot follow values
+            // and whose inputs kept their shapes would prepare to the same state; it is skipped.
+            if plansWithInputValues, !kernel.readsValuesWhilePreparing, !kernel.foldsAtPlanning, inputShapesUnchanged(index) { continue }
             try Self.nodeStep(index, nodeCodes[index]) {
                 try kernel.prepare()
                 for output in kernel.node.outputs where Tensor.checkedCount(output.shape) == nil {
@@ -361,9 +372,20 @@ public final class Interpreter: @unchecked Sendable {
                     try kernel.run(RunContext(scratch: scratch.baseAddress!, threads: 1))
                 }
             }
+            if plansWithInputValues { preparedShapeVersions[index] = kernels[index].node.inputs.map { $0?.shapeVersion ?? -1 } }
         }
         try planArena()
         needsPlan = false
+    }
+
+    /// Whether node `index`'s inputs have the shapes they had when it was last prepared.
+    private func inputShapesUnchanged(_ index: Int) -> Bool {
+        guard index < preparedShapeVersions.count else { return false }
+        let inputs = kernels[index].node.inputs
+        let versions = preparedShapeVersions[index]
+        guard versions.count == inputs.count else { return false }
+        for (input, version) in zip(inputs, versions) where (input?.shapeVersion ?? -1) != version { return false }
+        return true
     }
 
     /// Whether `kernel` is shape arithmetic that can run now: see ``Kernel/foldsAtPlanning``.
@@ -379,7 +401,23 @@ public final class Interpreter: @unchecked Sendable {
         }
     }
 
+    /// Whether the current plan still holds every arena tensor and the scratch at their current sizes: a WHILE body
+    /// planned again at every step (its slices follow the loop counter) keeps its plan then, and its tensors' regions
+    /// were planned at up to twice the size they grew to (below), so a loop that grows a slice step by step plans
+    /// about log2(steps) times in its first run and not at all in the runs after.
+    private func currentPlanFits() -> Bool {
+        guard plansWithInputValues, arena != nil, plannedBytes.count == tensors.count else { return false }
+        guard (kernels.map(\.scratchBytes).max() ?? 0) <= scratchBytes else { return false }
+        for tensor in tensors where tensor.storage == .arena {
+            // -1: the tensor had no lifetime in the plan (no node reads or writes it), so it needs no region.
+            let planned = plannedBytes[aliases[tensor.index] ?? tensor.index]
+            if planned >= 0 && tensor.byteCount > planned { return false }
+        }
+        return true
+    }
+
     private func planArena() throws {
+        if currentPlanFits() { return }
         let end = kernels.count
         // Per tensor index (arrays, not dictionaries: a WHILE body that follows its loop counter plans every step).
         var first = [Int?](repeating: nil, count: tensors.count)
@@ -401,20 +439,36 @@ public final class Interpreter: @unchecked Sendable {
         for (alias, shared) in aliases {
             if let use = last[alias] { last[shared] = max(last[shared] ?? use, use) }
         }
-        var requests: [ArenaPlanner.Request] = []
-        for tensor in tensors where tensor.storage == .arena && aliases[tensor.index] == nil {
-            guard let firstUse = first[tensor.index] ?? last[tensor.index].map({ _ in -1 }) else { continue }
-            requests.append(.init(id: tensor.index, bytes: tensor.byteCount, firstUse: firstUse, lastUse: last[tensor.index] ?? firstUse))
-        }
         let neededScratch = kernels.map(\.scratchBytes).max() ?? 0
-        let requested = requests.reduce(0) { $0 + $1.bytes } + neededScratch
-        guard requests.allSatisfy({ $0.bytes <= options.memoryLimit }), requested <= options.memoryLimit * 4 else {
-            throw EngineError.invalidArgument("the plan needs more than the memory limit of \(options.memoryLimit) bytes")
+        // A subgraph planned again from its inputs' values keeps each region at least as large as before and doubles
+        // one that must grow (headroom), unless that would pass the memory limit.
+        let growing = plansWithInputValues && plannedBytes.count == tensors.count
+        var plan: (requests: [ArenaPlanner.Request], offsets: [Int?], size: Int)?
+        var failure = "the plan needs more than the memory limit of \(options.memoryLimit) bytes"
+        for withHeadroom in growing ? [true, false] : [false] {
+            var requests: [ArenaPlanner.Request] = []
+            for tensor in tensors where tensor.storage == .arena && aliases[tensor.index] == nil {
+                guard let firstUse = first[tensor.index] ?? last[tensor.index].map({ _ in -1 }) else { continue }
+                var bytes = tensor.byteCount
+                if withHeadroom {
+                    let before = plannedBytes[tensor.index]
+                    bytes = bytes > before && before > 0 ? max(bytes, 2 * before) : max(bytes, before)
+                }
+                requests.append(.init(id: tensor.index, bytes: bytes, firstUse: firstUse, lastUse: last[tensor.index] ?? firstUse))
+            }
+            let requested = requests.reduce(0) { $0 + $1.bytes } + neededScratch
+            guard requests.allSatisfy({ $0.bytes <= options.memoryLimit }), requested <= options.memoryLimit * 4 else { continue }
+            let (offsets, size) = ArenaPlanner.plan(requests)
+            guard size + neededScratch <= options.memoryLimit else {
+                failure = "the plan needs \(size) arena + \(neededScratch) scratch bytes, over the memory limit of \(options.memoryLimit)"
+                continue
+            }
+            plan = (requests, offsets, size)
+            break
         }
-        let (offsets, size) = ArenaPlanner.plan(requests)
-        guard size + neededScratch <= options.memoryLimit else {
-            throw EngineError.invalidArgument("the plan needs \(size) arena + \(neededScratch) scratch bytes, over the memory limit of \(options.memoryLimit)")
-        }
+        guard let (requests, offsets, size) = plan else { throw EngineError.invalidArgument(failure) }
+        plannedBytes = [Int](repeating: -1, count: tensors.count)
+        for request in requests { plannedBytes[request.id] = request.id < offsets.count && offsets[request.id] != nil ? request.bytes : 0 }
         arena?.deallocate()
         // Not zeroed: every intermediate is written before it is read, and touching 6 MB here costs load time.
         arena = UnsafeMutableRawBufferPointer.allocate(byteCount: max(size, ArenaPlanner.alignment), alignment: ArenaPlanner.alignment)

@@ -127,8 +127,14 @@ class Kernel {
         guard tensor.rank == rank else { throw KernelError.invalid("tensor \(tensor.index) has rank \(tensor.rank), expected \(rank)") }
     }
 
+    /// Whether `prepare` has read a tensor's values (``integers(_:)``): its output shapes may then follow values, so a
+    /// subgraph planned again from its inputs' values prepares it every time, where a kernel that reads only shapes
+    /// is skipped while its inputs' shapes stay the same.
+    var readsValuesWhilePreparing = false
+
     /// The values of a constant (or already computed) int32/int64 tensor, such as a shape or axis operand.
     func integers(_ tensor: Tensor) throws -> [Int] {
+        readsValuesWhilePreparing = true
         guard let data = tensor.data, tensor.storage != .arena || tensor.elementCount == 0 else {
             throw KernelError.unsupported("tensor \(tensor.index) must be constant")
         }

@@ -18,7 +18,11 @@ public final class Tensor: @unchecked Sendable {
     public let index: Int
     public let name: String
     public internal(set) var type: TensorType
-    public internal(set) var shape: [Int]
+    public internal(set) var shape: [Int] {
+        didSet { if shape != oldValue { shapeVersion &+= 1 } }
+    }
+    /// Counts the changes of ``shape``: the interpreter compares it to skip preparing a node whose inputs kept theirs.
+    private(set) var shapeVersion = 0
     /// The shape as the file declared it, with -1 for resizable dimensions.
     public let shapeSignature: [Int]
     public let quantization: Quantization?
@@ -69,6 +73,14 @@ public final class Tensor: @unchecked Sendable {
 
     /// Gives the tensor bytes of its own, zeroed, that outlive any plan.
     func makePersistent(byteCount: Int) {
+        // Bytes it already owns are kept when large enough (a WHILE body planned every step folds its shape arithmetic
+        // into the same tensors again).
+        if let ownedBytes, ownedBytes.count >= max(byteCount, 1) {
+            ownedBytes.baseAddress!.initializeMemory(as: UInt8.self, repeating: 0, count: max(byteCount, 1))
+            data = ownedBytes.baseAddress
+            storage = .persistent
+            return
+        }
         ownedBytes?.deallocate()
         let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: max(byteCount, 1), alignment: 64)
         bytes.initializeMemory(as: UInt8.self, repeating: 0)

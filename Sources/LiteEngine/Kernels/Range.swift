@@ -19,6 +19,7 @@ final class RangeOp: Kernel {
             throw KernelError.invalid("RANGE takes three scalars of one type, has \(tensors.map(\.description))")
         }
         if type == .float32 {
+            readsValuesWhilePreparing = true
             guard tensors.allSatisfy({ $0.data != nil && $0.storage != .arena }) else { throw KernelError.unsupported("RANGE inputs must be known when planning") }
             let values = tensors.map { Double($0.floats[0]) }
             return (values[0], values[1], values[2])
