@@ -818,6 +818,10 @@ case("slice_begin_at_run_time", [(4, 5), (2,)], low=0.0, high=0.99)(
 # tf.while_loop becomes WHILE with condition and body subgraphs: a counted loop, and one whose condition reads the data.
 case("while_counted", [(3,)])(
     lambda x: tf.while_loop(lambda i, v: i < 5, lambda i, v: (i + 1, v * 1.5 + 0.25), [tf.constant(0), x])[1])
+# A body whose PAD takes paddings computed from the loop counter: the same shapes every step, other values.
+case("while_pad_follows_counter", [(2,)])(
+    lambda x: tf.while_loop(lambda i, acc: i < 5, lambda i, acc: (i + 1, acc + tf.pad(x * tf.cast(i + 1, tf.float32), [[i, 4 - i]])),
+                            [tf.constant(0), tf.zeros([6])])[1])
 case("while_data_dependent", [(2, 4)], low=0.1, high=1.0)(
     lambda x: tf.while_loop(lambda i, v: tf.logical_and(i < 40, tf.reduce_max(v) < 20.0),
                             lambda i, v: (i + 1, v * 1.3 + 0.1), [tf.constant(0), x])[1])

@@ -406,8 +406,14 @@ public final class Interpreter: @unchecked Sendable {
     /// were planned at up to twice the size they grew to (below), so a loop that grows a slice step by step plans
     /// about log2(steps) times in its first run and not at all in the runs after.
     private func currentPlanFits() -> Bool {
-        guard plansWithInputValues, arena != nil, plannedBytes.count == tensors.count else { return false }
-        guard (kernels.map(\.scratchBytes).max() ?? 0) <= scratchBytes else { return false }
+        guard plansWithInputValues, arena != nil else { return false }
+        return tensorsFitTheirRegions()
+    }
+
+    /// Whether every arena tensor's bytes and the scratch fit the regions the current plan gave them (the invariant
+    /// ``currentPlanFits()`` keeps; tests check it after loops planned from values).
+    func tensorsFitTheirRegions() -> Bool {
+        guard plannedBytes.count == tensors.count, (kernels.map(\.scratchBytes).max() ?? 0) <= scratchBytes else { return false }
         for tensor in tensors where tensor.storage == .arena {
             // -1: the tensor had no lifetime in the plan (no node reads or writes it), so it needs no region.
             let planned = plannedBytes[aliases[tensor.index] ?? tensor.index]

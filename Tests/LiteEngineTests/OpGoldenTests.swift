@@ -82,6 +82,40 @@ final class OpGoldenTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(checked, 5)
     }
 
+    /// A WHILE body planned from its loop variables' values keeps its plan and skips preparing unchanged nodes from
+    /// one step and one invocation to the next: every invocation must still give LiteRT's outputs, with other input
+    /// values run in between.
+    func testLoopsGiveTheSameResultsOnEveryInvocation() throws {
+        var checked = 0
+        for (name, entry) in try cases() where entry.ops.contains("WHILE") {
+            let folder = TestPaths.goldens.appendingPathComponent("ops/\(name)")
+            let inputs = try (0..<entry.inputs).map { try NumPyArray(contentsOf: folder.appendingPathComponent("input_\($0).npy").path) }
+            let interpreter = try Interpreter(modelPath: folder.appendingPathComponent("model.tflite").path)
+            for (i, array) in inputs.enumerated() where try interpreter.input(at: i).shape != array.shape {
+                try interpreter.resizeInput(at: i, to: array.shape)
+            }
+            try interpreter.allocateTensors()
+            for round in 0..<3 {
+                for (i, array) in inputs.enumerated() {
+                    // Round 1 runs on other values (each byte halved), rounds 0 and 2 on the golden inputs.
+                    let bytes = round == 1 ? array.bytes.map { $0 / 2 } : array.bytes
+                    try bytes.withUnsafeBytes { try interpreter.copy($0, toInputAt: i) }
+                }
+                try interpreter.invoke()
+                guard round != 1 else { continue }
+                for i in 0..<entry.outputs {
+                    let reference = try NumPyArray(contentsOf: folder.appendingPathComponent("output_\(i).npy").path)
+                    assertClose(try interpreter.output(at: i).numpy(), reference, "\(name) output \(i), invocation \(round + 1)")
+                }
+                for loop in interpreter.kernels.compactMap({ $0 as? While }) {
+                    XCTAssertTrue(loop.condition.tensorsFitTheirRegions() && loop.body.tensorsFitTheirRegions(), "\(name): a tensor outgrew its region")
+                }
+            }
+            checked += 1
+        }
+        XCTAssertGreaterThanOrEqual(checked, 8)
+    }
+
     /// Every loop split however small (the default keeps small ops on one thread).
     func testEveryOpMatchesLiteRTWithTwoThreads() throws {
         let saved = minimumWorkPerThread
