@@ -285,6 +285,11 @@ case("top_k", [(3, 10)])(lambda x: tf.math.top_k(x, k=4))
 case("top_k_ties", [(2, 12)], low=-2, high=2, step=1.0)(lambda x: tf.math.top_k(x, k=5))
 case("space_to_batch_nd", [(1, 5, 6, 2)])(lambda x: tf.space_to_batch_nd(x, [2, 3], [[1, 0], [2, 1]]))
 case("batch_to_space_nd", [(6, 2, 3, 2)])(lambda x: tf.compat.v1.batch_to_space_nd(x, [2, 3], [[1, 0], [2, 1]]))
+case("elu", [(2, 5, 7)], low=-4, high=3)(lambda x: tf.nn.elu(x))
+case("atan2", [(3, 4), (3, 4)])(lambda x, y: tf.math.atan2(x, y))
+case("local_response_normalization", [(1, 4, 5, 9)])(lambda x: tf.nn.local_response_normalization(x, depth_radius=2, bias=1.5, alpha=0.3, beta=0.75))
+case("scatter_nd", [(3, 4)])(lambda x: tf.scatter_nd(tf.constant([[1], [3], [1]]), x, [5, 4]))
+case("reduce_any_all", [(3, 5)])(lambda x: tf.cast(tf.reduce_any(x > 1.0, axis=1), tf.float32) + 2.0 * tf.cast(tf.reduce_all(x > -1.5, axis=0), tf.float32)[:3])
 case("dilated_conv_odd_size", [(1, 9, 11, 3)])(lambda x: tf.nn.conv2d(x, const(3, 3, 3, 4), 1, "SAME", dilations=2))
 
 
@@ -549,6 +554,51 @@ def built_select(shape):
 
 
 case("select_rows", [(4, 3), (4, 3), (4,)], built=True)(built_select((4, 3)))
+
+
+def built_dynamic_update_slice(operand_shape, update_shape, start):
+    """DYNAMIC_UPDATE_SLICE (what XLA-style exports write for a cache update) with constant start indices; start
+    [4, 2] on a 5x6 operand with a 2x3 update is clamped to [3, 2]."""
+    def build():
+        g = GraphBuilder()
+        operand, update = g.tensor("operand", operand_shape), g.tensor("update", update_shape)
+        begin = g.tensor("start", [len(start)], data=start, dtype=np.int32)
+        out = g.tensor("out", operand_shape)
+        g.operator(g.fb.BuiltinOperator.DYNAMIC_UPDATE_SLICE, [operand, update, begin], [out], g.fb.BuiltinOptions.NONE, None)
+        return g.build([operand, update], [out])
+    return build
+
+
+case("dynamic_update_slice", [(5, 6), (2, 3)], built=True)(built_dynamic_update_slice((5, 6), (2, 3), [4, 2]))
+
+
+def built_unary_float(op, shape):
+    """A one-input float op no converter emits alone (RELU_0_TO_1: the converter writes MINIMUM and RELU)."""
+    def build():
+        g = GraphBuilder()
+        x, y = g.tensor("x", shape), g.tensor("y", shape)
+        g.operator(getattr(g.fb.BuiltinOperator, op), [x], [y], g.fb.BuiltinOptions.NONE, None)
+        return g.build([x], [y])
+    return build
+
+
+def built_embedding_lookup(ids, rows, width):
+    """EMBEDDING_LOOKUP of a float table at constant ids after a CAST-free int32 input (converters write GATHER)."""
+    def build():
+        g = GraphBuilder()
+        table = np.random.default_rng(77).normal(0, 1, (rows, width)).astype(np.float32)
+        x = g.tensor("x", [ids, width])
+        index = g.tensor("ids", [ids], data=[(3 * i + 1) % rows for i in range(ids)], dtype=np.int32)
+        values = g.tensor("table", [rows, width], data=table)
+        looked_up, y = g.tensor("looked_up", [ids, width]), g.tensor("y", [ids, width])
+        g.operator(g.fb.BuiltinOperator.EMBEDDING_LOOKUP, [index, values], [looked_up], g.fb.BuiltinOptions.NONE, None)
+        g.operator(g.fb.BuiltinOperator.ADD, [looked_up, x], [y], g.fb.BuiltinOptions.AddOptions, g.fb.AddOptionsT())
+        return g.build([x], [y])
+    return build
+
+
+case("relu_0_to_1", [(2, 5, 7)], built=True)(built_unary_float("RELU_0_TO_1", (2, 5, 7)))
+case("embedding_lookup", [(4, 5)], built=True)(built_embedding_lookup(4, 7, 5))
 
 
 def built_power_of_two_layer(kind, dtype, in_shape, channels, kernel=1, stride=1, padding="SAME"):

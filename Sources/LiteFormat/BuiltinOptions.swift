@@ -280,6 +280,17 @@ public struct OneHotOptions: Sendable {
     }
 }
 
+/// LOCAL_RESPONSE_NORMALIZATION: the window's radius and `bias + alpha · Σ x²` raised to `-beta`.
+public struct LocalResponseNormalizationOptions: Sendable {
+    public var radius = 0
+    public var bias: Float = 0, alpha: Float = 0, beta: Float = 0
+
+    public init(_ t: FlatTable?) throws {
+        guard let t else { return }
+        radius = try t.int(0); bias = try t.float(1, default: 0); alpha = try t.float(2, default: 0); beta = try t.float(3, default: 0)
+    }
+}
+
 public struct LeakyReluOptions: Sendable {
     public var alpha: Float = 0
 

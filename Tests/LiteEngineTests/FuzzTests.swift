@@ -41,7 +41,8 @@ final class FuzzTests: XCTestCase {
                      "q_squared_difference_broadcast", "select_v2_broadcast", "tile", "tile_int32", "fill_dynamic_shape", "broadcast_to",
                      "zeros_and_ones_like", "range_from_shape", "gather_nd", "gather_nd_batch_of_slices", "cumsum_exclusive_reverse", "one_hot",
                      "top_k", "space_to_batch_nd", "batch_to_space_nd", "floor_div_int32", "floor_mod_int32", "pow_int32",
-                     "keras3_transformer_encoder_block", "q_keras3_transformer_encoder_block"]
+                     "keras3_transformer_encoder_block", "q_keras3_transformer_encoder_block", "dynamic_update_slice", "scatter_nd",
+                     "embedding_lookup", "reduce_any_all", "local_response_normalization"]
         let models = names.map { TestPaths.goldens.appendingPathComponent("ops/\($0)/model.tflite").path }
         var fuzzer = ModelFuzzer(seed: 2028, runBelowBytes: 300_000)
         let outcome = try fuzzer.run(models: models, count: 5000)

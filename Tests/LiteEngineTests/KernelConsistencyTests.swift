@@ -474,7 +474,8 @@ final class KernelConsistencyTests: XCTestCase {
     }
 
     /// What only the values can make wrong is a typed error when the node runs, as LiteRT's kernels fail: an int32
-    /// division by zero, an int32 power with a negative exponent, a GATHER_ND index out of range; and a RANGE that
+    /// division by zero, an int32 power with a negative exponent, a GATHER_ND, EMBEDDING_LOOKUP or SCATTER_ND index
+    /// out of range; and a RANGE that
     /// cannot end or would be too long is refused when planning.
     func testValueDependentFailuresAreTypedErrors() throws {
         func ints(_ index: Int, _ values: [Int32], shape: [Int]? = nil) -> Tensor {
@@ -490,6 +491,9 @@ final class KernelConsistencyTests: XCTestCase {
         fails({ try RangeOp(self.node([ints(0, [0]), ints(1, [5]), ints(2, [0])], [ints(3, [0])])) }, "RANGE by 0")
         fails({ try RangeOp(self.node([ints(0, [0]), ints(1, [5]), ints(2, [-1])], [ints(3, [0])])) }, "RANGE away from its limit")
         fails({ try RangeOp(self.node([ints(0, [-2_000_000_000]), ints(1, [2_000_000_000]), ints(2, [1])], [ints(3, [0])])) }, "RANGE of 4e9")
+        fails({ try EmbeddingLookup(self.node([ints(0, [0, 2]), self.tensor(1, [2, 3], self.random(6))], [self.tensor(2, [1])])) }, "EMBEDDING_LOOKUP id 2 of 2")
+        fails({ try ScatterNd(self.node([ints(0, [4], shape: [1, 1]), self.tensor(1, [1, 2], self.random(2)), ints(2, [4, 2])], [self.tensor(3, [1])])) },
+              "SCATTER_ND index 4 of 4")
         let divided = ints(2, [0, 0, 0, 0])
         try run(try FloorDiv(node([ints(0, [7, -7, 7, -7]), ints(1, [2, 2, -2, -2])], [divided])))
         XCTAssertEqual(divided.toArray(of: Int32.self), [3, -4, -4, 3])

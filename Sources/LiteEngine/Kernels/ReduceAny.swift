@@ -1,0 +1,24 @@
+/// REDUCE_ANY: whether any bool over the axes of the second (constant) input is true, with keep_dims (an empty
+/// reduction is false).
+class ReduceAny: Reduce {
+    /// The value of an empty reduction, and the one that decides it once seen (true for ANY, false for ALL).
+    class var deciding: Bool { true }
+
+    override var foldsAtPlanning: Bool { true }
+
+    override func prepare() throws {
+        let input = try self.input(0), output = try self.output(0)
+        try expectType(input, .bool)
+        axes = try Set(integers(try self.input(1)).map { try normalizedAxis($0, rank: input.rank) })
+        output.type = .bool
+        output.shape = input.shape.enumerated().compactMap { axes.contains($0.offset) ? (keepDims ? 1 : nil) : $0.element }
+    }
+
+    override func run(_ context: RunContext) throws {
+        let input = node.inputs[0]!, output = node.outputs[0]
+        let deciding: UInt8 = Self.deciding ? 1 : 0
+        let src = input.pointer(UInt8.self), dst = output.pointer(UInt8.self)
+        dst.update(repeating: 1 - deciding, count: output.elementCount)
+        forEachInputElement(input.shape) { i, o in if (src[i] != 0) == Self.deciding { dst[o] = deciding } }
+    }
+}
