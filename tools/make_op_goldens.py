@@ -810,6 +810,9 @@ case("q_prelu_int8_channels", [(1, 4, 5, 6)], built=True)(
 case("q_prelu_uint8_ties", [(2, 3, 7)], built=True)(
     built_prelu(np.uint8, (2, 3, 7), (3, 7), (2.0 ** -4, 128), (2.0 ** -8, 120), (2.0 ** -3, 100)))
 case("q_relu_n1_to_1_int8", [(2, 45)], built=True)(built_unary("RELU_N1_TO_1", np.int8, (2, 45), (0.02, 0), (2.0 ** -6, 1)))
+case("q_relu_0_to_1_int8", [(2, 45)], built=True)(built_unary("RELU_0_TO_1", np.int8, (2, 45), (0.02, -10), (2.0 ** -7, -128)))
+case("q_elu_int8", [(2, 45)], built=True)(built_unary("ELU", np.int8, (2, 45), (0.03, 20), (0.025, -90)))
+case("q_relu_0_to_1_uint8", [(2, 45)], built=True)(built_unary("RELU_0_TO_1", np.uint8, (2, 45), (0.01, 100), (2.0 ** -8, 0)))
 case("q_concatenation_uint8_rescaled", [(1, 6, 4), (1, 6, 3)], built=True)(
     built_concatenation(np.uint8, [(1, 6, 4), (1, 6, 3)], [(0.02, 128), (0.07, 100)], (0.05, 120), axis=2))
 case("q_resize_bilinear_uint8", [(1, 5, 7, 3)], built=True)(built_uint8_resize_bilinear((1, 5, 7, 3), (9, 4)))
