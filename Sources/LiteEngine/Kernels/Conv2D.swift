@@ -56,8 +56,9 @@ final class Conv2D: Kernel {
             hybridPerChannel = q.scale.count > 1
             if hybrid == nil { hybrid = try HybridWeights(filter, channels: filter.dim(0)) }
         }
+        if filter.dim(3) == 1, input.dim(3) > 1, filter.type == .float32 { return try prepareDepthwise(input, filter, output) }
         guard filter.dim(3) > 0, input.dim(3) % filter.dim(3) == 0, input.dim(3) == filter.dim(3) else {
-            throw KernelError.unsupported("input has \(input.dim(3)) channels, filter \(filter.dim(3)) (grouped convolution)")
+            throw KernelError.unsupported("input has \(input.dim(3)) channels, filter \(filter.dim(3)) (grouped convolution with more than one channel a group)")
         }
         if let bias = optionalInput(2) {
             try expectType(bias, .float32)
@@ -77,6 +78,41 @@ final class Conv2D: Kernel {
 
     /// The filter and bias packed for the AVX2 or AVX-512 microkernel, when both are known at load (see `PackedFilterGEMM`).
     var packed: PackedFilterGEMM?
+
+    /// A float convolution grouped by single input channels (a filter of one input channel on an input of several:
+    /// Keras 3 writes ConvNeXt's 7x7 `Conv2D(groups=channels)` so) is a depthwise convolution, run by
+    /// ``DepthwiseConv2D``: output channel o of group o/m reads input channel o/m, as a depthwise output c·m + j reads
+    /// input c, so the filter [Cout, KH, KW, 1] is only laid out again as [1, KH, KW, Cout].
+    var depthwise: DepthwiseConv2D?
+
+    private func prepareDepthwise(_ input: Tensor, _ filter: Tensor, _ output: Tensor) throws {
+        let channels = input.dim(3), outChannels = filter.dim(0), taps = filter.dim(1) * filter.dim(2)
+        guard outChannels % channels == 0 else {
+            throw KernelError.invalid("grouped convolution of \(channels) channels into \(outChannels) (not a multiple)")
+        }
+        guard isLoadTimeConstant(filter) else { throw KernelError.unsupported("grouped convolution with a filter computed at run time") }
+        if depthwise == nil {
+            let description = TensorDescription(name: "\(filter.name) (depthwise layout)", type: .float32, shape: [1, filter.dim(1), filter.dim(2), outChannels],
+                                                shapeSignature: [1, filter.dim(1), filter.dim(2), outChannels], buffer: 0, quantization: nil, isVariable: false, sparsity: nil)
+            let laidOut = Tensor(index: filter.index, description: description, constant: nil)
+            laidOut.makePersistent(byteCount: laidOut.byteCount)
+            let source = filter.floats, target = laidOut.floats
+            for o in 0..<outChannels {
+                for t in 0..<taps { target[t * outChannels + o] = source[o * taps + t] }
+            }
+            let context = NodeContext(model: node.model, index: node.index, code: node.code, options: nil, customOptions: nil,
+                                      inputs: [input, laidOut, optionalInput(2)], outputs: [output], intermediates: [], numerics: node.numerics)
+            depthwise = try DepthwiseConv2D(context)
+        }
+        let kernel = depthwise!
+        kernel.options.padding = options.padding
+        (kernel.options.strideH, kernel.options.strideW) = (options.strideH, options.strideW)
+        (kernel.options.dilationH, kernel.options.dilationW) = (options.dilationH, options.dilationW)
+        kernel.options.depthMultiplier = outChannels / channels
+        kernel.activation = activation
+        try kernel.prepare()
+        (geometryH, geometryW) = (kernel.geometryH, kernel.geometryW)
+    }
 
     /// Hybrid path (float input, int8 filter).
     var hybrid: HybridWeights?
@@ -131,6 +167,7 @@ final class Conv2D: Kernel {
     }
 
     override var scratchBytes: Int {
+        if let depthwise { return depthwise.scratchBytes }
         guard let input = node.inputs[0], let filter = node.inputs[1], geometryH != nil else { return 0 }
         if hybrid != nil { return 0 }
         if let quantized {
@@ -257,6 +294,7 @@ final class Conv2D: Kernel {
     }
 
     override func run(_ context: RunContext) throws {
+        if let depthwise { return try depthwise.run(context) }
         let input = node.inputs[0]!, filter = node.inputs[1]!, output = node.outputs[0]
         if let quantized {
             quantized.run(input: input, filter: filter, bias: optionalInput(2), output: output, geometryH: geometryH, geometryW: geometryW, options: options,
