@@ -925,20 +925,22 @@ def keras3_encoder_block(sequence, width, heads, int8=False):
 
 case("keras3_transformer_encoder_block", [(1, 16, 32)], built=True)(keras3_encoder_block(16, 32, 4))
 case("q_keras3_transformer_encoder_block", [(1, 16, 32)], built=True)(keras3_encoder_block(16, 32, 4, int8=True))
-def keras3_grouped_conv(shape, filters, kernel, strides=1, activation=None):
-    """Keras 3's Conv2D with groups equal to the input channels (ConvNeXt's depthwise 7x7): CONV_2D with a filter of
-    one input channel."""
+def keras3_grouped_conv(shape, filters, kernel, strides=1, activation=None, groups=None):
+    """Keras 3's Conv2D with groups (by default as many as input channels: ConvNeXt's depthwise 7x7): CONV_2D with a
+    filter of input channels / groups."""
     def build():
         import keras as keras3
         keras3.utils.set_random_seed(5)
         inputs = keras3.Input(shape, batch_size=1)
-        layer = keras3.layers.Conv2D(filters, kernel, strides=strides, padding="same", groups=shape[-1], activation=activation)
+        layer = keras3.layers.Conv2D(filters, kernel, strides=strides, padding="same", groups=groups or shape[-1], activation=activation)
         return tf.lite.TFLiteConverter.from_keras_model(keras3.Model(inputs, layer(inputs))).convert()
     return build
 
 
 case("conv_grouped_one_channel_a_group", [(1, 9, 9, 8)], built=True)(keras3_grouped_conv((1, 9, 9, 8)[1:], 8, 7))
 case("conv_grouped_two_outputs_a_group_stride2_relu", [(1, 10, 11, 6)], built=True)(keras3_grouped_conv((10, 11, 6), 12, 3, strides=2, activation="relu"))
+case("conv_grouped_four_channels_a_group", [(1, 9, 8, 16)], built=True)(keras3_grouped_conv((9, 8, 16), 12, 3, groups=4))
+case("conv_grouped_two_groups_stride2_relu6", [(2, 11, 10, 6)], built=True)(keras3_grouped_conv((11, 10, 6), 4, 3, strides=2, activation="relu6", groups=2))
 # tf.cond becomes IF with two branch subgraphs; one case takes each branch.
 case("if_then_branch", [(3,)], low=0.1, high=1.0)(lambda x: tf.cond(tf.reduce_sum(x) > 0, lambda: x * 2.0 + 1.0, lambda: x - 1.0))
 case("if_else_branch", [(3,)], low=-1.0, high=-0.1)(lambda x: tf.cond(tf.reduce_sum(x) > 0, lambda: x * 2.0 + 1.0, lambda: x - 1.0))

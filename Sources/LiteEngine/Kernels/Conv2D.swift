@@ -57,8 +57,14 @@ final class Conv2D: Kernel {
             if hybrid == nil { hybrid = try HybridWeights(filter, channels: filter.dim(0)) }
         }
         if filter.dim(3) == 1, input.dim(3) > 1, filter.type == .float32 { return try prepareDepthwise(input, filter, output) }
-        guard filter.dim(3) > 0, input.dim(3) % filter.dim(3) == 0, input.dim(3) == filter.dim(3) else {
-            throw KernelError.unsupported("input has \(input.dim(3)) channels, filter \(filter.dim(3)) (grouped convolution with more than one channel a group)")
+        guard filter.dim(3) > 0, input.dim(3) % filter.dim(3) == 0 else {
+            throw KernelError.invalid("input has \(input.dim(3)) channels, filter \(filter.dim(3)): not a whole number of groups")
+        }
+        groups = input.dim(3) / filter.dim(3)
+        if groups > 1 {
+            guard filter.type == .float32, filter.dim(0) % groups == 0 else {
+                throw KernelError.unsupported("grouped convolution of \(filter.type) with \(filter.dim(0)) filters in \(groups) groups")
+            }
         }
         if let bias = optionalInput(2) {
             try expectType(bias, .float32)
@@ -68,6 +74,7 @@ final class Conv2D: Kernel {
         geometryW = try SpatialGeometry(input: input.dim(2), filter: filter.dim(2), stride: options.strideW, dilation: options.dilationW, padding: options.padding)
         output.type = .float32
         output.shape = [input.dim(0), geometryH.output, geometryW.output, filter.dim(0)]
+        if groups > 1 { return }
         if filter.type == .float32, packed == nil, isLoadTimeConstant(filter), optionalInput(2).map(isLoadTimeConstant) ?? true {
             packed = PackedFilterGEMM.make(filter: filter.floats, n: filter.dim(0), k: filter.dim(1) * filter.dim(2) * filter.dim(3),
                                            bias: optionalInput(2)?.floats)
@@ -78,6 +85,45 @@ final class Conv2D: Kernel {
 
     /// The filter and bias packed for the AVX2 or AVX-512 microkernel, when both are known at load (see `PackedFilterGEMM`).
     var packed: PackedFilterGEMM?
+
+    /// Groups of input channels (input channels / the filter's): ResNeXt and RegNet convolve each group with its own
+    /// share of the filters. More than one channel a group runs ``runGrouped(_:)``; one channel a group, ``depthwise``.
+    var groups = 1
+
+    /// A grouped float convolution: for each group, its channels unfolded (im2col) and one sgemm with the group's
+    /// filters into its share of the output channels (ldc the whole output's), then bias and activation.
+    private func runGrouped(_ context: RunContext) {
+        let input = node.inputs[0]!, filter = node.inputs[1]!, output = node.outputs[0]
+        let (batches, inH, inW, inC) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
+        let (outC, kh, kw, groupC) = (filter.dim(0), filter.dim(1), filter.dim(2), filter.dim(3))
+        let (outH, outW) = (geometryH.output, geometryW.output)
+        let rows = batches * outH * outW, depth = kh * kw * groupC, groupOut = outC / groups
+        let columns = context.scratch.assumingMemoryBound(to: Float.self), src = input.floats
+        for g in 0..<groups {
+            for n in 0..<batches {
+                for oy in 0..<outH {
+                    for ox in 0..<outW {
+                        var column = columns + ((n * outH + oy) * outW + ox) * depth
+                        for ky in 0..<kh {
+                            let y = oy * options.strideH - geometryH.padBefore + ky * options.dilationH
+                            for kx in 0..<kw {
+                                let x = ox * options.strideW - geometryW.padBefore + kx * options.dilationW
+                                if y >= 0, y < inH, x >= 0, x < inW {
+                                    column.update(from: src + ((n * inH + y) * inW + x) * inC + g * groupC, count: groupC)
+                                } else {
+                                    column.update(repeating: 0, count: groupC)
+                                }
+                                column += groupC
+                            }
+                        }
+                    }
+                }
+            }
+            BLAS.sgemm(transposeB: true, m: rows, n: groupOut, k: depth, a: columns, lda: depth, b: filter.floats + g * groupOut * depth, ldb: depth,
+                       c: output.floats + g * groupOut, ldc: outC, threads: context.threads)
+        }
+        addBiasAndActivate(output.floats, rows: rows, channels: outC, bias: optionalInput(2)?.floats, activation: activation, threads: context.threads)
+    }
 
     /// A float convolution grouped by single input channels (a filter of one input channel on an input of several:
     /// Keras 3 writes ConvNeXt's 7x7 `Conv2D(groups=channels)` so) is a depthwise convolution, run by
@@ -169,6 +215,7 @@ final class Conv2D: Kernel {
     override var scratchBytes: Int {
         if let depthwise { return depthwise.scratchBytes }
         guard let input = node.inputs[0], let filter = node.inputs[1], geometryH != nil else { return 0 }
+        if groups > 1 { return saturatingProduct(input.dim(0), geometryH.output, geometryW.output, filter.dim(1), filter.dim(2), filter.dim(3), 4) }
         if hybrid != nil { return 0 }
         if let quantized {
             let rows = saturatingProduct(input.dim(0), geometryH.output, geometryW.output)
@@ -295,6 +342,7 @@ final class Conv2D: Kernel {
 
     override func run(_ context: RunContext) throws {
         if let depthwise { return try depthwise.run(context) }
+        if groups > 1 { return runGrouped(context) }
         let input = node.inputs[0]!, filter = node.inputs[1]!, output = node.outputs[0]
         if let quantized {
             quantized.run(input: input, filter: filter, bias: optionalInput(2), output: output, geometryH: geometryH, geometryW: geometryW, options: options,
