@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Runs float models in vision-cli and in LiteRT's built-in kernels on the same random input (uniform 0-255) and
-prints the largest difference of their first outputs, relative to the output's largest magnitude.
+"""Runs models in vision-cli and in LiteRT's built-in kernels on the same random input (float: uniform 0-255; 8-bit:
+uniform over the type) and prints the largest difference of their first outputs, relative to the output's largest
+magnitude for float outputs; 8-bit outputs must be equal byte for byte.
 
     python3 tools/compare_with_litert.py MODEL.tflite... [--cli .build-native/release/vision-cli]
 """
@@ -23,7 +24,12 @@ def main():
         interp = litert.Interpreter(model_path=model, experimental_op_resolver_type=litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
         interp.allocate_tensors()
         detail = interp.get_input_details()[0]
-        x = np.random.default_rng(1).uniform(0, 255, detail["shape"]).astype(detail["dtype"])
+        rng = np.random.default_rng(1)
+        if np.issubdtype(detail["dtype"], np.integer):
+            info = np.iinfo(detail["dtype"])
+            x = rng.integers(info.min, info.max + 1, detail["shape"]).astype(detail["dtype"])
+        else:
+            x = rng.uniform(0, 255, detail["shape"]).astype(detail["dtype"])
         interp.set_tensor(detail["index"], x)
         interp.invoke()
         reference = interp.get_tensor(interp.get_output_details()[0]["index"])
@@ -36,6 +42,11 @@ def main():
                 worst = float("inf")
                 continue
             ours = np.load(os.path.join(folder, outputs[0]))
+        if np.issubdtype(reference.dtype, np.integer):
+            differing = int(np.count_nonzero(ours != reference))
+            worst = max(worst, float(differing))
+            print(f"{os.path.basename(model)}: {differing} of {reference.size} outputs differ from LiteRT's (8-bit: must be 0)")
+            continue
         scale = max(1.0, float(np.abs(reference).max()))
         error = float(np.abs(ours.astype(np.float64) - reference).max()) / scale
         worst = max(worst, error)

@@ -809,6 +809,10 @@ case("q_prelu_int8_channels", [(1, 4, 5, 6)], built=True)(
     built_prelu(np.int8, (1, 4, 5, 6), (1, 1, 6), (0.05, -3), (0.004, 2), (0.04, 5)))
 case("q_prelu_uint8_ties", [(2, 3, 7)], built=True)(
     built_prelu(np.uint8, (2, 3, 7), (3, 7), (2.0 ** -4, 128), (2.0 ** -8, 120), (2.0 ** -3, 100)))
+# Output scale 2^16 times and more the input's 128-times finer one: gemmlowp's 16-bit RoundingDivideByPOT then
+# shifts by 16 or more (its mask truncates to all ones), as a converted MobileNetV3Small with random weights has it.
+case("q_hard_swish_int8_wide_output_scale", [(2, 64)], built=True)(built_unary("HARD_SWISH", np.int8, (2, 64), (0.002, -5), (40.0, 0)))
+case("q_hard_swish_uint8_wide_output_scale", [(2, 64)], built=True)(built_unary("HARD_SWISH", np.uint8, (2, 64), (0.0005, 128), (300.0, 3)))
 case("q_relu_n1_to_1_int8", [(2, 45)], built=True)(built_unary("RELU_N1_TO_1", np.int8, (2, 45), (0.02, 0), (2.0 ** -6, 1)))
 case("q_relu_0_to_1_int8", [(2, 45)], built=True)(built_unary("RELU_0_TO_1", np.int8, (2, 45), (0.02, -10), (2.0 ** -7, -128)))
 case("q_elu_int8", [(2, 45)], built=True)(built_unary("ELU", np.int8, (2, 45), (0.03, 20), (0.025, -90)))

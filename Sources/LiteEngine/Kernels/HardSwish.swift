@@ -63,17 +63,22 @@ final class HardSwish: UnaryElementwise, FloatUnaryOperation {
             return Int16(truncatingIfNeeded: (Int32(a) * Int32(b)) / (1 << 15))
         }
 
+        /// hard_swish.h's `SaturatingLeftShift`, in 64 bits (shifts past 40 saturate as 40 does).
         static func saturatingLeftShift(_ value: Int16, _ amount: Int) -> Int16 {
-            Int16(clamping: Int32(value) << Int32(amount))
+            Int16(clamping: Int64(value) << Int64(min(amount, 40)))
         }
 
-        /// gemmlowp's `RoundingDivideByPOT` on 16 bits: ties away from zero.
+        /// gemmlowp's `RoundingDivideByPOT` on 16 bits: ties away from zero. From exponent 16 on its mask,
+        /// `Dup<int16_t>((1 << exponent) - 1)`, truncates to all ones and the value shifts as an int (a model whose
+        /// output scale is 2^16 times the input's finer one gets there: it trapped here before); past 31 the result
+        /// no longer changes.
         static func roundingDivideByPOT(_ x: Int16, _ exponent: Int) -> Int16 {
             guard exponent > 0 else { return x }
-            let mask = Int16((1 << exponent) - 1)
+            let e = min(exponent, 31)
+            let mask = Int16(truncatingIfNeeded: (Int64(1) << e) - 1)
             let remainder = x & mask
-            let threshold = (mask >> 1) + (x < 0 ? 1 : 0)
-            return (x >> Int16(exponent)) + (remainder > threshold ? 1 : 0)
+            let threshold = (mask >> 1) &+ (x < 0 ? 1 : 0)
+            return Int16(truncatingIfNeeded: Int32(x) >> Int32(e)) &+ (remainder > threshold ? 1 : 0)
         }
 
         func apply(_ stored: Int32) -> Int32 {
