@@ -29,6 +29,18 @@ final class OpGoldenTests: XCTestCase {
         }
     }
 
+    /// A case's folder, its recorded inputs and an interpreter planned for their shapes.
+    func loaded(_ name: String, _ entry: Entry) throws -> (URL, [NumPyArray], Interpreter) {
+        let folder = TestPaths.goldens.appendingPathComponent("ops/\(name)")
+        let inputs = try (0..<entry.inputs).map { try NumPyArray(contentsOf: folder.appendingPathComponent("input_\($0).npy").path) }
+        let interpreter = try Interpreter(modelPath: folder.appendingPathComponent("model.tflite").path)
+        for (i, array) in inputs.enumerated() where try interpreter.input(at: i).shape != array.shape {
+            try interpreter.resizeInput(at: i, to: array.shape)
+        }
+        try interpreter.allocateTensors()
+        return (folder, inputs, interpreter)
+    }
+
     func testEveryOpMatchesLiteRT() throws {
         for (name, entry) in try cases() {
             do {
@@ -55,13 +67,7 @@ final class OpGoldenTests: XCTestCase {
     func testRecurrentStateCarriesOverUntilReset() throws {
         var checked = 0
         for (name, entry) in try cases() where entry.ops.contains(where: { $0.contains("LSTM") }) {
-            let folder = TestPaths.goldens.appendingPathComponent("ops/\(name)")
-            let inputs = try (0..<entry.inputs).map { try NumPyArray(contentsOf: folder.appendingPathComponent("input_\($0).npy").path) }
-            let interpreter = try Interpreter(modelPath: folder.appendingPathComponent("model.tflite").path)
-            for (i, array) in inputs.enumerated() where try interpreter.input(at: i).shape != array.shape {
-                try interpreter.resizeInput(at: i, to: array.shape)
-            }
-            try interpreter.allocateTensors()
+            let (folder, inputs, interpreter) = try loaded(name, entry)
             for (i, array) in inputs.enumerated() { try array.bytes.withUnsafeBytes { try interpreter.copy($0, toInputAt: i) } }
             func outputs() throws -> [NumPyArray] { try (0..<interpreter.outputCount).map { try interpreter.output(at: $0).numpy() } }
             try interpreter.invoke()
@@ -88,13 +94,7 @@ final class OpGoldenTests: XCTestCase {
     func testLoopsGiveTheSameResultsOnEveryInvocation() throws {
         var checked = 0
         for (name, entry) in try cases() where entry.ops.contains("WHILE") {
-            let folder = TestPaths.goldens.appendingPathComponent("ops/\(name)")
-            let inputs = try (0..<entry.inputs).map { try NumPyArray(contentsOf: folder.appendingPathComponent("input_\($0).npy").path) }
-            let interpreter = try Interpreter(modelPath: folder.appendingPathComponent("model.tflite").path)
-            for (i, array) in inputs.enumerated() where try interpreter.input(at: i).shape != array.shape {
-                try interpreter.resizeInput(at: i, to: array.shape)
-            }
-            try interpreter.allocateTensors()
+            let (folder, inputs, interpreter) = try loaded(name, entry)
             for round in 0..<3 {
                 for (i, array) in inputs.enumerated() {
                     // Round 1 runs on other values (each byte halved), rounds 0 and 2 on the golden inputs.
