@@ -929,7 +929,7 @@ def keras3_encoder_block(sequence, width, heads, int8=False):
 
 case("keras3_transformer_encoder_block", [(1, 16, 32)], built=True)(keras3_encoder_block(16, 32, 4))
 case("q_keras3_transformer_encoder_block", [(1, 16, 32)], built=True)(keras3_encoder_block(16, 32, 4, int8=True))
-def keras3_grouped_conv(shape, filters, kernel, strides=1, activation=None, groups=None):
+def keras3_grouped_conv(shape, filters, kernel, strides=1, activation=None, groups=None, int8=False, calibration_range=(-2, 2)):
     """Keras 3's Conv2D with groups (by default as many as input channels: ConvNeXt's depthwise 7x7): CONV_2D with a
     filter of input channels / groups."""
     def build():
@@ -937,13 +937,23 @@ def keras3_grouped_conv(shape, filters, kernel, strides=1, activation=None, grou
         keras3.utils.set_random_seed(5)
         inputs = keras3.Input(shape, batch_size=1)
         layer = keras3.layers.Conv2D(filters, kernel, strides=strides, padding="same", groups=groups or shape[-1], activation=activation)
-        return tf.lite.TFLiteConverter.from_keras_model(keras3.Model(inputs, layer(inputs))).convert()
+        converter = tf.lite.TFLiteConverter.from_keras_model(keras3.Model(inputs, layer(inputs)))
+        if int8:
+            calibration = np.random.default_rng(13)
+            converter.optimizations = [tf.lite.Optimize.DEFAULT]
+            converter.representative_dataset = lambda: ([calibration.uniform(*calibration_range, (1,) + tuple(shape)).astype(np.float32)] for _ in range(32))
+            converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+            converter.inference_input_type = converter.inference_output_type = tf.int8
+        return converter.convert()
     return build
 
 
 case("conv_grouped_one_channel_a_group", [(1, 9, 9, 8)], built=True)(keras3_grouped_conv((1, 9, 9, 8)[1:], 8, 7))
 case("conv_grouped_two_outputs_a_group_stride2_relu", [(1, 10, 11, 6)], built=True)(keras3_grouped_conv((10, 11, 6), 12, 3, strides=2, activation="relu"))
 case("conv_grouped_four_channels_a_group", [(1, 9, 8, 16)], built=True)(keras3_grouped_conv((9, 8, 16), 12, 3, groups=4))
+case("q_conv_grouped_one_channel_a_group", [(1, 9, 9, 8)], built=True)(keras3_grouped_conv((9, 9, 8), 8, 7, int8=True))
+case("q_conv_grouped_two_groups_stride2_relu", [(1, 11, 10, 6)], built=True)(keras3_grouped_conv((11, 10, 6), 4, 3, strides=2, activation="relu", groups=2, int8=True,
+                                                                                                         calibration_range=(-1, 3)))
 case("conv_grouped_two_groups_stride2_relu6", [(2, 11, 10, 6)], built=True)(keras3_grouped_conv((11, 10, 6), 4, 3, strides=2, activation="relu6", groups=2))
 # tf.cond becomes IF with two branch subgraphs; one case takes each branch.
 case("if_then_branch", [(3,)], low=0.1, high=1.0)(lambda x: tf.cond(tf.reduce_sum(x) > 0, lambda: x * 2.0 + 1.0, lambda: x - 1.0))

@@ -40,6 +40,7 @@ final class Conv2D: Kernel {
         if input.type == .uint8 || input.type == .int8 {
             geometryH = try SpatialGeometry(input: input.dim(1), filter: filter.dim(1), stride: options.strideH, dilation: options.dilationH, padding: options.padding)
             geometryW = try SpatialGeometry(input: input.dim(2), filter: filter.dim(2), stride: options.strideW, dilation: options.dilationW, padding: options.padding)
+            if filter.dim(3) != input.dim(3) { return try prepareInt8Grouped(input, filter, output) }
             quantized = try QuantizedConvolution(input: input, filter: filter, bias: optionalInput(2), output: output, activation: options.activation,
                                                  outputShape: [input.dim(0), geometryH.output, geometryW.output, filter.dim(0)],
                                                  numerics: node.numerics, existing: quantized)
@@ -123,6 +124,65 @@ final class Conv2D: Kernel {
                        c: output.floats + g * groupOut, ldc: outC, threads: context.threads)
         }
         addBiasAndActivate(output.floats, rows: rows, channels: outC, bias: optionalInput(2)?.floats, activation: activation, threads: context.threads)
+    }
+
+    /// int8 grouped convolution: TFLite's reference `ConvPerChannel` with groups (LiteRT runs no other kernel for it),
+    /// int32 sums of (x − zp_in)·(w − zp_w) over the receptive field inside the image, requantized per channel with
+    /// `MultiplyByQuantizedMultiplier` (ties away from zero).
+    var int8Grouped: ChannelRequantization?
+
+    private func prepareInt8Grouped(_ input: Tensor, _ filter: Tensor, _ output: Tensor) throws {
+        guard input.type == .int8, filter.type == .int8, output.type == .int8 else {
+            throw KernelError.unsupported("grouped convolution of \(input.type) with \(filter.type) filters (int8 and float are supported)")
+        }
+        guard filter.dim(3) > 0, input.dim(3) % filter.dim(3) == 0 else {
+            throw KernelError.invalid("input has \(input.dim(3)) channels, filter \(filter.dim(3)): not a whole number of groups")
+        }
+        groups = input.dim(3) / filter.dim(3)
+        guard filter.dim(0) % groups == 0 else { throw KernelError.invalid("\(filter.dim(0)) filters in \(groups) groups") }
+        if let bias = optionalInput(2) {
+            guard bias.type == .int32, bias.elementCount == filter.dim(0) else { throw KernelError.unsupported("bias must be int32 [\(filter.dim(0))], is \(bias)") }
+        }
+        let filterInfo = try QuantizedTensorInfo(filter)
+        guard filterInfo.zeroPoints.count == 1 || filterInfo.zeroPoints.count == filter.dim(0) else {
+            throw KernelError.invalid("\(filterInfo.zeroPoints.count) filter zero points for \(filter.dim(0)) filters")
+        }
+        int8Grouped = try ChannelRequantization(input: try QuantizedTensorInfo(input), filter: filterInfo, output: try QuantizedTensorInfo(output),
+                                                channels: filter.dim(0), activation: options.activation, outputType: .int8)
+        output.shape = [input.dim(0), geometryH.output, geometryW.output, filter.dim(0)]
+    }
+
+    private func runInt8Grouped(_ requantization: ChannelRequantization) throws {
+        let input = node.inputs[0]!, filter = node.inputs[1]!, output = node.outputs[0]
+        let (batches, inH, inW, inC) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
+        let (outC, kh, kw, groupC) = (filter.dim(0), filter.dim(1), filter.dim(2), filter.dim(3))
+        let groupOut = outC / groups
+        let inputZero = try QuantizedTensorInfo(input).zeroPoint, filterZeros = try QuantizedTensorInfo(filter).zeroPoints
+        let x = input.pointer(Int8.self), w = filter.pointer(Int8.self), out = output.pointer(Int8.self)
+        let bias = optionalInput(2).map { UnsafePointer($0.pointer(Int32.self)) }
+        var o = 0
+        for n in 0..<batches {
+            for oy in 0..<geometryH.output {
+                for ox in 0..<geometryW.output {
+                    for channel in 0..<outC {
+                        let g = channel / groupOut, filterZero = filterZeros.count == 1 ? filterZeros[0] : filterZeros[channel]
+                        var sum: Int32 = bias?[channel] ?? 0
+                        for ky in 0..<kh {
+                            let y = oy * options.strideH - geometryH.padBefore + ky * options.dilationH
+                            guard y >= 0, y < inH else { continue }
+                            for kx in 0..<kw {
+                                let px = ox * options.strideW - geometryW.padBefore + kx * options.dilationW
+                                guard px >= 0, px < inW else { continue }
+                                let pixel = x + ((n * inH + y) * inW + px) * inC + g * groupC, taps = w + ((channel * kh + ky) * kw + kx) * groupC
+                                for c in 0..<groupC { sum &+= (Int32(pixel[c]) - inputZero) &* (Int32(taps[c]) - filterZero) }
+                            }
+                        }
+                        out[o] = Int8(truncatingIfNeeded: requantization.apply(sum, channel: channel))
+                        o += 1
+                    }
+                }
+            }
+        }
     }
 
     /// A float convolution grouped by single input channels (a filter of one input channel on an input of several:
@@ -213,7 +273,7 @@ final class Conv2D: Kernel {
     }
 
     override var scratchBytes: Int {
-        if let depthwise { return depthwise.scratchBytes }
+        if depthwise != nil || int8Grouped != nil { return depthwise?.scratchBytes ?? 0 }
         guard let input = node.inputs[0], let filter = node.inputs[1], geometryH != nil else { return 0 }
         if groups > 1 { return saturatingProduct(input.dim(0), geometryH.output, geometryW.output, filter.dim(1), filter.dim(2), filter.dim(3), 4) }
         if hybrid != nil { return 0 }
@@ -342,6 +402,7 @@ final class Conv2D: Kernel {
 
     override func run(_ context: RunContext) throws {
         if let depthwise { return try depthwise.run(context) }
+        if let int8Grouped { return try runInt8Grouped(int8Grouped) }
         if groups > 1 { return runGrouped(context) }
         let input = node.inputs[0]!, filter = node.inputs[1]!, output = node.outputs[0]
         if let quantized {
