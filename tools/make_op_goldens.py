@@ -951,7 +951,7 @@ def keras3_grouped_conv(shape, filters, kernel, strides=1, activation=None, grou
 case("conv_grouped_one_channel_a_group", [(1, 9, 9, 8)], built=True)(keras3_grouped_conv((1, 9, 9, 8)[1:], 8, 7))
 case("conv_grouped_two_outputs_a_group_stride2_relu", [(1, 10, 11, 6)], built=True)(keras3_grouped_conv((10, 11, 6), 12, 3, strides=2, activation="relu"))
 case("conv_grouped_four_channels_a_group", [(1, 9, 8, 16)], built=True)(keras3_grouped_conv((9, 8, 16), 12, 3, groups=4))
-case("q_conv_grouped_one_channel_a_group", [(1, 9, 9, 8)], built=True)(keras3_grouped_conv((9, 9, 8), 8, 7, int8=True))
+case("q_conv_grouped_one_channel_a_group", [(1, 9, 9, 8)], built=True)(keras3_grouped_conv((9, 9, 8), 8, 7, int8=True, calibration_range=(-1, 3)))
 case("q_conv_grouped_two_groups_stride2_relu", [(1, 11, 10, 6)], built=True)(keras3_grouped_conv((11, 10, 6), 4, 3, strides=2, activation="relu", groups=2, int8=True,
                                                                                                          calibration_range=(-1, 3)))
 case("conv_grouped_two_groups_stride2_relu6", [(2, 11, 10, 6)], built=True)(keras3_grouped_conv((11, 10, 6), 4, 3, strides=2, activation="relu6", groups=2))

@@ -149,7 +149,53 @@ final class Conv2D: Kernel {
         }
         int8Grouped = try ChannelRequantization(input: try QuantizedTensorInfo(input), filter: filterInfo, output: try QuantizedTensorInfo(output),
                                                 channels: filter.dim(0), activation: options.activation, outputType: .int8)
+        if filter.dim(3) == 1, filter.dim(0) == input.dim(3), int8DepthwiseTaps == nil, isLoadTimeConstant(filter) {
+            let (channels, taps) = (filter.dim(0), filter.dim(1) * filter.dim(2)), w = filter.pointer(Int8.self)
+            var laidOut = [Int32](repeating: 0, count: channels * taps)
+            for c in 0..<channels {
+                let zero = filterInfo.zeroPoints.count == 1 ? filterInfo.zeroPoints[0] : filterInfo.zeroPoints[c]
+                for t in 0..<taps { laidOut[t * channels + c] = Int32(w[c * taps + t]) - zero }
+            }
+            int8DepthwiseTaps = laidOut
+        }
         output.shape = [input.dim(0), geometryH.output, geometryW.output, filter.dim(0)]
+    }
+
+    /// One input channel and one filter a group (ConvNeXt's int8 7x7): the filter less its zero points as int32, laid
+    /// out [KH·KW, C] at load, so each output pixel's C sums run as one contiguous loop per tap that vectorizes (the
+    /// same integer sums, in another order). 7x7 on 56x56x96: about 6x faster than the loop below.
+    private var int8DepthwiseTaps: [Int32]?
+
+    private func runInt8Depthwise(_ requantization: ChannelRequantization, _ taps: [Int32], scratch: UnsafeMutableRawPointer) throws {
+        let input = node.inputs[0]!, filter = node.inputs[1]!, output = node.outputs[0]
+        let (batches, inH, inW, channels) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
+        let (kh, kw) = (filter.dim(1), filter.dim(2))
+        let inputZero = try QuantizedTensorInfo(input).zeroPoint
+        let x = input.pointer(Int8.self), out = output.pointer(Int8.self)
+        let bias = optionalInput(2).map { UnsafePointer($0.pointer(Int32.self)) }
+        let sums = scratch.assumingMemoryBound(to: Int32.self)
+        var o = 0
+        taps.withUnsafeBufferPointer { taps in
+            for n in 0..<batches {
+                for oy in 0..<geometryH.output {
+                    for ox in 0..<geometryW.output {
+                        if let bias { sums.update(from: bias, count: channels) } else { sums.update(repeating: 0, count: channels) }
+                        for ky in 0..<kh {
+                            let y = oy * options.strideH - geometryH.padBefore + ky * options.dilationH
+                            guard y >= 0, y < inH else { continue }
+                            for kx in 0..<kw {
+                                let px = ox * options.strideW - geometryW.padBefore + kx * options.dilationW
+                                guard px >= 0, px < inW else { continue }
+                                let pixel = x + ((n * inH + y) * inW + px) * channels, row = taps.baseAddress! + (ky * kw + kx) * channels
+                                for c in 0..<channels { sums[c] &+= (Int32(pixel[c]) &- inputZero) &* row[c] }
+                            }
+                        }
+                        for c in 0..<channels { out[o + c] = Int8(truncatingIfNeeded: requantization.apply(sums[c], channel: c)) }
+                        o += channels
+                    }
+                }
+            }
+        }
     }
 
     private func runInt8Grouped(_ requantization: ChannelRequantization) throws {
@@ -272,8 +318,10 @@ final class Conv2D: Kernel {
         }
     }
 
+    private var input0Channels: Int { node.inputs[0]?.dim(3) ?? 0 }
+
     override var scratchBytes: Int {
-        if depthwise != nil || int8Grouped != nil { return depthwise?.scratchBytes ?? 0 }
+        if depthwise != nil || int8Grouped != nil { return depthwise?.scratchBytes ?? (int8DepthwiseTaps == nil ? 0 : saturatingProduct(input0Channels, 4)) }
         guard let input = node.inputs[0], let filter = node.inputs[1], geometryH != nil else { return 0 }
         if groups > 1 { return saturatingProduct(input.dim(0), geometryH.output, geometryW.output, filter.dim(1), filter.dim(2), filter.dim(3), 4) }
         if hybrid != nil { return 0 }
@@ -402,7 +450,10 @@ final class Conv2D: Kernel {
 
     override func run(_ context: RunContext) throws {
         if let depthwise { return try depthwise.run(context) }
-        if let int8Grouped { return try runInt8Grouped(int8Grouped) }
+        if let int8Grouped {
+            if let taps = int8DepthwiseTaps { return try runInt8Depthwise(int8Grouped, taps, scratch: context.scratch) }
+            return try runInt8Grouped(int8Grouped)
+        }
         if groups > 1 { return runGrouped(context) }
         let input = node.inputs[0]!, filter = node.inputs[1]!, output = node.outputs[0]
         if let quantized {
