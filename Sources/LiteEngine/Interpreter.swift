@@ -57,7 +57,7 @@ public final class Interpreter: @unchecked Sendable {
     private(set) var plansWithInputValues = false
     /// Per tensor index, the bytes its arena region was planned with (-1: no region, the tensor has no lifetime). A
     /// subgraph planned from its inputs' values keeps its plan while every tensor still fits its region (see
-    /// ``currentPlanFits()``).
+    /// ``currentPlanFits(neededScratch:)``).
     private var plannedBytes: [Int] = []
     /// Per node, its inputs' ``Tensor/shapeVersion``s when it was last prepared while planning from values (empty:
     /// not yet).
@@ -405,15 +405,15 @@ public final class Interpreter: @unchecked Sendable {
     /// planned again at every step (its slices follow the loop counter) keeps its plan then, and its tensors' regions
     /// were planned at up to twice the size they grew to (below), so a loop that grows a slice step by step plans
     /// about log2(steps) times in its first run and not at all in the runs after.
-    private func currentPlanFits() -> Bool {
-        guard plansWithInputValues, arena != nil else { return false }
+    private func currentPlanFits(neededScratch: Int) -> Bool {
+        guard plansWithInputValues, arena != nil, neededScratch <= scratchBytes else { return false }
         return tensorsFitTheirRegions()
     }
 
-    /// Whether every arena tensor's bytes and the scratch fit the regions the current plan gave them (the invariant
-    /// ``currentPlanFits()`` keeps; tests check it after loops planned from values).
+    /// Whether every arena tensor's bytes fit the region the current plan gave it (the invariant
+    /// ``currentPlanFits(neededScratch:)`` keeps; tests check it after loops planned from values).
     func tensorsFitTheirRegions() -> Bool {
-        guard plannedBytes.count == tensors.count, (kernels.map(\.scratchBytes).max() ?? 0) <= scratchBytes else { return false }
+        guard plannedBytes.count == tensors.count else { return false }
         for tensor in tensors where tensor.storage == .arena {
             // -1: the tensor had no lifetime in the plan (no node reads or writes it), so it needs no region.
             let planned = plannedBytes[aliases[tensor.index] ?? tensor.index]
@@ -423,7 +423,8 @@ public final class Interpreter: @unchecked Sendable {
     }
 
     private func planArena() throws {
-        if currentPlanFits() { return }
+        let neededScratch = kernels.map(\.scratchBytes).max() ?? 0
+        if currentPlanFits(neededScratch: neededScratch) { return }
         let end = kernels.count
         // Per tensor index (arrays, not dictionaries: a WHILE body that follows its loop counter plans every step).
         var first = [Int?](repeating: nil, count: tensors.count)
@@ -445,7 +446,6 @@ public final class Interpreter: @unchecked Sendable {
         for (alias, shared) in aliases {
             if let use = last[alias] { last[shared] = max(last[shared] ?? use, use) }
         }
-        let neededScratch = kernels.map(\.scratchBytes).max() ?? 0
         // A subgraph planned again from its inputs' values keeps each region at least as large as before and doubles
         // one that must grow (headroom), unless that would pass the memory limit.
         let growing = plansWithInputValues && plannedBytes.count == tensors.count

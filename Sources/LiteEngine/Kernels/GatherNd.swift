@@ -25,16 +25,22 @@ final class GatherNd: Kernel {
         let strides = rowMajorStrides(params.shape)
         let tuples = indices.shape.dropLast().reduce(1, *)
         for t in 0..<tuples {
-            var offset = 0
-            for d in 0..<depth {
-                let i = t * depth + d
-                let index = indices.type == .int32 ? Int(indices.pointer(Int32.self)[i]) : Int(indices.pointer(Int64.self)[i])
-                guard index >= 0, index < params.dim(d) else {
-                    throw KernelError.invalid("GATHER_ND index \(index) out of range for dimension \(d) of \(params.shape)")
-                }
-                offset += index * strides[d]
-            }
+            let offset = try indexTupleOffset(indices, tuple: t, shape: params.shape, strides: strides, op: "GATHER_ND")
             (output.data! + t * sliceBytes).copyMemory(from: params.data! + offset * size, byteCount: sliceBytes)
         }
     }
+}
+
+/// The element offset, in a tensor of `shape` with row-major `strides`, of index tuple `tuple` of `indices` (int32 or
+/// int64, tuples along its last axis): GATHER_ND and SCATTER_ND. An index outside its dimension is an error.
+func indexTupleOffset(_ indices: Tensor, tuple: Int, shape: [Int], strides: [Int], op: String) throws -> Int {
+    let depth = indices.dim(-1)
+    var offset = 0
+    for d in 0..<depth {
+        let i = tuple * depth + d
+        let index = indices.type == .int32 ? Int(indices.pointer(Int32.self)[i]) : Int(indices.pointer(Int64.self)[i])
+        guard index >= 0, index < shape[d] else { throw KernelError.invalid("\(op) index \(index) out of range for dimension \(d) of \(shape)") }
+        offset += index * strides[d]
+    }
+    return offset
 }

@@ -37,11 +37,7 @@ class Reduce: Kernel {
     override func prepare() throws {
         let input = try self.input(0), output = try self.output(0)
         try expectType(input, .float32, .uint8, .int8)
-        axes = try Set(integers(try self.input(1)).map { a -> Int in
-            let axis = a < 0 ? a + input.rank : a
-            guard axis >= 0, axis < input.rank else { throw KernelError.invalid("axis \(a) out of range for \(input.shape)") }
-            return axis
-        })
+        axes = try reducedAxes(of: input)
         if input.type != .float32, !(isMean && keepDims && input.rank == 4 && axes == [1, 2]) {
             guard output.type == input.type else { throw KernelError.unsupported("quantized \(isMean ? "MEAN" : "SUM") into \(output.type)") }
             let qi = try QuantizedTensorInfo(input), qo = try QuantizedTensorInfo(output)
@@ -71,7 +67,21 @@ class Reduce: Kernel {
         } else {
             output.type = .float32
         }
-        output.shape = input.shape.enumerated().compactMap { axes.contains($0.offset) ? (keepDims ? 1 : nil) : $0.element }
+        output.shape = reducedShape(of: input)
+    }
+
+    /// The second input's axes (negative ones counted from the end), each checked against `input`'s rank.
+    final func reducedAxes(of input: Tensor) throws -> Set<Int> {
+        try Set(integers(try self.input(1)).map { a -> Int in
+            let axis = a < 0 ? a + input.rank : a
+            guard axis >= 0, axis < input.rank else { throw KernelError.invalid("axis \(a) out of range for \(input.shape)") }
+            return axis
+        })
+    }
+
+    /// `input`'s shape without the reduced ``axes`` (as 1 with keep_dims).
+    final func reducedShape(of input: Tensor) -> [Int] {
+        input.shape.enumerated().compactMap { axes.contains($0.offset) ? (keepDims ? 1 : nil) : $0.element }
     }
 
     func runQuantizedMean(_ input: Tensor, _ output: Tensor, _ q: (multiplier: Int32, shift: Int, bias: Int32)) {

@@ -9,9 +9,9 @@ class ReduceAny: Reduce {
     override func prepare() throws {
         let input = try self.input(0), output = try self.output(0)
         try expectType(input, .bool)
-        axes = try Set(integers(try self.input(1)).map { try normalizedAxis($0, rank: input.rank) })
+        axes = try reducedAxes(of: input)
         output.type = .bool
-        output.shape = input.shape.enumerated().compactMap { axes.contains($0.offset) ? (keepDims ? 1 : nil) : $0.element }
+        output.shape = reducedShape(of: input)
     }
 
     override func run(_ context: RunContext) throws {

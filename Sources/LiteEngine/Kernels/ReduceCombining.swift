@@ -14,13 +14,9 @@ class ReduceCombining: Reduce {
     override func prepare() throws {
         let input = try self.input(0), output = try self.output(0)
         try expectType(input, .float32, .int32, .int64)
-        axes = try Set(integers(try self.input(1)).map { a -> Int in
-            let axis = a < 0 ? a + input.rank : a
-            guard axis >= 0, axis < input.rank else { throw KernelError.invalid("axis \(a) out of range for \(input.shape)") }
-            return axis
-        })
+        axes = try reducedAxes(of: input)
         output.type = input.type
-        output.shape = input.shape.enumerated().compactMap { axes.contains($0.offset) ? (keepDims ? 1 : nil) : $0.element }
+        output.shape = reducedShape(of: input)
     }
 
     override func run(_ context: RunContext) throws {

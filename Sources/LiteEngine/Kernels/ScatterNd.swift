@@ -39,13 +39,7 @@ final class ScatterNd: Kernel {
         let out = output.pointer(T.self), src = updates.pointer(T.self)
         out.update(repeating: 0, count: output.elementCount)
         for t in 0..<tuples {
-            var offset = 0
-            for d in 0..<depth {
-                let at = t * depth + d
-                let index = indices.type == .int32 ? Int(indices.pointer(Int32.self)[at]) : Int(indices.pointer(Int64.self)[at])
-                guard index >= 0, index < shape[d] else { throw KernelError.invalid("SCATTER_ND index \(index) out of range for dimension \(d) of \(shape)") }
-                offset += index * strides[d]
-            }
+            let offset = try indexTupleOffset(indices, tuple: t, shape: shape, strides: strides, op: "SCATTER_ND")
             for k in 0..<slice { out[offset + k] = add(out[offset + k], src[t * slice + k]) }
         }
     }
