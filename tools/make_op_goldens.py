@@ -340,6 +340,77 @@ qcase("q_squared_difference_broadcast", [(1, 6, 16)], lambda x: tf.math.squared_
 qcase("q_rsqrt", [(2, 5, 7)], tf.math.rsqrt, low=0.05, high=4.0)
 qcase("q_uint8_io_conv", [(1, 6, 6, 4)], lambda x: tf.nn.conv2d(x, q_conv_w, 1, "VALID"), io="uint8")
 
+# ---- 16x8 quantization: int16 activations, int8 weights, int64 biases (the converter's
+# EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8; symmetric int16, zero points 0) ----------------------
+def q16case(name, shapes, fn, low=-2.0, high=2.0, io="int16"):
+    case(name, shapes, low=low, high=high, optimize=f"quantize16x8_{io}")(fn)
+
+
+q16_rng = np.random.default_rng(1616)
+
+
+def q16const(*shape, scale=0.5):
+    return tf.constant(q16_rng.normal(0, scale, size=shape).astype(np.float32))
+
+
+q16_other = q16const(1, 1, 3)
+q16case("q16_add_same_shape", [(1, 4, 5, 3), (1, 4, 5, 3)], lambda x, y: x + y)
+q16case("q16_add_long", [(1, 7, 9, 5), (1, 7, 9, 5)], lambda x, y: tf.nn.relu(x + 0.7 * y))
+q16case("q16_add_broadcast_relu", [(1, 4, 5, 3)], lambda x: tf.nn.relu(x + q16_other))
+q16case("q16_sub_same_shape", [(1, 4, 5, 3), (1, 4, 5, 3)], lambda x, y: x - y)
+q16case("q16_sub_broadcast", [(1, 4, 5, 3)], lambda x: x - q16_other)
+q16case("q16_mul_same_shape", [(1, 4, 5, 3), (1, 4, 5, 3)], lambda x, y: x * y)
+q16case("q16_mul_broadcast", [(1, 4, 5, 3)], lambda x: x * q16_other)
+q16_conv_w, q16_conv_b = q16const(3, 3, 4, 8), q16const(8)
+q16case("q16_conv_per_channel_relu6", [(1, 9, 9, 4)], lambda x: tf.nn.relu6(tf.nn.bias_add(tf.nn.conv2d(x, q16_conv_w, 1, "SAME"), q16_conv_b)))
+q16case("q16_conv_stride2_valid", [(2, 8, 7, 4)], lambda x: tf.nn.conv2d(x, q16_conv_w, 2, "VALID"))
+q16_dw_w, q16_dw_b = q16const(3, 3, 6, 2), q16const(12)
+q16case("q16_depthwise_multiplier2_relu", [(1, 8, 8, 6)], lambda x: tf.nn.relu(tf.nn.depthwise_conv2d(x, q16_dw_w, [1, 2, 2, 1], "SAME") + q16_dw_b))
+q16_fc_w, q16_fc_b = q16const(20, 12), q16const(12)
+q16case("q16_fully_connected", [(3, 20)], lambda x: tf.matmul(x, q16_fc_w) + q16_fc_b)
+q16case("q16_mean_hw", [(1, 7, 7, 16)], lambda x: tf.reduce_mean(x, axis=[1, 2]))
+q16case("q16_mean_hw_keepdims", [(2, 5, 6, 40)], lambda x: tf.reduce_mean(x, axis=[1, 2], keepdims=True))
+q16case("q16_mean_last_axis", [(3, 4, 10)], lambda x: tf.reduce_mean(x, axis=-1))
+q16case("q16_softmax", [(3, 10)], tf.nn.softmax, low=-4, high=4)
+q16case("q16_logistic", [(2, 5, 7)], tf.sigmoid, low=-6, high=6)
+q16case("q16_tanh", [(2, 5, 7)], tf.tanh, low=-3, high=3)
+q16case("q16_average_pool", [(1, 8, 9, 5)], lambda x: tf.nn.avg_pool2d(x, 2, 2, "VALID"))
+q16case("q16_max_pool", [(1, 9, 7, 6)], lambda x: tf.nn.max_pool2d(x, 3, 2, "SAME"))
+q16case("q16_concatenation_scales", [(1, 4, 4, 3), (1, 4, 4, 5)], lambda x, y: tf.concat([x, 3.0 * y], axis=3))
+q16case("q16_pad", [(1, 3, 4, 2)], lambda x: tf.pad(x, [[0, 0], [1, 2], [2, 1], [0, 0]]))
+q16case("q16_transpose_reshape", [(2, 3, 4, 5)], lambda x: tf.reshape(tf.transpose(x, [0, 3, 1, 2]), [2, 5, 12]))
+q16case("q16_strided_slice", [(4, 6, 5)], lambda x: x[1:3, ::2, 1:4])
+q16case("q16_leaky_relu", [(2, 5, 7)], lambda x: tf.nn.leaky_relu(x, 0.2))
+q16case("q16_relu6", [(2, 5, 7)], tf.nn.relu6, low=-3, high=8)
+q16case("q16_resize_bilinear", [(1, 5, 7, 3)], lambda x: tf.compat.v1.image.resize_bilinear(x, (9, 4)))
+q16case("q16_batch_matmul", [(2, 5, 6), (2, 6, 4)], lambda x, y: tf.matmul(x, y))
+q16case("q16_float_io_conv", [(1, 6, 6, 4)], lambda x: tf.nn.conv2d(x, q16_conv_w, 1, "VALID"), io="float32")
+# Every entry of the sigmoid table and of the softmax tables is reached: 4,096 values over the whole int16 range.
+q16case("q16_logistic_dense", [(64, 64)], tf.sigmoid, low=-12, high=12)
+q16case("q16_tanh_dense", [(64, 64)], tf.tanh, low=-6, high=6)
+q16case("q16_softmax_wide", [(8, 512)], tf.nn.softmax, low=-12, high=12)
+
+
+def q16_small_cnn():
+    """A 16x8 classifier with the layers of MobileNetV2 and EfficientNet (BN folded into convolutions, ReLU6, depthwise,
+    a residual ADD, swish as LOGISTIC and MUL, global average pool, dense, softmax), weights from its own generator."""
+    import tf_keras as keras
+    keras.utils.set_random_seed(1616)
+    x = inputs = keras.Input((16, 16, 3), batch_size=1)
+    x = keras.layers.Conv2D(16, 3, strides=2, padding="same")(x)
+    x = keras.layers.BatchNormalization()(x, training=False)
+    x = keras.layers.ReLU(6.0)(x)
+    y = keras.layers.DepthwiseConv2D(3, padding="same")(x)
+    y = keras.layers.Activation("swish")(y)
+    y = keras.layers.Conv2D(16, 1)(y)
+    x = keras.layers.Add()([x, y])
+    x = keras.layers.GlobalAveragePooling2D()(x)
+    x = keras.layers.Dense(10)(x)
+    return keras.Model(inputs, keras.layers.Softmax()(x))
+
+
+case("q16_small_cnn", [(1, 16, 16, 3)], keras=True, optimize="quantize16x8_float32", low=-1.0, high=1.0)(q16_small_cnn)
+
 # ---- hybrid ops: int8 constant weights, float activations (dynamic-range quantization) ---------------------------
 h_fc_w, h_fc_b = const(64, 48), const(48)
 case("hybrid_fully_connected", [(3, 64)], optimize="dynamic_range")(lambda x: tf.nn.relu(tf.matmul(x, h_fc_w) + h_fc_b))
@@ -986,6 +1057,14 @@ def convert(c):
     elif c["optimize"] in ("dynamic_range", "dynamic_range_per_tensor"):
         converter.optimizations = [tf.lite.Optimize.DEFAULT]
         converter._experimental_disable_per_channel = c["optimize"] == "dynamic_range_per_tensor"
+    elif c["optimize"] and c["optimize"].startswith("quantize16x8_"):
+        calibration_rng = np.random.default_rng(zlib.crc32(c["name"].encode()) + 1)
+        converter.optimizations = [tf.lite.Optimize.DEFAULT]
+        converter.representative_dataset = lambda: ([calibration_rng.uniform(c["low"], c["high"], size=s).astype(np.float32)
+                                                     for s in c["shapes"]] for _ in range(64))
+        converter.target_spec.supported_ops = [tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8]
+        if c["optimize"] == "quantize16x8_int16":
+            converter.inference_input_type = converter.inference_output_type = tf.int16
     elif c["optimize"] and c["optimize"].startswith("quantize_"):
         calibration_rng = np.random.default_rng(zlib.crc32(c["name"].encode()) + 1)
         converter.optimizations = [tf.lite.Optimize.DEFAULT]
@@ -1020,7 +1099,7 @@ def main():
         interp.allocate_tensors()
         case_rng = np.random.default_rng(zlib.crc32(c["name"].encode()))
         for i, detail in enumerate(interp.get_input_details()):
-            if detail["dtype"] in (np.int8, np.uint8):
+            if detail["dtype"] in (np.int8, np.uint8, np.int16):
                 info = np.iinfo(detail["dtype"])
                 x = case_rng.integers(info.min, info.max + 1, size=detail["shape"]).astype(detail["dtype"])
             else:

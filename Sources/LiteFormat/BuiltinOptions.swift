@@ -96,10 +96,14 @@ public struct FullyConnectedOptions: Sendable {
 /// The options of ADD, SUB, MUL and DIV: a fused activation first.
 public struct ArithmeticOptions: Sendable {
     public var activation: FusedActivation = .none
+    /// ADD and SUB (field 1 of their options; MUL and DIV have none): int16 inputs and output whose scales are powers
+    /// of two take TFLite's LSTM-style shift-only path instead of the general rescale. The schema's default is true.
+    public var potScaleInt16 = true
 
     public init(_ t: FlatTable?) throws {
         guard let t else { return }
         activation = try t.activation(0)
+        potScaleInt16 = try t.bool(1, default: true)
     }
 }
 

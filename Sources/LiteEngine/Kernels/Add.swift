@@ -58,10 +58,18 @@ class Add: BinaryElementwise {
             output.shape = try broadcastShape(a.shape, b.shape)
             return
         }
-        guard a.type == .uint8 || a.type == .int8 else { return try super.prepare() }
+        guard a.type == .uint8 || a.type == .int8 || a.type == .int16 else { return try super.prepare() }
         guard b.type == a.type, output.type == a.type else { throw KernelError.unsupported("\(node.code) of \(a.type) and \(b.type) into \(output.type)") }
         let qa = try QuantizedTensorInfo(a), qb = try QuantizedTensorInfo(b), qo = try QuantizedTensorInfo(output)
-        let leftShift: Int32 = 20
+        if a.type == .int16 {
+            try Int16Activations.expectSymmetric(a, b, output)
+            let powersOfTwo = [qa.scale, qb.scale, qo.scale].allSatisfy { $0.significand == 1 }
+            if try ArithmeticOptions(node.options).potScaleInt16 && powersOfTwo {
+                throw KernelError.unsupported("int16 \(node.code) on power-of-two scales (TFLite's shift-only LSTM path)")
+            }
+        }
+        // int16 shifts by 15: 65535 << 15 still fits the int32 sum.
+        let leftShift: Int32 = a.type == .int16 ? 15 : 20
         let twiceMaxInputScale = 2 * Double(max(qa.scale, qb.scale))
         let (m1, s1) = IntegerArithmetic.quantizeMultiplier(Double(qa.scale) / twiceMaxInputScale)
         var (m2, s2) = IntegerArithmetic.quantizeMultiplier(Double(qb.scale) / twiceMaxInputScale)
@@ -87,6 +95,7 @@ class Add: BinaryElementwise {
         }
         guard let q = quantized else { return Self.subtracts ? compute(context.threads, Difference.self) : compute(context.threads, Sum.self) }
         let a = node.inputs[0]!, b = node.inputs[1]!, output = node.outputs[0]
+        if a.type == .int16 { return addInt16(a, b, output, q) }
         let signed = a.type == .int8
         let pa = UnsafeRawPointer(a.data!), pb = UnsafeRawPointer(b.data!), out = output.data!
         if node.numerics == .fast && a.shape == b.shape && Self.addsExactlyInRegisters(q) {
@@ -115,6 +124,22 @@ class Add: BinaryElementwise {
                 &+ (IntegerArithmetic.saturatingRoundingDoublingHighMul(y, q.multiplier2) >> Int32(-q.shift2))
             let value = IntegerArithmetic.multiplyByQuantizedMultiplier(sum, q.outputMultiplier, q.outputShift) + q.outputOffset
             storeQuantized(out, i, min(max(value, q.low), q.high), signed: signed)
+        }
+    }
+}
+
+extension Add {
+    /// int16 (16x8 models, general scales): TFLite's reference AddElementwise with a left shift of 15, where both
+    /// inputs' rescales round (`MultiplyByQuantizedMultiplierSmallerThanOneExp`), unlike the 8-bit kernel's.
+    func addInt16(_ a: Tensor, _ b: Tensor, _ output: Tensor, _ q: QuantizedParameters) {
+        let pa = a.pointer(Int16.self), pb = b.pointer(Int16.self), out = output.pointer(Int16.self)
+        forEachBroadcastPair(aShape: a.shape, bShape: b.shape, outShape: output.shape) { i, ia, ib in
+            let x = (Int32(pa[ia]) + q.offset1) << q.leftShift
+            let y = (Int32(pb[ib]) + q.offset2) << q.leftShift
+            let sum = IntegerArithmetic.multiplyByQuantizedMultiplier(x, q.multiplier1, q.shift1)
+                &+ IntegerArithmetic.multiplyByQuantizedMultiplier(y, q.multiplier2, q.shift2)
+            let value = IntegerArithmetic.multiplyByQuantizedMultiplier(sum, q.outputMultiplier, q.outputShift) + q.outputOffset
+            out[i] = Int16(truncatingIfNeeded: min(max(value, q.low), q.high))
         }
     }
 }

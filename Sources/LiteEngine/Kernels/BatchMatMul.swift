@@ -5,7 +5,8 @@ import LiteFormat
 /// matrix with the adjoints as its transpose flags. int8: exact sums of (lhs − lhs_zp)(rhs − rhs_zp) (dgemm),
 /// requantized by lhs_scale·rhs_scale/output_scale with `MultiplyByQuantizedMultiplier` (ties away from zero, where
 /// LiteRT's FULLY_CONNECTED rounds them up: the `q_batch_matmul_int8_ties` goldens), clamped to the int8 range (the op
-/// has no fused activation).
+/// has no fused activation). int16 (16x8 models): the same sums, in int64 in TFLite, rescaled by the int64 form of
+/// `MultiplyByQuantizedMultiplier`.
 final class BatchMatMul: Kernel {
     var options: BatchMatMulOptions
     /// Matrix dimensions of the product, and for each output matrix the element offset of its lhs and rhs matrix.
@@ -21,13 +22,16 @@ final class BatchMatMul: Kernel {
 
     override func prepare() throws {
         let lhs = try input(0), rhs = try input(1), output = try self.output(0)
-        if lhs.type == .int8 {
-            try expectType(rhs, .int8)
-            guard output.type == .int8 else { throw KernelError.unsupported("int8 BATCH_MATMUL into \(output.type)") }
+        if lhs.type == .int8 || lhs.type == .int16 {
+            try expectType(rhs, lhs.type)
+            guard output.type == lhs.type else { throw KernelError.unsupported("\(lhs.type) BATCH_MATMUL into \(output.type)") }
+            try Int16Activations.expectSymmetric(lhs, rhs, output)
             let l = try QuantizedTensorInfo(lhs), r = try QuantizedTensorInfo(rhs)
             guard l.scales.count == 1, r.scales.count == 1 else { throw KernelError.unsupported("per-channel BATCH_MATMUL operands") }
-            requantization = try ChannelRequantization(input: l, filter: r, output: try QuantizedTensorInfo(output), channels: 1,
-                                                       activation: .none, outputType: .int8)
+            let requantization = try ChannelRequantization(input: l, filter: r, output: try QuantizedTensorInfo(output), channels: 1,
+                                                           activation: .none, outputType: lhs.type)
+            if lhs.type == .int16 { try requantization.checkWideShifts("BATCH_MATMUL") }
+            self.requantization = requantization
         } else {
             try expectType(lhs, .float32)
             try expectType(rhs, .float32)
@@ -35,6 +39,8 @@ final class BatchMatMul: Kernel {
         }
         let geometry = try Self.geometry(lhs: lhs.shape, rhs: rhs.shape, adjointLHS: options.adjointLHS, adjointRHS: options.adjointRHS)
         (m, n, k) = (geometry.m, geometry.n, geometry.k)
+        // int16 products reach 2^30: sums of fewer than 2^23 of them are exact doubles.
+        guard lhs.type != .int16 || k < 1 << 23 else { throw KernelError.unsupported("int16 BATCH_MATMUL over \(k) products") }
         (lhsOffsets, rhsOffsets) = (geometry.lhsOffsets, geometry.rhsOffsets)
         output.shape = geometry.outputShape
     }
@@ -98,7 +104,9 @@ final class BatchMatMul: Kernel {
     }
 
     override func run(_ context: RunContext) throws {
-        if let requantization { return runInt8(context, requantization) }
+        if let requantization {
+            return node.inputs[0]!.type == .int16 ? runInteger(Int16.self, context, requantization) : runInteger(Int8.self, context, requantization)
+        }
         let lhs = node.inputs[0]!.floats, rhs = node.inputs[1]!.floats, out = node.outputs[0].floats
         let (m, n, k) = (self.m, self.n, self.k)
         guard m > 0, n > 0 else { return }
@@ -117,10 +125,11 @@ final class BatchMatMul: Kernel {
     /// Each operand matrix less its zero point as doubles, multiplied by dgemm: every product of two 9-bit values and
     /// every partial sum below 2^53 is exact, so the sums equal TFLite's int32 accumulation (as FULLY_CONNECTED's
     /// `exact` path). A broadcast rhs matrix is widened once for the matrices that share it.
-    private func runInt8(_ context: RunContext, _ requantization: ChannelRequantization) {
+    private func runInteger<Element: FixedWidthInteger>(_: Element.Type, _ context: RunContext, _ requantization: ChannelRequantization) {
         let lhsTensor = node.inputs[0]!, rhsTensor = node.inputs[1]!
-        let lhs = UnsafePointer<Int8>(OpaquePointer(lhsTensor.data!)), rhs = UnsafePointer<Int8>(OpaquePointer(rhsTensor.data!))
-        let out = node.outputs[0].data!.assumingMemoryBound(to: Int8.self)
+        let lhs = UnsafePointer<Element>(OpaquePointer(lhsTensor.data!)), rhs = UnsafePointer<Element>(OpaquePointer(rhsTensor.data!))
+        let out = node.outputs[0].data!.assumingMemoryBound(to: Element.self)
+        let wide = Element.self == Int16.self
         let lhsZero = Double((try? QuantizedTensorInfo(lhsTensor).zeroPoint) ?? 0), rhsZero = Double((try? QuantizedTensorInfo(rhsTensor).zeroPoint) ?? 0)
         let (m, n, k) = (self.m, self.n, self.k)
         let left = context.scratch.assumingMemoryBound(to: Double.self), right = left + m * k, sums = right + k * n
@@ -142,19 +151,24 @@ final class BatchMatMul: Kernel {
             }
             let matrix = out + b * m * n
             var i = 0
+            if wide {
+                for j in 0..<(m * n) { matrix[j] = Element(truncatingIfNeeded: requantization.applyWide(Int64(sums[j]), channel: 0)) }
+                continue
+            }
             #if LITE_AVX2
             if let rescale {
                 let integers = UnsafeMutableRawPointer(sums + m * n).assumingMemoryBound(to: Int32.self)
                 for j in 0..<(m * n) { integers[j] = Int32(sums[j]) }
-                i = requantizeEight(integers, matrix, m * n, rescale, zero: requantization.outputZeroPoint, low: requantization.low, high: requantization.high)
+                i = requantizeEight(integers, UnsafeMutableRawPointer(matrix).assumingMemoryBound(to: Int8.self), m * n, rescale,
+                                    zero: requantization.outputZeroPoint, low: requantization.low, high: requantization.high)
                 while i < m * n {
-                    matrix[i] = Int8(truncatingIfNeeded: requantization.apply(integers[i], channel: 0))
+                    matrix[i] = Element(truncatingIfNeeded: requantization.apply(integers[i], channel: 0))
                     i += 1
                 }
             }
             #endif
             while i < m * n {
-                matrix[i] = Int8(truncatingIfNeeded: requantization.apply(Int32(sums[i]), channel: 0))
+                matrix[i] = Element(truncatingIfNeeded: requantization.apply(Int32(sums[i]), channel: 0))
                 i += 1
             }
         }

@@ -37,6 +37,7 @@ final class Conv2D: Kernel {
         let input = try self.input(0), filter = try self.input(1), output = try self.output(0)
         try expectRank(input, 4)
         try expectRank(filter, 4)
+        if input.type == .int16 { return try prepareInt16(input, filter, output) }
         if input.type == .uint8 || input.type == .int8 {
             geometryH = try SpatialGeometry(input: input.dim(1), filter: filter.dim(1), stride: options.strideH, dilation: options.dilationH, padding: options.padding)
             geometryW = try SpatialGeometry(input: input.dim(2), filter: filter.dim(2), stride: options.strideW, dilation: options.dilationW, padding: options.padding)
@@ -320,7 +321,38 @@ final class Conv2D: Kernel {
 
     private var input0Channels: Int { node.inputs[0]?.dim(3) ?? 0 }
 
+    /// 16x8 path (int16 activations, int8 filter, int64 bias): exact sums by dgemm over im2col (``Int16MatrixProduct``).
+    var int16Product: Int16MatrixProduct?
+
+    private func prepareInt16(_ input: Tensor, _ filter: Tensor, _ output: Tensor) throws {
+        geometryH = try SpatialGeometry(input: input.dim(1), filter: filter.dim(1), stride: options.strideH, dilation: options.dilationH, padding: options.padding)
+        geometryW = try SpatialGeometry(input: input.dim(2), filter: filter.dim(2), stride: options.strideW, dilation: options.dilationW, padding: options.padding)
+        guard filter.dim(3) == input.dim(3) else { throw KernelError.unsupported("grouped convolution of int16 (filter \(filter.shape), input \(input.shape))") }
+        if int16Product == nil {
+            int16Product = try Int16MatrixProduct(weights: filter, units: filter.dim(0), bias: optionalInput(2), input: input, output: output,
+                                                  activation: options.activation, op: "CONV_2D", rescale: .multiplier)
+        }
+        output.shape = [input.dim(0), geometryH.output, geometryW.output, filter.dim(0)]
+    }
+
+    private func runInt16(_ product: Int16MatrixProduct, _ context: RunContext) {
+        let input = node.inputs[0]!, filter = node.inputs[1]!, output = node.outputs[0]
+        let rows = input.dim(0) * geometryH.output * geometryW.output
+        let pointwise = isPointwise && geometryH.padBefore == 0 && geometryW.padBefore == 0
+        let values = context.scratch.assumingMemoryBound(to: Double.self)
+        convertQuantized(input, zeroPoint: 0, into: values)
+        let columns = pointwise ? values : values + input.elementCount
+        if !pointwise {
+            im2col(UnsafePointer(values), input: input, filter: filter, geometryH: geometryH, geometryW: geometryW, options: options,
+                   into: columns, threads: context.threads)
+        }
+        product.run(rows: rows, columns: columns, products: columns + rows * product.depth, output: output.pointer(Int16.self), threads: context.threads)
+    }
+
     override var scratchBytes: Int {
+        if int16Product != nil, let input = node.inputs[0], let filter = node.inputs[1], geometryH != nil {
+            return QuantizedConvolution.scratchBytes(input: input, filter: filter, rows: saturatingProduct(input.dim(0), geometryH.output, geometryW.output))
+        }
         if depthwise != nil || int8Grouped != nil { return depthwise?.scratchBytes ?? (int8DepthwiseTaps == nil ? 0 : saturatingProduct(input0Channels, 4)) }
         guard let input = node.inputs[0], let filter = node.inputs[1], geometryH != nil else { return 0 }
         if groups > 1 { return saturatingProduct(input.dim(0), geometryH.output, geometryW.output, filter.dim(1), filter.dim(2), filter.dim(3), 4) }
@@ -450,6 +482,7 @@ final class Conv2D: Kernel {
 
     override func run(_ context: RunContext) throws {
         if let depthwise { return try depthwise.run(context) }
+        if let int16Product { return runInt16(int16Product, context) }
         if let int8Grouped {
             if let taps = int8DepthwiseTaps { return try runInt8Depthwise(int8Grouped, taps, scratch: context.scratch) }
             return try runInt8Grouped(int8Grouped)

@@ -30,7 +30,7 @@ final class DepthwiseConv2D: Kernel {
 
     override func prepare() throws {
         let input = try self.input(0), filter = try self.input(1), output = try self.output(0)
-        try expectType(input, .float32, .uint8, .int8)
+        try expectType(input, .float32, .uint8, .int8, .int16)
         try expectType(filter, .float32, .uint8, .int8)
         try expectRank(input, 4)
         try expectRank(filter, 4)
@@ -41,6 +41,11 @@ final class DepthwiseConv2D: Kernel {
         multiplier = outC / inC
         geometryH = try SpatialGeometry(input: input.dim(1), filter: filter.dim(1), stride: options.strideH, dilation: options.dilationH, padding: options.padding)
         geometryW = try SpatialGeometry(input: input.dim(2), filter: filter.dim(2), stride: options.strideW, dilation: options.dilationW, padding: options.padding)
+        if input.type == .int16 {
+            try prepareInt16(input, filter, output)
+            output.shape = [input.dim(0), geometryH.output, geometryW.output, outC]
+            return
+        }
         if input.type != .float32 {
             if quantized == nil {
                 quantized = try QuantizedDepthwiseConvolution(input: input, filter: filter, bias: optionalInput(2), output: output, activation: options.activation,
@@ -70,6 +75,7 @@ final class DepthwiseConv2D: Kernel {
             kh: filter.dim(1), kw: filter.dim(2), outC: filter.dim(3), outH: geometryH.output, outW: geometryW.output,
             strideH: options.strideH, strideW: options.strideW, dilationH: options.dilationH, dilationW: options.dilationW,
             padH: geometryH.padBefore, padW: geometryW.padBefore, multiplier: multiplier)
+        if let int16Requantization { return runInt16(geometry, int16Requantization, threads: context.threads) }
         if let quantized {
             if let dotProduct = quantized.dotProduct, dotProduct.scratchBytes(geometry) <= QuantizedDepthwiseDotProduct.maximumScratchBytes {
                 dotProduct.run(input: input, output: output, geometry: geometry, threads: context.threads)
@@ -85,6 +91,56 @@ final class DepthwiseConv2D: Kernel {
         let bias = optionalInput(2).map { UnsafePointer($0.floats) }
         Self.floatDepthwise(geometry, UnsafePointer(input.floats), UnsafePointer(filter.floats), bias, output.floats,
                             activation: activation, threads: context.threads)
+    }
+
+    /// 16x8 path (int16 input, int8 filter, int64 bias): TFLite's reference `DepthwiseConvPerChannel` for int16.
+    var int16Requantization: ChannelRequantization?
+    var int16Bias: [Int64] = []
+
+    private func prepareInt16(_ input: Tensor, _ filter: Tensor, _ output: Tensor) throws {
+        guard int16Requantization == nil else { return }
+        try expectType(filter, .int8)
+        guard output.type == .int16 else { throw KernelError.unsupported("DEPTHWISE_CONV_2D of int16 into \(output.type)") }
+        guard filter.storage != .arena, filter.data != nil else { throw KernelError.unsupported("quantized filters must be constant") }
+        try Int16Activations.expectSymmetric(input, output)
+        let channels = filter.dim(3)
+        let filterInfo = try QuantizedTensorInfo(filter)
+        guard filterInfo.zeroPoints.allSatisfy({ $0 == 0 }) else { throw KernelError.unsupported("16x8 DEPTHWISE_CONV_2D with a filter zero point") }
+        int16Bias = try Int16Activations.bias(optionalInput(2), channels: channels)
+        let requantization = try ChannelRequantization(input: try QuantizedTensorInfo(input), filter: filterInfo, output: try QuantizedTensorInfo(output),
+                                                       channels: channels, activation: options.activation, outputType: .int16)
+        try requantization.checkWideShifts("DEPTHWISE_CONV_2D")
+        int16Requantization = requantization
+    }
+
+    /// Each output pixel's channels summed tap by tap into int64 accumulators (taps outside the input skipped, as
+    /// TFLite's loop skips them), then rescaled.
+    private func runInt16(_ g: Geometry, _ requantization: ChannelRequantization, threads: Int) {
+        let src = node.inputs[0]!.pointer(Int16.self), weights = node.inputs[1]!.pointer(Int8.self), dst = node.outputs[0].pointer(Int16.self)
+        let bias = int16Bias
+        parallelFor(g.batches * g.outH, threads: threads, workPerItem: g.outW * g.outC * g.kh * g.kw) { range in
+            var sums = [Int64](repeating: 0, count: g.outC)
+            sums.withUnsafeMutableBufferPointer { acc in
+                for by in range {
+                    let b = by / g.outH, oy = by % g.outH
+                    let (ky0, ky1) = g.insideTaps(origin: oy * g.strideH - g.padH, size: g.inH, kernel: g.kh, dilation: g.dilationH)
+                    for ox in 0..<g.outW {
+                        for c in 0..<g.outC { acc[c] = bias.isEmpty ? 0 : bias[c] }
+                        let (kx0, kx1) = g.insideTaps(origin: ox * g.strideW - g.padW, size: g.inW, kernel: g.kw, dilation: g.dilationW)
+                        for ky in ky0..<max(ky0, ky1) {
+                            let iy = oy * g.strideH - g.padH + ky * g.dilationH
+                            for kx in kx0..<max(kx0, kx1) {
+                                let ix = ox * g.strideW - g.padW + kx * g.dilationW
+                                let pixel = src + ((b * g.inH + iy) * g.inW + ix) * g.inC, tap = weights + (ky * g.kw + kx) * g.outC
+                                for c in 0..<g.outC { acc[c] &+= Int64(Int32(pixel[c / g.multiplier]) * Int32(tap[c])) }
+                            }
+                        }
+                        let out = dst + ((b * g.outH + oy) * g.outW + ox) * g.outC
+                        for c in 0..<g.outC { out[c] = Int16(truncatingIfNeeded: requantization.applyWide(acc[c], channel: c)) }
+                    }
+                }
+            }
+        }
     }
 
     /// The float kernel on raw pointers (also the exact engine of the quantized path, see QuantizedDepthwiseConvolution).

@@ -179,8 +179,19 @@ class UnaryElementwise: Kernel {
         try expectCounts(inputs: 1...1, outputs: 1)
     }
 
+    /// For int16 tensors (16x8 models): the op's exact integer function of the stored input, tabulated; nil where the
+    /// op has no int16 form here.
+    class func int16Function(input: Tensor, output: Tensor) throws -> ((Int32) -> Int32)? { nil }
+
     override func prepare() throws {
         let input = try self.input(0), output = try self.output(0)
+        if input.type == .int16, let function = try Self.int16Function(input: input, output: output) {
+            guard output.type == .int16 else { throw KernelError.unsupported("int16 input into \(output.type)") }
+            try Int16Activations.expectSymmetric(input, output)
+            lookupTable = QuantizedLookupTable(type: .int16, function: function)
+            output.shape = input.shape
+            return
+        }
         if let function = Self.quantizedFunction, input.type == .uint8 || input.type == .int8 {
             lookupTable = try QuantizedLookupTable(input: input, output: output, transform: function)
             output.shape = input.shape
@@ -191,19 +202,18 @@ class UnaryElementwise: Kernel {
         output.shape = input.shape
     }
 
-    /// For uint8/int8 tensors, builds the table of TFLite's quantized `ReluX` (RELU, RELU6, RELU_N1_TO_1):
+    /// For uint8/int8/int16 tensors, builds the table of TFLite's quantized `ReluX` (RELU, RELU6, RELU_N1_TO_1):
     /// `clamp(zp_out + MultiplyByQuantizedMultiplier(x - zp_in, s_in / s_out), lo, hi)` with
     /// `lo = max(type min, zp_out + roundf(minimum / s_out))` and `hi` alike from `maximum` (nil: the type's maximum).
     /// Returns false for float tensors.
     final func prepareQuantizedClamp(minimum: Float, maximum: Float?) throws -> Bool {
         let input = try self.input(0), output = try self.output(0)
-        guard input.type == .uint8 || input.type == .int8 else { return false }
+        guard input.type == .uint8 || input.type == .int8 || input.type == .int16 else { return false }
         guard output.type == input.type else { throw KernelError.unsupported("\(input.type) input into \(output.type)") }
         let qi = try QuantizedTensorInfo(input), qo = try QuantizedTensorInfo(output)
         let (multiplier, shift) = IntegerArithmetic.quantizeMultiplier(Double(qi.scale) / Double(qo.scale))
         guard shift <= 30 else { throw KernelError.unsupported("rescale from scale \(qi.scale) to \(qo.scale)") }
-        let signed = input.type == .int8
-        let (typeMin, typeMax): (Int32, Int32) = signed ? (-128, 127) : (0, 255)
+        let (typeMin, typeMax) = try quantizedRange(input.type)
         // roundf of a finite float quotient; absurd scales saturate instead of trapping.
         func quantized(_ value: Float) -> Int32 {
             let steps = (value / qo.scale).rounded(.toNearestOrAwayFromZero)
@@ -212,7 +222,7 @@ class UnaryElementwise: Kernel {
         let low = max(typeMin, quantized(minimum))
         let high = maximum.map { min(typeMax, quantized($0)) } ?? typeMax
         let (inputZero, outputZero) = (qi.zeroPoint, qo.zeroPoint)
-        lookupTable = QuantizedLookupTable(signed: signed) { x in
+        lookupTable = QuantizedLookupTable(type: input.type) { x in
             let scaled = outputZero &+ IntegerArithmetic.multiplyByQuantizedMultiplier(x &- inputZero, multiplier, shift)
             return min(max(scaled, low), high)
         }

@@ -39,6 +39,15 @@ final class FullyConnected: Kernel {
             try prepareQuantized(input, weights, output, depth: depth, units: units)
             return
         }
+        if input.type == .int16 {
+            guard depth > 0, input.elementCount % depth == 0 else { throw KernelError.invalid("input \(input.shape) does not divide into rows of \(depth)") }
+            if int16Product == nil {
+                int16Product = try Int16MatrixProduct(weights: weights, units: units, bias: optionalInput(2), input: input, output: output,
+                                                      activation: options.activation, op: "FULLY_CONNECTED", rescale: .doubleScale)
+            }
+            output.shape = options.keepNumDims ? Array(input.shape.dropLast()) + [units] : [input.elementCount / depth, units]
+            return
+        }
         try expectType(input, .float32)
         try expectType(weights, .float32, .int8)
         if weights.type == .int8, hybridWeights == nil { hybridWeights = try HybridWeights(weights, channels: units) }
@@ -91,7 +100,13 @@ final class FullyConnected: Kernel {
         }
     }
 
+    /// 16x8 path: int16 input, int8 weights, int64 bias (TFLite's reference `FullyConnected` for int16).
+    var int16Product: Int16MatrixProduct?
+
     override var scratchBytes: Int {
+        if int16Product != nil, let input = node.inputs[0], let weights = node.inputs[1] {
+            return saturatingProduct(input.elementCount / max(weights.dim(1), 1), weights.dim(1) + weights.dim(0), 8)
+        }
         guard requantization != nil, widenedGEMM == nil, let input = node.inputs[0], let weights = node.inputs[1] else { return 0 }
         let rows = input.elementCount / max(weights.dim(1), 1)
         return saturatingProduct(rows, weights.dim(1) + weights.dim(0), 8)
@@ -149,6 +164,13 @@ final class FullyConnected: Kernel {
     }
 
     override func run(_ context: RunContext) throws {
+        if let int16Product {
+            let input = node.inputs[0]!, rows = input.elementCount / max(int16Product.depth, 1)
+            let values = context.scratch.assumingMemoryBound(to: Double.self)
+            convertQuantized(input, zeroPoint: 0, into: values)
+            return int16Product.run(rows: rows, columns: values, products: values + input.elementCount, output: node.outputs[0].pointer(Int16.self),
+                                    threads: context.threads)
+        }
         if let widenedGEMM {
             let input = node.inputs[0]!, depth = widenedGEMM.depth
             let rows = QuantizedGEMMAVX2.Rows(contiguous: UnsafePointer(OpaquePointer(input.data!)), depth: depth, signed: widenedGEMM.signedInput,

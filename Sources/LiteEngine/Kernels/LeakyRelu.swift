@@ -1,8 +1,8 @@
 import LiteFormat
 
-/// LEAKY_RELU: x where x > 0, else alpha * x. uint8/int8 as TFLite's `QuantizeLeakyRelu`: `x - zp_in` rescaled by
+/// LEAKY_RELU: x where x > 0, else alpha * x. uint8/int8/int16 as TFLite's `QuantizeLeakyRelu`: `x - zp_in` rescaled by
 /// `s_in / s_out` when it is at least 0, else by `s_in · alpha / s_out` (both products in float, as activations.cc
-/// computes them, then `QuantizeMultiplier`), plus `zp_out`, clamped to the type; a 256-entry table.
+/// computes them, then `QuantizeMultiplier`), plus `zp_out`, clamped to the type; a 256-entry table (int16: 65,536).
 final class LeakyRelu: Kernel {
     let alpha: Float
     var lookupTable: QuantizedLookupTable?
@@ -16,16 +16,15 @@ final class LeakyRelu: Kernel {
     override func prepare() throws {
         let input = try self.input(0), output = try self.output(0)
         output.shape = input.shape
-        if input.type == .uint8 || input.type == .int8 {
+        if input.type == .uint8 || input.type == .int8 || input.type == .int16 {
             guard output.type == input.type else { throw KernelError.unsupported("LEAKY_RELU of \(input.type) into \(output.type)") }
             let qi = try QuantizedTensorInfo(input), qo = try QuantizedTensorInfo(output)
             guard alpha.isFinite else { throw KernelError.invalid("LEAKY_RELU alpha \(alpha)") }
             let identity = try Self.multiplier(qi.scale / qo.scale)
             let negative = try Self.multiplier(qi.scale * alpha / qo.scale)
-            let signed = input.type == .int8
-            let (typeMin, typeMax): (Int32, Int32) = signed ? (-128, 127) : (0, 255)
+            let (typeMin, typeMax) = try quantizedRange(input.type)
             let (inputZero, outputZero) = (qi.zeroPoint, qo.zeroPoint)
-            lookupTable = QuantizedLookupTable(signed: signed) { x in
+            lookupTable = QuantizedLookupTable(type: input.type) { x in
                 let offset = x &- inputZero
                 let (m, s) = offset >= 0 ? identity : negative
                 return min(max(outputZero &+ IntegerArithmetic.multiplyByQuantizedMultiplier(offset, m, s), typeMin), typeMax)

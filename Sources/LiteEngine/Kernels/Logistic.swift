@@ -1,11 +1,18 @@
 import Foundation
 
-/// LOGISTIC: 1 / (1 + e^-x); uint8/int8 through TFLite's float lookup table. Float runs ``vectorizableSigmoid``
+/// LOGISTIC: 1 / (1 + e^-x); uint8/int8 through TFLite's float lookup table, int16 through its sigmoid table. Float runs ``vectorizableSigmoid``
 /// (a few ulp from libm's `expf`, which the lookup table keeps for exactness).
 final class Logistic: UnaryElementwise, FloatUnaryOperation {
     @inline(__always) static func apply(_ x: Float) -> Float { vectorizableSigmoid(x) }
 
     override class var quantizedFunction: ((Float) -> Float)? { { x in 1 / (1 + expf(-x)) } }
+
+    /// int16: TFLite's table interpolation (``Int16Activations/logistic(_:multiplier:shift:)``).
+    override class func int16Function(input: Tensor, output: Tensor) throws -> ((Int32) -> Int32)? {
+        let (multiplier, shift) = try Int16Activations.sigmoidInputRescale(inputScale: try QuantizedTensorInfo(input).scale,
+                                                                          outputScale: try QuantizedTensorInfo(output).scale, tanh: false, op: "LOGISTIC")
+        return { Int16Activations.logistic($0, multiplier: multiplier, shift: shift) }
+    }
 
     override func run(_ context: RunContext) throws {
         if runLookupTable() { return }

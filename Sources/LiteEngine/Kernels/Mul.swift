@@ -5,7 +5,8 @@ import LiteFormat
 
 /// MUL: a * b with broadcasting and a fused activation; float32, or uint8/int8 with TFLite's integer arithmetic
 /// (mul.cc, MulElementwise): `clamp(zp_out + MultiplyByQuantizedMultiplier((x - zp_a)·(y - zp_b), M))` with
-/// `M = scale_a · scale_b / scale_out` computed in double.
+/// `M = scale_a · scale_b / scale_out` computed in double; int16 (16x8 models, zero points 0) the same way, whose
+/// products of at most 2^30 still fit int32.
 final class Mul: BinaryElementwise, FloatBinaryOperation {
     @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a * b }
 
@@ -21,8 +22,9 @@ final class Mul: BinaryElementwise, FloatBinaryOperation {
 
     override func prepare() throws {
         let a = try input(0), b = try input(1), output = try self.output(0)
-        guard a.type == .uint8 || a.type == .int8 else { return try super.prepare() }
+        guard a.type == .uint8 || a.type == .int8 || a.type == .int16 else { return try super.prepare() }
         guard b.type == a.type, output.type == a.type else { throw KernelError.unsupported("MUL of \(a.type) and \(b.type) into \(output.type)") }
+        try Int16Activations.expectSymmetric(a, b, output)
         let qa = try QuantizedTensorInfo(a), qb = try QuantizedTensorInfo(b), qo = try QuantizedTensorInfo(output)
         let (multiplier, shift) = IntegerArithmetic.quantizeMultiplier(Double(qa.scale) * Double(qb.scale) / Double(qo.scale))
         guard shift <= 30 else { throw KernelError.unsupported("MUL rescaling multiplier out of range") }
@@ -41,7 +43,7 @@ final class Mul: BinaryElementwise, FloatBinaryOperation {
             let x = UnsafePointer<Element>(OpaquePointer(a.data!)), y = UnsafePointer<Element>(OpaquePointer(b.data!))
             let out = output.data!.assumingMemoryBound(to: Element.self)
             #if LITE_AVX2
-            let rescale = node.numerics == .fast ? vectorRescale : nil
+            let rescale = node.numerics == .fast && Element.bitWidth == 8 ? vectorRescale : nil
             #endif
             forEachBroadcastRun(aShape: a.shape, bShape: b.shape, outShape: output.shape) { o, ia, stepA, ib, stepB, count in
                 var k = 0
@@ -51,7 +53,7 @@ final class Mul: BinaryElementwise, FloatBinaryOperation {
                 }
                 #endif
                 while k < count {
-                    // (x - zp) is at most 9 bits, so the product fits easily in int32.
+                    // (x - zp) is at most 9 bits (int16: 16 bits, zero point 0), so the product fits in int32.
                     let product = (Int32(x[ia + k * stepA]) &+ q.offset1) &* (Int32(y[ib + k * stepB]) &+ q.offset2)
                     let value = IntegerArithmetic.multiplyByQuantizedMultiplier(product, q.multiplier, q.shift) &+ q.outputOffset
                     out[o + k] = Element(truncatingIfNeeded: min(max(value, q.low), q.high))
@@ -59,7 +61,11 @@ final class Mul: BinaryElementwise, FloatBinaryOperation {
                 }
             }
         }
-        if a.type == .int8 { run(Int8.self) } else { run(UInt8.self) }
+        switch a.type {
+        case .int8: run(Int8.self)
+        case .int16: run(Int16.self)
+        default: run(UInt8.self)
+        }
     }
 
     #if LITE_AVX2

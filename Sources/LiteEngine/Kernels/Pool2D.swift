@@ -26,10 +26,11 @@ class Pool2D: Kernel {
 
     override func prepare() throws {
         let input = try self.input(0), output = try self.output(0)
-        try expectType(input, .float32, .uint8, .int8)
+        try expectType(input, .float32, .uint8, .int8, .int16)
         try expectRank(input, 4)
         if input.type != .float32 {
             guard output.type == input.type else { throw KernelError.unsupported("\(input.type) pooling into \(output.type)") }
+            try Int16Activations.expectSymmetric(input, output)
             let qo = try QuantizedTensorInfo(output)
             let (typeMin, typeMax) = try LiteEngine.quantizedRange(input.type)
             quantizedRange = try IntegerArithmetic.activationRange(options.activation, scale: qo.scale, zeroPoint: qo.zeroPoint, typeMin: typeMin, typeMax: typeMax)
@@ -40,34 +41,40 @@ class Pool2D: Kernel {
         output.shape = [input.dim(0), geometryH.output, geometryW.output, input.dim(3)]
     }
 
-    /// uint8/int8 pooling as TFLite's reference kernels: int32 sums, the average rounded half away from zero
+    /// uint8/int8/int16 pooling as TFLite's reference kernels: int32 sums, the average rounded half away from zero
     /// (`(acc ± count/2) / count`), the maximum as is, then the activation clamp.
     func runQuantized(_ input: Tensor, _ output: Tensor, range: (Int32, Int32)) {
+        switch input.type {
+        case .int8: runQuantized(input.pointer(Int8.self), output.pointer(Int8.self), input: input, range: range)
+        case .int16: runQuantized(input.pointer(Int16.self), output.pointer(Int16.self), input: input, range: range)
+        default: runQuantized(input.pointer(UInt8.self), output.pointer(UInt8.self), input: input, range: range)
+        }
+    }
+
+    private func runQuantized<Element: FixedWidthInteger>(_ src: UnsafePointer<Element>, _ dst: UnsafeMutablePointer<Element>, input: Tensor,
+                                                          range: (Int32, Int32)) {
         let (batches, inH, inW, channels) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
         let (outH, outW) = (geometryH.output, geometryW.output)
-        let src = UnsafeRawPointer(input.data!), dst = output.data!
-        let signed = input.type == .int8, average = isAverage
-        let buffer = UnsafeMutablePointer<Int32>.allocate(capacity: max(channels, 1))
-        defer { buffer.deallocate() }
-        let acc = buffer
+        let average = isAverage
+        let acc = UnsafeMutablePointer<Int32>.allocate(capacity: max(channels, 1))
+        defer { acc.deallocate() }
         for b in 0..<batches {
             for oy in 0..<outH {
                 let y0 = max(oy * options.strideH - geometryH.padBefore, 0), y1 = min(oy * options.strideH - geometryH.padBefore + options.filterH, inH)
                 for ox in 0..<outW {
                     let x0 = max(ox * options.strideW - geometryW.padBefore, 0), x1 = min(ox * options.strideW - geometryW.padBefore + options.filterW, inW)
-                    acc.update(repeating: average ? 0 : (signed ? -128 : 0), count: channels)
+                    acc.update(repeating: average ? 0 : Int32(Element.min), count: channels)
                     var count: Int32 = 0
                     for y in y0..<max(y0, y1) where x1 > x0 {
                         // A window row's pixels are consecutive in memory.
-                        accumulatePixels(src + ((b * inH + y) * inW + x0) * channels, pixels: x1 - x0, depth: channels, signed: signed,
-                                         maximum: !average, into: acc)
+                        accumulatePixels(src + ((b * inH + y) * inW + x0) * channels, pixels: x1 - x0, depth: channels, maximum: !average, into: acc)
                         count += Int32(x1 - x0)
                     }
-                    let out = ((b * outH + oy) * outW + ox) * channels
+                    let out = dst + ((b * outH + oy) * outW + ox) * channels
                     for c in 0..<channels {
                         var v = acc[c]
                         if average && count > 0 { v = v > 0 ? (v + count / 2) / count : (v - count / 2) / count }
-                        storeQuantized(dst, out + c, min(max(v, range.0), range.1), signed: signed)
+                        out[c] = Element(truncatingIfNeeded: min(max(v, range.0), range.1))
                     }
                 }
             }

@@ -1,9 +1,10 @@
 import Foundation
 import LiteFormat
 
-/// QUANTIZE: float32 to uint8/int8 (`round(x / scale) + zero_point`, rounded as LiteRT's optimized
-/// AffineQuantize rounds, see `affineQuantize`), or uint8/int8 to uint8/int8 (requantize: `MultiplyByQuantizedMultiplier(q - zp_in,
-/// input_scale / output_scale) + zp_out`, which for equal scales is a plain shift of the zero point).
+/// QUANTIZE: float32 to uint8/int8/int16 (`round(x / scale) + zero_point`, rounded as LiteRT's optimized
+/// AffineQuantize rounds, see `affineQuantize`), or uint8/int8/int16 to uint8/int8/int16 (requantize:
+/// `MultiplyByQuantizedMultiplier(q - zp_in, input_scale / output_scale) + zp_out`, which for equal scales is a plain
+/// shift of the zero point; 16x8 models requantize int16 to int16 where a CONCATENATION's inputs differ in scale).
 final class Quantize: Kernel {
     var requantize: (multiplier: Int32, shift: Int, inputZero: Int32, outputZero: Int32)?
     var affine: (scale: Double, zeroPoint: Int32)?
@@ -15,8 +16,8 @@ final class Quantize: Kernel {
 
     override func prepare() throws {
         let input = try self.input(0), output = try self.output(0)
-        try expectType(input, .float32, .uint8, .int8)
-        try expectType(output, .uint8, .int8)
+        try expectType(input, .float32, .uint8, .int8, .int16)
+        try expectType(output, .uint8, .int8, .int16)
         let qo = try QuantizedTensorInfo(output)
         guard qo.scales.count == 1 else { throw KernelError.unsupported("per-channel QUANTIZE output") }
         if input.type == .float32 {
@@ -32,25 +33,27 @@ final class Quantize: Kernel {
 
     override func run(_ context: RunContext) throws {
         let input = node.inputs[0]!, output = node.outputs[0]
-        let signed = output.type == .int8
-        let (low, high): (Int32, Int32) = signed ? (-128, 127) : (0, 255)
-        let dst = output.data!
+        let (low, high) = try quantizedRange(output.type)
+        let count = input.elementCount
         if let (scale, zeroPoint) = affine {
-            if signed {
-                Self.affineQuantize(input.floats, count: input.elementCount, scale: scale, zeroPoint: zeroPoint, low: low, high: high,
-                                    into: dst.assumingMemoryBound(to: Int8.self))
-            } else {
-                Self.affineQuantize(input.floats, count: input.elementCount, scale: scale, zeroPoint: zeroPoint, low: low, high: high,
-                                    into: dst.assumingMemoryBound(to: UInt8.self))
+            switch output.type {
+            case .int8: Self.affineQuantize(input.floats, count: count, scale: scale, zeroPoint: zeroPoint, low: low, high: high, into: output.pointer(Int8.self))
+            case .int16: Self.affineQuantize(input.floats, count: count, scale: scale, zeroPoint: zeroPoint, low: low, high: high, into: output.pointer(Int16.self))
+            default: Self.affineQuantize(input.floats, count: count, scale: scale, zeroPoint: zeroPoint, low: low, high: high, into: output.pointer(UInt8.self))
             }
         } else if let r = requantize {
             let folded = IntegerArithmetic.FoldedMultiplier(multiplier: r.multiplier, shift: r.shift, roundingUp: false)
-            let count = input.elementCount
-            switch (input.type == .int8, signed) {
-            case (true, true): Self.requantize(input.pointer(Int8.self), count, folded, r.inputZero, r.outputZero, low, high, dst.assumingMemoryBound(to: Int8.self))
-            case (true, false): Self.requantize(input.pointer(Int8.self), count, folded, r.inputZero, r.outputZero, low, high, dst.assumingMemoryBound(to: UInt8.self))
-            case (false, true): Self.requantize(input.pointer(UInt8.self), count, folded, r.inputZero, r.outputZero, low, high, dst.assumingMemoryBound(to: Int8.self))
-            case (false, false): Self.requantize(input.pointer(UInt8.self), count, folded, r.inputZero, r.outputZero, low, high, dst.assumingMemoryBound(to: UInt8.self))
+            @inline(__always) func from<Input: FixedWidthInteger>(_ x: UnsafePointer<Input>) {
+                switch output.type {
+                case .int8: Self.requantize(x, count, folded, r.inputZero, r.outputZero, low, high, output.pointer(Int8.self))
+                case .int16: Self.requantize(x, count, folded, r.inputZero, r.outputZero, low, high, output.pointer(Int16.self))
+                default: Self.requantize(x, count, folded, r.inputZero, r.outputZero, low, high, output.pointer(UInt8.self))
+                }
+            }
+            switch input.type {
+            case .int8: from(input.pointer(Int8.self))
+            case .int16: from(input.pointer(Int16.self))
+            default: from(input.pointer(UInt8.self))
             }
         }
     }

@@ -36,10 +36,15 @@ class Reduce: Kernel {
 
     override func prepare() throws {
         let input = try self.input(0), output = try self.output(0)
-        try expectType(input, .float32, .uint8, .int8)
+        try expectType(input, .float32, .uint8, .int8, .int16)
         axes = try reducedAxes(of: input)
-        if input.type != .float32, !(isMean && keepDims && input.rank == 4 && axes == [1, 2]) {
+        // int16 (16x8 models) takes the generic reduction for every axis set, as LiteRT's outputs show (`q16_mean_*`).
+        if input.type != .float32, input.type == .int16 || !(isMean && keepDims && input.rank == 4 && axes == [1, 2]) {
             guard output.type == input.type else { throw KernelError.unsupported("quantized \(isMean ? "MEAN" : "SUM") into \(output.type)") }
+            if input.type == .int16 {
+                guard isMean else { throw KernelError.unsupported("int16 SUM") }
+                try Int16Activations.expectSymmetric(input, output)
+            }
             let qi = try QuantizedTensorInfo(input), qo = try QuantizedTensorInfo(output)
             let count = axes.reduce(1) { $0 * input.dim($1) }
             guard count > 0, count < 1 << 23 else { throw KernelError.unsupported("quantized reduction over \(count) elements") }
@@ -173,6 +178,11 @@ class Reduce: Kernel {
         let signed = input.type == .int8
         var sums = [Int32](repeating: 0, count: output.elementCount)
         let src = UnsafeRawPointer(input.data!)
+        if input.type == .int16 {
+            let values = input.pointer(Int16.self)
+            forEachInputElement(input.shape) { i, offset in sums[offset] &+= Int32(values[i]) }
+            return sums
+        }
         guard let (outer, reduced, inner) = contiguousBlock(input.shape) else {
             forEachInputElement(input.shape) { i, offset in sums[offset] &+= loadQuantized(src, i, signed: signed) }
             return sums
@@ -199,12 +209,16 @@ class Reduce: Kernel {
     func runQuantizedReduction(_ input: Tensor, _ output: Tensor) {
         guard let q = quantizedReduction else { return }
         let signed = input.type == .int8
-        let (low, high): (Int32, Int32) = signed ? (-128, 127) : (0, 255)
+        let (low, high) = (try? quantizedRange(input.type)) ?? (0, 255)
         let sums = storedSums(input, output), dst = output.data!
         for o in sums.indices {
             let shifted = sums[o] &- q.inputZeroPoint &* Int32(q.count)
-            let value = IntegerArithmetic.multiplyByQuantizedMultiplier(shifted, q.multiplier, q.shift) &+ q.outputZeroPoint
-            storeQuantized(dst, o, min(max(value, low), high), signed: signed)
+            let value = min(max(IntegerArithmetic.multiplyByQuantizedMultiplier(shifted, q.multiplier, q.shift) &+ q.outputZeroPoint, low), high)
+            if input.type == .int16 {
+                output.pointer(Int16.self)[o] = Int16(truncatingIfNeeded: value)
+            } else {
+                storeQuantized(dst, o, value, signed: signed)
+            }
         }
     }
 

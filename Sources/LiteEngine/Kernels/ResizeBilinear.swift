@@ -2,7 +2,7 @@ import Foundation
 import LiteFormat
 
 /// RESIZE_BILINEAR of NHWC float to the [height, width] in the constant second input, with TFLite's
-/// `align_corners` and `half_pixel_centers` coordinate rules (reference_ops::ResizeBilinear); int8 with
+/// `align_corners` and `half_pixel_centers` coordinate rules (reference_ops::ResizeBilinear); int8 and int16 with
 /// TFLite's integer version (reference_ops::ResizeBilinearInteger: 10-bit fixed-point coordinates, 20-bit
 /// weights products, rounding half away from zero). The output keeps the input's quantization.
 final class ResizeBilinear: Kernel {
@@ -17,11 +17,11 @@ final class ResizeBilinear: Kernel {
 
     override func prepare() throws {
         let input = try self.input(0), output = try self.output(0)
-        try expectType(input, .float32, .int8, .uint8)
+        try expectType(input, .float32, .int8, .uint8, .int16)
         try expectRank(input, 4)
         let size = try integers(try self.input(1))
         guard size.count == 2, size[0] > 0, size[1] > 0, Tensor.checkedCount(size) != nil else { throw KernelError.invalid("bad output size \(size)") }
-        if input.type == .int8 || input.type == .uint8 {
+        if input.type == .int8 || input.type == .uint8 || input.type == .int16 {
             guard output.type == input.type, input.quantization?.scale == output.quantization?.scale,
                   input.quantization?.zeroPoint == output.quantization?.zeroPoint else {
                 throw KernelError.unsupported("\(input.type) RESIZE_BILINEAR needs an output of that type with the input's quantization")
@@ -53,14 +53,14 @@ final class ResizeBilinear: Kernel {
         return (scaled, max(scaled / (1 << 10), 0), min((scaled + (1 << 10) - 1) / (1 << 10), inputSize - 1))
     }
 
-    private func runInteger(_ input: Tensor, _ output: Tensor) {
+    private func runInteger<Element: FixedWidthInteger>(_: Element.Type, _ input: Tensor, _ output: Tensor) {
         let (batches, inH, inW, channels) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
         let (outH, outW) = (output.dim(1), output.dim(2))
         var scaleH = ((1 << 10) * inH + outH / 2) / outH, scaleW = ((1 << 10) * inW + outW / 2) / outW
         if options.alignCorners && outH > 1 { scaleH = ((1 << 10) * (inH - 1) + (outH - 1) / 2) / (outH - 1) }
         if options.alignCorners && outW > 1 { scaleW = ((1 << 10) * (inW - 1) + (outW - 1) / 2) / (outW - 1) }
         let half = options.halfPixelCenters
-        let src = input.pointer(Int8.self), dst = output.pointer(Int8.self)
+        let src = input.pointer(Element.self), dst = output.pointer(Element.self)
         for b in 0..<batches {
             for y in 0..<outH {
                 let (iy, y0, y1) = Self.integerInterpolation(y, scale10: scaleH, halfPixel: half, inputSize: inH)
@@ -74,7 +74,7 @@ final class ResizeBilinear: Kernel {
                         let sum = at(y0, x0) * wy0 * wx0 + at(y1, x0) * wy1 * wx0 + at(y0, x1) * wy0 * wx1 + at(y1, x1) * wy1 * wx1
                         // Round half away from zero, then C's truncating division by 2^20.
                         let rounded = (sum + (sum > 0 ? 1 << 19 : -(1 << 19))) / (1 << 20)
-                        out[c] = Int8(truncatingIfNeeded: rounded)
+                        out[c] = Element(truncatingIfNeeded: rounded)
                     }
                 }
             }
@@ -145,7 +145,8 @@ final class ResizeBilinear: Kernel {
 
     override func run(_ context: RunContext) throws {
         let input = node.inputs[0]!, output = node.outputs[0]
-        if input.type == .int8 { return runInteger(input, output) }
+        if input.type == .int8 { return runInteger(Int8.self, input, output) }
+        if input.type == .int16 { return runInteger(Int16.self, input, output) }
         if input.type == .uint8 { return runUInt8(input, output) }
         let (batches, inH, inW, channels) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
         let (outH, outW) = (output.dim(1), output.dim(2))

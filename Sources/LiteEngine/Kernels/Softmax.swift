@@ -16,10 +16,30 @@ final class Softmax: Kernel {
     var table: [Float]?
     var outputScale: Float = 0, outputZeroPoint: Int32 = 0
 
+    /// int16 (16x8 models): TFLite's `SoftmaxInt16` tables, exp on [-10, 0] and 1 / (1 + x) on [0, 1], and the
+    /// multiplier that maps `(x - max) · input_scale · beta` onto the exp table's input.
+    var int16: (exp: [Int16], reciprocal: [Int16], multiplier: Int32, shift: Int)?
+
     override func prepare() throws {
         let input = try self.input(0), output = try self.output(0)
-        try expectType(input, .float32, .uint8, .int8)
+        try expectType(input, .float32, .uint8, .int8, .int16)
         guard input.rank >= 1 else { throw KernelError.invalid("softmax needs rank >= 1") }
+        if input.type == .int16 {
+            guard output.type == .int16 else { throw KernelError.unsupported("int16 softmax into \(output.type)") }
+            try Int16Activations.expectSymmetric(input, output)
+            let range = Double(65535)
+            let exp = Int16Activations.lookupTable(inputScale: 10.0 / range, inputZeroPoint: 32767, outputScale: 2.0 / range, outputZeroPoint: 0) {
+                Foundation.exp($0)
+            }
+            let reciprocal = Int16Activations.lookupTable(inputScale: 1.0 / range, inputZeroPoint: -32768, outputScale: 2.0 / range,
+                                                          outputZeroPoint: 0) { 1.0 / (1.0 + $0) }
+            // TFLite multiplies the float scale by the float beta in single precision, then divides in double.
+            let (multiplier, shift) = IntegerArithmetic.quantizeMultiplier(Double(try QuantizedTensorInfo(input).scale * beta) / (10.0 / 65535.0))
+            guard shift <= 30 else { throw KernelError.unsupported("int16 softmax input scale too large") }
+            int16 = (exp, reciprocal, multiplier, shift)
+            output.shape = input.shape
+            return
+        }
         if input.type != .float32 {
             guard output.type == input.type else { throw KernelError.unsupported("\(input.type) softmax into \(output.type)") }
             let qi = try QuantizedTensorInfo(input), qo = try QuantizedTensorInfo(output)
@@ -33,6 +53,41 @@ final class Softmax: Kernel {
             output.type = .float32
         }
         output.shape = input.shape
+    }
+
+    /// TFLite's `SoftmaxInt16`: each `x - max` rescaled so [-10, 0] spans the exp table's [-32767, 32767] input,
+    /// looked up in Q0.15, summed in int32; the sum normalized to [1, 2) (its leading zeros) and looked up in the
+    /// 1 / (1 + x) table; each exp times that reciprocal, shifted back by the sum's magnitude with rounding.
+    func runInt16(_ input: Tensor, _ output: Tensor, _ t: (exp: [Int16], reciprocal: [Int16], multiplier: Int32, shift: Int)) {
+        let depth = input.dim(-1), rows = input.elementCount / max(depth, 1)
+        let src = input.pointer(Int16.self), dst = output.pointer(Int16.self)
+        t.exp.withUnsafeBufferPointer { expTable in
+            t.reciprocal.withUnsafeBufferPointer { reciprocalTable in
+                for r in 0..<rows {
+                    let x = src + r * depth, y = dst + r * depth
+                    var maximum = Int16.min
+                    for j in 0..<depth { maximum = max(maximum, x[j]) }
+                    var sum: Int32 = 0
+                    for j in 0..<depth {
+                        let scaled = IntegerArithmetic.multiplyByQuantizedMultiplier(Int32(x[j]) - Int32(maximum), t.multiplier, t.shift)
+                        let centered = Int16(min(max(scaled &+ 32767, -32768), 32767))
+                        y[j] = Int16Activations.lookup(centered, expTable.baseAddress!)
+                        sum &+= Int32(y[j])
+                    }
+                    // TFLite's shifts are undefined for a sum of 0 or past int32 (over 65,538 values a row); kept in range here.
+                    let headroomPlusOne = min(max(UInt32(bitPattern: sum).leadingZeroBitCount, 1), 31)
+                    let shiftedSum = Int32(truncatingIfNeeded: ((Int64(sum) << Int64(headroomPlusOne - 1)) + (1 << 13)) >> 14)
+                    let centeredSum = Int16(min(max(shiftedSum &- (1 << 15) &- (1 << 16), -32768), 32767))
+                    let reciprocal = Int64(Int16Activations.lookup(centeredSum, reciprocalTable.baseAddress!))
+                    let rightShift = Int64(31 - headroomPlusOne)
+                    let round: Int64 = rightShift > 0 ? 1 << (rightShift - 1) : 0
+                    for j in 0..<depth {
+                        let value = (Int64(y[j]) * reciprocal + round) >> rightShift
+                        y[j] = Int16(min(max(value, 0), 32767))
+                    }
+                }
+            }
+        }
     }
 
     /// TFLite's optimized quantized softmax: float table lookups relative to the row maximum, a float sum in
@@ -66,6 +121,7 @@ final class Softmax: Kernel {
     override func run(_ context: RunContext) throws {
         let input = node.inputs[0]!, output = node.outputs[0]
         if let table { return runQuantized(input, output, table: table) }
+        if let int16 { return runInt16(input, output, int16) }
         let depth = input.dim(-1)
         guard depth > 0 else { return }
         let rows = input.elementCount / depth

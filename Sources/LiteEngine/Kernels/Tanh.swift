@@ -1,11 +1,18 @@
 import Foundation
 
-/// TANH: hyperbolic tangent; uint8/int8 through TFLite's float lookup table. Float runs ``vectorizableTanh``
+/// TANH: hyperbolic tangent; uint8/int8 through TFLite's float lookup table, int16 through its sigmoid table. Float runs ``vectorizableTanh``
 /// (a few ulp from libm's `tanhf`, which the lookup table keeps for exactness).
 final class Tanh: UnaryElementwise, FloatUnaryOperation {
     @inline(__always) static func apply(_ x: Float) -> Float { vectorizableTanh(x) }
 
     override class var quantizedFunction: ((Float) -> Float)? { { x in tanhf(x) } }
+
+    /// int16: TFLite's table interpolation (``Int16Activations/tanh(_:multiplier:shift:)``).
+    override class func int16Function(input: Tensor, output: Tensor) throws -> ((Int32) -> Int32)? {
+        let (multiplier, shift) = try Int16Activations.sigmoidInputRescale(inputScale: try QuantizedTensorInfo(input).scale,
+                                                                          outputScale: try QuantizedTensorInfo(output).scale, tanh: true, op: "TANH")
+        return { Int16Activations.tanh($0, multiplier: multiplier, shift: shift) }
+    }
 
     override func run(_ context: RunContext) throws {
         if runLookupTable() { return }

@@ -3,10 +3,12 @@ import LiteFormat
 
 /// A 256-entry table mapping every uint8/int8 input to its output, built as TFLite's `PopulateLookupTable`
 /// builds it: dequantize in float, apply `transform` in float, `round` (half away from zero) onto the output
-/// scale, add the zero point, clamp.
+/// scale, add the zero point, clamp. int16 inputs (16x8 models) take a 65,536-entry table from an exact integer function.
 struct QuantizedLookupTable {
-    let table: [UInt8]
-    let signed: Bool
+    var table: [UInt8] = []
+    var signed = false
+    /// int16: every input's output, indexed by the input's bit pattern (empty for 8-bit tables).
+    var wideTable: [Int16] = []
 
     init(input: Tensor, output: Tensor, transform: (Float) -> Float) throws {
         guard input.type == .uint8 || input.type == .int8, output.type == input.type else {
@@ -26,6 +28,17 @@ struct QuantizedLookupTable {
         self.table = table
     }
 
+    /// A table from an exact integer function of the stored input value (already clamped to the output type); int16
+    /// for `type` .int16, else uint8/int8 by `signed`.
+    init(type: TensorType, function: (Int32) -> Int32) {
+        if type == .int16 {
+            signed = true
+            wideTable = (0..<65536).map { pattern in Int16(truncatingIfNeeded: function(Int32(Int16(truncatingIfNeeded: pattern)))) }
+        } else {
+            self = QuantizedLookupTable(signed: type == .int8, function: function)
+        }
+    }
+
     /// A table from an exact integer function of the stored input value (already clamped to the output type).
     init(signed: Bool, function: (Int32) -> Int32) {
         self.signed = signed
@@ -37,6 +50,13 @@ struct QuantizedLookupTable {
     }
 
     func apply(_ input: Tensor, _ output: Tensor) {
+        if !wideTable.isEmpty {
+            let src = input.pointer(UInt16.self), dst = output.pointer(Int16.self)
+            wideTable.withUnsafeBufferPointer { t in
+                for i in 0..<input.elementCount { dst[i] = t[Int(src[i])] }
+            }
+            return
+        }
         let src = input.data!.assumingMemoryBound(to: UInt8.self), dst = output.data!.assumingMemoryBound(to: UInt8.self)
         table.withUnsafeBufferPointer { t in
             for i in 0..<input.elementCount { dst[i] = t[Int(src[i])] }

@@ -117,17 +117,25 @@ func loadQuantized(_ pointer: UnsafeRawPointer, _ i: Int, signed: Bool) -> Int32
 /// channels: one contiguous pass that vectorizes, for pooling and means over H and W.
 @inline(__always)
 func accumulatePixels(_ source: UnsafeRawPointer, pixels: Int, depth: Int, signed: Bool, maximum: Bool = false, into sums: UnsafeMutablePointer<Int32>) {
-    @inline(__always) func run<Element: BinaryInteger>(_ source: UnsafePointer<Element>) {
-        for i in 0..<pixels {
-            let pixel = source + i * depth
-            if maximum {
-                for d in 0..<depth { sums[d] = max(sums[d], Int32(truncatingIfNeeded: pixel[d])) }
-            } else {
-                for d in 0..<depth { sums[d] &+= Int32(truncatingIfNeeded: pixel[d]) }
-            }
+    if signed {
+        accumulatePixels(source.assumingMemoryBound(to: Int8.self), pixels: pixels, depth: depth, maximum: maximum, into: sums)
+    } else {
+        accumulatePixels(source.assumingMemoryBound(to: UInt8.self), pixels: pixels, depth: depth, maximum: maximum, into: sums)
+    }
+}
+
+/// The same over typed elements (int16 too).
+@inline(__always)
+func accumulatePixels<Element: BinaryInteger>(_ source: UnsafePointer<Element>, pixels: Int, depth: Int, maximum: Bool = false,
+                                              into sums: UnsafeMutablePointer<Int32>) {
+    for i in 0..<pixels {
+        let pixel = source + i * depth
+        if maximum {
+            for d in 0..<depth { sums[d] = max(sums[d], Int32(truncatingIfNeeded: pixel[d])) }
+        } else {
+            for d in 0..<depth { sums[d] &+= Int32(truncatingIfNeeded: pixel[d]) }
         }
     }
-    if signed { run(source.assumingMemoryBound(to: Int8.self)) } else { run(source.assumingMemoryBound(to: UInt8.self)) }
 }
 
 /// Stores an already clamped value into element `i` of a uint8 or int8 tensor.
@@ -242,6 +250,9 @@ func divideByPowerOfTwoInDouble(_ x: Double, scale: Double) -> Double {
 func convertQuantized<Value: ExactAccumulator>(_ tensor: Tensor, zeroPoint: Int32, into destination: UnsafeMutablePointer<Value>) {
     if tensor.type == .int8 {
         let src = tensor.pointer(Int8.self)
+        for i in 0..<tensor.elementCount { destination[i] = Value(exactly: Int32(src[i]) - zeroPoint) }
+    } else if tensor.type == .int16 {
+        let src = tensor.pointer(Int16.self)
         for i in 0..<tensor.elementCount { destination[i] = Value(exactly: Int32(src[i]) - zeroPoint) }
     } else {
         let src = tensor.pointer(UInt8.self)
