@@ -375,26 +375,29 @@ final class KernelConsistencyTests: XCTestCase {
         }
     }
 
-    /// int8/uint8 MUL and int8 SQUARED_DIFFERENCE in `fast` numerics (eight lanes at a time in AVX2 builds) against
-    /// `exact` (the scalar integer loop): same shapes and broadcasts (a layer norm's row of one, a vector along the
-    /// last axis), scales whose ratios are powers of two (rounding ties) or not, any zero points, runs of any length.
+    /// int8/uint8/int16 MUL and int8 SQUARED_DIFFERENCE in `fast` numerics (eight lanes at a time in AVX2 builds)
+    /// against `exact` (the scalar integer loop): same shapes and broadcasts (a layer norm's row of one, a vector along
+    /// the last axis), scales whose ratios are powers of two (rounding ties) or not, any zero points (int16: 0), runs
+    /// of any length.
     func testQuantizedMulAndSquaredDifferenceFastMatchExact() throws {
         var compared = 0
         for trial in 0..<160 {
             let squaredDifference = trial % 4 == 3
-            let type: TensorType = squaredDifference || trial % 2 == 0 ? .int8 : .uint8
+            let type: TensorType = trial % 8 == 5 ? .int16 : squaredDifference || trial % 2 == 0 ? .int8 : .uint8
             let typeMin: Int64 = type == .int8 ? -128 : 0
+            let width = type == .int16 ? 2 : 1
             let rows = Int.random(in: 1...5, using: &generator), columns = Int.random(in: 1...37, using: &generator)
             let shapes: ([Int], [Int]) = [([rows, columns], [rows, columns]), ([rows, columns], [rows, 1]), ([1, columns], [rows, columns]),
                                           ([rows, 1], [1, columns])][trial / 4 % 4]
-            func bytes(_ shape: [Int]) -> [UInt8] { (0..<shape.reduce(1, *)).map { _ in UInt8.random(in: 0...255, using: &generator) } }
+            func bytes(_ shape: [Int]) -> [UInt8] { (0..<shape.reduce(1, *) * width).map { _ in UInt8.random(in: 0...255, using: &generator) } }
             let a = bytes(shapes.0), b = bytes(shapes.1)
             let base = Float.random(in: 0.005...0.1, using: &generator)
             let scales = trial % 3 == 0
                 ? (base, base * Float(1 << Int.random(in: 0...2, using: &generator)), base * Float(1 << Int.random(in: 0...3, using: &generator)))
                 : (base, Float.random(in: 0.005...0.1, using: &generator), Float.random(in: 0.001...0.5, using: &generator))
-            let zeros = (typeMin + Int64.random(in: 0...255, using: &generator), typeMin + Int64.random(in: 0...255, using: &generator),
-                         typeMin + Int64.random(in: 0...255, using: &generator))
+            let zeros = type == .int16 ? (0, 0, 0)
+                : (typeMin + Int64.random(in: 0...255, using: &generator), typeMin + Int64.random(in: 0...255, using: &generator),
+                   typeMin + Int64.random(in: 0...255, using: &generator))
             let outputShape = try broadcastShape(shapes.0, shapes.1)
             func outputs(_ numerics: Numerics) throws -> [UInt8] {
                 let output = quantizedTensor(2, outputShape, type, [UInt8](), scales: [scales.2], zeroPoints: [zeros.2])
@@ -409,7 +412,7 @@ final class KernelConsistencyTests: XCTestCase {
                     if (error as? KernelError)?.unsupported == true { return [] }
                     throw error
                 }
-                return output.toArray(of: UInt8.self)
+                return Array(UnsafeRawBufferPointer(start: output.data, count: output.elementCount * width))
             }
             let fast = try outputs(.fast), exact = try outputs(.exact)
             XCTAssertEqual(fast, exact, "\(type) \(squaredDifference ? "SQUARED_DIFFERENCE" : "MUL") of \(shapes) with \(scales), \(zeros)")

@@ -43,13 +43,13 @@ final class Mul: BinaryElementwise, FloatBinaryOperation {
             let x = UnsafePointer<Element>(OpaquePointer(a.data!)), y = UnsafePointer<Element>(OpaquePointer(b.data!))
             let out = output.data!.assumingMemoryBound(to: Element.self)
             #if LITE_AVX2
-            let rescale = node.numerics == .fast && Element.bitWidth == 8 ? vectorRescale : nil
+            let rescale = node.numerics == .fast ? vectorRescale : nil
             #endif
             forEachBroadcastRun(aShape: a.shape, bShape: b.shape, outShape: output.shape) { o, ia, stepA, ib, stepB, count in
                 var k = 0
                 #if LITE_AVX2
                 if let rescale {
-                    k = Mul.multiplyEight(x, ia, stepA, y, ib, stepB, out + o, count, q, rescale, signed: Element.isSigned)
+                    k = Mul.multiplyEight(x, ia, stepA, y, ib, stepB, out + o, count, q, rescale)
                 }
                 #endif
                 while k < count {
@@ -76,17 +76,16 @@ final class Mul: BinaryElementwise, FloatBinaryOperation {
     @inline(__always)
     static func multiplyEight<Element: FixedWidthInteger>(_ x: UnsafePointer<Element>, _ ia: Int, _ stepA: Int, _ y: UnsafePointer<Element>, _ ib: Int,
                                                           _ stepB: Int, _ out: UnsafeMutablePointer<Element>, _ count: Int, _ q: QuantizedParameters,
-                                                          _ rescale: EightLaneRescale, signed: Bool) -> Int {
+                                                          _ rescale: EightLaneRescale) -> Int {
         let offset1 = _mm256_set1_epi32(q.offset1), offset2 = _mm256_set1_epi32(q.offset2), zero = _mm256_set1_epi32(q.outputOffset)
         let low = _mm256_set1_epi32(q.low), high = _mm256_set1_epi32(q.high)
-        let repeatedA = _mm256_add_epi32(broadcastByte(x + ia, signed: signed), offset1), repeatedB = _mm256_add_epi32(broadcastByte(y + ib, signed: signed), offset2)
+        let repeatedA = _mm256_set1_epi32(Int32(x[ia]) &+ q.offset1), repeatedB = _mm256_set1_epi32(Int32(y[ib]) &+ q.offset2)
         var k = 0
         while k + 8 <= count {
-            let va = stepA == 0 ? repeatedA : _mm256_add_epi32(widenEightBytes(x + ia + k, signed: signed), offset1)
-            let vb = stepB == 0 ? repeatedB : _mm256_add_epi32(widenEightBytes(y + ib + k, signed: signed), offset2)
+            let va = stepA == 0 ? repeatedA : _mm256_add_epi32(widenEight(x + ia + k), offset1)
+            let vb = stepB == 0 ? repeatedB : _mm256_add_epi32(widenEight(y + ib + k), offset2)
             let value = _mm256_add_epi32(rescale.apply(_mm256_mullo_epi32(va, vb)), zero)
-            let clamped = _mm256_min_epi32(_mm256_max_epi32(value, low), high)
-            _mm_storel_epi64(UnsafeMutableRawPointer(out + k).assumingMemoryBound(to: __m128i_u.self), packBytes8(clamped, unsigned: !signed))
+            storeEight(_mm256_min_epi32(_mm256_max_epi32(value, low), high), out + k)
             k += 8
         }
         return k

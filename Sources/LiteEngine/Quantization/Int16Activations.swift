@@ -219,9 +219,12 @@ final class Int16MatrixProduct {
         let inputScale = Double(try QuantizedTensorInfo(input).scale), outputScale = Double(try QuantizedTensorInfo(output).scale)
         scales = (0..<units).map { c in inputScale * Double(weightInfo.scales.count == 1 ? weightInfo.scales[0] : weightInfo.scales[c]) / outputScale }
         let raw = tensor.pointer(Int8.self), depth = self.depth
-        weights = (0..<tensor.elementCount).map { i in
-            let zero = weightInfo.zeroPoints.count == 1 ? weightInfo.zeroPoints[0] : weightInfo.zeroPoints[i / depth]
-            return Double(Int32(raw[i]) - zero)
+        weights = [Double](unsafeUninitializedCapacity: tensor.elementCount) { buffer, count in
+            for u in 0..<units {
+                let zero = Double(weightInfo.zeroPoints.count == 1 ? weightInfo.zeroPoints[0] : weightInfo.zeroPoints[u])
+                for k in 0..<depth { buffer[u * depth + k] = Double(raw[u * depth + k]) - zero }
+            }
+            count = tensor.elementCount
         }
     }
 

@@ -2,7 +2,7 @@
 import _Builtin_intrinsics.intel
 
 /// TFLite's `MultiplyByQuantizedMultiplier(x, m, shift)` (double rounding) on eight int32 lanes, exactly, for the
-/// elementwise int8 kernels (MUL, SQUARED_DIFFERENCE) in AVX2 builds.
+/// elementwise int8 and int16 kernels (MUL, SQUARED_DIFFERENCE) in AVX2 builds.
 ///
 /// `x` is first shifted left by `max(shift, 0)` (wrapping, as TFLite's int32 arithmetic). The high multiply
 /// `SaturatingRoundingDoublingHighMul(y, m)` is `⌊(y·m + 2^30) / 2^31⌋` for either sign of the product (m > 0, so its
@@ -63,6 +63,26 @@ func requantizeEight(_ sums: UnsafePointer<Int32>, _ out: UnsafeMutablePointer<I
 func widenEightBytes(_ pointer: UnsafeRawPointer, signed: Bool) -> __m256i {
     let bytes = _mm_loadl_epi64(pointer.assumingMemoryBound(to: __m128i_u.self))
     return signed ? _mm256_cvtepi8_epi32(bytes) : _mm256_cvtepu8_epi32(bytes)
+}
+
+/// Eight int8, uint8 or int16 values as int32 lanes.
+@inline(__always)
+func widenEight<Element: FixedWidthInteger>(_ pointer: UnsafePointer<Element>) -> __m256i {
+    guard Element.bitWidth == 16 else { return widenEightBytes(pointer, signed: Element.isSigned) }
+    return _mm256_cvtepi16_epi32(_mm_loadu_si128(UnsafeRawPointer(pointer).assumingMemoryBound(to: __m128i_u.self)))
+}
+
+/// Eight int32 lanes already clamped to `Element`'s range, stored as eight int8, uint8 or int16 values.
+@inline(__always)
+func storeEight<Element: FixedWidthInteger>(_ value: __m256i, _ pointer: UnsafeMutablePointer<Element>) {
+    if Element.bitWidth == 16 {
+        // packs works within 128-bit halves: [v0-3 v0-3 | v4-7 v4-7] as words; 32-bit elements 0, 1, 4, 5 are v0-7.
+        let words = _mm256_packs_epi32(value, value)
+        let ordered = _mm256_permutevar8x32_epi32(words, _mm256_setr_epi32(0, 1, 4, 5, 0, 1, 4, 5))
+        _mm_storeu_si128(UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: __m128i_u.self), _mm256_castsi256_si128(ordered))
+    } else {
+        _mm_storel_epi64(UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: __m128i_u.self), packBytes8(value, unsigned: !Element.isSigned))
+    }
 }
 
 /// One 8-bit value repeated in eight int32 lanes.
