@@ -339,6 +339,15 @@ qcase("q_squared_difference", [(2, 5, 7), (2, 5, 7)], lambda x, y: tf.math.squar
 qcase("q_squared_difference_broadcast", [(1, 6, 16)], lambda x: tf.math.squared_difference(x, tf.reduce_mean(x, axis=-1, keepdims=True)))
 qcase("q_rsqrt", [(2, 5, 7)], tf.math.rsqrt, low=0.05, high=4.0)
 qcase("q_uint8_io_conv", [(1, 6, 6, 4)], lambda x: tf.nn.conv2d(x, q_conv_w, 1, "VALID"), io="uint8")
+q_tconv_rng = np.random.default_rng(4242)
+q_tconv_w = tf.constant(q_tconv_rng.normal(0, 0.5, size=(3, 3, 5, 6)).astype(np.float32))   # [kh, kw, cout, cin]
+q_tconv_b = tf.constant(q_tconv_rng.normal(0, 0.5, size=(5,)).astype(np.float32))
+qcase("q_transpose_conv_stride2_same_bias", [(1, 4, 5, 6)],
+      lambda x: tf.nn.bias_add(tf.nn.conv2d_transpose(x, q_tconv_w, output_shape=[1, 8, 10, 5], strides=2, padding="SAME"), q_tconv_b))
+qcase("q_transpose_conv_stride2_valid_relu", [(2, 3, 4, 6)],
+      lambda x: tf.nn.relu(tf.nn.conv2d_transpose(x, q_tconv_w, output_shape=[2, 7, 9, 5], strides=2, padding="VALID")))
+qcase("q_transpose_conv_stride1_same", [(1, 5, 5, 6)],
+      lambda x: tf.nn.conv2d_transpose(x, q_tconv_w, output_shape=[1, 5, 5, 5], strides=1, padding="SAME"))
 
 # ---- 16x8 quantization: int16 activations, int8 weights, int64 biases (the converter's
 # EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8; symmetric int16, zero points 0) ----------------------
@@ -385,6 +394,8 @@ q16case("q16_relu6", [(2, 5, 7)], tf.nn.relu6, low=-3, high=8)
 q16case("q16_resize_bilinear", [(1, 5, 7, 3)], lambda x: tf.compat.v1.image.resize_bilinear(x, (9, 4)))
 q16case("q16_batch_matmul", [(2, 5, 6), (2, 6, 4)], lambda x, y: tf.matmul(x, y))
 q16case("q16_float_io_conv", [(1, 6, 6, 4)], lambda x: tf.nn.conv2d(x, q16_conv_w, 1, "VALID"), io="float32")
+q16case("q16_transpose_conv_stride2_same_bias", [(1, 4, 5, 6)],
+        lambda x: tf.nn.bias_add(tf.nn.conv2d_transpose(x, q_tconv_w, output_shape=[1, 8, 10, 5], strides=2, padding="SAME"), q_tconv_b))
 # Every entry of the sigmoid table and of the softmax tables is reached: 4,096 values over the whole int16 range.
 q16case("q16_logistic_dense", [(64, 64)], tf.sigmoid, low=-12, high=12)
 q16case("q16_tanh_dense", [(64, 64)], tf.tanh, low=-6, high=6)
@@ -586,6 +597,29 @@ def built_add(dtype, shape, quantizations, output_quantization, op="ADD"):
         else:
             g.operator(g.fb.BuiltinOperator.SUB, [a, b], [y], g.fb.BuiltinOptions.SubOptions, g.fb.SubOptionsT())
         return g.build([a, b], [y])
+    return build
+
+
+def built_transpose_conv_ties(in_shape, channels, kernel, stride):
+    """int8 TRANSPOSE_CONV (SAME) with power-of-two scales and small weights, so many rescaled sums are rounding ties:
+    pins LiteRT's rounding of this op (its own seeded weights)."""
+    def build():
+        gen = np.random.default_rng(77)
+        g = GraphBuilder()
+        in_c = in_shape[-1]
+        w_scales = [2.0 ** -(2 + c % 3) for c in range(channels)]
+        out_shape = [in_shape[0], in_shape[1] * stride, in_shape[2] * stride, channels]
+        shape = g.tensor("output_shape", [4], data=out_shape, dtype=np.int32)
+        w = g.tensor("w", (channels, kernel, kernel, in_c), data=gen.integers(-3, 4, size=(channels, kernel, kernel, in_c)), dtype=np.int8,
+                     quantization=(w_scales, [0] * channels, 0))
+        x = g.tensor("x", in_shape, dtype=np.int8, quantization=(2.0 ** -4, -5))
+        b = g.tensor("b", [channels], data=gen.integers(-40, 41, size=channels), dtype=np.int32,
+                     quantization=([2.0 ** -4 * s_ for s_ in w_scales], [0] * channels, 0))
+        y = g.tensor("y", out_shape, dtype=np.int8, quantization=(2.0 ** -2, 3))
+        o = g.fb.TransposeConvOptionsT()
+        o.padding, o.strideH, o.strideW = g.fb.Padding.SAME, stride, stride
+        g.operator(g.fb.BuiltinOperator.TRANSPOSE_CONV, [shape, w, x, b], [y], g.fb.BuiltinOptions.TransposeConvOptions, o)
+        return g.build([x], [y])
     return build
 
 
@@ -838,6 +872,7 @@ case("q_batch_matmul_int8_ties", [(2, 16, 1), (2, 1, 16)], built=True)(
     built_batch_matmul((2, 16, 1), (2, 1, 16), (0.0625, 3), (0.0625, -5), (0.5, 1)))
 case("q_batch_matmul_int8_ties_adjoints", [(3, 2, 9), (1, 12, 2)], built=True)(
     built_batch_matmul((3, 2, 9), (1, 12, 2), (0.125, -2), (0.0625, 0), (1.0, -3), adj_x=True, adj_y=True))
+case("q_transpose_conv_int8_ties", [(1, 5, 6, 7)], built=True)(built_transpose_conv_ties((1, 5, 6, 7), 10, 3, 2))
 case("q_conv_int8_1x1_ties", [(1, 6, 7, 5)], built=True)(built_power_of_two_layer("CONV_2D", np.int8, (1, 6, 7, 5), 19))
 case("q_conv_int8_3x3_ties", [(1, 7, 6, 3)], built=True)(built_power_of_two_layer("CONV_2D", np.int8, (1, 7, 6, 3), 10, kernel=3, stride=2))
 case("q_conv_uint8_1x1_ties", [(1, 6, 7, 5)], built=True)(built_power_of_two_layer("CONV_2D", np.uint8, (1, 6, 7, 5), 12))

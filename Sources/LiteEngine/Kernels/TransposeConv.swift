@@ -5,6 +5,10 @@ import LiteFormat
 /// forward convolution from the output shape would use (TFLite computes it the same way).
 ///
 /// Fast path: one sgemm gives every pixel's contribution [N*H*W, Cout*KH*KW], then a col2im pass adds them in.
+/// int8 (per-channel) and int16 (16x8): the same contributions of `x − x_zero` and `w` as exact doubles (dgemm), summed
+/// by col2im (exact: below 2^53), plus the int32 (int16: int64) bias, rescaled per channel with
+/// `MultiplyByQuantizedMultiplier` (int16: its int64 form; int8: ties up in whole groups of 8 channels, as LiteRT's
+/// vector requantization rounds them), then clamped.
 final class TransposeConv: Kernel {
     var options: TransposeConvOptions
     var padH = 0, padW = 0
@@ -17,8 +21,12 @@ final class TransposeConv: Kernel {
         activation = try activationRange(options.activation)
     }
 
+    /// Integer path state: the weights less their zero points as doubles, the bias, the per-channel rescale.
+    private var quantized: (weights: [Double], bias: [Int64], requantization: ChannelRequantization, inputZeroPoint: Int32)?
+
     override func prepare() throws {
         let shape = try integers(try input(0)), weights = try input(1), input = try self.input(2), output = try self.output(0)
+        if input.type == .int8 || input.type == .int16 { return try prepareQuantized(shape, weights, input, output) }
         try expectType(input, .float32)
         try expectType(weights, .float32)
         try expectRank(input, 4)
@@ -36,21 +44,57 @@ final class TransposeConv: Kernel {
         output.shape = shape
     }
 
-    override var scratchBytes: Int {
-        guard let input = node.inputs[2], let weights = node.inputs[1] else { return 0 }
-        return saturatingProduct(input.dim(0), input.dim(1), input.dim(2), weights.dim(0), weights.dim(1), weights.dim(2), 4)
+    private func prepareQuantized(_ shape: [Int], _ weights: Tensor, _ input: Tensor, _ output: Tensor) throws {
+        try expectType(weights, .int8)
+        try expectRank(input, 4)
+        try expectRank(weights, 4)
+        guard output.type == input.type else { throw KernelError.unsupported("\(input.type) TRANSPOSE_CONV into \(output.type)") }
+        guard weights.storage != .arena, weights.data != nil else { throw KernelError.unsupported("quantized weights must be constant") }
+        guard shape.count == 4, shape.allSatisfy({ $0 > 0 }), shape[0] == input.dim(0), shape[3] == weights.dim(0), weights.dim(3) == input.dim(3) else {
+            throw KernelError.invalid("output shape \(shape), weights \(weights.shape) and input \(input.shape) do not fit")
+        }
+        padH = try SpatialGeometry(input: shape[1], filter: weights.dim(1), stride: options.strideH, dilation: 1, padding: options.padding).padBefore
+        padW = try SpatialGeometry(input: shape[2], filter: weights.dim(2), stride: options.strideW, dilation: 1, padding: options.padding).padBefore
+        output.shape = shape
+        guard quantized == nil else { return }
+        let channels = weights.dim(0), wide = input.type == .int16
+        try Int16Activations.expectSymmetric(input, output)
+        var bias: [Int64] = []
+        if let biasTensor = optionalInput(3) {
+            if wide { bias = try Int16Activations.bias(biasTensor, channels: channels) } else {
+                guard biasTensor.type == .int32, biasTensor.elementCount == channels else { throw KernelError.unsupported("bias must be int32 [\(channels)], is \(biasTensor)") }
+                bias = (0..<channels).map { Int64(biasTensor.pointer(Int32.self)[$0]) }
+            }
+        }
+        let weightInfo = try QuantizedTensorInfo(weights), inputInfo = try QuantizedTensorInfo(input)
+        var requantization = try ChannelRequantization(input: inputInfo, filter: weightInfo, output: try QuantizedTensorInfo(output), channels: channels,
+                                                       activation: options.activation, outputType: input.type)
+        if wide { try requantization.checkWideShifts("TRANSPOSE_CONV") }
+        // LiteRT requantizes int8 in whole groups of 8 channels with vector code that rounds ties up, the channels left
+        // over with MultiplyByQuantizedMultiplier (`q_transpose_conv_int8_ties`: channels 0-7 and 8-9 of 10).
+        if !wide { requantization.upwardChannels = channels / 8 * 8 }
+        let depth = weights.elementCount / max(channels, 1), raw = weights.pointer(Int8.self)
+        let values = (0..<channels).flatMap { c -> [Double] in
+            let zero = Double(weightInfo.zeroPoints.count == 1 ? weightInfo.zeroPoints[0] : weightInfo.zeroPoints[c])
+            return (0..<depth).map { Double(raw[c * depth + $0]) - zero }
+        }
+        quantized = (values, bias, requantization, inputInfo.zeroPoint)
     }
 
-    override func run(_ context: RunContext) throws {
+    override var scratchBytes: Int {
+        guard let input = node.inputs[2], let weights = node.inputs[1] else { return 0 }
+        let columns = saturatingProduct(input.dim(0), input.dim(1), input.dim(2), weights.dim(0), weights.dim(1), weights.dim(2))
+        guard quantized != nil else { return saturatingProduct(columns, 4) }
+        return saturatingProduct(saturatingProduct(input.elementCount) + columns + saturatingProduct(node.outputs[0].elementCount), 8)
+    }
+
+    /// Adds each input pixel's contributions (`columns`, [N·H·W, Cout·KH·KW]) into the output window it maps to.
+    private func col2im<Value: FloatingPoint>(_ columns: UnsafePointer<Value>, into out: UnsafeMutablePointer<Value>) {
         let weights = node.inputs[1]!, input = node.inputs[2]!, output = node.outputs[0]
-        let (batches, inH, inW, inC) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
+        let (batches, inH, inW) = (input.dim(0), input.dim(1), input.dim(2))
         let (outC, kh, kw) = (weights.dim(0), weights.dim(1), weights.dim(2))
         let (outH, outW) = (output.dim(1), output.dim(2))
-        let columns = context.scratch.assumingMemoryBound(to: Float.self)
         let taps = outC * kh * kw
-        BLAS.sgemm(transposeB: true, m: batches * inH * inW, n: taps, k: inC, a: input.floats, lda: inC,
-                   b: weights.floats, ldb: inC, c: columns, ldc: taps, threads: context.threads)
-        let out = output.floats
         out.update(repeating: 0, count: output.elementCount)
         for b in 0..<batches {
             for y in 0..<inH {
@@ -69,6 +113,42 @@ final class TransposeConv: Kernel {
                 }
             }
         }
+    }
+
+    private func runQuantized(_ context: RunContext, _ q: (weights: [Double], bias: [Int64], requantization: ChannelRequantization, inputZeroPoint: Int32)) {
+        let weights = node.inputs[1]!, input = node.inputs[2]!, output = node.outputs[0]
+        let rows = input.dim(0) * input.dim(1) * input.dim(2), inC = input.dim(3), outC = weights.dim(0)
+        let taps = outC * weights.dim(1) * weights.dim(2)
+        let values = context.scratch.assumingMemoryBound(to: Double.self), columns = values + input.elementCount, sums = columns + rows * taps
+        convertQuantized(input, zeroPoint: q.inputZeroPoint, into: values)
+        q.weights.withUnsafeBufferPointer { w in
+            BLAS.dgemmTransposedB(m: rows, n: taps, k: inC, a: values, b: w.baseAddress!, c: columns, threads: context.threads)
+        }
+        col2im(UnsafePointer(columns), into: sums)
+        let requantization = q.requantization
+        for i in 0..<output.elementCount {
+            let c = i % outC
+            let acc = Int64(sums[i]) &+ (q.bias.isEmpty ? 0 : q.bias[c])
+            if input.type == .int16 {
+                output.pointer(Int16.self)[i] = Int16(truncatingIfNeeded: requantization.applyWide(acc, channel: c))
+            } else {
+                output.pointer(Int8.self)[i] = Int8(truncatingIfNeeded: requantization.apply(Int32(truncatingIfNeeded: acc), channel: c))
+            }
+        }
+    }
+
+    override func run(_ context: RunContext) throws {
+        if let quantized { return runQuantized(context, quantized) }
+        let weights = node.inputs[1]!, input = node.inputs[2]!, output = node.outputs[0]
+        let (batches, inH, inW, inC) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
+        let (outC, kh, kw) = (weights.dim(0), weights.dim(1), weights.dim(2))
+        let (outH, outW) = (output.dim(1), output.dim(2))
+        let columns = context.scratch.assumingMemoryBound(to: Float.self)
+        let taps = outC * kh * kw
+        BLAS.sgemm(transposeB: true, m: batches * inH * inW, n: taps, k: inC, a: input.floats, lda: inC,
+                   b: weights.floats, ldb: inC, c: columns, ldc: taps, threads: context.threads)
+        let out = output.floats
+        col2im(UnsafePointer(columns), into: out)
         addBiasAndActivate(out, rows: batches * outH * outW, channels: outC, bias: optionalInput(3)?.floats,
                            activation: activation, threads: context.threads)
     }
