@@ -430,6 +430,13 @@ case("hybrid_conv", [(1, 10, 10, 8)], optimize="dynamic_range")(
     lambda x: tf.nn.relu6(tf.nn.bias_add(tf.nn.conv2d(x, h_conv_w, 1, "SAME"), h_conv_b)))
 case("hybrid_conv_per_tensor_batch2", [(2, 9, 9, 8)], optimize="dynamic_range_per_tensor")(
     lambda x: tf.nn.bias_add(tf.nn.conv2d(x, h_conv_w, 2, "SAME"), h_conv_b))
+h_tconv_rng = np.random.default_rng(5151)
+h_tconv_w = tf.constant(h_tconv_rng.normal(0, 0.5, size=(3, 3, 16, 12)).astype(np.float32))   # [kh, kw, cout, cin]: 1,728 weights
+h_tconv_b = tf.constant(h_tconv_rng.normal(0, 0.5, size=(16,)).astype(np.float32))
+case("hybrid_transpose_conv_relu", [(1, 5, 6, 12)], optimize="dynamic_range")(
+    lambda x: tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d_transpose(x, h_tconv_w, output_shape=[1, 10, 12, 16], strides=2, padding="SAME"), h_tconv_b)))
+case("hybrid_transpose_conv_batch2_valid", [(2, 4, 5, 12)], optimize="dynamic_range")(
+    lambda x: tf.nn.conv2d_transpose(x, h_tconv_w, output_shape=[2, 9, 11, 16], strides=2, padding="VALID"))
 
 # ---- LSTM forms no converter emits from Keras (peepholes, projection, layer norm, CIFG, clipping, time-major, the
 # BIDIRECTIONAL_SEQUENCE_LSTM op), written directly with TFLite's flatbuffer schema -------------------------------

@@ -27,11 +27,11 @@ final class InterpreterTests: XCTestCase {
     }
 
     func testUnsupportedTypeNamesTheNode() throws {
-        XCTAssertThrowsError(try Interpreter(model: reluModel(type: .int16))) { error in
+        XCTAssertThrowsError(try Interpreter(model: reluModel(type: .int32))) { error in
             guard case let EngineError.unsupported(node, op, reason) = error else { return XCTFail("\(error)") }
             XCTAssertEqual(node, 0)
             XCTAssertEqual(op, "RELU")
-            XCTAssert(reason.contains("int16"), reason)
+            XCTAssert(reason.contains("int32"), reason)
         }
     }
 

@@ -21,6 +21,11 @@ final class TransposeConv: Kernel {
         activation = try activationRange(options.activation)
     }
 
+    /// Hybrid path (float input, int8 weights, dynamic-range quantization): the weights as doubles and their scales.
+    /// Each image is quantized to int8 asymmetrically as a whole (`AsymmetricQuantizeFloats`, as TFLite's EvalHybrid
+    /// does), its integer contributions summed exactly, then scaled by the image's and the channel's scales in float.
+    private var hybrid: (weights: [Double], scales: [Float])?
+
     /// Integer path state: the weights less their zero points as doubles, the bias, the per-channel rescale.
     private var quantized: (weights: [Double], bias: [Int64], requantization: ChannelRequantization, inputZeroPoint: Int32)?
 
@@ -28,7 +33,14 @@ final class TransposeConv: Kernel {
         let shape = try integers(try input(0)), weights = try input(1), input = try self.input(2), output = try self.output(0)
         if input.type == .int8 || input.type == .int16 { return try prepareQuantized(shape, weights, input, output) }
         try expectType(input, .float32)
-        try expectType(weights, .float32)
+        try expectType(weights, .float32, .int8)
+        if weights.type == .int8 {
+            if hybrid == nil {
+                let channels = weights.dim(0)
+                let hybridWeights = try HybridWeights(weights, channels: channels)
+                hybrid = (hybridWeights.values.map { Double($0) }, hybridWeights.scales)
+            }
+        }
         try expectRank(input, 4)
         try expectRank(weights, 4)
         guard shape.count == 4, shape.allSatisfy({ $0 > 0 }), shape[0] == input.dim(0), shape[3] == weights.dim(0), weights.dim(3) == input.dim(3) else {
@@ -84,6 +96,10 @@ final class TransposeConv: Kernel {
     override var scratchBytes: Int {
         guard let input = node.inputs[2], let weights = node.inputs[1] else { return 0 }
         let columns = saturatingProduct(input.dim(0), input.dim(1), input.dim(2), weights.dim(0), weights.dim(1), weights.dim(2))
+        if hybrid != nil {
+            // The image as int8, then as doubles less its offset, the contributions and the sums.
+            return saturatingProduct(saturatingProduct(input.elementCount) * 9 + saturatingProduct(columns, 8) + saturatingProduct(node.outputs[0].elementCount, 8), 1)
+        }
         guard quantized != nil else { return saturatingProduct(columns, 4) }
         return saturatingProduct(saturatingProduct(input.elementCount) + columns + saturatingProduct(node.outputs[0].elementCount), 8)
     }
@@ -137,8 +153,34 @@ final class TransposeConv: Kernel {
         }
     }
 
+    private func runHybrid(_ context: RunContext, _ h: (weights: [Double], scales: [Float])) {
+        let weights = node.inputs[1]!, input = node.inputs[2]!, output = node.outputs[0]
+        let (batches, inC, outC) = (input.dim(0), input.dim(3), weights.dim(0))
+        let pixels = input.dim(1) * input.dim(2), imageSize = pixels * inC
+        let taps = outC * weights.dim(1) * weights.dim(2), outImage = output.elementCount / max(batches, 1)
+        let values = context.scratch.assumingMemoryBound(to: Double.self), columns = values + input.elementCount, sums = columns + batches * pixels * taps
+        let quantized = UnsafeMutableRawPointer(sums + output.elementCount).assumingMemoryBound(to: Int8.self)
+        var imageScales = [Float](repeating: 0, count: batches)
+        for b in 0..<batches {
+            let (scale, offset) = HybridQuantization.quantizeAsymmetric(input.floats + b * imageSize, count: imageSize, into: quantized + b * imageSize)
+            imageScales[b] = scale
+            for i in 0..<imageSize { values[b * imageSize + i] = Double(Int32(quantized[b * imageSize + i]) - offset) }
+        }
+        h.weights.withUnsafeBufferPointer { w in
+            BLAS.dgemmTransposedB(m: batches * pixels, n: taps, k: inC, a: values, b: w.baseAddress!, c: columns, threads: context.threads)
+        }
+        col2im(UnsafePointer(columns), into: sums)
+        let out = output.floats, bias = optionalInput(3)?.floats, (low, high) = activation
+        for i in 0..<output.elementCount {
+            let c = i % outC
+            let value = Float(sums[i]) * (imageScales[i / max(outImage, 1)] * h.scales[c]) + (bias?[c] ?? 0)
+            out[i] = min(max(value, low), high)
+        }
+    }
+
     override func run(_ context: RunContext) throws {
         if let quantized { return runQuantized(context, quantized) }
+        if let hybrid { return runHybrid(context, hybrid) }
         let weights = node.inputs[1]!, input = node.inputs[2]!, output = node.outputs[0]
         let (batches, inH, inW, inC) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
         let (outC, kh, kw) = (weights.dim(0), weights.dim(1), weights.dim(2))
