@@ -430,6 +430,15 @@ case("hybrid_conv", [(1, 10, 10, 8)], optimize="dynamic_range")(
     lambda x: tf.nn.relu6(tf.nn.bias_add(tf.nn.conv2d(x, h_conv_w, 1, "SAME"), h_conv_b)))
 case("hybrid_conv_per_tensor_batch2", [(2, 9, 9, 8)], optimize="dynamic_range_per_tensor")(
     lambda x: tf.nn.bias_add(tf.nn.conv2d(x, h_conv_w, 2, "SAME"), h_conv_b))
+h_dw_rng = np.random.default_rng(6161)
+h_dw_w = tf.constant(h_dw_rng.normal(0, 0.5, size=(3, 3, 128, 1)).astype(np.float32))   # 1,152 weights: dynamic range quantizes them
+h_dw_b = tf.constant(h_dw_rng.normal(0, 0.5, size=(128,)).astype(np.float32))
+case("hybrid_depthwise_relu6", [(1, 7, 6, 128)], optimize="dynamic_range")(
+    lambda x: tf.nn.relu6(tf.nn.bias_add(tf.nn.depthwise_conv2d(x, h_dw_w, [1, 2, 2, 1], "SAME"), h_dw_b)))
+# Not a case: per-tensor hybrid DEPTHWISE_CONV_2D (dynamic_range_per_tensor), where LiteRT 2.3's output is garbage
+# (values up to 1e35: its per-channel hybrid kernel reads a scale per channel from a one-scale filter).
+case("hybrid_depthwise_batch2_valid", [(2, 5, 5, 128)], optimize="dynamic_range")(
+    lambda x: tf.nn.depthwise_conv2d(x, h_dw_w, [1, 1, 1, 1], "VALID"))
 h_tconv_rng = np.random.default_rng(5151)
 h_tconv_w = tf.constant(h_tconv_rng.normal(0, 0.5, size=(3, 3, 16, 12)).astype(np.float32))   # [kh, kw, cout, cin]: 1,728 weights
 h_tconv_b = tf.constant(h_tconv_rng.normal(0, 0.5, size=(16,)).astype(np.float32))

@@ -466,6 +466,22 @@ final class KernelConsistencyTests: XCTestCase {
 
     /// int8 RSQRT of a stored value below the input zero point (a negative number) is an error when it runs, as in
     /// LiteRT; the zero point itself reads as the largest output.
+    /// The hybrid kernels' input quantization (vectorized rounding) against `rounded(.toNearestOrAwayFromZero)`: exact
+    /// ties of both signs, the floats just below them, values past the range, and random values.
+    func testHybridInputQuantizationRoundsHalfAwayFromZero() {
+        // With a largest magnitude of 127 the symmetric scale is 1: each value is its own rounding.
+        var values: [Float] = [127, -127, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 126.5, -126.5, 0.49999997, -0.49999997, 1.4999999, -1.4999999, 0]
+        values += (0..<200).map { _ in Float.random(in: -127...127, using: &generator) }
+        values += (0..<60).map { Float($0 - 30) + 0.5 }
+        var symmetric = [Int8](repeating: 0, count: values.count)
+        let scale = HybridQuantization.quantizeSymmetric(values, count: values.count, into: &symmetric)
+        XCTAssertEqual(scale, 1)
+        XCTAssertEqual(symmetric, values.map { Int8(max(min($0.rounded(.toNearestOrAwayFromZero), 127), -127)) })
+        var asymmetric = [Int8](repeating: 0, count: values.count)
+        let (step, offset) = HybridQuantization.quantizeAsymmetric(values, count: values.count, into: &asymmetric)
+        XCTAssertEqual(asymmetric, values.map { Int8(max(min((Float(offset) + $0 * (1 / step)).rounded(.toNearestOrAwayFromZero), 127), -128)) })
+    }
+
     func testInt8RsqrtOfANegativeValueIsAnError() throws {
         func rsqrt(_ values: [Int8]) throws -> [Int8] {
             let output = quantizedTensor(1, [values.count], .int8, [Int8](repeating: 0, count: values.count), scales: [0.05], zeroPoints: [-20])

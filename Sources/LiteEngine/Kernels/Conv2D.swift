@@ -56,7 +56,17 @@ final class Conv2D: Kernel {
                 throw KernelError.invalid("hybrid CONV_2D filter needs one scale or one per output channel")
             }
             hybridPerChannel = q.scale.count > 1
-            if hybrid == nil { hybrid = try HybridWeights(filter, channels: filter.dim(0)) }
+            if hybrid == nil {
+                let weights = try HybridWeights(filter, channels: filter.dim(0))
+                hybrid = weights
+                hybridWeights = weights.values.map { Double($0) }
+                // Float sums of products of int8 weights and offsets below 256 stay exact integers under 518 terms.
+                if weights.depth < 518 {
+                    hybridPacked = weights.values.map { Float($0) }.withUnsafeBufferPointer {
+                        PackedFilterGEMM.make(filter: $0.baseAddress!, n: weights.channels, k: weights.depth, bias: nil)
+                    }
+                }
+            }
         }
         if filter.dim(3) == 1, input.dim(3) > 1, filter.type == .float32 { return try prepareDepthwise(input, filter, output) }
         guard filter.dim(3) > 0, input.dim(3) % filter.dim(3) == 0 else {
@@ -267,52 +277,66 @@ final class Conv2D: Kernel {
         (geometryH, geometryW) = (kernel.geometryH, kernel.geometryW)
     }
 
-    /// Hybrid path (float input, int8 filter).
+    /// Hybrid path (float input, int8 filter), and its weights as doubles for the GEMM, or packed as floats for the AVX2
+    /// microkernel when a filter row is short enough for exact float sums.
     var hybrid: HybridWeights?
+    var hybridWeights: [Double] = []
+    var hybridPacked: PackedFilterGEMM?
     /// Per-channel filter scales: TFLite's `HybridConvPerChannel` (asymmetric inputs); one scale: its `HybridConv`
     /// (symmetric inputs, zero padding).
     var hybridPerChannel = true
 
-    /// `HybridConvPerChannel`: each batch image quantized asymmetrically, padding taps take the zero point, exact
-    /// int32 sums, `float(acc − zero_point · Σw) · (channel_scale · input_scale) + bias`, clamped. `HybridConv` is
-    /// the same with symmetric quantization (zero point 0).
-    private func runHybrid(_ weights: HybridWeights) {
+    /// `HybridConvPerChannel`: each batch image quantized asymmetrically (`AsymmetricQuantizeFloats`), padding taps
+    /// take the zero point, exact int32 sums, `float(acc − zero_point · Σw) · (channel_scale · input_scale) + bias`,
+    /// clamped. `HybridConv` is the same with symmetric quantization (zero point 0). Here the images' `x_q − zero_point`
+    /// (padding: 0, the same sums) go through im2col and a double-precision GEMM with the int8 weights: every product
+    /// and sum is an exact integer, in any order.
+    private func runHybrid(_ weights: HybridWeights, _ context: RunContext) {
         let input = node.inputs[0]!, filter = node.inputs[1]!, output = node.outputs[0]
         let (batches, inH, inW, inC) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
-        let (outC, kh, kw) = (filter.dim(0), filter.dim(1), filter.dim(2))
-        let (outH, outW) = (geometryH.output, geometryW.output)
-        let bias = optionalInput(2)?.floats
-        let imageSize = inH * inW * inC
-        var quantized = [Int8](repeating: 0, count: imageSize)
+        let outC = filter.dim(0), (outH, outW) = (geometryH.output, geometryW.output)
+        let imageSize = inH * inW * inC, rows = batches * outH * outW, depth = weights.depth
+        let pointwise = isPointwise && geometryH.padBefore == 0 && geometryW.padBefore == 0
+        let quantized = context.scratch.assumingMemoryBound(to: Int8.self)
+        var imageScales = [Float](repeating: 0, count: batches), imageOffsets = [Int32](repeating: 0, count: batches)
+        for b in 0..<batches {
+            let image = input.floats + b * imageSize, q = quantized + b * imageSize
+            (imageScales[b], imageOffsets[b]) = hybridPerChannel
+                ? HybridQuantization.quantizeAsymmetric(image, count: imageSize, into: q)
+                : (HybridQuantization.quantizeSymmetric(image, count: imageSize, into: q), 0)
+        }
         let dst = output.floats
-        weights.values.withUnsafeBufferPointer { w in
-            quantized.withUnsafeMutableBufferPointer { q in
-                for b in 0..<batches {
-                    let (scale, offset) = hybridPerChannel
-                        ? HybridQuantization.quantizeAsymmetric(input.floats + b * imageSize, count: imageSize, into: q.baseAddress!)
-                        : (HybridQuantization.quantizeSymmetric(input.floats + b * imageSize, count: imageSize, into: q.baseAddress!), 0)
-                    for oy in 0..<outH {
-                        for ox in 0..<outW {
-                            for oc in 0..<outC {
-                                var acc: Int32 = 0
-                                for ky in 0..<kh {
-                                    let iy = oy * options.strideH - geometryH.padBefore + ky * options.dilationH
-                                    for kx in 0..<kw {
-                                        let ix = ox * options.strideW - geometryW.padBefore + kx * options.dilationW
-                                        let taps = w.baseAddress! + ((oc * kh + ky) * kw + kx) * inC
-                                        if iy < 0 || iy >= inH || ix < 0 || ix >= inW {
-                                            for c in 0..<inC { acc &+= offset &* Int32(taps[c]) }
-                                            continue
-                                        }
-                                        let pixel = q.baseAddress! + (iy * inW + ix) * inC
-                                        for c in 0..<inC { acc &+= Int32(pixel[c]) &* Int32(taps[c]) }
-                                    }
-                                }
-                                acc &-= weights.rowSums[oc] &* offset
-                                let value = Float(acc) * (weights.scales[oc] * scale) + (bias?[oc] ?? 0)
-                                dst[((b * outH + oy) * outW + ox) * outC + oc] = Swift.min(Swift.max(value, activation.0), activation.1)
-                            }
-                        }
+        @inline(__always) func sums<Value: ExactAccumulator>(_ values: UnsafeMutablePointer<Value>) -> UnsafeMutablePointer<Value> {
+            for b in 0..<batches {
+                for i in 0..<imageSize { values[b * imageSize + i] = Value(exactly: Int32(quantized[b * imageSize + i]) - imageOffsets[b]) }
+            }
+            let columns = pointwise ? values : values + input.elementCount
+            if !pointwise {
+                im2col(UnsafePointer(values), input: input, filter: filter, geometryH: geometryH, geometryW: geometryW, options: options,
+                       into: columns, threads: context.threads)
+            }
+            return columns
+        }
+        let scratch = UnsafeMutableRawPointer(quantized + (input.elementCount + 63) / 64 * 64)
+        if let packed = hybridPacked {
+            let columns = sums(scratch.assumingMemoryBound(to: Float.self))
+            packed.run(a: columns, lda: depth, rows: rows, c: dst, ldc: outC, activation: (-.infinity, .infinity), threads: context.threads)
+        } else {
+            let columns = sums(scratch.assumingMemoryBound(to: Double.self)), products = columns + rows * depth
+            hybridWeights.withUnsafeBufferPointer { w in
+                BLAS.dgemmTransposedB(m: rows, n: outC, k: depth, a: columns, b: w.baseAddress!, c: products, threads: context.threads)
+            }
+            for i in 0..<(rows * outC) { dst[i] = Float(Int32(products[i])) }
+        }
+        let bias = optionalInput(2).map { Array(UnsafeBufferPointer(start: $0.floats, count: outC)) } ?? [Float](repeating: 0, count: outC)
+        let (low, high) = activation, rowsPerImage = outH * outW
+        for b in 0..<batches {
+            let factors = weights.scales.map { $0 * imageScales[b] }
+            factors.withUnsafeBufferPointer { f in
+                bias.withUnsafeBufferPointer { bias in
+                    for r in (b * rowsPerImage)..<((b + 1) * rowsPerImage) {
+                        let row = dst + r * outC
+                        for c in 0..<outC { row[c] = Swift.min(Swift.max(row[c] * f[c] + bias[c], low), high) }
                     }
                 }
             }
@@ -356,7 +380,10 @@ final class Conv2D: Kernel {
         if depthwise != nil || int8Grouped != nil { return depthwise?.scratchBytes ?? (int8DepthwiseTaps == nil ? 0 : saturatingProduct(input0Channels, 4)) }
         guard let input = node.inputs[0], let filter = node.inputs[1], geometryH != nil else { return 0 }
         if groups > 1 { return saturatingProduct(input.dim(0), geometryH.output, geometryW.output, filter.dim(1), filter.dim(2), filter.dim(3), 4) }
-        if hybrid != nil { return 0 }
+        if hybrid != nil {
+            let rows = saturatingProduct(input.dim(0), geometryH.output, geometryW.output)
+            return QuantizedConvolution.scratchBytes(input: input, filter: filter, rows: rows) + input.elementCount + 64
+        }
         if let quantized {
             let rows = saturatingProduct(input.dim(0), geometryH.output, geometryW.output)
             if let gemm = quantized.integerGEMM {
@@ -494,7 +521,7 @@ final class Conv2D: Kernel {
                           scratch: context.scratch, threads: context.threads)
             return
         }
-        if let hybrid { return runHybrid(hybrid) }
+        if let hybrid { return runHybrid(hybrid, context) }
         let rows = input.dim(0) * geometryH.output * geometryW.output
         let depth = filter.dim(1) * filter.dim(2) * filter.dim(3)
         let outChannels = filter.dim(0)

@@ -54,7 +54,17 @@ final class DepthwiseConv2D: Kernel {
             output.shape = [input.dim(0), geometryH.output, geometryW.output, outC]
             return
         }
-        try expectType(filter, .float32)
+        if filter.type == .int8, hybrid == nil {
+            // Sums of more taps could leave the exact integer range of a float (TFLite's int32 sum has no such limit).
+            guard filter.dim(1) * filter.dim(2) < 518 else { throw KernelError.unsupported("hybrid DEPTHWISE_CONV_2D with \(filter.dim(1) * filter.dim(2)) taps") }
+            guard filter.storage != .arena, filter.data != nil else { throw KernelError.unsupported("hybrid weights must be constant") }
+            let info = try QuantizedTensorInfo(filter)
+            guard info.zeroPoints.allSatisfy({ $0 == 0 }) else { throw KernelError.unsupported("hybrid weights must be symmetric (zero point 0)") }
+            guard info.scales.count == 1 || info.scales.count == outC else { throw KernelError.invalid("\(info.scales.count) weight scales for \(outC) channels") }
+            let raw = filter.pointer(Int8.self)
+            hybrid = ((0..<filter.elementCount).map { Float(raw[$0]) }, info.scales.count == 1 ? Array(repeating: info.scales[0], count: outC) : info.scales)
+        }
+        if filter.type != .int8 { try expectType(filter, .float32) }
         if let bias = optionalInput(2) {
             try expectType(bias, .float32)
             guard bias.elementCount == outC else { throw KernelError.invalid("bias has \(bias.elementCount) values for \(outC) channels") }
@@ -63,7 +73,15 @@ final class DepthwiseConv2D: Kernel {
         output.shape = [input.dim(0), geometryH.output, geometryW.output, outC]
     }
 
+    /// Hybrid path (float input, int8 weights: dynamic-range quantization): the weights as floats and one scale per
+    /// channel. TFLite's EvalHybridPerChannel quantizes each image asymmetrically as a whole (`AsymmetricQuantizeFloats`)
+    /// and sums `w · (x_q − offset)` over the taps inside the image in int32; here those offsets run through the float
+    /// kernel, whose sums are exact integers (each below 127·255·taps < 2^24 for fewer than 518 taps), then
+    /// `Float(sum) · (w_scale[c] · image_scale) + bias`, clamped.
+    var hybrid: (weights: [Float], scales: [Float])?
+
     override var scratchBytes: Int {
+        if hybrid != nil, let input = node.inputs[0] { return saturatingProduct(input.elementCount, 5) }
         guard let quantized, quantized.exactRequantization == nil, let input = node.inputs[0] else { return 0 }
         return QuantizedDepthwiseConvolution.scratchBytes(input: input, output: node.outputs[0])
     }
@@ -88,9 +106,40 @@ final class DepthwiseConv2D: Kernel {
             }
             return
         }
+        if let hybrid { return runHybrid(geometry, hybrid, context) }
         let bias = optionalInput(2).map { UnsafePointer($0.floats) }
         Self.floatDepthwise(geometry, UnsafePointer(input.floats), UnsafePointer(filter.floats), bias, output.floats,
                             activation: activation, threads: context.threads)
+    }
+
+    private func runHybrid(_ g: Geometry, _ h: (weights: [Float], scales: [Float]), _ context: RunContext) {
+        let input = node.inputs[0]!, output = node.outputs[0]
+        let imageSize = g.inH * g.inW * g.inC, outImage = g.outH * g.outW * g.outC
+        let offsets = context.scratch.assumingMemoryBound(to: Float.self)
+        let quantized = UnsafeMutableRawPointer(offsets + input.elementCount).assumingMemoryBound(to: Int8.self)
+        var imageScales = [Float](repeating: 0, count: g.batches)
+        for b in 0..<g.batches {
+            let (scale, offset) = HybridQuantization.quantizeAsymmetric(input.floats + b * imageSize, count: imageSize, into: quantized + b * imageSize)
+            imageScales[b] = scale
+            for i in 0..<imageSize { offsets[b * imageSize + i] = Float(Int32(quantized[b * imageSize + i]) - offset) }
+        }
+        let out = output.floats
+        h.weights.withUnsafeBufferPointer { w in
+            Self.floatDepthwise(g, UnsafePointer(offsets), w.baseAddress!, nil, out, activation: (-.infinity, .infinity), threads: context.threads)
+        }
+        let bias = optionalInput(2).map { Array(UnsafeBufferPointer(start: $0.floats, count: g.outC)) } ?? [Float](repeating: 0, count: g.outC)
+        let (low, high) = activation
+        for b in 0..<g.batches {
+            let factors = h.scales.map { $0 * imageScales[b] }
+            factors.withUnsafeBufferPointer { f in
+                bias.withUnsafeBufferPointer { bias in
+                    for pixel in 0..<(g.outH * g.outW) {
+                        let row = out + b * outImage + pixel * g.outC
+                        for c in 0..<g.outC { row[c] = min(max(row[c] * f[c] + bias[c], low), high) }
+                    }
+                }
+            }
+        }
     }
 
     /// 16x8 path (int16 input, int8 filter, int64 bias): TFLite's reference `DepthwiseConvPerChannel` for int16.

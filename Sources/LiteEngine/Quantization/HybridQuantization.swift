@@ -39,11 +39,7 @@ enum HybridQuantization {
     /// `tensor_utils::AsymmetricQuantizeFloats`: the range [min(0, min x), max(0, max x)] mapped onto [-128, 127]
     /// with a nudged zero point, in double; values rounded half away from zero with the float inverse scale.
     static func quantizeAsymmetric(_ values: UnsafePointer<Float>, count: Int, into output: UnsafeMutablePointer<Int8>) -> (scale: Float, offset: Int32) {
-        var low: Float = 0, high: Float = 0
-        for i in 0..<count {
-            low = Swift.min(low, values[i])
-            high = Swift.max(high, values[i])
-        }
+        let (low, high) = range(values, count: count)
         let rmin = Double(low), rmax = Double(high)
         if rmin == rmax {
             output.update(repeating: 0, count: count)
@@ -56,31 +52,56 @@ enum HybridQuantization {
         let zero = errorMin < errorMax ? fromMin : fromMax
         let offset: Int32 = zero <= qmin ? -128 : (zero >= qmax ? 127 : Int32(zero.rounded(.toNearestOrAwayFromZero)))
         let floatScale = Float(scale)
-        let inverse = 1 / floatScale
-        for i in 0..<count {
-            let q = (Float(offset) + values[i] * inverse).rounded(.toNearestOrAwayFromZero)
-            output[i] = Int8(Swift.min(Swift.max(q, -128), 127))
-        }
+        let inverse = 1 / floatScale, zeroPoint = Float(offset)
+        for i in 0..<count { output[i] = roundedInt8(zeroPoint + values[i] * inverse, low: -128) }
         return (floatScale, offset)
+    }
+
+    /// The smallest and largest value, and 0: eight lanes of running minima and maxima, then the lanes and the rest.
+    @inline(__always)
+    private static func range(_ values: UnsafePointer<Float>, count: Int) -> (Float, Float) {
+        var lows = SIMD8<Float>(repeating: 0), highs = SIMD8<Float>(repeating: 0)
+        var i = 0
+        while i + 8 <= count {
+            let v = UnsafeRawPointer(values + i).loadUnaligned(as: SIMD8<Float>.self)
+            lows = pointwiseMin(lows, v)
+            highs = pointwiseMax(highs, v)
+            i += 8
+        }
+        var low = lows.min(), high = highs.max()
+        while i < count {
+            let v = values[i]
+            low = v < low ? v : low
+            high = v > high ? v : high
+            i += 1
+        }
+        return (low, high)
+    }
+
+    /// `x` rounded half away from zero and clamped to [low, 127], as an int8. Adding ±(1/2 − 2^-25) and truncating
+    /// rounds half away from zero exactly for |x| < 2^22, and vectorizes where `rounded(.toNearestOrAwayFromZero)` calls
+    /// libm per value; 1.5·2^23 turns the clamped integer into its bits without a trapping conversion (NaN gives an
+    /// arbitrary value, not a trap).
+    @inline(__always)
+    private static func roundedInt8(_ x: Float, low: Float) -> Int8 {
+        let half: Float = 0.49999997
+        var q = (x + (x < 0 ? -half : half)).rounded(.towardZero)
+        q = q < low ? low : q
+        q = q > 127 ? 127 : q
+        let magic: Float = 12_582_912
+        return Int8(truncatingIfNeeded: Int32(bitPattern: (q + magic).bitPattern) &- Int32(bitPattern: magic.bitPattern))
     }
 
     /// `tensor_utils::SymmetricQuantizeFloats`: scale max|x| / 127, values rounded half away from zero into [-127, 127].
     static func quantizeSymmetric(_ values: UnsafePointer<Float>, count: Int, into output: UnsafeMutablePointer<Int8>) -> Float {
-        var low: Float = 0, high: Float = 0
-        for i in 0..<count {
-            low = Swift.min(low, values[i])
-            high = Swift.max(high, values[i])
-        }
+        let (low, high) = range(values, count: count)
         let range = Swift.max(abs(low), abs(high))
         if range == 0 {
             output.update(repeating: 0, count: count)
             return 1
         }
         let inverse = 127 / range
-        for i in 0..<count {
-            let q = (values[i] * inverse).rounded(.toNearestOrAwayFromZero)
-            output[i] = Int8(Swift.min(Swift.max(q, -127), 127))
-        }
+        for i in 0..<count { output[i] = roundedInt8(values[i] * inverse, low: -127) }
         return range / 127
     }
 }
