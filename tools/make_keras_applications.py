@@ -6,6 +6,7 @@ to check architectures nobody tuned this engine for against LiteRT (tools/compar
     python3 tools/make_keras_applications.py --out /tmp/apps MobileNetV3Large EfficientNetB0 ConvNeXtTiny ...
     python3 tools/make_keras_applications.py --out /tmp/apps --int8 MobileNetV3Small     # full-integer int8 (int8 in/out)
     python3 tools/make_keras_applications.py --out /tmp/apps --int16 ResNet50 DenseNet121  # 16x8 (float in/out)
+    python3 tools/make_keras_applications.py --out /tmp/apps --dynamic MobileNetV2        # dynamic range (int8 weights)
 
 The quantized forms are calibrated on 8 random images (uniform in [-1, 1]). With random weights some architectures'
 ranges collapse: LiteRT refuses 16x8 MobileNetV2 this way (a RELU6 bound past int32 on a tiny output scale).
@@ -25,6 +26,7 @@ def main():
     p.add_argument("names", nargs="+", help="keras.applications constructors, e.g. ResNet50V2 DenseNet121")
     p.add_argument("--int8", action="store_true", help="full-integer int8 form, int8 input and output")
     p.add_argument("--int16", action="store_true", help="16x8 form (int16 activations, int8 weights), float input and output")
+    p.add_argument("--dynamic", action="store_true", help="dynamic-range form: int8 weights, float activations (hybrid ops)")
     a = p.parse_args()
     os.makedirs(a.out, exist_ok=True)
     for name in a.names:
@@ -34,7 +36,10 @@ def main():
         inputs = keras.Input(shape, batch_size=1)
         converter = tf.lite.TFLiteConverter.from_keras_model(keras.Model(inputs, network(inputs)))
         suffix = ""
-        if a.int8 or a.int16:
+        if a.dynamic:
+            converter.optimizations = [tf.lite.Optimize.DEFAULT]
+            suffix = "_dynamic"
+        elif a.int8 or a.int16:
             rng = np.random.default_rng(0)
             converter.optimizations = [tf.lite.Optimize.DEFAULT]
             converter.representative_dataset = lambda: ([rng.uniform(-1, 1, (1,) + shape).astype(np.float32)] for _ in range(8))
