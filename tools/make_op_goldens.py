@@ -1113,23 +1113,20 @@ def convert(c):
     elif c["optimize"] in ("dynamic_range", "dynamic_range_per_tensor"):
         converter.optimizations = [tf.lite.Optimize.DEFAULT]
         converter._experimental_disable_per_channel = c["optimize"] == "dynamic_range_per_tensor"
-    elif c["optimize"] and c["optimize"].startswith("quantize16x8_"):
+    elif c["optimize"] and c["optimize"].startswith("quantize"):
         calibration_rng = np.random.default_rng(zlib.crc32(c["name"].encode()) + 1)
         converter.optimizations = [tf.lite.Optimize.DEFAULT]
         converter.representative_dataset = lambda: ([calibration_rng.uniform(c["low"], c["high"], size=s).astype(np.float32)
                                                      for s in c["shapes"]] for _ in range(64))
-        converter.target_spec.supported_ops = [tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8]
-        if c["optimize"] == "quantize16x8_int16":
-            converter.inference_input_type = converter.inference_output_type = tf.int16
-    elif c["optimize"] and c["optimize"].startswith("quantize_"):
-        calibration_rng = np.random.default_rng(zlib.crc32(c["name"].encode()) + 1)
-        converter.optimizations = [tf.lite.Optimize.DEFAULT]
-        converter.representative_dataset = lambda: ([calibration_rng.uniform(c["low"], c["high"], size=s).astype(np.float32)
-                                                     for s in c["shapes"]] for _ in range(64))
-        converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
-        io = tf.int8 if c["optimize"] == "quantize_int8" else tf.uint8
-        converter.inference_input_type = io
-        converter.inference_output_type = io
+        if c["optimize"].startswith("quantize16x8_"):
+            converter.target_spec.supported_ops = [tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8]
+            if c["optimize"] == "quantize16x8_int16":
+                converter.inference_input_type = converter.inference_output_type = tf.int16
+        else:
+            converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+            io = tf.int8 if c["optimize"] == "quantize_int8" else tf.uint8
+            converter.inference_input_type = io
+            converter.inference_output_type = io
     return converter.convert()
 
 

@@ -132,37 +132,33 @@ extension Int16Activations {
         65533, 65533, 65533, 65533, 65533, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65535,
     ]
 
-    /// reference_integer_ops::Logistic for int16: the rescaled input in Q?.9 steps of the table (1/24 per 512), linear
-    /// interpolation of |x| in unsigned 32-bit, mirrored for negative inputs (1 − sigmoid(|x|)), back to Q0.15.
-    static func logistic(_ x: Int32, multiplier: Int32, shift: Int32) -> Int32 {
+    /// The input rescaled (`(x·multiplier + round) >> shift`) and the table interpolated at its magnitude with
+    /// `fractionBits` bits between entries, in unsigned 32-bit; `saturated` past the table's end.
+    @inline(__always)
+    private static func sigmoidInterpolation(_ x: Int32, multiplier: Int32, shift: Int32, fractionBits: UInt32,
+                                             saturated: UInt32) -> (input: Int32, value: UInt32) {
         let round: Int32 = shift > 0 ? 1 << (shift - 1) : 0
         let input = (x &* multiplier &+ round) >> shift
-        let magnitude = UInt32(input.magnitude), index = Int(magnitude >> 9)
-        var result: UInt32
-        if index >= 255 {
-            result = 0x7FFF << 10
-        } else {
-            let (a, b) = (sigmoidTable[index], sigmoidTable[index + 1])
-            result = (a << 9) &+ (magnitude & 0x1FF) &* (b &- a)
-        }
-        result = input >= 0 ? result &+ (1 << 9) : (1 << 25) &- result &+ (1 << 9) &- 1
+        let magnitude = UInt32(input.magnitude), index = Int(magnitude >> fractionBits)
+        guard index < 255 else { return (input, saturated) }
+        let (a, b) = (sigmoidTable[index], sigmoidTable[index + 1])
+        return (input, (a << fractionBits) &+ (magnitude & ((1 << fractionBits) - 1)) &* (b &- a))
+    }
+
+    /// reference_integer_ops::Logistic for int16: 9 fraction bits between table entries (1/24 per 512 input steps),
+    /// mirrored for negative inputs (1 − sigmoid(|x|)), back to Q0.15.
+    static func logistic(_ x: Int32, multiplier: Int32, shift: Int32) -> Int32 {
+        let (input, value) = sigmoidInterpolation(x, multiplier: multiplier, shift: shift, fractionBits: 9, saturated: 0x7FFF << 10)
+        let result = input >= 0 ? value &+ (1 << 9) : (1 << 25) &- value &+ (1 << 9) &- 1
         return Int32(Int16(truncatingIfNeeded: result >> 10))
     }
 
-    /// reference_integer_ops::Tanh for int16: the same table at Q?.8 steps (tanh(x) = 2·sigmoid(2x) − 1), in signed
-    /// 32-bit arithmetic.
+    /// reference_integer_ops::Tanh for int16: the same table at 8 fraction bits (tanh(x) = 2·sigmoid(2x) − 1), the
+    /// mirroring in signed 32-bit arithmetic.
     static func tanh(_ x: Int32, multiplier: Int32, shift: Int32) -> Int32 {
-        let round: Int32 = shift > 0 ? 1 << (shift - 1) : 0
-        let input = (x &* multiplier &+ round) >> shift
-        let magnitude = UInt32(input.magnitude), index = Int(magnitude >> 8)
-        var result: Int32
-        if index >= 255 {
-            result = 0xFFFF << 8
-        } else {
-            let (a, b) = (sigmoidTable[index], sigmoidTable[index + 1])
-            result = Int32(bitPattern: (a << 8) &+ (magnitude & 0xFF) &* (b &- a))
-        }
-        result = input >= 0 ? result &- (1 << 23) &+ (1 << 7) : 0 &- result &+ (1 << 23) &+ (1 << 7) &- 1
+        let (input, value) = sigmoidInterpolation(x, multiplier: multiplier, shift: shift, fractionBits: 8, saturated: 0xFFFF << 8)
+        let signed = Int32(bitPattern: value)
+        let result = input >= 0 ? signed &- (1 << 23) &+ (1 << 7) : 0 &- signed &+ (1 << 23) &+ (1 << 7) &- 1
         return Int32(Int16(truncatingIfNeeded: result >> 8))
     }
 }
