@@ -644,6 +644,18 @@ def built_transpose_conv_ties(in_shape, channels, kernel, stride):
     return build
 
 
+def built_mul(dtype, shape, scales):
+    """MUL of two inputs of one shape with the scales given (zero points 0)."""
+    def build():
+        g = GraphBuilder()
+        a = g.tensor("a", shape, dtype=dtype, quantization=(scales[0], 0))
+        b = g.tensor("b", shape, dtype=dtype, quantization=(scales[1], 0))
+        y = g.tensor("y", shape, dtype=dtype, quantization=(scales[2], 0))
+        g.operator(g.fb.BuiltinOperator.MUL, [a, b], [y], g.fb.BuiltinOptions.MulOptions, g.fb.MulOptionsT())
+        return g.build([a, b], [y])
+    return build
+
+
 def built_batch_matmul(lhs_shape, rhs_shape, lhs_quantization, rhs_quantization, output_quantization, adj_x=False, adj_y=False):
     """int8 BATCH_MATMUL with the scales given. With scales a power of two apart and a depth of 1 or 2 the rescaled sums
     are often ties of the last shift, which pins its rounding (LiteRT rounds them away from zero here, up in
@@ -893,6 +905,10 @@ case("q_batch_matmul_int8_ties", [(2, 16, 1), (2, 1, 16)], built=True)(
     built_batch_matmul((2, 16, 1), (2, 1, 16), (0.0625, 3), (0.0625, -5), (0.5, 1)))
 case("q_batch_matmul_int8_ties_adjoints", [(3, 2, 9), (1, 12, 2)], built=True)(
     built_batch_matmul((3, 2, 9), (1, 12, 2), (0.125, -2), (0.0625, 0), (1.0, -3), adj_x=True, adj_y=True))
+# DenseNet121 16x8's first batch-norm MUL scales: LiteRT's multiplier s_a·s_b/s_out in single precision (1224752896)
+# and in double (1224752921) put about 4 of these 16,384 products on other sides of a rounding tie.
+case("q16_mul_float_multiplier", [(1, 128, 128), (1, 128, 128)], built=True)(
+    built_mul(np.int16, (1, 128, 128), (3.18578677251935e-05, 3.051835665246472e-05, 2.7930529540753923e-05)))
 case("q_transpose_conv_int8_ties", [(1, 5, 6, 7)], built=True)(built_transpose_conv_ties((1, 5, 6, 7), 10, 3, 2))
 case("q_conv_int8_1x1_ties", [(1, 6, 7, 5)], built=True)(built_power_of_two_layer("CONV_2D", np.int8, (1, 6, 7, 5), 19))
 case("q_conv_int8_3x3_ties", [(1, 7, 6, 3)], built=True)(built_power_of_two_layer("CONV_2D", np.int8, (1, 7, 6, 3), 10, kernel=3, stride=2))
