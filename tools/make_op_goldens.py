@@ -656,6 +656,18 @@ def built_mul(dtype, shape, scales):
     return build
 
 
+def built_int16_activation(op, input_scale, shape=(64, 64)):
+    """int16 LOGISTIC or TANH with the input scale given and output scale 2^-15: on power-of-two input scales LiteRT runs
+    gemmlowp's fixed-point functions instead of its table interpolation (the converter picks other scales)."""
+    def build():
+        g = GraphBuilder()
+        x = g.tensor("x", shape, dtype=np.int16, quantization=(input_scale, 0))
+        y = g.tensor("y", shape, dtype=np.int16, quantization=(2.0 ** -15, 0))
+        g.operator(getattr(g.fb.BuiltinOperator, op), [x], [y], 0, None)
+        return g.build([x], [y])
+    return build
+
+
 def built_batch_matmul(lhs_shape, rhs_shape, lhs_quantization, rhs_quantization, output_quantization, adj_x=False, adj_y=False):
     """int8 BATCH_MATMUL with the scales given. With scales a power of two apart and a depth of 1 or 2 the rescaled sums
     are often ties of the last shift, which pins its rounding (LiteRT rounds them away from zero here, up in
@@ -909,6 +921,9 @@ case("q_batch_matmul_int8_ties_adjoints", [(3, 2, 9), (1, 12, 2)], built=True)(
 # and in double (1224752921) put about 4 of these 16,384 products on other sides of a rounding tie.
 case("q16_mul_float_multiplier", [(1, 128, 128), (1, 128, 128)], built=True)(
     built_mul(np.int16, (1, 128, 128), (3.18578677251935e-05, 3.051835665246472e-05, 2.7930529540753923e-05)))
+case("q16_logistic_power_of_two_scale", [(64, 64)], built=True)(built_int16_activation("LOGISTIC", 2.0 ** -12))
+case("q16_tanh_power_of_two_scale", [(64, 64)], built=True)(built_int16_activation("TANH", 2.0 ** -12))
+case("q16_tanh_power_of_two_scale_shifted", [(64, 64)], built=True)(built_int16_activation("TANH", 2.0 ** -11))
 case("q_transpose_conv_int8_ties", [(1, 5, 6, 7)], built=True)(built_transpose_conv_ties((1, 5, 6, 7), 10, 3, 2))
 case("q_conv_int8_1x1_ties", [(1, 6, 7, 5)], built=True)(built_power_of_two_layer("CONV_2D", np.int8, (1, 6, 7, 5), 19))
 case("q_conv_int8_3x3_ties", [(1, 7, 6, 3)], built=True)(built_power_of_two_layer("CONV_2D", np.int8, (1, 7, 6, 3), 10, kernel=3, stride=2))

@@ -7,11 +7,16 @@ final class Logistic: UnaryElementwise, FloatUnaryOperation {
 
     override class var quantizedFunction: ((Float) -> Float)? { { x in 1 / (1 + expf(-x)) } }
 
-    /// int16: TFLite's table interpolation (``Int16Activations/logistic(_:multiplier:shift:)``).
+    /// int16: TFLite's table interpolation (``Int16Activations/logistic(_:multiplier:shift:)``), or on a power-of-two input
+    /// scale gemmlowp's fixed-point logistic (``FixedPoint16``), as LiteRT's kernels choose.
     override class func int16Function(input: Tensor, output: Tensor) throws -> ((Int32) -> Int32)? {
-        let (multiplier, shift) = try Int16Activations.sigmoidInputRescale(inputScale: try QuantizedTensorInfo(input).scale,
-                                                                          outputScale: try QuantizedTensorInfo(output).scale, tanh: false, op: "LOGISTIC")
-        return { Int16Activations.logistic($0, multiplier: multiplier, shift: shift) }
+        switch try Int16Activations.sigmoidInput(inputScale: try QuantizedTensorInfo(input).scale, outputScale: try QuantizedTensorInfo(output).scale,
+                                                 tanh: false, op: "LOGISTIC") {
+        case .rescaled(let multiplier, let shift):
+            return { Int16Activations.logistic($0, multiplier: multiplier, shift: shift) }
+        case .fixedPoint:
+            return { Int32(FixedPoint16.logistic(Int16(truncatingIfNeeded: $0), integerBits: 3)) }
+        }
     }
 
     override func run(_ context: RunContext) throws {

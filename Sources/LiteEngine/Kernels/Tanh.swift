@@ -7,11 +7,16 @@ final class Tanh: UnaryElementwise, FloatUnaryOperation {
 
     override class var quantizedFunction: ((Float) -> Float)? { { x in tanhf(x) } }
 
-    /// int16: TFLite's table interpolation (``Int16Activations/tanh(_:multiplier:shift:)``).
+    /// int16: TFLite's table interpolation (``Int16Activations/tanh(_:multiplier:shift:)``), or on a power-of-two input
+    /// scale gemmlowp's fixed-point tanh (``FixedPoint16``), as LiteRT's kernels choose.
     override class func int16Function(input: Tensor, output: Tensor) throws -> ((Int32) -> Int32)? {
-        let (multiplier, shift) = try Int16Activations.sigmoidInputRescale(inputScale: try QuantizedTensorInfo(input).scale,
-                                                                          outputScale: try QuantizedTensorInfo(output).scale, tanh: true, op: "TANH")
-        return { Int16Activations.tanh($0, multiplier: multiplier, shift: shift) }
+        switch try Int16Activations.sigmoidInput(inputScale: try QuantizedTensorInfo(input).scale, outputScale: try QuantizedTensorInfo(output).scale,
+                                                 tanh: true, op: "TANH") {
+        case .rescaled(let multiplier, let shift):
+            return { Int16Activations.tanh($0, multiplier: multiplier, shift: shift) }
+        case .fixedPoint(let leftShift):
+            return { Int32(FixedPoint16.tanh(FixedPoint16.multiplyByPOT(Int16(truncatingIfNeeded: $0), leftShift), integerBits: 3)) }
+        }
     }
 
     override func run(_ context: RunContext) throws {

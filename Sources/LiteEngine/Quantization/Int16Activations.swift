@@ -88,18 +88,22 @@ extension Int16Activations {
         return (rounded.isFinite ? Int(rounded) : 0, abs(log2x - rounded) < 1e-3)
     }
 
-    /// The input rescale of TFLite's int16 LOGISTIC and TANH (activations.cc): `scale · 4096 · 3` doubled until it
-    /// exceeds 32767 / 2 (at most 31 times), then truncated; the table input is `(x·multiplier + round) >> shift`.
-    /// Input scales within 0.1% of 2^-12 (TANH: also 2^-11) take LiteRT's fixed-point kernel instead, which this
-    /// engine does not have: nil then.
-    static func sigmoidInputRescale(inputScale: Float, outputScale: Float, tanh: Bool, op: String) throws -> (multiplier: Int32, shift: Int32) {
-        let (inputLog2, inputIsPowerOfTwo) = checkedLog2(inputScale)
-        let leftShift = 12 + inputLog2
-        if inputIsPowerOfTwo && (leftShift == 0 || (tanh && leftShift == 1)) {
-            throw KernelError.unsupported("int16 \(op) on a power-of-two input scale (TFLite's fixed-point kernel)")
-        }
+    /// How TFLite's int16 LOGISTIC and TANH (activations.cc) read their input.
+    enum SigmoidInput {
+        /// The table interpolation's input `(x·multiplier + round) >> shift`: `scale · 4096 · 3` doubled until it exceeds
+        /// 32767 / 2 (at most 31 times), then truncated.
+        case rescaled(multiplier: Int32, shift: Int32)
+        /// An input scale within 0.1% of 2^-12 (TANH: also 2^-11, `leftShift` 1): LiteRT's optimized kernel, gemmlowp's
+        /// fixed-point logistic or tanh of the input read as Q3.12 (shifted left once, saturating, for 2^-11).
+        case fixedPoint(leftShift: Int)
+    }
+
+    static func sigmoidInput(inputScale: Float, outputScale: Float, tanh: Bool, op: String) throws -> SigmoidInput {
         let (outputLog2, outputIsPowerOfTwo) = checkedLog2(outputScale)
         guard outputIsPowerOfTwo, outputLog2 == -15 else { throw KernelError.unsupported("int16 \(op) output scale \(outputScale) (must be 2^-15)") }
+        let (inputLog2, inputIsPowerOfTwo) = checkedLog2(inputScale)
+        let leftShift = 12 + inputLog2
+        if inputIsPowerOfTwo && (leftShift == 0 || (tanh && leftShift == 1)) { return .fixedPoint(leftShift: leftShift) }
         var multiplier = Double(inputScale) * 4096.0 * 3.0
         var shift: Int32 = 0
         while multiplier <= 32767.0 / 2.0 && shift <= 30 {
@@ -107,7 +111,7 @@ extension Int16Activations {
             multiplier *= 2
         }
         guard multiplier < 2_147_483_648 else { throw KernelError.unsupported("int16 \(op) input scale \(inputScale) too large") }
-        return (Int32(multiplier), shift)
+        return .rescaled(multiplier: Int32(multiplier), shift: shift)
     }
 
     /// TFLite's `sigmoid_table_uint16` (internal/common.h): sigmoid(i / 24) in Q0.16 for i in 0..<256, the table its
