@@ -59,13 +59,13 @@ final class Conv2D: Kernel {
             if hybrid == nil {
                 let weights = try HybridWeights(filter, channels: filter.dim(0))
                 hybrid = weights
-                hybridWeights = weights.values.map { Double($0) }
                 // Float sums of products of int8 weights and offsets below 256 stay exact integers under 518 terms.
                 if weights.depth < 518 {
                     hybridPacked = weights.values.map { Float($0) }.withUnsafeBufferPointer {
                         PackedFilterGEMM.make(filter: $0.baseAddress!, n: weights.channels, k: weights.depth, bias: nil)
                     }
                 }
+                if hybridPacked == nil { hybridWeights = weights.values.map { Double($0) } }
             }
         }
         if filter.dim(3) == 1, input.dim(3) > 1, filter.type == .float32 { return try prepareDepthwise(input, filter, output) }
@@ -277,8 +277,8 @@ final class Conv2D: Kernel {
         (geometryH, geometryW) = (kernel.geometryH, kernel.geometryW)
     }
 
-    /// Hybrid path (float input, int8 filter), and its weights as doubles for the GEMM, or packed as floats for the AVX2
-    /// microkernel when a filter row is short enough for exact float sums.
+    /// Hybrid path (float input, int8 filter), and its weights packed as floats for the AVX2 microkernel when a filter row
+    /// is short enough for exact float sums, else as doubles for dgemm.
     var hybrid: HybridWeights?
     var hybridWeights: [Double] = []
     var hybridPacked: PackedFilterGEMM?
@@ -298,18 +298,10 @@ final class Conv2D: Kernel {
         let imageSize = inH * inW * inC, rows = batches * outH * outW, depth = weights.depth
         let pointwise = isPointwise && geometryH.padBefore == 0 && geometryW.padBefore == 0
         let quantized = context.scratch.assumingMemoryBound(to: Int8.self)
-        var imageScales = [Float](repeating: 0, count: batches), imageOffsets = [Int32](repeating: 0, count: batches)
-        for b in 0..<batches {
-            let image = input.floats + b * imageSize, q = quantized + b * imageSize
-            (imageScales[b], imageOffsets[b]) = hybridPerChannel
-                ? HybridQuantization.quantizeAsymmetric(image, count: imageSize, into: q)
-                : (HybridQuantization.quantizeSymmetric(image, count: imageSize, into: q), 0)
-        }
         let dst = output.floats
+        var imageScales: [Float] = []
         @inline(__always) func sums<Value: ExactAccumulator>(_ values: UnsafeMutablePointer<Value>) -> UnsafeMutablePointer<Value> {
-            for b in 0..<batches {
-                for i in 0..<imageSize { values[b * imageSize + i] = Value(exactly: Int32(quantized[b * imageSize + i]) - imageOffsets[b]) }
-            }
+            imageScales = HybridQuantization.quantizeImages(input, asymmetric: hybridPerChannel, quantized: quantized, offsets: values)
             let columns = pointwise ? values : values + input.elementCount
             if !pointwise {
                 im2col(UnsafePointer(values), input: input, filter: filter, geometryH: geometryH, geometryW: geometryW, options: options,

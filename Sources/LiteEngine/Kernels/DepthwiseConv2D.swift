@@ -117,12 +117,7 @@ final class DepthwiseConv2D: Kernel {
         let imageSize = g.inH * g.inW * g.inC, outImage = g.outH * g.outW * g.outC
         let offsets = context.scratch.assumingMemoryBound(to: Float.self)
         let quantized = UnsafeMutableRawPointer(offsets + input.elementCount).assumingMemoryBound(to: Int8.self)
-        var imageScales = [Float](repeating: 0, count: g.batches)
-        for b in 0..<g.batches {
-            let (scale, offset) = HybridQuantization.quantizeAsymmetric(input.floats + b * imageSize, count: imageSize, into: quantized + b * imageSize)
-            imageScales[b] = scale
-            for i in 0..<imageSize { offsets[b * imageSize + i] = Float(Int32(quantized[b * imageSize + i]) - offset) }
-        }
+        let imageScales = HybridQuantization.quantizeImages(input, quantized: quantized, offsets: offsets)
         let out = output.floats
         h.weights.withUnsafeBufferPointer { w in
             Self.floatDepthwise(g, UnsafePointer(offsets), w.baseAddress!, nil, out, activation: (-.infinity, .infinity), threads: context.threads)

@@ -142,14 +142,16 @@ final class TransposeConv: Kernel {
         }
         col2im(UnsafePointer(columns), into: sums)
         let requantization = q.requantization
-        for i in 0..<output.elementCount {
-            let c = i % outC
-            let acc = Int64(sums[i]) &+ (q.bias.isEmpty ? 0 : q.bias[c])
-            if input.type == .int16 {
-                output.pointer(Int16.self)[i] = Int16(truncatingIfNeeded: requantization.applyWide(acc, channel: c))
-            } else {
-                output.pointer(Int8.self)[i] = Int8(truncatingIfNeeded: requantization.apply(Int32(truncatingIfNeeded: acc), channel: c))
+        @inline(__always) func requantize<Element: FixedWidthInteger>(_ out: UnsafeMutablePointer<Element>, _ rescale: (Int64, Int) -> Int32) {
+            for i in 0..<output.elementCount {
+                let c = i % outC
+                out[i] = Element(truncatingIfNeeded: rescale(Int64(sums[i]) &+ (q.bias.isEmpty ? 0 : q.bias[c]), c))
             }
+        }
+        if input.type == .int16 {
+            requantize(output.pointer(Int16.self)) { requantization.applyWide($0, channel: $1) }
+        } else {
+            requantize(output.pointer(Int8.self)) { requantization.apply(Int32(truncatingIfNeeded: $0), channel: $1) }
         }
     }
 
@@ -160,12 +162,7 @@ final class TransposeConv: Kernel {
         let taps = outC * weights.dim(1) * weights.dim(2), outImage = output.elementCount / max(batches, 1)
         let values = context.scratch.assumingMemoryBound(to: Double.self), columns = values + input.elementCount, sums = columns + batches * pixels * taps
         let quantized = UnsafeMutableRawPointer(sums + output.elementCount).assumingMemoryBound(to: Int8.self)
-        var imageScales = [Float](repeating: 0, count: batches)
-        for b in 0..<batches {
-            let (scale, offset) = HybridQuantization.quantizeAsymmetric(input.floats + b * imageSize, count: imageSize, into: quantized + b * imageSize)
-            imageScales[b] = scale
-            for i in 0..<imageSize { values[b * imageSize + i] = Double(Int32(quantized[b * imageSize + i]) - offset) }
-        }
+        let imageScales = HybridQuantization.quantizeImages(input, quantized: quantized, offsets: values)
         h.weights.withUnsafeBufferPointer { w in
             BLAS.dgemmTransposedB(m: batches * pixels, n: taps, k: inC, a: values, b: w.baseAddress!, c: columns, threads: context.threads)
         }

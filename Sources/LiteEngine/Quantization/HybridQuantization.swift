@@ -36,6 +36,21 @@ struct HybridWeights {
 }
 
 enum HybridQuantization {
+    /// The hybrid convolutions' input (TFLite's EvalHybrid of CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV): each batch
+    /// image of a float tensor quantized to int8 as a whole, asymmetrically or (per-tensor CONV_2D) symmetrically, and
+    /// written as `q − offset` (padding 0 then contributes what TFLite's zero-point padding does). `quantized` holds
+    /// the tensor's int8 values. Returns each image's scale.
+    static func quantizeImages<Value: ExactAccumulator>(_ input: Tensor, asymmetric: Bool = true, quantized: UnsafeMutablePointer<Int8>,
+                                                        offsets: UnsafeMutablePointer<Value>) -> [Float] {
+        let batches = input.dim(0), imageSize = input.elementCount / max(batches, 1)
+        return (0..<batches).map { b in
+            let image = input.floats + b * imageSize, q = quantized + b * imageSize
+            let (scale, offset) = asymmetric ? quantizeAsymmetric(image, count: imageSize, into: q) : (quantizeSymmetric(image, count: imageSize, into: q), 0)
+            for i in 0..<imageSize { offsets[b * imageSize + i] = Value(exactly: Int32(q[i]) - offset) }
+            return scale
+        }
+    }
+
     /// `tensor_utils::AsymmetricQuantizeFloats`: the range [min(0, min x), max(0, max x)] mapped onto [-128, 127]
     /// with a nudged zero point, in double; values rounded half away from zero with the float inverse scale.
     static func quantizeAsymmetric(_ values: UnsafePointer<Float>, count: Int, into output: UnsafeMutablePointer<Int8>) -> (scale: Float, offset: Int32) {
