@@ -435,6 +435,15 @@ case("hybrid_conv", [(1, 10, 10, 8)], optimize="dynamic_range")(
     lambda x: tf.nn.relu6(tf.nn.bias_add(tf.nn.conv2d(x, h_conv_w, 1, "SAME"), h_conv_b)))
 case("hybrid_conv_per_tensor_batch2", [(2, 9, 9, 8)], optimize="dynamic_range_per_tensor")(
     lambda x: tf.nn.bias_add(tf.nn.conv2d(x, h_conv_w, 2, "SAME"), h_conv_b))
+# Filter rows of 1,152 and 600 values: summed in three and two slices of under 518 (exact float sums), added as integers.
+h_long_rng = np.random.default_rng(7171)
+h_long_w = tf.constant(h_long_rng.normal(0, 0.5, size=(3, 3, 128, 24)).astype(np.float32))
+h_long_b = tf.constant(h_long_rng.normal(0, 0.5, size=(24,)).astype(np.float32))
+case("hybrid_conv_long_rows_batch2", [(2, 6, 5, 128)], optimize="dynamic_range")(
+    lambda x: tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(x, h_long_w, 1, "SAME"), h_long_b)))
+h_long_pointwise_w = tf.constant(h_long_rng.normal(0, 0.5, size=(1, 1, 600, 20)).astype(np.float32))
+case("hybrid_conv_pointwise_long_rows", [(1, 4, 4, 600)], optimize="dynamic_range")(
+    lambda x: tf.nn.conv2d(x, h_long_pointwise_w, 1, "VALID"))
 h_dw_rng = np.random.default_rng(6161)
 h_dw_w = tf.constant(h_dw_rng.normal(0, 0.5, size=(3, 3, 128, 1)).astype(np.float32))   # 1,152 weights: dynamic range quantizes them
 h_dw_b = tf.constant(h_dw_rng.normal(0, 0.5, size=(128,)).astype(np.float32))

@@ -480,6 +480,13 @@ final class KernelConsistencyTests: XCTestCase {
         var asymmetric = [Int8](repeating: 0, count: values.count)
         let (step, offset) = HybridQuantization.quantizeAsymmetric(values, count: values.count, into: &asymmetric)
         XCTAssertEqual(asymmetric, values.map { Int8(max(min((Float(offset) + $0 * (1 / step)).rounded(.toNearestOrAwayFromZero), 127), -128)) })
+        // The convolutions' path writes q − offset as floats, eight lanes at a time.
+        let image = tensor(0, [1, values.count], values)
+        var offsets = [Float](repeating: .nan, count: values.count)
+        XCTAssertEqual(HybridQuantization.quantizeImages(image, asymmetric: false, offsets: &offsets), [1])
+        XCTAssertEqual(offsets, symmetric.map { Float($0) })
+        XCTAssertEqual(HybridQuantization.quantizeImages(image, offsets: &offsets), [step])
+        XCTAssertEqual(offsets, asymmetric.map { Float(Int32($0) - offset) })
     }
 
     func testInt8RsqrtOfANegativeValueIsAnError() throws {

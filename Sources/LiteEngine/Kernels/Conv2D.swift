@@ -59,13 +59,19 @@ final class Conv2D: Kernel {
             if hybrid == nil {
                 let weights = try HybridWeights(filter, channels: filter.dim(0))
                 hybrid = weights
-                // Float sums of products of int8 weights and offsets below 256 stay exact integers under 518 terms.
-                if weights.depth < 518 {
-                    hybridPacked = weights.values.map { Float($0) }.withUnsafeBufferPointer {
-                        PackedFilterGEMM.make(filter: $0.baseAddress!, n: weights.channels, k: weights.depth, bias: nil)
+                // Float sums of products of int8 weights and offsets below 256 stay exact integers under 518 terms:
+                // longer filter rows are cut into slices that short, each summed in float and the slices added in int32.
+                let slices = (weights.depth + 516) / 517
+                hybridPacked = weights.values.map { Float($0) }.withUnsafeBufferPointer { values in
+                    (0..<slices).compactMap { s -> HybridSlice? in
+                        let columns = (s * weights.depth / slices)..<((s + 1) * weights.depth / slices)
+                        let slice = (0..<weights.channels).flatMap { c in values[(c * weights.depth + columns.lowerBound)..<(c * weights.depth + columns.upperBound)] }
+                        return slice.withUnsafeBufferPointer { PackedFilterGEMM.make(filter: $0.baseAddress!, n: weights.channels, k: columns.count, bias: nil) }
+                            .map { HybridSlice(columns: columns, gemm: $0) }
                     }
                 }
-                if hybridPacked == nil { hybridWeights = weights.values.map { Double($0) } }
+                if hybridPacked.count < slices { hybridPacked = [] }
+                if hybridPacked.isEmpty { hybridWeights = weights.values.map { Double($0) } }
             }
         }
         if filter.dim(3) == 1, input.dim(3) > 1, filter.type == .float32 { return try prepareDepthwise(input, filter, output) }
@@ -277,11 +283,16 @@ final class Conv2D: Kernel {
         (geometryH, geometryW) = (kernel.geometryH, kernel.geometryW)
     }
 
-    /// Hybrid path (float input, int8 filter), and its weights packed as floats for the AVX2 microkernel when a filter row
-    /// is short enough for exact float sums, else as doubles for dgemm.
+    /// Hybrid path (float input, int8 filter), and its weights packed as floats for the AVX2 microkernel in slices of
+    /// the filter rows short enough for exact float sums, or (builds without it) as doubles for dgemm.
     var hybrid: HybridWeights?
     var hybridWeights: [Double] = []
-    var hybridPacked: PackedFilterGEMM?
+    var hybridPacked: [HybridSlice] = []
+
+    struct HybridSlice {
+        let columns: Range<Int>
+        let gemm: PackedFilterGEMM
+    }
     /// Per-channel filter scales: TFLite's `HybridConvPerChannel` (asymmetric inputs); one scale: its `HybridConv`
     /// (symmetric inputs, zero padding).
     var hybridPerChannel = true
@@ -297,11 +308,10 @@ final class Conv2D: Kernel {
         let outC = filter.dim(0), (outH, outW) = (geometryH.output, geometryW.output)
         let imageSize = inH * inW * inC, rows = batches * outH * outW, depth = weights.depth
         let pointwise = isPointwise && geometryH.padBefore == 0 && geometryW.padBefore == 0
-        let quantized = context.scratch.assumingMemoryBound(to: Int8.self)
         let dst = output.floats
         var imageScales: [Float] = []
         @inline(__always) func sums<Value: ExactAccumulator>(_ values: UnsafeMutablePointer<Value>) -> UnsafeMutablePointer<Value> {
-            imageScales = HybridQuantization.quantizeImages(input, asymmetric: hybridPerChannel, quantized: quantized, offsets: values)
+            imageScales = HybridQuantization.quantizeImages(input, asymmetric: hybridPerChannel, offsets: values)
             let columns = pointwise ? values : values + input.elementCount
             if !pointwise {
                 im2col(UnsafePointer(values), input: input, filter: filter, geometryH: geometryH, geometryW: geometryW, options: options,
@@ -309,10 +319,18 @@ final class Conv2D: Kernel {
             }
             return columns
         }
-        let scratch = UnsafeMutableRawPointer(quantized + (input.elementCount + 63) / 64 * 64)
-        if let packed = hybridPacked {
+        let scratch = context.scratch
+        if !hybridPacked.isEmpty {
             let columns = sums(scratch.assumingMemoryBound(to: Float.self))
-            packed.run(a: columns, lda: depth, rows: rows, c: dst, ldc: outC, activation: (-.infinity, .infinity), threads: context.threads)
+            let partials = columns + rows * depth, outputs = rows * outC
+            for (s, slice) in hybridPacked.enumerated() {
+                slice.gemm.run(a: columns + slice.columns.lowerBound, lda: depth, rows: rows, c: s == 0 ? dst : partials + (s - 1) * outputs, ldc: outC,
+                               activation: (-.infinity, .infinity), threads: context.threads)
+            }
+            for s in 1..<max(1, hybridPacked.count) {
+                let partial = partials + (s - 1) * outputs
+                for i in 0..<outputs { dst[i] = Float(Int32(dst[i]) &+ Int32(partial[i])) }
+            }
         } else {
             let columns = sums(scratch.assumingMemoryBound(to: Double.self)), products = columns + rows * depth
             hybridWeights.withUnsafeBufferPointer { w in
@@ -374,7 +392,9 @@ final class Conv2D: Kernel {
         if groups > 1 { return saturatingProduct(input.dim(0), geometryH.output, geometryW.output, filter.dim(1), filter.dim(2), filter.dim(3), 4) }
         if hybrid != nil {
             let rows = saturatingProduct(input.dim(0), geometryH.output, geometryW.output)
-            return QuantizedConvolution.scratchBytes(input: input, filter: filter, rows: rows) + input.elementCount + 64
+            if hybridPacked.isEmpty { return QuantizedConvolution.scratchBytes(input: input, filter: filter, rows: rows) }
+            let depth = filter.dim(1) * filter.dim(2) * filter.dim(3)
+            return saturatingProduct(input.elementCount + rows * depth + (hybridPacked.count - 1) * rows * filter.dim(0), 4)
         }
         if let quantized {
             let rows = saturatingProduct(input.dim(0), geometryH.output, geometryW.output)

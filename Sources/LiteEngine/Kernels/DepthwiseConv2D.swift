@@ -81,7 +81,7 @@ final class DepthwiseConv2D: Kernel {
     var hybrid: (weights: [Float], scales: [Float])?
 
     override var scratchBytes: Int {
-        if hybrid != nil, let input = node.inputs[0] { return saturatingProduct(input.elementCount, 5) }
+        if hybrid != nil, let input = node.inputs[0] { return saturatingProduct(input.elementCount, 4) }
         guard let quantized, quantized.exactRequantization == nil, let input = node.inputs[0] else { return 0 }
         return QuantizedDepthwiseConvolution.scratchBytes(input: input, output: node.outputs[0])
     }
@@ -116,8 +116,7 @@ final class DepthwiseConv2D: Kernel {
         let input = node.inputs[0]!, output = node.outputs[0]
         let imageSize = g.inH * g.inW * g.inC, outImage = g.outH * g.outW * g.outC
         let offsets = context.scratch.assumingMemoryBound(to: Float.self)
-        let quantized = UnsafeMutableRawPointer(offsets + input.elementCount).assumingMemoryBound(to: Int8.self)
-        let imageScales = HybridQuantization.quantizeImages(input, quantized: quantized, offsets: offsets)
+        let imageScales = HybridQuantization.quantizeImages(input, offsets: offsets)
         let out = output.floats
         h.weights.withUnsafeBufferPointer { w in
             Self.floatDepthwise(g, UnsafePointer(offsets), w.baseAddress!, nil, out, activation: (-.infinity, .infinity), threads: context.threads)

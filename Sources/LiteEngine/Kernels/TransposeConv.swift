@@ -161,8 +161,7 @@ final class TransposeConv: Kernel {
         let pixels = input.dim(1) * input.dim(2), imageSize = pixels * inC
         let taps = outC * weights.dim(1) * weights.dim(2), outImage = output.elementCount / max(batches, 1)
         let values = context.scratch.assumingMemoryBound(to: Double.self), columns = values + input.elementCount, sums = columns + batches * pixels * taps
-        let quantized = UnsafeMutableRawPointer(sums + output.elementCount).assumingMemoryBound(to: Int8.self)
-        let imageScales = HybridQuantization.quantizeImages(input, quantized: quantized, offsets: values)
+        let imageScales = HybridQuantization.quantizeImages(input, offsets: values)
         h.weights.withUnsafeBufferPointer { w in
             BLAS.dgemmTransposedB(m: batches * pixels, n: taps, k: inC, a: values, b: w.baseAddress!, c: columns, threads: context.threads)
         }

@@ -1,3 +1,6 @@
+#if LITE_AVX2
+import _Builtin_intrinsics.intel
+#endif
 import Foundation
 import LiteFormat
 
@@ -38,28 +41,71 @@ struct HybridWeights {
 enum HybridQuantization {
     /// The hybrid convolutions' input (TFLite's EvalHybrid of CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV): each batch
     /// image of a float tensor quantized to int8 as a whole, asymmetrically or (per-tensor CONV_2D) symmetrically, and
-    /// written as `q − offset` (padding 0 then contributes what TFLite's zero-point padding does). `quantized` holds
-    /// the tensor's int8 values. Returns each image's scale.
-    static func quantizeImages<Value: ExactAccumulator>(_ input: Tensor, asymmetric: Bool = true, quantized: UnsafeMutablePointer<Int8>,
-                                                        offsets: UnsafeMutablePointer<Value>) -> [Float] {
+    /// written as `q − offset` (padding 0 then contributes what TFLite's zero-point padding does). Returns each image's
+    /// scale.
+    static func quantizeImages<Value: ExactAccumulator>(_ input: Tensor, asymmetric: Bool = true, offsets: UnsafeMutablePointer<Value>) -> [Float] {
         let batches = input.dim(0), imageSize = input.elementCount / max(batches, 1)
         return (0..<batches).map { b in
-            let image = input.floats + b * imageSize, q = quantized + b * imageSize
-            let (scale, offset) = asymmetric ? quantizeAsymmetric(image, count: imageSize, into: q) : (quantizeSymmetric(image, count: imageSize, into: q), 0)
-            for i in 0..<imageSize { offsets[b * imageSize + i] = Value(exactly: Int32(q[i]) - offset) }
+            let image = input.floats + b * imageSize
+            let (scale, inverse, offset) = asymmetric ? asymmetricParameters(image, count: imageSize) : symmetricParameters(image, count: imageSize)
+            let low: Float = asymmetric ? -128 : -127
+            let target = offsets + b * imageSize
+            if Value.self == Float.self {
+                quantizedValues(image, count: imageSize, inverse: inverse, zeroPoint: offset, low: low,
+                                into: UnsafeMutableRawPointer(target).assumingMemoryBound(to: Float.self))
+            } else {
+                withUnsafeTemporaryAllocation(of: Float.self, capacity: 1024) { block in
+                    for start in stride(from: 0, to: imageSize, by: 1024) {
+                        let count = min(1024, imageSize - start)
+                        quantizedValues(image + start, count: count, inverse: inverse, zeroPoint: offset, low: low, into: block.baseAddress!)
+                        for i in 0..<count { target[start + i] = Value(exactly: Int32(block[i])) }
+                    }
+                }
+            }
             return scale
+        }
+    }
+
+    /// `q − zeroPoint` as floats for each x, where q = clamp(round_half_away(zeroPoint + x · inverse), low, 127): the
+    /// rounding of ``roundedInt8(_:low:)`` in eight lanes (the product and the sum rounded apart, as TFLite's loop
+    /// computes them, never fused).
+    @inline(__always)
+    private static func quantizedValues(_ values: UnsafePointer<Float>, count: Int, inverse: Float, zeroPoint: Float, low: Float,
+                                        into output: UnsafeMutablePointer<Float>) {
+        var i = 0
+        #if LITE_AVX2
+        let scale = _mm256_set1_ps(inverse), zero = _mm256_set1_ps(zeroPoint), lowest = _mm256_set1_ps(low), highest = _mm256_set1_ps(127)
+        let half = _mm256_set1_ps(0.49999997), sign = _mm256_set1_ps(-0.0)
+        while i + 8 <= count {
+            let x = _mm256_add_ps(zero, _mm256_mul_ps(_mm256_loadu_ps(values + i), scale))
+            // x is never −0 (0 + (−0) is +0), so its sign bit says x < 0; clamped before the truncation, which
+            // keeps integer bounds, so it never sees a value beyond int32 (NaN clamps to `low`).
+            let nudged = _mm256_add_ps(x, _mm256_or_ps(half, _mm256_and_ps(x, sign)))
+            let q = _mm256_cvtepi32_ps(_mm256_cvttps_epi32(_mm256_min_ps(highest, _mm256_max_ps(nudged, lowest))))
+            _mm256_storeu_ps(output + i, _mm256_sub_ps(q, zero))
+            i += 8
+        }
+        #endif
+        while i < count {
+            output[i] = Float(roundedInt8(zeroPoint + values[i] * inverse, low: low)) - zeroPoint
+            i += 1
         }
     }
 
     /// `tensor_utils::AsymmetricQuantizeFloats`: the range [min(0, min x), max(0, max x)] mapped onto [-128, 127]
     /// with a nudged zero point, in double; values rounded half away from zero with the float inverse scale.
     static func quantizeAsymmetric(_ values: UnsafePointer<Float>, count: Int, into output: UnsafeMutablePointer<Int8>) -> (scale: Float, offset: Int32) {
+        let (scale, inverse, zeroPoint) = asymmetricParameters(values, count: count)
+        for i in 0..<count { output[i] = roundedInt8(zeroPoint + values[i] * inverse, low: -128) }
+        return (scale, Int32(zeroPoint))
+    }
+
+    /// The scale, its float inverse and the zero point of `AsymmetricQuantizeFloats` (scale 1 and inverse 0 for a
+    /// constant range, so every value quantizes to 0).
+    private static func asymmetricParameters(_ values: UnsafePointer<Float>, count: Int) -> (scale: Float, inverse: Float, zeroPoint: Float) {
         let (low, high) = range(values, count: count)
         let rmin = Double(low), rmax = Double(high)
-        if rmin == rmax {
-            output.update(repeating: 0, count: count)
-            return (1, 0)
-        }
+        if rmin == rmax { return (1, 0, 0) }
         let qmin = -128.0, qmax = 127.0
         let scale = (rmax - rmin) / (qmax - qmin)
         let fromMin = qmin - rmin / scale, fromMax = qmax - rmax / scale
@@ -67,23 +113,25 @@ enum HybridQuantization {
         let zero = errorMin < errorMax ? fromMin : fromMax
         let offset: Int32 = zero <= qmin ? -128 : (zero >= qmax ? 127 : Int32(zero.rounded(.toNearestOrAwayFromZero)))
         let floatScale = Float(scale)
-        let inverse = 1 / floatScale, zeroPoint = Float(offset)
-        for i in 0..<count { output[i] = roundedInt8(zeroPoint + values[i] * inverse, low: -128) }
-        return (floatScale, offset)
+        return (floatScale, 1 / floatScale, Float(offset))
     }
 
     /// The smallest and largest value, and 0: eight lanes of running minima and maxima, then the lanes and the rest.
     @inline(__always)
     private static func range(_ values: UnsafePointer<Float>, count: Int) -> (Float, Float) {
-        var lows = SIMD8<Float>(repeating: 0), highs = SIMD8<Float>(repeating: 0)
+        var low: Float = 0, high: Float = 0
         var i = 0
+        #if LITE_AVX2
+        var lows = _mm256_setzero_ps(), highs = _mm256_setzero_ps()
         while i + 8 <= count {
-            let v = UnsafeRawPointer(values + i).loadUnaligned(as: SIMD8<Float>.self)
-            lows = pointwiseMin(lows, v)
-            highs = pointwiseMax(highs, v)
+            let v = _mm256_loadu_ps(values + i)
+            lows = _mm256_min_ps(v, lows)
+            highs = _mm256_max_ps(v, highs)
             i += 8
         }
-        var low = lows.min(), high = highs.max()
+        low = unsafeBitCast(lows, to: SIMD8<Float>.self).min()
+        high = unsafeBitCast(highs, to: SIMD8<Float>.self).max()
+        #endif
         while i < count {
             let v = values[i]
             low = v < low ? v : low
@@ -109,14 +157,15 @@ enum HybridQuantization {
 
     /// `tensor_utils::SymmetricQuantizeFloats`: scale max|x| / 127, values rounded half away from zero into [-127, 127].
     static func quantizeSymmetric(_ values: UnsafePointer<Float>, count: Int, into output: UnsafeMutablePointer<Int8>) -> Float {
+        let (scale, inverse, _) = symmetricParameters(values, count: count)
+        for i in 0..<count { output[i] = roundedInt8(values[i] * inverse, low: -127) }
+        return scale
+    }
+
+    private static func symmetricParameters(_ values: UnsafePointer<Float>, count: Int) -> (scale: Float, inverse: Float, zeroPoint: Float) {
         let (low, high) = range(values, count: count)
         let range = Swift.max(abs(low), abs(high))
-        if range == 0 {
-            output.update(repeating: 0, count: count)
-            return 1
-        }
-        let inverse = 127 / range
-        for i in 0..<count { output[i] = roundedInt8(values[i] * inverse, low: -127) }
-        return range / 127
+        if range == 0 { return (1, 0, 0) }
+        return (range / 127, 127 / range, 0)
     }
 }
