@@ -13,7 +13,8 @@ import LiteFormat
 /// Loading builds the whole execution plan: every op is matched with a kernel (an unsupported op, version
 /// or type fails here, naming the node), output shapes are inferred, and intermediate tensors are placed in
 /// one arena by lifetime; a float RELU, RELU6 or RELU_N1_TO_1 after a convolution, FULLY_CONNECTED or arithmetic
-/// node is folded into that node's activation (``Options/fusesActivations``). `invoke()` then only runs kernels.
+/// node is folded into that node's activation, and a float LOGISTIC into the MUL that makes it a swish
+/// (``Options/fusesActivations``). `invoke()` then only runs kernels.
 /// An interpreter is not safe to use from two threads at once; make one per thread (they can share a ``TFLiteModel``).
 public final class Interpreter: @unchecked Sendable {
     public struct Options: Sendable {
@@ -24,8 +25,9 @@ public final class Interpreter: @unchecked Sendable {
         /// (or an input resize) that needs more fails with an error instead of exhausting memory.
         public var memoryLimit: Int
         /// Whether a float RELU, RELU6 or RELU_N1_TO_1 whose input only it reads is folded into the node that
-        /// writes that input (see ``Interpreter``): the same outputs, one pass over memory less, but that node's
-        /// own output tensor then holds clamped values. Off to compare every intermediate tensor with another runtime.
+        /// writes that input, and a LOGISTIC into the MUL of a swish (see ``Interpreter``): the same outputs, one pass
+        /// over memory less, but that node's own output tensor then holds clamped values, and the LOGISTIC's output is
+        /// never written. Off to compare every intermediate tensor with another runtime.
         public var fusesActivations: Bool
 
         public init(threads: Int = 1, numerics: Numerics = .fast, memoryLimit: Int = 4 << 30, fusesActivations: Bool = true) {
@@ -134,7 +136,7 @@ public final class Interpreter: @unchecked Sendable {
         }
         self.kernels = kernels
         self.nodeCodes = codes
-        (folded, aliases) = options.fusesActivations ? Self.foldClamps(kernels, subgraph) : (kernels.map { _ in false }, [:])
+        (folded, aliases) = options.fusesActivations ? Self.foldNodes(kernels, subgraph) : (kernels.map { _ in false }, [:])
         let variableBytes = tensors.filter(\.isVariable).reduce(0) { $0 + $1.byteCount }
         guard variableBytes <= options.memoryLimit else {
             throw EngineError.invalidArgument("variable tensors need \(variableBytes) bytes, over the memory limit of \(options.memoryLimit)")
@@ -147,11 +149,16 @@ public final class Interpreter: @unchecked Sendable {
         if enclosing.isEmpty { try allocateTensors() }
     }
 
-    /// Folds each float clamp node (RELU, RELU6, RELU_N1_TO_1) into the node that writes its input, when that input
-    /// is read by nothing else and is not a graph output, and the writer takes the clamp (``Kernel/takeClamp(_:)``):
-    /// the writer's output is then already the clamp's, so the clamp's output shares its bytes and the clamp node
-    /// does not run. A convolution followed by a RELU node (the face detector's blocks) then writes its output once.
-    private static func foldClamps(_ kernels: [Kernel], _ graph: SubGraphDescription) -> ([Bool], [Int: Int]) {
+    /// Folds nodes into the node that reads or writes their output, when that output is read by nothing else and is
+    /// not a graph output:
+    /// - a float LOGISTIC whose output only a MUL reads, of the LOGISTIC's own input (swish, as EfficientNet's
+    ///   converter writes it): the MUL computes `x · sigmoid(x)` itself (``Kernel/takeSigmoid(of:)``), the same
+    ///   arithmetic in one pass, and the LOGISTIC does not run;
+    /// - each float clamp node (RELU, RELU6, RELU_N1_TO_1) into the node that writes its input, when the writer takes
+    ///   the clamp (``Kernel/takeClamp(_:)``): the writer's output is then already the clamp's, so the clamp's output
+    ///   shares its bytes and the clamp node does not run. A convolution followed by a RELU node (the face detector's
+    ///   blocks) then writes its output once.
+    private static func foldNodes(_ kernels: [Kernel], _ graph: SubGraphDescription) -> ([Bool], [Int: Int]) {
         var readers = [Int: Int](), writer = [Int: Int]()
         for index in graph.outputs { readers[index, default: 0] += 1 }
         for (node, kernel) in kernels.enumerated() {
@@ -159,6 +166,16 @@ public final class Interpreter: @unchecked Sendable {
             for output in kernel.node.outputs { writer[output.index] = node }
         }
         var folded = kernels.map { _ in false }, aliases = [Int: Int]()
+        for kernel in kernels where kernel.node.inputs.count == 2 {
+            for (operand, other) in [(0, 1), (1, 0)] {
+                guard let sigmoid = kernel.node.inputs[operand], let x = kernel.node.inputs[other], sigmoid.storage == .arena,
+                      readers[sigmoid.index] == 1, let producer = writer[sigmoid.index], kernels[producer].isFloatSigmoid,
+                      kernels[producer].node.inputs.first??.index == x.index, kernel.takeSigmoid(of: other)
+                else { continue }
+                folded[producer] = true
+                break
+            }
+        }
         for (node, kernel) in kernels.enumerated() {
             guard let range = kernel.floatClamp, kernel.node.inputs.count == 1, let input = kernel.node.inputs[0],
                   let output = kernel.node.outputs.first, input.storage == .arena, output.storage == .arena,

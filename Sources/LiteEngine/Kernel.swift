@@ -82,6 +82,13 @@ class Kernel {
     /// SUB, MUL, DIV), as XNNPACK folds a clamp into the node before; the others do not.
     func takeClamp(_ range: (Float, Float)) -> Bool { false }
 
+    /// Whether this node is a float LOGISTIC (the interpreter folds it into a swish MUL, ``takeSigmoid(of:)``).
+    var isFloatSigmoid: Bool { false }
+
+    /// Makes this node compute its result with its input `operand`'s sigmoid in place of its other input (which
+    /// it then never reads), and says whether it did: a float MUL of x and LOGISTIC(x) computes `x · sigmoid(x)`.
+    func takeSigmoid(of operand: Int) -> Bool { false }
+
     func run(_ context: RunContext) throws {}
 
     // MARK: Helpers for subclasses

@@ -60,6 +60,37 @@ final class InterpreterTests: XCTestCase {
         XCTAssertThrowsError(try dynamic.resizeInput(at: 0, to: [1 << 40, 4]))
     }
 
+    /// A float LOGISTIC folds into the MUL of its own input and its output (swish, either operand order) only when
+    /// that MUL alone reads it and it is not a graph output; folded or not, the outputs are the same bits.
+    func testSigmoidFoldsIntoTheMultiplyOfASwish() throws {
+        var builder = ModelBuilder()
+        let x = builder.addTensor(name: "x", type: .float32, shape: [1, 19])
+        let tensors = (0..<8).map { builder.addTensor(name: "t\($0)", type: .float32, shape: [1, 19]) }
+        builder.addOperator(.logistic, inputs: [x], outputs: [tensors[0]])              // 0: folds into 1
+        builder.addOperator(.mul, inputs: [x, tensors[0]], outputs: [tensors[1]])       // 1
+        builder.addOperator(.logistic, inputs: [x], outputs: [tensors[2]])              // 2: folds into 3
+        builder.addOperator(.mul, inputs: [tensors[2], x], outputs: [tensors[3]])       // 3
+        builder.addOperator(.logistic, inputs: [x], outputs: [tensors[4]])              // 4: its output is a graph output
+        builder.addOperator(.mul, inputs: [x, tensors[4]], outputs: [tensors[5]])       // 5
+        builder.addOperator(.logistic, inputs: [tensors[1]], outputs: [tensors[6]])     // 6: the sigmoid of another tensor
+        builder.addOperator(.mul, inputs: [x, tensors[6]], outputs: [tensors[7]])       // 7
+        builder.inputs = [x]
+        builder.outputs = [tensors[1], tensors[3], tensors[4], tensors[5], tensors[7]]
+        let model = try TFLiteModel(bytes: builder.build())
+        let input = (0..<19).map { Float($0) * 1.7 - 15 }
+        func outputs(_ fuses: Bool) throws -> (Interpreter, [[Float]]) {
+            let interpreter = try Interpreter(model: model, options: .init(fusesActivations: fuses))
+            try interpreter.copy(input, toInputAt: 0)
+            try interpreter.invoke()
+            return (interpreter, try (0..<5).map { try interpreter.output(at: $0).toArray(of: Float.self) })
+        }
+        let (fused, fusedOutputs) = try outputs(true)
+        let (_, plainOutputs) = try outputs(false)
+        XCTAssertEqual(fused.folded, [true, false, true, false, false, false, false, false])
+        XCTAssertEqual(fusedOutputs.map { $0.map(\.bitPattern) }, plainOutputs.map { $0.map(\.bitPattern) })
+        for (value, x) in zip(fusedOutputs[0], input) { XCTAssertEqual(value, x / (1 + expf(-x)), accuracy: 1e-6 * max(1, abs(x))) }
+    }
+
     /// RELU, RELU6 and RELU_N1_TO_1 fold into the node that writes their input only when nothing else reads that
     /// input and it is not a graph output; folded or not, the outputs are the same bits.
     func testClampNodesFoldOnlyWhenTheirInputIsTheirsAlone() throws {

@@ -5,6 +5,8 @@ import Foundation
 final class Logistic: UnaryElementwise, FloatUnaryOperation {
     @inline(__always) static func apply(_ x: Float) -> Float { vectorizableSigmoid(x) }
 
+    override var isFloatSigmoid: Bool { node.inputs[0]?.type == .float32 && node.outputs[0].type == .float32 }
+
     override class var quantizedFunction: ((Float) -> Float)? { { x in 1 / (1 + expf(-x)) } }
 
     /// int16: TFLite's table interpolation (``Int16Activations/logistic(_:multiplier:shift:)``), or on a power-of-two input
@@ -21,6 +23,9 @@ final class Logistic: UnaryElementwise, FloatUnaryOperation {
 
     override func run(_ context: RunContext) throws {
         if runLookupTable() { return }
-        compute(context.threads, Logistic.self)
+        let input = node.inputs[0]!.floats, output = node.outputs[0].floats
+        parallelFor(node.inputs[0]!.elementCount, threads: context.threads, minimumChunk: 4096, workPerItem: 8) { range in
+            applySigmoid(input + range.lowerBound, into: output + range.lowerBound, range.count)
+        }
     }
 }

@@ -12,6 +12,16 @@ final class Mul: BinaryElementwise, FloatBinaryOperation {
 
     override class var hasFusedActivation: Bool { true }
 
+    /// `x · sigmoid(x)` with the LOGISTIC kernel's sigmoid, then the activation: the products the two nodes compute.
+    private func swish(_ input: Tensor, _ threads: Int) {
+        let x = input.floats, out = node.outputs[0].floats
+        let (low, high) = activation
+        parallelFor(input.elementCount, threads: threads, minimumChunk: 4096, workPerItem: 8) { range in
+            applySigmoid(x + range.lowerBound, into: out + range.lowerBound, range.count, multiplyingByInput: true)
+            if low > -.infinity || high < .infinity { clamp(out + range.lowerBound, count: range.count, low, high) }
+        }
+    }
+
     struct QuantizedParameters {
         let offset1: Int32, offset2: Int32, outputOffset: Int32
         let multiplier: Int32, shift: Int
@@ -39,7 +49,17 @@ final class Mul: BinaryElementwise, FloatBinaryOperation {
         output.shape = try broadcastShape(a.shape, b.shape)
     }
 
+    /// The input whose sigmoid takes the other input's place (a swish whose LOGISTIC node the interpreter folded).
+    var sigmoidOf: Int?
+
+    override func takeSigmoid(of operand: Int) -> Bool {
+        guard node.inputs.allSatisfy({ $0?.type == .float32 }), node.inputs[0]?.shape == node.inputs[1]?.shape else { return false }
+        sigmoidOf = operand
+        return true
+    }
+
     override func run(_ context: RunContext) throws {
+        if let operand = sigmoidOf { return swish(node.inputs[operand]!, context.threads) }
         guard let q = quantized else { return compute(context.threads, Mul.self) }
         let a = node.inputs[0]!, b = node.inputs[1]!, output = node.outputs[0]
         @inline(__always) func run<Element: FixedWidthInteger>(_: Element.Type) {
