@@ -430,6 +430,9 @@ case("q16_small_cnn", [(1, 16, 16, 3)], keras=True, optimize="quantize16x8_float
 # ---- hybrid ops: int8 constant weights, float activations (dynamic-range quantization) ---------------------------
 h_fc_w, h_fc_b = const(64, 48), const(48)
 case("hybrid_fully_connected", [(3, 64)], optimize="dynamic_range")(lambda x: tf.nn.relu(tf.matmul(x, h_fc_w) + h_fc_b))
+# Rows of 1,100 values: the product in three slices of under 518, added as integers.
+h_fc_long_w, h_fc_long_b = const(1100, 40), const(40)
+case("hybrid_fully_connected_long_rows", [(5, 1100)], optimize="dynamic_range")(lambda x: tf.matmul(x, h_fc_long_w) + h_fc_long_b)
 h_conv_w, h_conv_b = const(3, 3, 8, 16), const(16)
 case("hybrid_conv", [(1, 10, 10, 8)], optimize="dynamic_range")(
     lambda x: tf.nn.relu6(tf.nn.bias_add(tf.nn.conv2d(x, h_conv_w, 1, "SAME"), h_conv_b)))

@@ -59,19 +59,7 @@ final class Conv2D: Kernel {
             if hybrid == nil {
                 let weights = try HybridWeights(filter, channels: filter.dim(0))
                 hybrid = weights
-                // Float sums of products of int8 weights and offsets below 256 stay exact integers under 518 terms:
-                // longer filter rows are cut into slices that short, each summed in float and the slices added in int32.
-                let slices = (weights.depth + 516) / 517
-                hybridPacked = weights.values.map { Float($0) }.withUnsafeBufferPointer { values in
-                    (0..<slices).compactMap { s -> HybridSlice? in
-                        let columns = (s * weights.depth / slices)..<((s + 1) * weights.depth / slices)
-                        let slice = (0..<weights.channels).flatMap { c in values[(c * weights.depth + columns.lowerBound)..<(c * weights.depth + columns.upperBound)] }
-                        return slice.withUnsafeBufferPointer { PackedFilterGEMM.make(filter: $0.baseAddress!, n: weights.channels, k: columns.count, bias: nil) }
-                            .map { HybridSlice(columns: columns, gemm: $0) }
-                    }
-                }
-                if hybridPacked.count < slices { hybridPacked = [] }
-                if hybridPacked.isEmpty { hybridWeights = weights.values.map { Double($0) } }
+                hybridProduct = HybridMatrixProduct(weights)
             }
         }
         if filter.dim(3) == 1, input.dim(3) > 1, filter.type == .float32 { return try prepareDepthwise(input, filter, output) }
@@ -283,16 +271,9 @@ final class Conv2D: Kernel {
         (geometryH, geometryW) = (kernel.geometryH, kernel.geometryW)
     }
 
-    /// Hybrid path (float input, int8 filter), and its weights packed as floats for the AVX2 microkernel in slices of
-    /// the filter rows short enough for exact float sums, or (builds without it) as doubles for dgemm.
+    /// Hybrid path (float input, int8 filter) and its exact integer product.
     var hybrid: HybridWeights?
-    var hybridWeights: [Double] = []
-    var hybridPacked: [HybridSlice] = []
-
-    struct HybridSlice {
-        let columns: Range<Int>
-        let gemm: PackedFilterGEMM
-    }
+    var hybridProduct: HybridMatrixProduct?
     /// Per-channel filter scales: TFLite's `HybridConvPerChannel` (asymmetric inputs); one scale: its `HybridConv`
     /// (symmetric inputs, zero padding).
     var hybridPerChannel = true
@@ -300,43 +281,28 @@ final class Conv2D: Kernel {
     /// `HybridConvPerChannel`: each batch image quantized asymmetrically (`AsymmetricQuantizeFloats`), padding taps
     /// take the zero point, exact int32 sums, `float(acc − zero_point · Σw) · (channel_scale · input_scale) + bias`,
     /// clamped. `HybridConv` is the same with symmetric quantization (zero point 0). Here the images' `x_q − zero_point`
-    /// (padding: 0, the same sums) go through im2col and a double-precision GEMM with the int8 weights: every product
+    /// (padding: 0, the same sums) go through im2col and ``HybridMatrixProduct`` with the int8 weights: every product
     /// and sum is an exact integer, in any order.
-    private func runHybrid(_ weights: HybridWeights, _ context: RunContext) {
+    private func runHybrid(_ weights: HybridWeights, _ product: HybridMatrixProduct, _ context: RunContext) {
         let input = node.inputs[0]!, filter = node.inputs[1]!, output = node.outputs[0]
-        let (batches, inH, inW, inC) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
-        let outC = filter.dim(0), (outH, outW) = (geometryH.output, geometryW.output)
-        let imageSize = inH * inW * inC, rows = batches * outH * outW, depth = weights.depth
+        let batches = input.dim(0), outC = filter.dim(0), (outH, outW) = (geometryH.output, geometryW.output)
+        let rows = batches * outH * outW, depth = weights.depth
         let pointwise = isPointwise && geometryH.padBefore == 0 && geometryW.padBefore == 0
         let dst = output.floats
         var imageScales: [Float] = []
-        @inline(__always) func sums<Value: ExactAccumulator>(_ values: UnsafeMutablePointer<Value>) -> UnsafeMutablePointer<Value> {
+        @inline(__always) func multiply<Value: ExactAccumulator>(_ values: UnsafeMutablePointer<Value>) {
             imageScales = HybridQuantization.quantizeImages(input, asymmetric: hybridPerChannel, offsets: values)
             let columns = pointwise ? values : values + input.elementCount
             if !pointwise {
                 im2col(UnsafePointer(values), input: input, filter: filter, geometryH: geometryH, geometryW: geometryW, options: options,
                        into: columns, threads: context.threads)
             }
-            return columns
+            product.run(columns, rows: rows, into: dst, scratch: UnsafeMutableRawPointer(columns + rows * depth), threads: context.threads)
         }
-        let scratch = context.scratch
-        if !hybridPacked.isEmpty {
-            let columns = sums(scratch.assumingMemoryBound(to: Float.self))
-            let partials = columns + rows * depth, outputs = rows * outC
-            for (s, slice) in hybridPacked.enumerated() {
-                slice.gemm.run(a: columns + slice.columns.lowerBound, lda: depth, rows: rows, c: s == 0 ? dst : partials + (s - 1) * outputs, ldc: outC,
-                               activation: (-.infinity, .infinity), threads: context.threads)
-            }
-            for s in 1..<max(1, hybridPacked.count) {
-                let partial = partials + (s - 1) * outputs
-                for i in 0..<outputs { dst[i] = Float(Int32(dst[i]) &+ Int32(partial[i])) }
-            }
+        if product.takesFloatRows {
+            multiply(context.scratch.assumingMemoryBound(to: Float.self))
         } else {
-            let columns = sums(scratch.assumingMemoryBound(to: Double.self)), products = columns + rows * depth
-            hybridWeights.withUnsafeBufferPointer { w in
-                BLAS.dgemmTransposedB(m: rows, n: outC, k: depth, a: columns, b: w.baseAddress!, c: products, threads: context.threads)
-            }
-            for i in 0..<(rows * outC) { dst[i] = Float(Int32(products[i])) }
+            multiply(context.scratch.assumingMemoryBound(to: Double.self))
         }
         let bias = optionalInput(2).map { Array(UnsafeBufferPointer(start: $0.floats, count: outC)) } ?? [Float](repeating: 0, count: outC)
         let (low, high) = activation, rowsPerImage = outH * outW
@@ -392,9 +358,9 @@ final class Conv2D: Kernel {
         if groups > 1 { return saturatingProduct(input.dim(0), geometryH.output, geometryW.output, filter.dim(1), filter.dim(2), filter.dim(3), 4) }
         if hybrid != nil {
             let rows = saturatingProduct(input.dim(0), geometryH.output, geometryW.output)
-            if hybridPacked.isEmpty { return QuantizedConvolution.scratchBytes(input: input, filter: filter, rows: rows) }
-            let depth = filter.dim(1) * filter.dim(2) * filter.dim(3)
-            return saturatingProduct(input.elementCount + rows * depth + (hybridPacked.count - 1) * rows * filter.dim(0), 4)
+            let depth = filter.dim(1) * filter.dim(2) * filter.dim(3), rowBytes = hybridProduct?.takesFloatRows == true ? 4 : 8
+            return saturatingProduct(saturatingProduct(input.elementCount) + saturatingProduct(rows, depth), rowBytes)
+                + (hybridProduct?.scratchBytes(rows: rows) ?? 0)
         }
         if let quantized {
             let rows = saturatingProduct(input.dim(0), geometryH.output, geometryW.output)
@@ -533,7 +499,7 @@ final class Conv2D: Kernel {
                           scratch: context.scratch, threads: context.threads)
             return
         }
-        if let hybrid { return runHybrid(hybrid, context) }
+        if let hybrid, let hybridProduct { return runHybrid(hybrid, hybridProduct, context) }
         let rows = input.dim(0) * geometryH.output * geometryW.output
         let depth = filter.dim(1) * filter.dim(2) * filter.dim(3)
         let outChannels = filter.dim(0)

@@ -114,7 +114,7 @@ final class DepthwiseConv2D: Kernel {
 
     private func runHybrid(_ g: Geometry, _ h: (weights: [Float], scales: [Float]), _ context: RunContext) {
         let input = node.inputs[0]!, output = node.outputs[0]
-        let imageSize = g.inH * g.inW * g.inC, outImage = g.outH * g.outW * g.outC
+        let outImage = g.outH * g.outW * g.outC
         let offsets = context.scratch.assumingMemoryBound(to: Float.self)
         let imageScales = HybridQuantization.quantizeImages(input, offsets: offsets)
         let out = output.floats

@@ -26,8 +26,9 @@ final class FullyConnected: Kernel {
     var widenedGEMM: QuantizedGEMMAVX2?
     var requantization: ChannelRequantization?
     /// Hybrid path: float input, int8 weights (see ``HybridWeights``); inputs quantized symmetric or, with the
-    /// `asymmetric_quantize_inputs` option, asymmetric per row.
+    /// `asymmetric_quantize_inputs` option, asymmetric per row; exact integer sums by ``HybridMatrixProduct``.
     var hybridWeights: HybridWeights?
+    var hybridProduct: HybridMatrixProduct?
     /// Float weights and bias packed for the AVX2 or AVX-512 microkernel, when both are known at load.
     var packed: PackedFilterGEMM?
 
@@ -50,7 +51,11 @@ final class FullyConnected: Kernel {
         }
         try expectType(input, .float32)
         try expectType(weights, .float32, .int8)
-        if weights.type == .int8, hybridWeights == nil { hybridWeights = try HybridWeights(weights, channels: units) }
+        if weights.type == .int8, hybridWeights == nil {
+            let hybrid = try HybridWeights(weights, channels: units)
+            hybridWeights = hybrid
+            hybridProduct = HybridMatrixProduct(hybrid)
+        }
         guard depth > 0, input.elementCount % depth == 0 else {
             throw KernelError.invalid("input \(input.shape) does not divide into rows of \(depth)")
         }
@@ -104,6 +109,10 @@ final class FullyConnected: Kernel {
     var int16Product: Int16MatrixProduct?
 
     override var scratchBytes: Int {
+        if let hybridProduct, let input = node.inputs[0] {
+            let rows = input.elementCount / max(hybridProduct.depth, 1)
+            return saturatingProduct(input.elementCount, hybridProduct.takesFloatRows ? 4 : 8) + hybridProduct.scratchBytes(rows: rows)
+        }
         if int16Product != nil, let input = node.inputs[0], let weights = node.inputs[1] {
             return saturatingProduct(input.elementCount / max(weights.dim(1), 1), weights.dim(1) + weights.dim(0), 8)
         }
@@ -135,30 +144,29 @@ final class FullyConnected: Kernel {
         }
     }
 
-    private func runHybrid(_ weights: HybridWeights) {
+    /// TFLite's hybrid FULLY_CONNECTED: each row quantized on its own, `bias + float(Σ w·q − offset·Σ w) · (row_scale ·
+    /// weight_scale[unit])`, clamped; the sums with the offset taken off each input, exactly.
+    private func runHybrid(_ weights: HybridWeights, _ product: HybridMatrixProduct, _ context: RunContext) {
         let input = node.inputs[0]!, output = node.outputs[0]
         let depth = weights.depth, units = weights.channels, rows = input.elementCount / max(depth, 1)
-        let src = input.floats, dst = output.floats
-        let bias = optionalInput(2)?.floats
-        var quantized = [Int8](repeating: 0, count: depth)
-        weights.values.withUnsafeBufferPointer { w in
-            quantized.withUnsafeMutableBufferPointer { q in
-                for r in 0..<rows {
-                    var scale: Float, offset: Int32 = 0
-                    if options.asymmetricQuantizeInputs {
-                        (scale, offset) = HybridQuantization.quantizeAsymmetric(src + r * depth, count: depth, into: q.baseAddress!)
-                    } else {
-                        scale = HybridQuantization.quantizeSymmetric(src + r * depth, count: depth, into: q.baseAddress!)
-                    }
-                    for u in 0..<units {
-                        var dot: Int32 = 0
-                        let row = w.baseAddress! + u * depth
-                        for k in 0..<depth { dot &+= Int32(row[k]) &* Int32(q[k]) }
-                        dot &-= weights.rowSums[u] &* offset
-                        let value = (bias?[u] ?? 0) + Float(dot) * (scale * weights.scales[u])
-                        dst[r * units + u] = Swift.min(Swift.max(value, activation.0), activation.1)
-                    }
-                }
+        let dst = output.floats, bias = optionalInput(2)?.floats
+        let asymmetric = options.asymmetricQuantizeInputs
+        var scales: [Float] = []
+        @inline(__always) func multiply<Value: ExactAccumulator>(_ values: UnsafeMutablePointer<Value>) {
+            scales = HybridQuantization.quantizeRows(input.floats, rows: rows, length: depth, asymmetric: asymmetric, offsets: values)
+            product.run(values, rows: rows, into: dst, scratch: UnsafeMutableRawPointer(values + rows * depth), threads: context.threads)
+        }
+        if product.takesFloatRows {
+            multiply(context.scratch.assumingMemoryBound(to: Float.self))
+        } else {
+            multiply(context.scratch.assumingMemoryBound(to: Double.self))
+        }
+        let (low, high) = activation
+        for r in 0..<rows {
+            let row = dst + r * units, scale = scales[r]
+            for u in 0..<units {
+                let value = (bias?[u] ?? 0) + row[u] * (scale * weights.scales[u])
+                row[u] = Swift.min(Swift.max(value, low), high)
             }
         }
     }
@@ -178,7 +186,7 @@ final class FullyConnected: Kernel {
             return widenedGEMM.run(rows: rows, rowCount: input.elementCount / max(depth, 1), output: node.outputs[0].data!, threads: context.threads)
         }
         if let requantization, let quantizedWeights { return runQuantized(context, requantization: requantization, weights: quantizedWeights) }
-        if let hybridWeights { return runHybrid(hybridWeights) }
+        if let hybridWeights, let hybridProduct { return runHybrid(hybridWeights, hybridProduct, context) }
         let input = node.inputs[0]!, weights = node.inputs[1]!, output = node.outputs[0]
         let depth = weights.dim(1), units = weights.dim(0), rows = input.elementCount / max(depth, 1)
         if let packed {

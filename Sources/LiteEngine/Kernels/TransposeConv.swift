@@ -97,8 +97,8 @@ final class TransposeConv: Kernel {
         guard let input = node.inputs[2], let weights = node.inputs[1] else { return 0 }
         let columns = saturatingProduct(input.dim(0), input.dim(1), input.dim(2), weights.dim(0), weights.dim(1), weights.dim(2))
         if hybrid != nil {
-            // The image as int8, then as doubles less its offset, the contributions and the sums.
-            return saturatingProduct(saturatingProduct(input.elementCount) * 9 + saturatingProduct(columns, 8) + saturatingProduct(node.outputs[0].elementCount, 8), 1)
+            // The image as doubles less its offset, the contributions and the sums.
+            return saturatingProduct(input.elementCount + columns + node.outputs[0].elementCount, 8)
         }
         guard quantized != nil else { return saturatingProduct(columns, 4) }
         return saturatingProduct(saturatingProduct(input.elementCount) + columns + saturatingProduct(node.outputs[0].elementCount), 8)
@@ -158,7 +158,7 @@ final class TransposeConv: Kernel {
     private func runHybrid(_ context: RunContext, _ h: (weights: [Double], scales: [Float])) {
         let weights = node.inputs[1]!, input = node.inputs[2]!, output = node.outputs[0]
         let (batches, inC, outC) = (input.dim(0), input.dim(3), weights.dim(0))
-        let pixels = input.dim(1) * input.dim(2), imageSize = pixels * inC
+        let pixels = input.dim(1) * input.dim(2)
         let taps = outC * weights.dim(1) * weights.dim(2), outImage = output.elementCount / max(batches, 1)
         let values = context.scratch.assumingMemoryBound(to: Double.self), columns = values + input.elementCount, sums = columns + batches * pixels * taps
         let imageScales = HybridQuantization.quantizeImages(input, offsets: values)

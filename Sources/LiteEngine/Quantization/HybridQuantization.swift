@@ -16,8 +16,6 @@ struct HybridWeights {
     let depth: Int
     /// One scale per channel (a per-tensor scale repeated).
     let scales: [Float]
-    /// Σ_k w[c, k], for asymmetric inputs.
-    let rowSums: [Int32]
 
     init(_ tensor: Tensor, channels: Int) throws {
         guard tensor.type == .int8, tensor.storage != .arena, let data = tensor.data else {
@@ -32,9 +30,73 @@ struct HybridWeights {
         depth = tensor.elementCount / max(channels, 1)
         values = Array(UnsafeBufferPointer(start: data.assumingMemoryBound(to: Int8.self), count: tensor.elementCount))
         scales = info.scales.count == 1 ? Array(repeating: info.scales[0], count: channels) : info.scales
-        var sums = [Int32](repeating: 0, count: channels)
-        for c in 0..<channels { for k in 0..<depth { sums[c] += Int32(values[c * depth + k]) } }
-        rowSums = sums
+    }
+}
+
+/// `Σ_k a[r, k] · w[c, k]` of integer-valued rows (quantized inputs less their offset: |a| ≤ 255) and a hybrid kernel's
+/// int8 weights, exact: the packed float GEMM on slices of the weight rows under 518 values (every product and partial
+/// sum of a slice is then an integer below 2^24, exact in float), the slices' sums added in int32; in builds without
+/// the packed GEMM, dgemm on doubles. Each sum is returned as `Float(Int32)`, TFLite's `float(acc)`.
+final class HybridMatrixProduct {
+    struct Slice {
+        let columns: Range<Int>
+        let gemm: PackedFilterGEMM
+    }
+
+    let channels: Int
+    let depth: Int
+    private var slices: [Slice] = []
+    private var doubleWeights: [Double] = []
+
+    init(_ weights: HybridWeights) {
+        channels = weights.channels
+        depth = weights.depth
+        let count = (depth + 516) / 517
+        slices = weights.values.map { Float($0) }.withUnsafeBufferPointer { values in
+            (0..<count).compactMap { s -> Slice? in
+                let columns = (s * depth / count)..<((s + 1) * depth / count)
+                let slice = (0..<channels).flatMap { c in values[(c * depth + columns.lowerBound)..<(c * depth + columns.upperBound)] }
+                return slice.withUnsafeBufferPointer { PackedFilterGEMM.make(filter: $0.baseAddress!, n: channels, k: columns.count, bias: nil) }
+                    .map { Slice(columns: columns, gemm: $0) }
+            }
+        }
+        if slices.count < count {
+            slices = []
+            doubleWeights = weights.values.map { Double($0) }
+        }
+    }
+
+    /// Whether `run` takes rows of floats (the packed GEMM) rather than doubles (dgemm).
+    var takesFloatRows: Bool { !slices.isEmpty }
+
+    /// Scratch bytes `run` needs for `rows` rows besides the rows themselves.
+    func scratchBytes(rows: Int) -> Int {
+        takesFloatRows ? saturatingProduct(max(slices.count - 1, 0), rows, channels, 4) : saturatingProduct(rows, channels, 8)
+    }
+
+    /// `sums[r · channels + c]` for `rows` rows of `a` (floats if ``takesFloatRows``, else doubles; `depth` apart).
+    func run<Value: ExactAccumulator>(_ a: UnsafePointer<Value>, rows: Int, into sums: UnsafeMutablePointer<Float>, scratch: UnsafeMutableRawPointer,
+                                      threads: Int) {
+        let outputs = rows * channels
+        if takesFloatRows {
+            precondition(Value.self == Float.self, "the packed product takes float rows")
+            let floats = UnsafeRawPointer(a).assumingMemoryBound(to: Float.self), partials = scratch.assumingMemoryBound(to: Float.self)
+            for (s, slice) in slices.enumerated() {
+                slice.gemm.run(a: floats + slice.columns.lowerBound, lda: depth, rows: rows, c: s == 0 ? sums : partials + (s - 1) * outputs,
+                               ldc: channels, activation: (-.infinity, .infinity), threads: threads)
+            }
+            for s in 1..<max(1, slices.count) {
+                let partial = partials + (s - 1) * outputs
+                for i in 0..<outputs { sums[i] = Float(Int32(sums[i]) &+ Int32(partial[i])) }
+            }
+        } else {
+            precondition(Value.self == Double.self, "dgemm takes double rows")
+            let doubles = UnsafeRawPointer(a).assumingMemoryBound(to: Double.self), products = scratch.assumingMemoryBound(to: Double.self)
+            doubleWeights.withUnsafeBufferPointer { w in
+                BLAS.dgemmTransposedB(m: rows, n: channels, k: depth, a: doubles, b: w.baseAddress!, c: products, threads: threads)
+            }
+            for i in 0..<outputs { sums[i] = Float(Int32(products[i])) }
+        }
     }
 }
 
@@ -44,19 +106,26 @@ enum HybridQuantization {
     /// written as `q − offset` (padding 0 then contributes what TFLite's zero-point padding does). Returns each image's
     /// scale.
     static func quantizeImages<Value: ExactAccumulator>(_ input: Tensor, asymmetric: Bool = true, offsets: UnsafeMutablePointer<Value>) -> [Float] {
-        let batches = input.dim(0), imageSize = input.elementCount / max(batches, 1)
-        return (0..<batches).map { b in
-            let image = input.floats + b * imageSize
-            let (scale, inverse, offset) = asymmetric ? asymmetricParameters(image, count: imageSize) : symmetricParameters(image, count: imageSize)
+        let batches = input.dim(0)
+        return quantizeRows(input.floats, rows: batches, length: input.elementCount / max(batches, 1), asymmetric: asymmetric, offsets: offsets)
+    }
+
+    /// Each of `rows` rows of `length` floats quantized on its own (`BatchQuantizeFloats`), written as `q − offset`;
+    /// returns each row's scale.
+    static func quantizeRows<Value: ExactAccumulator>(_ values: UnsafePointer<Float>, rows: Int, length: Int, asymmetric: Bool,
+                                                      offsets: UnsafeMutablePointer<Value>) -> [Float] {
+        (0..<rows).map { b in
+            let image = values + b * length
+            let (scale, inverse, offset) = asymmetric ? asymmetricParameters(image, count: length) : symmetricParameters(image, count: length)
             let low: Float = asymmetric ? -128 : -127
-            let target = offsets + b * imageSize
+            let target = offsets + b * length
             if Value.self == Float.self {
-                quantizedValues(image, count: imageSize, inverse: inverse, zeroPoint: offset, low: low,
+                quantizedValues(image, count: length, inverse: inverse, zeroPoint: offset, low: low,
                                 into: UnsafeMutableRawPointer(target).assumingMemoryBound(to: Float.self))
             } else {
                 withUnsafeTemporaryAllocation(of: Float.self, capacity: 1024) { block in
-                    for start in stride(from: 0, to: imageSize, by: 1024) {
-                        let count = min(1024, imageSize - start)
+                    for start in stride(from: 0, to: length, by: 1024) {
+                        let count = min(1024, length - start)
                         quantizedValues(image + start, count: count, inverse: inverse, zeroPoint: offset, low: low, into: block.baseAddress!)
                         for i in 0..<count { target[start + i] = Value(exactly: Int32(block[i])) }
                     }
