@@ -468,6 +468,48 @@ final class KernelConsistencyTests: XCTestCase {
     /// LiteRT; the zero point itself reads as the largest output.
     /// The hybrid kernels' input quantization (vectorized rounding) against `rounded(.toNearestOrAwayFromZero)`: exact
     /// ties of both signs, the floats just below them, values past the range, and random values.
+    /// The broadcast walks (``broadcastBinary`` of the float ops, ``forEachBroadcastRun`` of the quantized ones), whose
+    /// dimensions merge where both operands allow, against numpy's rule index by index: random shapes with scalars,
+    /// size-1 dimensions anywhere and operands of lower rank.
+    func testBroadcastWalksMatchNumpyIndexByIndex() throws {
+        for _ in 0..<400 {
+            let rank = Int.random(in: 0...5, using: &generator)
+            let full = (0..<rank).map { _ in Int.random(in: 1...4, using: &generator) }
+            func operand() -> [Int] {
+                Array(full.suffix(Int.random(in: 0...rank, using: &generator))).map { Bool.random(using: &generator) ? 1 : $0 }
+            }
+            let aShape = operand(), bShape = operand()
+            let outShape = try broadcastShape(aShape, bShape), total = outShape.reduce(1, *)
+            func sourceIndex(_ shape: [Int], _ flat: Int) -> Int {
+                var rest = flat, index = 0, step = 1
+                for d in (0..<outShape.count).reversed() {
+                    let coordinate = rest % outShape[d]
+                    rest /= outShape[d]
+                    let k = d - (outShape.count - shape.count)
+                    if k >= 0 {
+                        if shape[k] != 1 { index += coordinate * step }
+                        step *= shape[k]
+                    }
+                }
+                return index
+            }
+            let expectedA = (0..<total).map { sourceIndex(aShape, $0) }, expectedB = (0..<total).map { sourceIndex(bShape, $0) }
+            let a = (0..<aShape.reduce(1, *)).map(Float.init), b = (0..<bShape.reduce(1, *)).map(Float.init)
+            var out = [Float](repeating: .nan, count: total)
+            broadcastBinary(a: a, aShape: aShape, b: b, bShape: bShape, out: &out, outShape: outShape, activation: (-.infinity, .infinity)) { $0 * 1000 + $1 }
+            XCTAssertEqual(out, zip(expectedA, expectedB).map { Float($0 * 1000 + $1) }, "\(aShape) and \(bShape)")
+            var visitedA = [Int](repeating: -1, count: total), visitedB = visitedA
+            forEachBroadcastRun(aShape: aShape, bShape: bShape, outShape: outShape) { o, ia, stepA, ib, stepB, count in
+                for k in 0..<count {
+                    visitedA[o + k] = ia + k * stepA
+                    visitedB[o + k] = ib + k * stepB
+                }
+            }
+            XCTAssertEqual(visitedA, expectedA, "\(aShape) and \(bShape)")
+            XCTAssertEqual(visitedB, expectedB, "\(aShape) and \(bShape)")
+        }
+    }
+
     func testHybridInputQuantizationRoundsHalfAwayFromZero() {
         // With a largest magnitude of 127 the symmetric scale is 1: each value is its own rounding.
         var values: [Float] = [127, -127, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 126.5, -126.5, 0.49999997, -0.49999997, 1.4999999, -1.4999999, 0]

@@ -104,6 +104,33 @@ protocol FloatUnaryOperation {
     static func apply(_ x: Float) -> Float
 }
 
+/// The output's dimensions and each operand's strides in them (0 where it is broadcast), with size-1 dimensions left
+/// out and adjacent dimensions that both operands walk as one merged (each contiguous across them, or broadcast
+/// across both): a scalar operand then makes one long inner loop, not one loop of three values per pixel of a
+/// [1, H, W, 3] image (a Keras rescaling layer's MUL and ADD on a 224x224x3 image took 0.35 ms each that way). At
+/// least one dimension.
+func mergedBroadcastDimensions(aShape: [Int], bShape: [Int], outShape: [Int]) -> (shape: [Int], a: [Int], b: [Int]) {
+    let rank = outShape.count
+    func strides(_ shape: [Int]) -> [Int] {
+        let padded = Array(repeating: 1, count: rank - shape.count) + shape
+        let natural = rowMajorStrides(padded)
+        return (0..<rank).map { padded[$0] == 1 ? 0 : natural[$0] }
+    }
+    let fullA = strides(aShape), fullB = strides(bShape)
+    var dims: [(size: Int, a: Int, b: Int)] = (0..<rank).compactMap { outShape[$0] == 1 ? nil : (outShape[$0], fullA[$0], fullB[$0]) }
+    var d = dims.count - 1
+    while d > 0 {
+        let (outerDim, innerDim) = (dims[d - 1], dims[d])
+        if outerDim.a == innerDim.a * innerDim.size && outerDim.b == innerDim.b * innerDim.size {
+            dims[d - 1] = (outerDim.size * innerDim.size, innerDim.a, innerDim.b)
+            dims.remove(at: d)
+        }
+        d -= 1
+    }
+    if dims.isEmpty { dims = [(1, 0, 0)] }
+    return (dims.map(\.size), dims.map(\.a), dims.map(\.b))
+}
+
 func broadcastShape(_ a: [Int], _ b: [Int]) throws -> [Int] {
     let rank = max(a.count, b.count)
     let pa = Array(repeating: 1, count: rank - a.count) + a
@@ -123,17 +150,11 @@ func broadcastBinary(a: UnsafePointer<Float>, aShape: [Int], b: UnsafePointer<Fl
     guard total > 0 else { return }
     let (low, high) = activation
 
-    // Operand strides in output coordinates (0 where broadcast).
-    func strides(_ shape: [Int]) -> [Int] {
-        let padded = Array(repeating: 1, count: rank - shape.count) + shape
-        let natural = rowMajorStrides(padded)
-        return (0..<rank).map { padded[$0] == 1 ? 0 : natural[$0] }
-    }
-    let sa = strides(aShape), sb = strides(bShape)
-    let inner = rank == 0 ? 1 : outShape[rank - 1]
-    let ia = rank == 0 ? 0 : sa[rank - 1], ib = rank == 0 ? 0 : sb[rank - 1]
+    let (shape, sa, sb) = mergedBroadcastDimensions(aShape: aShape, bShape: bShape, outShape: outShape)
+    let mergedRank = shape.count
+    let inner = shape[mergedRank - 1], ia = sa[mergedRank - 1], ib = sb[mergedRank - 1]
     let outer = total / inner
-    var index = Array(repeating: 0, count: max(rank - 1, 0))
+    var index = Array(repeating: 0, count: mergedRank - 1)
     var offA = 0, offB = 0
     for row in 0..<outer {
         let o = out + row * inner
@@ -152,14 +173,14 @@ func broadcastBinary(a: UnsafePointer<Float>, aShape: [Int], b: UnsafePointer<Fl
         }
         clamp(o, count: inner, low, high)
         // Advance the index over the leading dimensions.
-        var d = rank - 2
+        var d = mergedRank - 2
         while d >= 0 {
             index[d] += 1
             offA += sa[d]
             offB += sb[d]
-            if index[d] < outShape[d] { break }
-            offA -= sa[d] * outShape[d]
-            offB -= sb[d] * outShape[d]
+            if index[d] < shape[d] { break }
+            offA -= sa[d] * shape[d]
+            offB -= sb[d] * shape[d]
             index[d] = 0
             d -= 1
         }

@@ -98,15 +98,8 @@ func broadcastByte(_ pointer: UnsafeRawPointer, signed: Bool) -> __m256i {
 func forEachBroadcastRun(aShape: [Int], bShape: [Int], outShape: [Int], _ body: (Int, Int, Int, Int, Int, Int) -> Void) {
     let total = outShape.reduce(1, *)
     if aShape == bShape { return total > 0 ? body(0, 0, 1, 0, 1, total) : () }
-    let rank = outShape.count
-    guard rank > 0 else { return body(0, 0, 1, 0, 1, 1) }
-    func strides(_ shape: [Int]) -> [Int] {
-        let padded = Array(repeating: 1, count: rank - shape.count) + shape
-        let natural = rowMajorStrides(padded)
-        return (0..<rank).map { padded[$0] == 1 ? 0 : natural[$0] }
-    }
-    let sa = strides(aShape), sb = strides(bShape)
-    let inner = outShape[rank - 1]
+    let (shape, sa, sb) = mergedBroadcastDimensions(aShape: aShape, bShape: bShape, outShape: outShape)
+    let rank = shape.count, inner = shape[rank - 1]
     var index = Array(repeating: 0, count: rank)
     var ia = 0, ib = 0, o = 0
     while o < total {
@@ -117,9 +110,9 @@ func forEachBroadcastRun(aShape: [Int], bShape: [Int], outShape: [Int], _ body: 
             index[d] += 1
             ia += sa[d]
             ib += sb[d]
-            if index[d] < outShape[d] { break }
-            ia -= sa[d] * outShape[d]
-            ib -= sb[d] * outShape[d]
+            if index[d] < shape[d] { break }
+            ia -= sa[d] * shape[d]
+            ib -= sb[d] * shape[d]
             index[d] = 0
             d -= 1
         }
