@@ -52,18 +52,20 @@ public final class Interpreter: @unchecked Sendable {
     /// The subgraphs this one runs inside, outermost first, and itself (0 for the model's main graph).
     let enclosingSubgraphs: [Int]
 
-    private var arena: UnsafeMutableRawBufferPointer?
-    private var scratch: UnsafeMutableRawBufferPointer?
-    private var needsPlan = true
+    // The planning state skips run-time exclusivity checks, as ``Tensor``'s properties do: a WHILE body plans at
+    // every step, and the checks' calls were a sixth of a small recurrent model's time.
+    @exclusivity(unchecked) private var arena: UnsafeMutableRawBufferPointer?
+    @exclusivity(unchecked) private var scratch: UnsafeMutableRawBufferPointer?
+    @exclusivity(unchecked) private var needsPlan = true
     /// Whether planning reads the inputs' values (see ``planWithInputValues()``).
-    private(set) var plansWithInputValues = false
+    @exclusivity(unchecked) private(set) var plansWithInputValues = false
     /// Per tensor index, the bytes its arena region was planned with (-1: no region, the tensor has no lifetime). A
     /// subgraph planned from its inputs' values keeps its plan while every tensor still fits its region (see
     /// ``currentPlanFits(neededScratch:)``).
-    private var plannedBytes: [Int] = []
+    @exclusivity(unchecked) private var plannedBytes: [Int] = []
     /// Per node, its inputs' ``Tensor/shapeVersion``s when it was last prepared while planning from values (empty:
     /// not yet).
-    private var preparedShapeVersions: [[Int]] = []
+    @exclusivity(unchecked) private var preparedShapeVersions: [[Int]] = []
     /// Bytes of the arena holding intermediate tensors, at the current input shapes.
     public private(set) var arenaBytes = 0
     public private(set) var scratchBytes = 0

@@ -110,25 +110,29 @@ protocol FloatUnaryOperation {
 /// [1, H, W, 3] image (a Keras rescaling layer's MUL and ADD on a 224x224x3 image took 0.35 ms each that way). At
 /// least one dimension.
 func mergedBroadcastDimensions(aShape: [Int], bShape: [Int], outShape: [Int]) -> (shape: [Int], a: [Int], b: [Int]) {
-    let rank = outShape.count
-    func strides(_ shape: [Int]) -> [Int] {
-        let padded = Array(repeating: 1, count: rank - shape.count) + shape
-        let natural = rowMajorStrides(padded)
-        return (0..<rank).map { padded[$0] == 1 ? 0 : natural[$0] }
-    }
-    let fullA = strides(aShape), fullB = strides(bShape)
-    var dims: [(size: Int, a: Int, b: Int)] = (0..<rank).compactMap { outShape[$0] == 1 ? nil : (outShape[$0], fullA[$0], fullB[$0]) }
-    var d = dims.count - 1
-    while d > 0 {
-        let (outerDim, innerDim) = (dims[d - 1], dims[d])
-        if outerDim.a == innerDim.a * innerDim.size && outerDim.b == innerDim.b * innerDim.size {
-            dims[d - 1] = (outerDim.size * innerDim.size, innerDim.a, innerDim.b)
-            dims.remove(at: d)
+    let rank = outShape.count, padA = rank - aShape.count, padB = rank - bShape.count
+    var shape: [Int] = [], stridesA: [Int] = [], stridesB: [Int] = []
+    shape.reserveCapacity(rank)
+    stridesA.reserveCapacity(rank)
+    stridesB.reserveCapacity(rank)
+    var naturalA = 1, naturalB = 1
+    // From the innermost dimension out; the last one appended is the one just inside d.
+    for d in stride(from: rank - 1, through: 0, by: -1) {
+        let sizeA = d >= padA ? aShape[d - padA] : 1, sizeB = d >= padB ? bShape[d - padB] : 1
+        let strideA = sizeA == 1 ? 0 : naturalA, strideB = sizeB == 1 ? 0 : naturalB
+        naturalA *= sizeA
+        naturalB *= sizeB
+        if outShape[d] == 1 { continue }
+        if let inner = shape.last, strideA == stridesA[stridesA.count - 1] * inner, strideB == stridesB[stridesB.count - 1] * inner {
+            shape[shape.count - 1] = inner * outShape[d]
+        } else {
+            shape.append(outShape[d])
+            stridesA.append(strideA)
+            stridesB.append(strideB)
         }
-        d -= 1
     }
-    if dims.isEmpty { dims = [(1, 0, 0)] }
-    return (dims.map(\.size), dims.map(\.a), dims.map(\.b))
+    if shape.isEmpty { return ([1], [0], [0]) }
+    return (shape.reversed(), stridesA.reversed(), stridesB.reversed())
 }
 
 func broadcastShape(_ a: [Int], _ b: [Int]) throws -> [Int] {
