@@ -60,6 +60,14 @@ final class InterpreterTests: XCTestCase {
         XCTAssertThrowsError(try dynamic.resizeInput(at: 0, to: [1 << 40, 4]))
     }
 
+    /// The interpreter and its float outputs for `input`, with nodes folded (``Interpreter/Options/fusesActivations``) or not.
+    private func outputs(of model: TFLiteModel, _ input: [Float], fusing: Bool) throws -> (Interpreter, [[Float]]) {
+        let interpreter = try Interpreter(model: model, options: .init(fusesActivations: fusing))
+        try interpreter.copy(input, toInputAt: 0)
+        try interpreter.invoke()
+        return (interpreter, try (0..<interpreter.outputCount).map { try interpreter.output(at: $0).toArray(of: Float.self) })
+    }
+
     /// A float LOGISTIC folds into the MUL of its own input and its output (swish, either operand order) only when
     /// that MUL alone reads it and it is not a graph output; folded or not, the outputs are the same bits.
     func testSigmoidFoldsIntoTheMultiplyOfASwish() throws {
@@ -78,14 +86,8 @@ final class InterpreterTests: XCTestCase {
         builder.outputs = [tensors[1], tensors[3], tensors[4], tensors[5], tensors[7]]
         let model = try TFLiteModel(bytes: builder.build())
         let input = (0..<19).map { Float($0) * 1.7 - 15 }
-        func outputs(_ fuses: Bool) throws -> (Interpreter, [[Float]]) {
-            let interpreter = try Interpreter(model: model, options: .init(fusesActivations: fuses))
-            try interpreter.copy(input, toInputAt: 0)
-            try interpreter.invoke()
-            return (interpreter, try (0..<5).map { try interpreter.output(at: $0).toArray(of: Float.self) })
-        }
-        let (fused, fusedOutputs) = try outputs(true)
-        let (_, plainOutputs) = try outputs(false)
+        let (fused, fusedOutputs) = try outputs(of: model, input, fusing: true)
+        let (_, plainOutputs) = try outputs(of: model, input, fusing: false)
         XCTAssertEqual(fused.folded, [true, false, true, false, false, false, false, false])
         XCTAssertEqual(fusedOutputs.map { $0.map(\.bitPattern) }, plainOutputs.map { $0.map(\.bitPattern) })
         for (value, x) in zip(fusedOutputs[0], input) { XCTAssertEqual(value, x / (1 + expf(-x)), accuracy: 1e-6 * max(1, abs(x))) }
@@ -111,14 +113,8 @@ final class InterpreterTests: XCTestCase {
         builder.outputs = [r6, e, s, d, m]
         let model = try TFLiteModel(bytes: builder.build())
         let input: [Float] = [-1, 2, -3, 4.5, 0.25, -0.75, 1, -9]
-        func outputs(_ fuses: Bool) throws -> (Interpreter, [[Float]]) {
-            let interpreter = try Interpreter(model: model, options: .init(fusesActivations: fuses))
-            try interpreter.copy(input, toInputAt: 0)
-            try interpreter.invoke()
-            return (interpreter, try (0..<5).map { try interpreter.output(at: $0).toArray(of: Float.self) })
-        }
-        let (fused, fusedOutputs) = try outputs(true)
-        let (_, plainOutputs) = try outputs(false)
+        let (fused, fusedOutputs) = try outputs(of: model, input, fusing: true)
+        let (_, plainOutputs) = try outputs(of: model, input, fusing: false)
         XCTAssertEqual(fused.folded, [false, true, false, false, false, false, false, false])
         XCTAssertEqual(fusedOutputs.map { $0.map(\.bitPattern) }, plainOutputs.map { $0.map(\.bitPattern) })
         let constant: [Float] = [0.5, -0.25, 3, -7, 1.5, -0.5, 6.5, -2]
