@@ -30,7 +30,8 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "
 CASES = []
 
 
-def case(name, input_shapes, dtype=np.float32, low=-2.0, high=2.0, optimize=None, step=None, keras=False, run_shapes=None, built=False):
+def case(name, input_shapes, dtype=np.float32, low=-2.0, high=2.0, optimize=None, step=None, keras=False, run_shapes=None, built=False,
+         tensorflow_reference=None):
     """Registers a case: fn(*inputs) -> output(s); inputs are random in [low, high] (float inputs on a grid of `step`
     when given, to hit rounding ties).
 
@@ -38,10 +39,12 @@ def case(name, input_shapes, dtype=np.float32, low=-2.0, high=2.0, optimize=None
     built=True: fn() returns the .tflite bytes itself (ops no converter emits in the form wanted, see GraphBuilder).
     Shapes may contain None (a resizable dimension, -1 in the file's shape_signature); run_shapes then gives the
     shapes LiteRT and our engine are resized to before running.
+    tensorflow_reference="why": the expected outputs are TensorFlow's own (fn run eagerly), not LiteRT's, where LiteRT
+    is wrong for the reason given (the manifest keeps it, and LiteRT's outputs as output_<i>.litert.npy).
     """
     def register(fn):
         CASES.append(dict(name=name, fn=fn, shapes=input_shapes, dtype=dtype, low=low, high=high, optimize=optimize, step=step,
-                          keras=keras, run_shapes=run_shapes, built=built))
+                          keras=keras, run_shapes=run_shapes, built=built, tensorflow_reference=tensorflow_reference))
         return fn
     return register
 
@@ -1049,6 +1052,11 @@ case("while_counted", [(3,)])(
 case("while_pad_follows_counter", [(2,)])(
     lambda x: tf.while_loop(lambda i, acc: i < 5, lambda i, acc: (i + 1, acc + tf.pad(x * tf.cast(i + 1, tf.float32), [[i, 4 - i]])),
                             [tf.constant(0), tf.zeros([6])])[1])
+# A body that returns its inputs swapped: its outputs are its own inputs, so each step's values must be read before
+# the next step's inputs are written. LiteRT 2.3 copies them one by one and gives both variables the same value.
+case("while_swaps_variables", [(3,)], tensorflow_reference="LiteRT copies the swapped body outputs into the body's inputs one by one, "
+     "so the second copy reads a value the first has overwritten (both variables end equal)")(
+    lambda x: (lambda r: r[1] + 10.0 * r[2])(tf.while_loop(lambda i, a, b: i < 5, lambda i, a, b: (i + 1, b, a), [tf.constant(0), x, x * 2.0 + 1.0])))
 case("while_data_dependent", [(2, 4)], low=0.1, high=1.0)(
     lambda x: tf.while_loop(lambda i, v: tf.logical_and(i < 40, tf.reduce_max(v) < 20.0),
                             lambda i, v: (i + 1, v * 1.3 + 0.1), [tf.constant(0), x])[1])
@@ -1209,13 +1217,21 @@ def main():
             interp.set_tensor(detail["index"], x)
         interp.invoke()
         for i, detail in enumerate(interp.get_output_details()):
-            np.save(os.path.join(folder, f"output_{i}.npy"), interp.get_tensor(detail["index"]))
+            suffix = ".litert" if c["tensorflow_reference"] else ""
+            np.save(os.path.join(folder, f"output_{i}{suffix}.npy"), interp.get_tensor(detail["index"]))
+        if c["tensorflow_reference"]:
+            inputs = [np.load(os.path.join(folder, f"input_{i}.npy")) for i in range(len(interp.get_input_details()))]
+            expected = c["fn"](*[tf.constant(x) for x in inputs])
+            for i, value in enumerate(expected if isinstance(expected, (list, tuple)) else [expected]):
+                np.save(os.path.join(folder, f"output_{i}.npy"), np.asarray(value))
         if "LSTM" in " ".join(ops_of(model)):
             # Recurrent state lives in variable tensors and carries over to the next invocation until a reset.
             interp.invoke()
             for i, detail in enumerate(interp.get_output_details()):
                 np.save(os.path.join(folder, f"output_{i}.second_invocation.npy"), interp.get_tensor(detail["index"]))
         manifest[c["name"]] = {"ops": ops_of(model), "inputs": len(interp.get_input_details()), "outputs": len(interp.get_output_details())}
+        if c["tensorflow_reference"]:
+            manifest[c["name"]]["reference"] = "TensorFlow: " + c["tensorflow_reference"]
         print(f"{c['name']:40s} {', '.join(manifest[c['name']]['ops'])}")
     json.dump(dict(sorted(manifest.items())), open(manifest_path, "w"), indent=1)
 
