@@ -158,6 +158,29 @@ func broadcastBinary(a: UnsafePointer<Float>, aShape: [Int], b: UnsafePointer<Fl
     let mergedRank = shape.count
     let inner = shape[mergedRank - 1], ia = sa[mergedRank - 1], ib = sb[mergedRank - 1]
     let outer = total / inner
+    // A short vector along every row of a contiguous operand ([rows, c] against [c] with c < 16: a normalization
+    // layer's per-channel mean on an RGB image): the vector tiled over a block of whole rows, the rows taken a block
+    // at a time.
+    if mergedRank == 2, inner < 16, ia == 1, ib == 1, (sa[0] == inner && sb[0] == 0) || (sa[0] == 0 && sb[0] == inner) {
+        let vectorIsB = sb[0] == 0, rowsPerBlock = max(1, 1024 / inner), blockLength = rowsPerBlock * inner
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: blockLength) { tiled in
+            let vector = vectorIsB ? b : a
+            for i in 0..<blockLength { tiled[i] = vector[i % inner] }
+            var row = 0
+            while row < outer {
+                let count = min(rowsPerBlock, outer - row) * inner, start = row * inner
+                let o = out + start
+                if vectorIsB {
+                    for i in 0..<count { o[i] = operation(a[start + i], tiled[i]) }
+                } else {
+                    for i in 0..<count { o[i] = operation(tiled[i], b[start + i]) }
+                }
+                clamp(o, count: count, low, high)
+                row += rowsPerBlock
+            }
+        }
+        return
+    }
     var index = Array(repeating: 0, count: mergedRank - 1)
     var offA = 0, offB = 0
     for row in 0..<outer {
