@@ -498,6 +498,14 @@ final class KernelConsistencyTests: XCTestCase {
             var out = [Float](repeating: .nan, count: total)
             broadcastBinary(a: a, aShape: aShape, b: b, bShape: bShape, out: &out, outShape: outShape, activation: (-.infinity, .infinity)) { $0 * 1000 + $1 }
             XCTAssertEqual(out, zip(expectedA, expectedB).map { Float($0 * 1000 + $1) }, "\(aShape) and \(bShape)")
+            // In two pieces of rows, as threads split it.
+            let rowCount = broadcastRowCount(aShape: aShape, bShape: bShape, outShape: outShape), cut = Int.random(in: 0...rowCount, using: &generator)
+            var pieces = [Float](repeating: .nan, count: total)
+            for rows in [0..<cut, cut..<rowCount] {
+                broadcastBinary(a: a, aShape: aShape, b: b, bShape: bShape, out: &pieces, outShape: outShape, activation: (-.infinity, .infinity),
+                                rows: rows) { $0 * 1000 + $1 }
+            }
+            XCTAssertEqual(pieces, out, "\(aShape) and \(bShape) cut after row \(cut) of \(rowCount)")
             var visitedA = [Int](repeating: -1, count: total), visitedB = visitedA
             forEachBroadcastRun(aShape: aShape, bShape: bShape, outShape: outShape) { o, ia, stepA, ib, stepB, count in
                 for k in 0..<count {

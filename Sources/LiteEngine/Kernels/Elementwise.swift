@@ -76,8 +76,18 @@ class BinaryElementwise: Kernel {
     final func compute<Operation: FloatBinaryOperation>(_ threads: Int, _: Operation.Type) {
         let a = node.inputs[0]!, b = node.inputs[1]!, output = node.outputs[0]
         guard a.shape == b.shape else {
-            return broadcastBinary(a: a.floats, aShape: a.shape, b: b.floats, bShape: b.shape, out: output.floats, outShape: output.shape,
-                                   activation: activation, Operation.apply)
+            let (pa, pb, out, total) = (a.floats, b.floats, output.floats, output.elementCount)
+            // A large broadcast (a squeeze-and-excitation block's per-channel gate on its image) splits its rows.
+            guard threads > 1, total >= 1 << 15 else {
+                return broadcastBinary(a: pa, aShape: a.shape, b: pb, bShape: b.shape, out: out, outShape: output.shape, activation: activation,
+                                       Operation.apply)
+            }
+            let rowCount = broadcastRowCount(aShape: a.shape, bShape: b.shape, outShape: output.shape)
+            parallelFor(rowCount, threads: threads, workPerItem: 4 * total / max(rowCount, 1)) { rows in
+                broadcastBinary(a: pa, aShape: a.shape, b: pb, bShape: b.shape, out: out, outShape: output.shape, activation: activation,
+                                rows: rows, Operation.apply)
+            }
+            return
         }
         let pa = a.floats, pb = b.floats, out = output.floats
         let (low, high) = activation
@@ -145,11 +155,12 @@ func broadcastShape(_ a: [Int], _ b: [Int]) throws -> [Int] {
     }
 }
 
+/// `out = clamp(operation(a, b))` with numpy broadcasting, over the rows `rows` of the merged dimensions' last axis
+/// (``broadcastRowCount(aShape:bShape:outShape:)`` of them; all when nil), so threads can split a large one.
 @inline(__always)
 func broadcastBinary(a: UnsafePointer<Float>, aShape: [Int], b: UnsafePointer<Float>, bShape: [Int],
-                     out: UnsafeMutablePointer<Float>, outShape: [Int], activation: (Float, Float),
+                     out: UnsafeMutablePointer<Float>, outShape: [Int], activation: (Float, Float), rows: Range<Int>? = nil,
                      _ operation: (Float, Float) -> Float) {
-    let rank = outShape.count
     let total = outShape.reduce(1, *)
     guard total > 0 else { return }
     let (low, high) = activation
@@ -158,6 +169,7 @@ func broadcastBinary(a: UnsafePointer<Float>, aShape: [Int], b: UnsafePointer<Fl
     let mergedRank = shape.count
     let inner = shape[mergedRank - 1], ia = sa[mergedRank - 1], ib = sb[mergedRank - 1]
     let outer = total / inner
+    let rows = rows ?? 0..<outer
     // A short vector along every row of a contiguous operand ([rows, c] against [c] with c < 16: a normalization
     // layer's per-channel mean on an RGB image): the vector tiled over a block of whole rows, the rows taken a block
     // at a time.
@@ -166,9 +178,9 @@ func broadcastBinary(a: UnsafePointer<Float>, aShape: [Int], b: UnsafePointer<Fl
         withUnsafeTemporaryAllocation(of: Float.self, capacity: blockLength) { tiled in
             let vector = vectorIsB ? b : a
             for i in 0..<blockLength { tiled[i] = vector[i % inner] }
-            var row = 0
-            while row < outer {
-                let count = min(rowsPerBlock, outer - row) * inner, start = row * inner
+            var row = rows.lowerBound
+            while row < rows.upperBound {
+                let count = min(rowsPerBlock, rows.upperBound - row) * inner, start = row * inner
                 let o = out + start
                 if vectorIsB {
                     for i in 0..<count { o[i] = operation(a[start + i], tiled[i]) }
@@ -183,7 +195,14 @@ func broadcastBinary(a: UnsafePointer<Float>, aShape: [Int], b: UnsafePointer<Fl
     }
     var index = Array(repeating: 0, count: mergedRank - 1)
     var offA = 0, offB = 0
-    for row in 0..<outer {
+    var first = rows.lowerBound
+    for d in stride(from: mergedRank - 2, through: 0, by: -1) {
+        index[d] = first % shape[d]
+        first /= shape[d]
+        offA += index[d] * sa[d]
+        offB += index[d] * sb[d]
+    }
+    for row in rows {
         let o = out + row * inner
         let pa = a + offA, pb = b + offB
         if ia == 1 && ib == 1 {
@@ -212,6 +231,12 @@ func broadcastBinary(a: UnsafePointer<Float>, aShape: [Int], b: UnsafePointer<Fl
             d -= 1
         }
     }
+}
+
+/// The rows ``broadcastBinary`` walks for these shapes.
+func broadcastRowCount(aShape: [Int], bShape: [Int], outShape: [Int]) -> Int {
+    let total = outShape.reduce(1, *)
+    return total == 0 ? 0 : total / mergedBroadcastDimensions(aShape: aShape, bShape: bShape, outShape: outShape).shape.last!
 }
 
 /// Elementwise float kernel of one input, same shape out; subclasses call ``compute(_:_:)`` with their function
