@@ -291,7 +291,7 @@ final class Conv2D: Kernel {
         let dst = output.floats
         var imageScales: [Float] = []
         @inline(__always) func multiply<Value: ExactAccumulator>(_ values: UnsafeMutablePointer<Value>) {
-            imageScales = HybridQuantization.quantizeImages(input, asymmetric: hybridPerChannel, offsets: values)
+            imageScales = HybridQuantization.quantizeImages(input, asymmetric: hybridPerChannel, offsets: values, threads: context.threads)
             let columns = pointwise ? values : values + input.elementCount
             if !pointwise {
                 im2col(UnsafePointer(values), input: input, filter: filter, geometryH: geometryH, geometryW: geometryW, options: options,
@@ -310,9 +310,11 @@ final class Conv2D: Kernel {
             let factors = weights.scales.map { $0 * imageScales[b] }
             factors.withUnsafeBufferPointer { f in
                 bias.withUnsafeBufferPointer { bias in
-                    for r in (b * rowsPerImage)..<((b + 1) * rowsPerImage) {
-                        let row = dst + r * outC
-                        for c in 0..<outC { row[c] = Swift.min(Swift.max(row[c] * f[c] + bias[c], low), high) }
+                    parallelFor(rowsPerImage, threads: context.threads, workPerItem: 2 * outC) { pixels in
+                        for r in pixels {
+                            let row = dst + (b * rowsPerImage + r) * outC
+                            for c in 0..<outC { row[c] = Swift.min(Swift.max(row[c] * f[c] + bias[c], low), high) }
+                        }
                     }
                 }
             }

@@ -116,7 +116,7 @@ final class DepthwiseConv2D: Kernel {
         let input = node.inputs[0]!, output = node.outputs[0]
         let outImage = g.outH * g.outW * g.outC
         let offsets = context.scratch.assumingMemoryBound(to: Float.self)
-        let imageScales = HybridQuantization.quantizeImages(input, offsets: offsets)
+        let imageScales = HybridQuantization.quantizeImages(input, offsets: offsets, threads: context.threads)
         let out = output.floats
         h.weights.withUnsafeBufferPointer { w in
             Self.floatDepthwise(g, UnsafePointer(offsets), w.baseAddress!, nil, out, activation: (-.infinity, .infinity), threads: context.threads)
@@ -127,9 +127,11 @@ final class DepthwiseConv2D: Kernel {
             let factors = h.scales.map { $0 * imageScales[b] }
             factors.withUnsafeBufferPointer { f in
                 bias.withUnsafeBufferPointer { bias in
-                    for pixel in 0..<(g.outH * g.outW) {
-                        let row = out + b * outImage + pixel * g.outC
-                        for c in 0..<g.outC { row[c] = min(max(row[c] * f[c] + bias[c], low), high) }
+                    parallelFor(g.outH * g.outW, threads: context.threads, workPerItem: 2 * g.outC) { pixels in
+                        for pixel in pixels {
+                            let row = out + b * outImage + pixel * g.outC
+                            for c in 0..<g.outC { row[c] = min(max(row[c] * f[c] + bias[c], low), high) }
+                        }
                     }
                 }
             }

@@ -153,7 +153,8 @@ final class FullyConnected: Kernel {
         let asymmetric = options.asymmetricQuantizeInputs
         var scales: [Float] = []
         @inline(__always) func multiply<Value: ExactAccumulator>(_ values: UnsafeMutablePointer<Value>) {
-            scales = HybridQuantization.quantizeRows(input.floats, rows: rows, length: depth, asymmetric: asymmetric, offsets: values)
+            scales = HybridQuantization.quantizeRows(input.floats, rows: rows, length: depth, asymmetric: asymmetric, offsets: values,
+                                                     threads: context.threads)
             product.run(values, rows: rows, into: dst, scratch: UnsafeMutableRawPointer(values + rows * depth), threads: context.threads)
         }
         if product.takesFloatRows {

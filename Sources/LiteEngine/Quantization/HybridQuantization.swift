@@ -105,23 +105,39 @@ enum HybridQuantization {
     /// image of a float tensor quantized to int8 as a whole, asymmetrically or (per-tensor CONV_2D) symmetrically, and
     /// written as `q − offset` (padding 0 then contributes what TFLite's zero-point padding does). Returns each image's
     /// scale.
-    static func quantizeImages<Value: ExactAccumulator>(_ input: Tensor, asymmetric: Bool = true, offsets: UnsafeMutablePointer<Value>) -> [Float] {
+    static func quantizeImages<Value: ExactAccumulator>(_ input: Tensor, asymmetric: Bool = true, offsets: UnsafeMutablePointer<Value>,
+                                                        threads: Int = 1) -> [Float] {
         let batches = input.dim(0)
-        return quantizeRows(input.floats, rows: batches, length: input.elementCount / max(batches, 1), asymmetric: asymmetric, offsets: offsets)
+        return quantizeRows(input.floats, rows: batches, length: input.elementCount / max(batches, 1), asymmetric: asymmetric, offsets: offsets,
+                            threads: threads)
     }
 
     /// Each of `rows` rows of `length` floats quantized on its own (`BatchQuantizeFloats`), written as `q − offset`;
-    /// returns each row's scale.
+    /// returns each row's scale. A long row (an image) is split over `threads`: its range from the pieces' ranges
+    /// (minima and maxima, so the same in any split), then its values.
     static func quantizeRows<Value: ExactAccumulator>(_ values: UnsafePointer<Float>, rows: Int, length: Int, asymmetric: Bool,
-                                                      offsets: UnsafeMutablePointer<Value>) -> [Float] {
+                                                      offsets: UnsafeMutablePointer<Value>, threads: Int = 1) -> [Float] {
         (0..<rows).map { b in
             let image = values + b * length
-            let (scale, inverse, offset) = asymmetric ? asymmetricParameters(image, count: length) : symmetricParameters(image, count: length)
+            let pieces = threads > 1 && length >= 1 << 15 ? threads : 1
+            var lows = [Float](repeating: 0, count: pieces), highs = lows
+            lows.withUnsafeMutableBufferPointer { lows in
+                highs.withUnsafeMutableBufferPointer { highs in
+                    parallelFor(pieces, threads: pieces) { range in
+                        for p in range { (lows[p], highs[p]) = self.range(image + length * p / pieces, count: length * (p + 1) / pieces - length * p / pieces) }
+                    }
+                }
+            }
+            let (scale, inverse, offset) = asymmetric ? asymmetricParameters(low: lows.min()!, high: highs.max()!)
+                : symmetricParameters(low: lows.min()!, high: highs.max()!)
             let low: Float = asymmetric ? -128 : -127
             let target = offsets + b * length
             if Value.self == Float.self {
-                quantizedValues(image, count: length, inverse: inverse, zeroPoint: offset, low: low,
-                                into: UnsafeMutableRawPointer(target).assumingMemoryBound(to: Float.self))
+                let floats = UnsafeMutableRawPointer(target).assumingMemoryBound(to: Float.self)
+                parallelFor(length, threads: pieces, minimumChunk: 4096) { range in
+                    quantizedValues(image + range.lowerBound, count: range.count, inverse: inverse, zeroPoint: offset, low: low,
+                                    into: floats + range.lowerBound)
+                }
             } else {
                 withUnsafeTemporaryAllocation(of: Float.self, capacity: 1024) { block in
                     for start in stride(from: 0, to: length, by: 1024) {
@@ -164,15 +180,15 @@ enum HybridQuantization {
     /// `tensor_utils::AsymmetricQuantizeFloats`: the range [min(0, min x), max(0, max x)] mapped onto [-128, 127]
     /// with a nudged zero point, in double; values rounded half away from zero with the float inverse scale.
     static func quantizeAsymmetric(_ values: UnsafePointer<Float>, count: Int, into output: UnsafeMutablePointer<Int8>) -> (scale: Float, offset: Int32) {
-        let (scale, inverse, zeroPoint) = asymmetricParameters(values, count: count)
+        let (low, high) = range(values, count: count)
+        let (scale, inverse, zeroPoint) = asymmetricParameters(low: low, high: high)
         for i in 0..<count { output[i] = roundedInt8(zeroPoint + values[i] * inverse, low: -128) }
         return (scale, Int32(zeroPoint))
     }
 
     /// The scale, its float inverse and the zero point of `AsymmetricQuantizeFloats` (scale 1 and inverse 0 for a
     /// constant range, so every value quantizes to 0).
-    private static func asymmetricParameters(_ values: UnsafePointer<Float>, count: Int) -> (scale: Float, inverse: Float, zeroPoint: Float) {
-        let (low, high) = range(values, count: count)
+    private static func asymmetricParameters(low: Float, high: Float) -> (scale: Float, inverse: Float, zeroPoint: Float) {
         let rmin = Double(low), rmax = Double(high)
         if rmin == rmax { return (1, 0, 0) }
         let qmin = -128.0, qmax = 127.0
@@ -226,13 +242,13 @@ enum HybridQuantization {
 
     /// `tensor_utils::SymmetricQuantizeFloats`: scale max|x| / 127, values rounded half away from zero into [-127, 127].
     static func quantizeSymmetric(_ values: UnsafePointer<Float>, count: Int, into output: UnsafeMutablePointer<Int8>) -> Float {
-        let (scale, inverse, _) = symmetricParameters(values, count: count)
+        let (low, high) = range(values, count: count)
+        let (scale, inverse, _) = symmetricParameters(low: low, high: high)
         for i in 0..<count { output[i] = roundedInt8(values[i] * inverse, low: -127) }
         return scale
     }
 
-    private static func symmetricParameters(_ values: UnsafePointer<Float>, count: Int) -> (scale: Float, inverse: Float, zeroPoint: Float) {
-        let (low, high) = range(values, count: count)
+    private static func symmetricParameters(low: Float, high: Float) -> (scale: Float, inverse: Float, zeroPoint: Float) {
         let range = Swift.max(abs(low), abs(high))
         if range == 0 { return (1, 0, 0) }
         return (range / 127, 127 / range, 0)
