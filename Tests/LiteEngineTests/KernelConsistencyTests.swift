@@ -537,6 +537,14 @@ final class KernelConsistencyTests: XCTestCase {
         XCTAssertEqual(offsets, symmetric.map { Float($0) })
         XCTAssertEqual(HybridQuantization.quantizeImages(image, offsets: &offsets), [step])
         XCTAssertEqual(offsets, asymmetric.map { Float(Int32($0) - offset) })
+        // A long image is split over threads (its range from the pieces'): the same scale and values as in one piece.
+        var long = (0..<40_000).map { _ in Float.random(in: -3...5, using: &generator) }
+        (long[0], long[39_999]) = (-7, 9)
+        var whole = [Float](repeating: .nan, count: long.count), split = whole
+        let wholeScale = HybridQuantization.quantizeRows(long, rows: 1, length: long.count, asymmetric: true, offsets: &whole, threads: 1)
+        XCTAssertEqual(HybridQuantization.quantizeRows(long, rows: 1, length: long.count, asymmetric: true, offsets: &split, threads: 2), wholeScale)
+        XCTAssertEqual(wholeScale, [16 / 255])
+        XCTAssertEqual(split, whole)
     }
 
     func testInt8RsqrtOfANegativeValueIsAnError() throws {
