@@ -25,6 +25,8 @@ final class TransposeConv: Kernel {
     /// Each image is quantized to int8 asymmetrically as a whole (`AsymmetricQuantizeFloats`, as TFLite's EvalHybrid
     /// does), its integer contributions summed exactly, then scaled by the image's and the channel's scales in float.
     private var hybrid: (weights: [Double], scales: [Float])?
+    /// The hybrid product on the packed float GEMM, when its sums are exact floats (fewer than 518 input channels).
+    private var hybridProduct: HybridMatrixProduct?
 
     /// Integer path state: the weights less their zero points as doubles, the bias, the per-channel rescale.
     private var quantized: (weights: [Double], bias: [Int64], requantization: ChannelRequantization, inputZeroPoint: Int32)?
@@ -39,6 +41,8 @@ final class TransposeConv: Kernel {
                 let channels = weights.dim(0)
                 let hybridWeights = try HybridWeights(weights, channels: channels)
                 hybrid = (hybridWeights.values.map { Double($0) }, hybridWeights.scales)
+                let product = HybridMatrixProduct(values: hybridWeights.values, channels: weights.elementCount / max(weights.dim(3), 1), depth: weights.dim(3))
+                if product.takesFloatRows && product.sumsAreExactFloats { hybridProduct = product }
             }
         }
         try expectRank(input, 4)
@@ -97,7 +101,8 @@ final class TransposeConv: Kernel {
         guard let input = node.inputs[2], let weights = node.inputs[1] else { return 0 }
         let columns = saturatingProduct(input.dim(0), input.dim(1), input.dim(2), weights.dim(0), weights.dim(1), weights.dim(2))
         if hybrid != nil {
-            // The image as doubles less its offset, the contributions and the sums.
+            // The sums, then the image less its offset and the contributions (as doubles, or as floats for the packed
+            // product, which needs no scratch of its own with one slice).
             return saturatingProduct(input.elementCount + columns + node.outputs[0].elementCount, 8)
         }
         guard quantized != nil else { return saturatingProduct(columns, 4) }
@@ -105,7 +110,7 @@ final class TransposeConv: Kernel {
     }
 
     /// Adds each input pixel's contributions (`columns`, [N·H·W, Cout·KH·KW]) into the output window it maps to.
-    private func col2im<Value: FloatingPoint>(_ columns: UnsafePointer<Value>, into out: UnsafeMutablePointer<Value>) {
+    private func col2im<Value: BinaryFloatingPoint, Sum: BinaryFloatingPoint>(_ columns: UnsafePointer<Value>, into out: UnsafeMutablePointer<Sum>) {
         let weights = node.inputs[1]!, input = node.inputs[2]!, output = node.outputs[0]
         let (batches, inH, inW) = (input.dim(0), input.dim(1), input.dim(2))
         let (outC, kh, kw) = (weights.dim(0), weights.dim(1), weights.dim(2))
@@ -123,7 +128,7 @@ final class TransposeConv: Kernel {
                             let ox = x * options.strideW + kx - padW
                             guard ox >= 0 && ox < outW else { continue }
                             let target = out + ((b * outH + oy) * outW + ox) * outC
-                            for oc in 0..<outC { target[oc] += column[(oc * kh + ky) * kw + kx] }
+                            for oc in 0..<outC { target[oc] += Sum(column[(oc * kh + ky) * kw + kx]) }
                         }
                     }
                 }
@@ -158,19 +163,32 @@ final class TransposeConv: Kernel {
     private func runHybrid(_ context: RunContext, _ h: (weights: [Double], scales: [Float])) {
         let weights = node.inputs[1]!, input = node.inputs[2]!, output = node.outputs[0]
         let (batches, inC, outC) = (input.dim(0), input.dim(3), weights.dim(0))
-        let pixels = input.dim(1) * input.dim(2)
+        let rows = batches * input.dim(1) * input.dim(2)
         let taps = outC * weights.dim(1) * weights.dim(2), outImage = output.elementCount / max(batches, 1)
-        let values = context.scratch.assumingMemoryBound(to: Double.self), columns = values + input.elementCount, sums = columns + batches * pixels * taps
-        let imageScales = HybridQuantization.quantizeImages(input, offsets: values)
-        h.weights.withUnsafeBufferPointer { w in
-            BLAS.dgemmTransposedB(m: batches * pixels, n: taps, k: inC, a: values, b: w.baseAddress!, c: columns, threads: context.threads)
+        // The contributions' sums in doubles, exact whatever the number of taps that land on an output.
+        let sums = context.scratch.assumingMemoryBound(to: Double.self)
+        let imageScales: [Float]
+        if let product = hybridProduct {
+            let values = UnsafeMutableRawPointer(sums + output.elementCount).assumingMemoryBound(to: Float.self), columns = values + input.elementCount
+            imageScales = HybridQuantization.quantizeImages(input, offsets: values, threads: context.threads)
+            product.run(values, rows: rows, into: columns, scratch: UnsafeMutableRawPointer(columns + rows * taps), threads: context.threads)
+            col2im(UnsafePointer(columns), into: sums)
+        } else {
+            let values = sums + output.elementCount, columns = values + input.elementCount
+            imageScales = HybridQuantization.quantizeImages(input, offsets: values, threads: context.threads)
+            h.weights.withUnsafeBufferPointer { w in
+                BLAS.dgemmTransposedB(m: rows, n: taps, k: inC, a: values, b: w.baseAddress!, c: columns, threads: context.threads)
+            }
+            col2im(UnsafePointer(columns), into: sums)
         }
-        col2im(UnsafePointer(columns), into: sums)
-        let out = output.floats, bias = optionalInput(3)?.floats, (low, high) = activation
-        for i in 0..<output.elementCount {
-            let c = i % outC
-            let value = Float(sums[i]) * (imageScales[i / max(outImage, 1)] * h.scales[c]) + (bias?[c] ?? 0)
-            out[i] = min(max(value, low), high)
+        let out = output.floats, (low, high) = activation
+        let bias = optionalInput(3).map { Array(UnsafeBufferPointer(start: $0.floats, count: outC)) } ?? [Float](repeating: 0, count: outC)
+        for b in 0..<batches {
+            let factors = h.scales.map { $0 * imageScales[b] }
+            for pixel in 0..<(outImage / max(outC, 1)) {
+                let start = b * outImage + pixel * outC
+                for c in 0..<outC { out[start + c] = min(max(Float(sums[start + c]) * factors[c] + bias[c], low), high) }
+            }
         }
     }
 

@@ -48,11 +48,16 @@ final class HybridMatrixProduct {
     private var slices: [Slice] = []
     private var doubleWeights: [Double] = []
 
-    init(_ weights: HybridWeights) {
-        channels = weights.channels
-        depth = weights.depth
+    convenience init(_ weights: HybridWeights) {
+        self.init(values: weights.values, channels: weights.channels, depth: weights.depth)
+    }
+
+    /// `values`: `channels` rows of `depth` int8 weights.
+    init(values weights: [Int8], channels: Int, depth: Int) {
+        self.channels = channels
+        self.depth = depth
         let count = (depth + 516) / 517
-        slices = weights.values.map { Float($0) }.withUnsafeBufferPointer { values in
+        slices = weights.map { Float($0) }.withUnsafeBufferPointer { values in
             (0..<count).compactMap { s -> Slice? in
                 let columns = (s * depth / count)..<((s + 1) * depth / count)
                 let slice = (0..<channels).flatMap { c in values[(c * depth + columns.lowerBound)..<(c * depth + columns.upperBound)] }
@@ -62,12 +67,15 @@ final class HybridMatrixProduct {
         }
         if slices.count < count {
             slices = []
-            doubleWeights = weights.values.map { Double($0) }
+            doubleWeights = weights.map { Double($0) }
         }
     }
 
     /// Whether `run` takes rows of floats (the packed GEMM) rather than doubles (dgemm).
     var takesFloatRows: Bool { !slices.isEmpty }
+
+    /// Whether each sum is exact as a float whatever the values (one slice: under 518 products of at most 255·127).
+    var sumsAreExactFloats: Bool { slices.count == 1 }
 
     /// Scratch bytes `run` needs for `rows` rows besides the rows themselves.
     func scratchBytes(rows: Int) -> Int {
