@@ -1,7 +1,8 @@
 import Foundation
 
-/// LOGISTIC: 1 / (1 + e^-x); uint8/int8 through TFLite's float lookup table, int16 through its sigmoid table. Float runs ``vectorizableSigmoid``
-/// (a few ulp from libm's `expf`, which the lookup table keeps for exactness).
+/// LOGISTIC: 1 / (1 + e^-x); uint8/int8 through TFLite's float lookup table, int16 through its sigmoid table. Float runs
+/// ``applySigmoid(_:into:_:multiplyingByInput:)`` (``sigmoid8(_:)`` in AVX2 builds, ``vectorizableSigmoid`` elsewhere: a
+/// few ulp from libm's `expf`, which the lookup table keeps for exactness), as a swish MUL that folds this node does.
 final class Logistic: UnaryElementwise, FloatUnaryOperation {
     @inline(__always) static func apply(_ x: Float) -> Float { vectorizableSigmoid(x) }
 
