@@ -439,6 +439,29 @@ final class KernelConsistencyTests: XCTestCase {
         }
     }
 
+    /// Hybrid FULLY_CONNECTED (float input, int8 weights, inputs quantized per row) against TFLite's integer sums
+    /// computed here, from one value a row to rows of three slices: the packed float product must give the exact sums.
+    func testHybridFullyConnectedSumsAreExact() throws {
+        for trial in 0..<20 {
+            let rows = Int.random(in: 1...5, using: &generator), depth = [1, 7, 517, 518, 1100][trial % 5], units = Int.random(in: 1...20, using: &generator)
+            let x = random(rows * depth), w = (0..<(units * depth)).map { _ in Int8.random(in: -127...127, using: &generator) }
+            let scales = (0..<units).map { _ in Float.random(in: 0.001...0.1, using: &generator) }
+            let weights = quantizedTensor(1, [units, depth], .int8, w, scales: scales, zeroPoints: [Int64](repeating: 0, count: units), channelDimension: 0)
+            let output = tensor(3, [1])
+            try run(try FullyConnected(node([tensor(0, [rows, depth], x), weights, nil], [output])), threads: 1 + trial % 2)
+            var q = [Int8](repeating: 0, count: depth), expected: [Float] = []
+            for r in 0..<rows {
+                let scale = x.withUnsafeBufferPointer { HybridQuantization.quantizeSymmetric($0.baseAddress! + r * depth, count: depth, into: &q) }
+                for u in 0..<units {
+                    var dot: Int32 = 0
+                    for k in 0..<depth { dot += Int32(q[k]) * Int32(w[u * depth + k]) }
+                    expected.append(0 + Float(dot) * (scale * scales[u]))
+                }
+            }
+            XCTAssertEqual(output.toArray(of: Float.self), expected, "hybrid fully connected \(rows)x\(depth) -> \(units)")
+        }
+    }
+
     func testBatchMatMulMatchesReference() throws {
         for trial in 0..<80 {
             let (m, n, k) = (Int.random(in: 1...12, using: &generator), Int.random(in: 1...12, using: &generator), Int.random(in: 0...20, using: &generator))

@@ -86,6 +86,8 @@ final class HybridMatrixProduct {
     func run<Value: ExactAccumulator>(_ a: UnsafePointer<Value>, rows: Int, into sums: UnsafeMutablePointer<Float>, scratch: UnsafeMutableRawPointer,
                                       threads: Int) {
         let outputs = rows * channels
+        if outputs == 0 { return }
+        if depth == 0 { return sums.update(repeating: 0, count: outputs) }
         if takesFloatRows {
             precondition(Value.self == Float.self, "the packed product takes float rows")
             let floats = UnsafeRawPointer(a).assumingMemoryBound(to: Float.self), partials = scratch.assumingMemoryBound(to: Float.self)
