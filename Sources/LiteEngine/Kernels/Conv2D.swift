@@ -288,37 +288,16 @@ final class Conv2D: Kernel {
         let batches = input.dim(0), outC = filter.dim(0), (outH, outW) = (geometryH.output, geometryW.output)
         let rows = batches * outH * outW, depth = weights.depth
         let pointwise = isPointwise && geometryH.padBefore == 0 && geometryW.padBefore == 0
-        let dst = output.floats
-        var imageScales: [Float] = []
-        @inline(__always) func multiply<Value: ExactAccumulator>(_ values: UnsafeMutablePointer<Value>) {
-            imageScales = HybridQuantization.quantizeImages(input, asymmetric: hybridPerChannel, offsets: values, threads: context.threads)
-            let columns = pointwise ? values : values + input.elementCount
-            if !pointwise {
-                im2col(UnsafePointer(values), input: input, filter: filter, geometryH: geometryH, geometryW: geometryW, options: options,
-                       into: columns, threads: context.threads)
-            }
-            product.run(columns, rows: rows, into: dst, scratch: UnsafeMutableRawPointer(columns + rows * depth), threads: context.threads)
+        let dst = output.floats, values = context.scratch.assumingMemoryBound(to: Float.self)
+        let imageScales = HybridQuantization.quantizeImages(input, asymmetric: hybridPerChannel, offsets: values, threads: context.threads)
+        let columns = pointwise ? values : values + input.elementCount
+        if !pointwise {
+            im2col(UnsafePointer(values), input: input, filter: filter, geometryH: geometryH, geometryW: geometryW, options: options,
+                   into: columns, threads: context.threads)
         }
-        if product.takesFloatRows {
-            multiply(context.scratch.assumingMemoryBound(to: Float.self))
-        } else {
-            multiply(context.scratch.assumingMemoryBound(to: Double.self))
-        }
-        let bias = optionalInput(2).map { Array(UnsafeBufferPointer(start: $0.floats, count: outC)) } ?? [Float](repeating: 0, count: outC)
-        let (low, high) = activation, rowsPerImage = outH * outW
-        for b in 0..<batches {
-            let factors = weights.scales.map { $0 * imageScales[b] }
-            factors.withUnsafeBufferPointer { f in
-                bias.withUnsafeBufferPointer { bias in
-                    parallelFor(rowsPerImage, threads: context.threads, workPerItem: 2 * outC) { pixels in
-                        for r in pixels {
-                            let row = dst + (b * rowsPerImage + r) * outC
-                            for c in 0..<outC { row[c] = Swift.min(Swift.max(row[c] * f[c] + bias[c], low), high) }
-                        }
-                    }
-                }
-            }
-        }
+        product.run(columns, rows: rows, into: dst, scratch: UnsafeMutableRawPointer(columns + rows * depth), threads: context.threads)
+        HybridQuantization.rescale(dst, images: batches, rows: outH * outW, channels: outC, imageScales: imageScales, weightScales: weights.scales,
+                                   bias: optionalInput(2), activation: activation, threads: context.threads)
     }
 
     private var input0Channels: Int { node.inputs[0]?.dim(3) ?? 0 }
@@ -360,9 +339,8 @@ final class Conv2D: Kernel {
         if groups > 1 { return saturatingProduct(input.dim(0), geometryH.output, geometryW.output, filter.dim(1), filter.dim(2), filter.dim(3), 4) }
         if hybrid != nil {
             let rows = saturatingProduct(input.dim(0), geometryH.output, geometryW.output)
-            let depth = filter.dim(1) * filter.dim(2) * filter.dim(3), rowBytes = hybridProduct?.takesFloatRows == true ? 4 : 8
-            return saturatingProduct(saturatingProduct(input.elementCount) + saturatingProduct(rows, depth), rowBytes)
-                + (hybridProduct?.scratchBytes(rows: rows) ?? 0)
+            let depth = filter.dim(1) * filter.dim(2) * filter.dim(3)
+            return saturatingProduct(saturatingProduct(input.elementCount) + saturatingProduct(rows, depth), 4) + (hybridProduct?.scratchBytes(rows: rows) ?? 0)
         }
         if let quantized {
             let rows = saturatingProduct(input.dim(0), geometryH.output, geometryW.output)

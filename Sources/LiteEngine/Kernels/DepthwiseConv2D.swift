@@ -114,28 +114,14 @@ final class DepthwiseConv2D: Kernel {
 
     private func runHybrid(_ g: Geometry, _ h: (weights: [Float], scales: [Float]), _ context: RunContext) {
         let input = node.inputs[0]!, output = node.outputs[0]
-        let outImage = g.outH * g.outW * g.outC
         let offsets = context.scratch.assumingMemoryBound(to: Float.self)
         let imageScales = HybridQuantization.quantizeImages(input, offsets: offsets, threads: context.threads)
         let out = output.floats
         h.weights.withUnsafeBufferPointer { w in
             Self.floatDepthwise(g, UnsafePointer(offsets), w.baseAddress!, nil, out, activation: (-.infinity, .infinity), threads: context.threads)
         }
-        let bias = optionalInput(2).map { Array(UnsafeBufferPointer(start: $0.floats, count: g.outC)) } ?? [Float](repeating: 0, count: g.outC)
-        let (low, high) = activation
-        for b in 0..<g.batches {
-            let factors = h.scales.map { $0 * imageScales[b] }
-            factors.withUnsafeBufferPointer { f in
-                bias.withUnsafeBufferPointer { bias in
-                    parallelFor(g.outH * g.outW, threads: context.threads, workPerItem: 2 * g.outC) { pixels in
-                        for pixel in pixels {
-                            let row = out + b * outImage + pixel * g.outC
-                            for c in 0..<g.outC { row[c] = min(max(row[c] * f[c] + bias[c], low), high) }
-                        }
-                    }
-                }
-            }
-        }
+        HybridQuantization.rescale(out, images: g.batches, rows: g.outH * g.outW, channels: g.outC, imageScales: imageScales, weightScales: h.scales,
+                                   bias: optionalInput(2), activation: activation, threads: context.threads)
     }
 
     /// 16x8 path (int16 input, int8 filter, int64 bias): TFLite's reference `DepthwiseConvPerChannel` for int16.

@@ -174,7 +174,7 @@ func broadcastBinary(a: UnsafePointer<Float>, aShape: [Int], b: UnsafePointer<Fl
     // layer's per-channel mean on an RGB image): the vector tiled over a block of whole rows, the rows taken a block
     // at a time.
     if mergedRank == 2, inner < 16, ia == 1, ib == 1, (sa[0] == inner && sb[0] == 0) || (sa[0] == 0 && sb[0] == inner) {
-        let vectorIsB = sb[0] == 0, rowsPerBlock = max(1, 1024 / inner), blockLength = rowsPerBlock * inner
+        let vectorIsB = sb[0] == 0, rowsPerBlock = max(1, min(1024 / inner, rows.count)), blockLength = rowsPerBlock * inner
         withUnsafeTemporaryAllocation(of: Float.self, capacity: blockLength) { tiled in
             let vector = vectorIsB ? b : a
             for i in 0..<blockLength { tiled[i] = vector[i % inner] }

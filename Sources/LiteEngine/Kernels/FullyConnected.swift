@@ -111,7 +111,7 @@ final class FullyConnected: Kernel {
     override var scratchBytes: Int {
         if let hybridProduct, let input = node.inputs[0] {
             let rows = input.elementCount / max(hybridProduct.depth, 1)
-            return saturatingProduct(input.elementCount, hybridProduct.takesFloatRows ? 4 : 8) + hybridProduct.scratchBytes(rows: rows)
+            return saturatingProduct(input.elementCount, 4) + hybridProduct.scratchBytes(rows: rows)
         }
         if int16Product != nil, let input = node.inputs[0], let weights = node.inputs[1] {
             return saturatingProduct(input.elementCount / max(weights.dim(1), 1), weights.dim(1) + weights.dim(0), 8)
@@ -149,30 +149,12 @@ final class FullyConnected: Kernel {
     private func runHybrid(_ weights: HybridWeights, _ product: HybridMatrixProduct, _ context: RunContext) {
         let input = node.inputs[0]!, output = node.outputs[0]
         let depth = weights.depth, units = weights.channels, rows = input.elementCount / max(depth, 1)
-        let dst = output.floats
-        let asymmetric = options.asymmetricQuantizeInputs
-        var scales: [Float] = []
-        @inline(__always) func multiply<Value: ExactAccumulator>(_ values: UnsafeMutablePointer<Value>) {
-            scales = HybridQuantization.quantizeRows(input.floats, rows: rows, length: depth, asymmetric: asymmetric, offsets: values,
-                                                     threads: context.threads)
-            product.run(values, rows: rows, into: dst, scratch: UnsafeMutableRawPointer(values + rows * depth), threads: context.threads)
-        }
-        if product.takesFloatRows {
-            multiply(context.scratch.assumingMemoryBound(to: Float.self))
-        } else {
-            multiply(context.scratch.assumingMemoryBound(to: Double.self))
-        }
-        // A bias of zeros when there is none: an optional read per value compiled to masked loads, 90% of the time.
-        let bias = optionalInput(2).map { Array(UnsafeBufferPointer(start: $0.floats, count: units)) } ?? [Float](repeating: 0, count: units)
-        let (low, high) = activation
-        bias.withUnsafeBufferPointer { bias in
-            weights.scales.withUnsafeBufferPointer { channelScales in
-                for r in 0..<rows {
-                    let row = dst + r * units, scale = scales[r]
-                    for u in 0..<units { row[u] = Swift.min(Swift.max(bias[u] + row[u] * (scale * channelScales[u]), low), high) }
-                }
-            }
-        }
+        let dst = output.floats, values = context.scratch.assumingMemoryBound(to: Float.self)
+        let scales = HybridQuantization.quantizeRows(input.floats, rows: rows, length: depth, asymmetric: options.asymmetricQuantizeInputs,
+                                                     offsets: values, threads: context.threads)
+        product.run(values, rows: rows, into: dst, scratch: UnsafeMutableRawPointer(values + rows * depth), threads: context.threads)
+        HybridQuantization.rescale(dst, images: rows, rows: 1, channels: units, imageScales: scales, weightScales: weights.scales, bias: optionalInput(2),
+                                   activation: activation, threads: context.threads)
     }
 
     override func run(_ context: RunContext) throws {

@@ -42,7 +42,7 @@ final class TransposeConv: Kernel {
                 let hybridWeights = try HybridWeights(weights, channels: channels)
                 hybrid = (hybridWeights.values.map { Double($0) }, hybridWeights.scales)
                 let product = HybridMatrixProduct(values: hybridWeights.values, channels: weights.elementCount / max(weights.dim(3), 1), depth: weights.dim(3))
-                if product.takesFloatRows && product.sumsAreExactFloats { hybridProduct = product }
+                if product.sumsAreExactFloats { hybridProduct = product }
             }
         }
         try expectRank(input, 4)

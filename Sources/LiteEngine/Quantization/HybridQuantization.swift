@@ -71,46 +71,66 @@ final class HybridMatrixProduct {
         }
     }
 
-    /// Whether `run` takes rows of floats (the packed GEMM) rather than doubles (dgemm).
-    var takesFloatRows: Bool { !slices.isEmpty }
-
-    /// Whether each sum is exact as a float whatever the values (one slice: under 518 products of at most 255·127).
+    /// Whether each sum is exact as a float whatever the values (the packed GEMM on one slice: under 518 products of
+    /// at most 255·127).
     var sumsAreExactFloats: Bool { slices.count == 1 }
 
     /// Scratch bytes `run` needs for `rows` rows besides the rows themselves.
     func scratchBytes(rows: Int) -> Int {
-        takesFloatRows ? saturatingProduct(max(slices.count - 1, 0), rows, channels, 4) : saturatingProduct(rows, channels, 8)
+        slices.isEmpty ? saturatingProduct(rows, depth + channels, 8) : saturatingProduct(max(slices.count - 1, 0), rows, channels, 4)
     }
 
-    /// `sums[r · channels + c]` for `rows` rows of `a` (floats if ``takesFloatRows``, else doubles; `depth` apart).
-    func run<Value: ExactAccumulator>(_ a: UnsafePointer<Value>, rows: Int, into sums: UnsafeMutablePointer<Float>, scratch: UnsafeMutableRawPointer,
-                                      threads: Int) {
+    /// `sums[r · channels + c]` for `rows` rows of `a`, `depth` apart.
+    func run(_ a: UnsafePointer<Float>, rows: Int, into sums: UnsafeMutablePointer<Float>, scratch: UnsafeMutableRawPointer, threads: Int) {
         let outputs = rows * channels
         if outputs == 0 { return }
         if depth == 0 { return sums.update(repeating: 0, count: outputs) }
-        if takesFloatRows {
-            precondition(Value.self == Float.self, "the packed product takes float rows")
-            let floats = UnsafeRawPointer(a).assumingMemoryBound(to: Float.self), partials = scratch.assumingMemoryBound(to: Float.self)
-            for (s, slice) in slices.enumerated() {
-                slice.gemm.run(a: floats + slice.columns.lowerBound, lda: depth, rows: rows, c: s == 0 ? sums : partials + (s - 1) * outputs,
-                               ldc: channels, activation: (-.infinity, .infinity), threads: threads)
-            }
-            for s in 1..<max(1, slices.count) {
-                let partial = partials + (s - 1) * outputs
-                for i in 0..<outputs { sums[i] = Float(Int32(sums[i]) &+ Int32(partial[i])) }
-            }
-        } else {
-            precondition(Value.self == Double.self, "dgemm takes double rows")
-            let doubles = UnsafeRawPointer(a).assumingMemoryBound(to: Double.self), products = scratch.assumingMemoryBound(to: Double.self)
+        if slices.isEmpty {
+            let doubles = scratch.assumingMemoryBound(to: Double.self), products = doubles + rows * depth
+            for i in 0..<(rows * depth) { doubles[i] = Double(a[i]) }
             doubleWeights.withUnsafeBufferPointer { w in
                 BLAS.dgemmTransposedB(m: rows, n: channels, k: depth, a: doubles, b: w.baseAddress!, c: products, threads: threads)
             }
             for i in 0..<outputs { sums[i] = Float(Int32(products[i])) }
+            return
+        }
+        let partials = scratch.assumingMemoryBound(to: Float.self)
+        for (s, slice) in slices.enumerated() {
+            slice.gemm.run(a: a + slice.columns.lowerBound, lda: depth, rows: rows, c: s == 0 ? sums : partials + (s - 1) * outputs,
+                           ldc: channels, activation: (-.infinity, .infinity), threads: threads)
+        }
+        for s in 1..<max(1, slices.count) {
+            let partial = partials + (s - 1) * outputs
+            for i in 0..<outputs { sums[i] = Float(Int32(sums[i]) &+ Int32(partial[i])) }
         }
     }
 }
 
 enum HybridQuantization {
+    /// The hybrid kernels' last step: `sums[i, r, c] · (weightScale[c] · imageScale[i]) + bias[c]`, clamped to
+    /// `activation`, in place, for `images` images of `rows` rows of `channels` sums (TFLite's `float(acc) · scale +
+    /// bias`; a FULLY_CONNECTED row is an image of one row). Rows are split over `threads`.
+    static func rescale(_ sums: UnsafeMutablePointer<Float>, images: Int, rows: Int, channels: Int, imageScales: [Float], weightScales: [Float],
+                        bias: Tensor?, activation: (Float, Float), threads: Int) {
+        // A bias of zeros when there is none: an optional read per value compiled to masked loads, 90% of a
+        // FULLY_CONNECTED layer's time.
+        let bias = bias.map { Array(UnsafeBufferPointer(start: $0.floats, count: channels)) } ?? [Float](repeating: 0, count: channels)
+        let (low, high) = activation
+        bias.withUnsafeBufferPointer { bias in
+            weightScales.withUnsafeBufferPointer { weightScales in
+                for image in 0..<images {
+                    let imageScale = imageScales[image], first = sums + image * rows * channels
+                    parallelFor(rows, threads: threads, workPerItem: 2 * channels) { range in
+                        for r in range {
+                            let row = first + r * channels
+                            for c in 0..<channels { row[c] = Swift.min(Swift.max(row[c] * (weightScales[c] * imageScale) + bias[c], low), high) }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// The hybrid convolutions' input (TFLite's EvalHybrid of CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV): each batch
     /// image of a float tensor quantized to int8 as a whole, asymmetrically or (per-tensor CONV_2D) symmetrically, and
     /// written as `q − offset` (padding 0 then contributes what TFLite's zero-point padding does). Returns each image's
@@ -130,16 +150,20 @@ enum HybridQuantization {
         (0..<rows).map { b in
             let image = values + b * length
             let pieces = threads > 1 && length >= 1 << 15 ? threads : 1
-            var lows = [Float](repeating: 0, count: pieces), highs = lows
-            lows.withUnsafeMutableBufferPointer { lows in
-                highs.withUnsafeMutableBufferPointer { highs in
-                    parallelFor(pieces, threads: pieces) { range in
-                        for p in range { (lows[p], highs[p]) = self.range(image + length * p / pieces, count: length * (p + 1) / pieces - length * p / pieces) }
+            var (smallest, largest) = range(image, count: pieces == 1 ? length : 0)
+            if pieces > 1 {
+                var lows = [Float](repeating: 0, count: pieces), highs = lows
+                lows.withUnsafeMutableBufferPointer { lows in
+                    highs.withUnsafeMutableBufferPointer { highs in
+                        parallelFor(pieces, threads: pieces) { range in
+                            for p in range { (lows[p], highs[p]) = self.range(image + length * p / pieces, count: length * (p + 1) / pieces - length * p / pieces) }
+                        }
                     }
                 }
+                (smallest, largest) = (lows.min()!, highs.max()!)
             }
-            let (scale, inverse, offset) = asymmetric ? asymmetricParameters(low: lows.min()!, high: highs.max()!)
-                : symmetricParameters(low: lows.min()!, high: highs.max()!)
+            let (scale, inverse, offset) = asymmetric ? asymmetricParameters(low: smallest, high: largest)
+                : symmetricParameters(low: smallest, high: largest)
             let low: Float = asymmetric ? -128 : -127
             let target = offsets + b * length
             if Value.self == Float.self {
