@@ -286,6 +286,19 @@ case("cumsum_exclusive_reverse", [(4, 5)])(lambda x: tf.cumsum(x, axis=0, exclus
 case("one_hot", [(2, 3)], low=0, high=5)(lambda x: tf.one_hot(tf.cast(x, tf.int32), 6, on_value=2.0, off_value=-1.0))
 case("top_k", [(3, 10)])(lambda x: tf.math.top_k(x, k=4))
 case("top_k_ties", [(2, 12)], low=-2, high=2, step=1.0)(lambda x: tf.math.top_k(x, k=5))
+# Boxes are [y1, x1, y2, x2] corners in [0, 1] in either order; on a grid (step) many scores tie, and which of two
+# equal scores is taken first follows TFLite's std::priority_queue, and boxes repeat or have no area (TFLite selects
+# such a box again each time it comes back out of the queue: nothing suppresses it, its IoU with itself being 0).
+case("nms_v4", [(40, 4), (40,)], low=0, high=1)(lambda b, s: tf.image.non_max_suppression(b, s, 10, 0.5, 0.3))
+case("nms_v4_no_score_threshold", [(30, 4), (30,)], low=0, high=1)(lambda b, s: tf.image.non_max_suppression(b, s, 6, 0.4))
+case("nms_v4_fewer_than_max", [(25, 4), (25,)], low=0, high=1)(lambda b, s: tf.image.non_max_suppression(b, s, 20, 0.2, 0.5))
+case("nms_v4_ties", [(300, 4), (300,)], low=0, high=1, step=0.125)(lambda b, s: tf.image.non_max_suppression(b, s, 60, 0.3, 0.2))
+case("nms_v4_ties_boxes_with_area", [(300, 4), (300,)], low=0, high=1, step=0.125)(
+    lambda b, s: tf.image.non_max_suppression(tf.concat([b[:, :2], b[:, :2] + 0.125 + 0.5 * b[:, 2:]], axis=1), s, 40, 0.4, 0.1))
+case("nms_v5_soft", [(60, 4), (60,)], low=0, high=1)(lambda b, s: tf.image.non_max_suppression_with_scores(b, s, 15, 1.0, 0.1, 0.5))
+case("nms_v5_soft_and_hard", [(200, 4), (200,)], low=0, high=1, step=0.0625)(
+    lambda b, s: tf.image.non_max_suppression_with_scores(b, s, 40, 0.6, 0.05, 0.3))
+case("nms_v5_sigma_zero", [(40, 4), (40,)], low=0, high=1)(lambda b, s: tf.image.non_max_suppression_with_scores(b, s, 8, 0.5, 0.2, 0.0))
 case("space_to_batch_nd", [(1, 5, 6, 2)])(lambda x: tf.space_to_batch_nd(x, [2, 3], [[1, 0], [2, 1]]))
 case("batch_to_space_nd", [(6, 2, 3, 2)])(lambda x: tf.compat.v1.batch_to_space_nd(x, [2, 3], [[1, 0], [2, 1]]))
 case("elu", [(2, 5, 7)], low=-4, high=3)(lambda x: tf.nn.elu(x))

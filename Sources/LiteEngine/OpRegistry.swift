@@ -73,6 +73,8 @@ enum OpRegistry {
         .cumsum: .init(versions: 1...1, kernel: Cumsum.self),
         .oneHot: .init(versions: 1...1, kernel: OneHot.self),
         .topkV2: .init(versions: 1...3, kernel: TopKV2.self),
+        .nonMaxSuppressionV4: .init(versions: 1...1, kernel: NonMaxSuppressionV4.self),
+        .nonMaxSuppressionV5: .init(versions: 1...1, kernel: NonMaxSuppressionV5.self),
         .spaceToBatchNd: .init(versions: 1...4, kernel: SpaceToBatchNd.self),
         .batchToSpaceNd: .init(versions: 1...4, kernel: BatchToSpaceNd.self),
         .conv2d: .init(versions: 1...8, kernel: Conv2D.self),

@@ -323,3 +323,58 @@ final class WhileTests: XCTestCase {
         }
     }
 }
+
+/// NON_MAX_SUPPRESSION_V4/V5 on hostile operands (the nms_* op goldens check results against LiteRT).
+final class NonMaxSuppressionTests: XCTestCase {
+    /// `NON_MAX_SUPPRESSION_V5(boxes, scores, maxOutputSize, 0.5, 0.1, sigma)` with boxes of `boxShape`.
+    func softModel(boxShape: [Int] = [3, 4], maxOutputSize: Int32 = 2, sigma: Float = 0.5) throws -> TFLiteModel {
+        var b = ModelBuilder()
+        let boxes = b.addTensor(name: "boxes", type: .float32, shape: boxShape)
+        let scores = b.addTensor(name: "scores", type: .float32, shape: [boxShape[0]])
+        let size = b.addConstant(name: "max_output_size", shape: [], values: [maxOutputSize])
+        let iou = b.addConstant(name: "iou", shape: [], values: [Float(0.5)])
+        let threshold = b.addConstant(name: "score_threshold", shape: [], values: [Float(0.1)])
+        let sigmaTensor = b.addConstant(name: "sigma", shape: [], values: [sigma])
+        let selected = b.addTensor(name: "selected", type: .int32, shape: [max(0, Int(maxOutputSize))])
+        let selectedScores = b.addTensor(name: "selected_scores", type: .float32, shape: [max(0, Int(maxOutputSize))])
+        let count = b.addTensor(name: "count", type: .int32, shape: [])
+        b.addOperator(.nonMaxSuppressionV5, inputs: [boxes, scores, size, iou, threshold, sigmaTensor], outputs: [selected, selectedScores, count])
+        (b.inputs, b.outputs) = ([boxes, scores], [selected, selectedScores, count])
+        return try TFLiteModel(bytes: b.build())
+    }
+
+    func testOperandsOfTheWrongShapeOrSizeAreErrorsAtLoad() throws {
+        XCTAssertThrowsError(try Interpreter(model: softModel(boxShape: [3, 3]))) { error in
+            guard case let EngineError.invalidNode(_, op, reason) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(op, "NON_MAX_SUPPRESSION_V5")
+            XCTAssert(reason.contains("boxes must be [n, 4]"), reason)
+        }
+        XCTAssertThrowsError(try Interpreter(model: softModel(maxOutputSize: -1))) { error in
+            XCTAssert("\(error)".contains("max_output_size -1 is negative"), "\(error)")
+        }
+        XCTAssertThrowsError(try Interpreter(model: softModel(maxOutputSize: 1 << 30))) { error in
+            guard case EngineError.unsupported = error else { return XCTFail("\(error)") }
+        }
+    }
+
+    func testANegativeSigmaIsAnErrorWhenRunning() throws {
+        let interpreter = try Interpreter(model: softModel(sigma: -1))
+        try interpreter.copy([Float](repeating: 0.5, count: 12), toInputAt: 0)
+        try interpreter.copy([Float(0.9), 0.8, 0.7], toInputAt: 1)
+        XCTAssertThrowsError(try interpreter.invoke()) { error in
+            XCTAssert("\(error)".contains("sigma -1.0 is negative"), "\(error)")
+        }
+    }
+
+    func testNaNBoxesAndScoresSelectOnlyRealScores() throws {
+        let interpreter = try Interpreter(model: softModel(maxOutputSize: 3))
+        try interpreter.copy([Float.nan, 0, 1, 1, 0, 0, .infinity, 1, 0, 0, 1, 1], toInputAt: 0)
+        try interpreter.copy([Float.nan, 0.8, 0.7], toInputAt: 1)
+        try interpreter.invoke()
+        let count = try interpreter.output(at: 2).toArray(of: Int32.self)[0]
+        let selected = try interpreter.output(at: 0).toArray(of: Int32.self)
+        XCTAssertLessThanOrEqual(count, 3)
+        XCTAssertFalse(selected.prefix(Int(count)).contains(0), "a NaN score is never above the threshold: \(selected)")
+        XCTAssertEqual(selected.dropFirst(Int(count)).filter { $0 != 0 }, [], "the unused tail is zero")
+    }
+}
