@@ -279,6 +279,8 @@ case("broadcast_to", [(3, 1)])(lambda x: tf.broadcast_to(x, [2, 3, 4]))
 case("zeros_and_ones_like", [(None, 3)], run_shapes=[(2, 3)])(lambda x: (tf.zeros_like(x) + 1.0, tf.ones_like(x) * x))
 case("range_from_shape", [(None, 3)], run_shapes=[(5, 3)])(lambda x: tf.cast(tf.range(tf.shape(x)[0]), tf.float32)[:, None] * x)
 case("l2_normalization", [(3, 8)])(lambda x: tf.math.l2_normalize(x, axis=-1))
+case("gather_batch_dims", [(2, 3, 5, 4)])(lambda x: tf.gather(x, tf.constant([[4, 0, 4], [1, 2, 3]]), axis=2, batch_dims=1))
+case("gather_batch_dims_negative", [(3, 6, 2)])(lambda x: tf.gather(x, tf.constant([[5, 0], [1, 1], [2, 4]]), axis=1, batch_dims=-1))
 case("gather_nd", [(4, 5, 3)])(lambda x: tf.gather_nd(x, tf.constant([[1, 2], [3, 0], [0, 4]])))
 case("gather_nd_batch_of_slices", [(4, 5, 3)])(lambda x: tf.gather_nd(x, tf.constant([[[1], [3]], [[0], [2]]])))
 case("cumsum", [(3, 6)])(lambda x: tf.cumsum(x, axis=1))
@@ -299,6 +301,14 @@ case("nms_v5_soft", [(60, 4), (60,)], low=0, high=1)(lambda b, s: tf.image.non_m
 case("nms_v5_soft_and_hard", [(200, 4), (200,)], low=0, high=1, step=0.0625)(
     lambda b, s: tf.image.non_max_suppression_with_scores(b, s, 40, 0.6, 0.05, 0.3))
 case("nms_v5_sigma_zero", [(40, 4), (40,)], low=0, high=1)(lambda b, s: tf.image.non_max_suppression_with_scores(b, s, 8, 0.5, 0.2, 0.0))
+# The padded form is TensorFlow code, not an op: a WHILE over tiles of boxes with TOPK_V2, GATHER, IF and SELECT.
+case("nms_padded_while_loop", [(50, 4), (50,)], low=0, high=1)(
+    lambda b, s: tf.image.non_max_suppression_padded(b, s, 12, 0.5, 0.2, pad_to_max_output_size=True))
+# Integer arithmetic as index code uses it; products past 2^31 wrap as TFLite's int32 kernels do.
+case("int32_mul_minimum_maximum_sum", [(3, 5), (3, 5)], low=-1e5, high=1e5)(
+    lambda x, y: tf.reduce_sum(tf.maximum(tf.minimum(tf.cast(x, tf.int32) * tf.cast(y, tf.int32), 2_000_000_000), -2_100_000_000), axis=1))
+case("int64_mul_minimum_maximum_sum", [(4, 3), (4, 3)], low=-1e5, high=1e5)(
+    lambda x, y: tf.reduce_sum(tf.maximum(tf.minimum(tf.cast(x, tf.int64) * tf.cast(y, tf.int64), 5_000_000_000), -7_000_000_000), axis=0))
 case("space_to_batch_nd", [(1, 5, 6, 2)])(lambda x: tf.space_to_batch_nd(x, [2, 3], [[1, 0], [2, 1]]))
 case("batch_to_space_nd", [(6, 2, 3, 2)])(lambda x: tf.compat.v1.batch_to_space_nd(x, [2, 3], [[1, 0], [2, 1]]))
 case("elu", [(2, 5, 7)], low=-4, high=3)(lambda x: tf.nn.elu(x))

@@ -142,6 +142,8 @@ class Kernel {
     /// The values of a constant (or already computed) int32/int64 tensor, such as a shape or axis operand.
     func integers(_ tensor: Tensor) throws -> [Int] {
         readsValuesWhilePreparing = true
+        // An empty shape operand (a reshape to a scalar) may have no buffer at all.
+        if tensor.elementCount == 0 && (tensor.type == .int32 || tensor.type == .int64) { return [] }
         guard let data = tensor.data, tensor.storage != .arena || tensor.elementCount == 0 else {
             throw KernelError.unsupported("tensor \(tensor.index) must be constant")
         }

@@ -33,31 +33,12 @@ class Add: BinaryElementwise {
     }
 
     var quantized: QuantizedParameters?
-    /// For int32/int64 inputs: the fused activation's range.
-    var integerRange: ClosedRange<Int64>?
-
-    /// Integer sums are index arithmetic (a loop counter plus one) that may fold while planning.
-    override var foldsAtPlanning: Bool { integerRange != nil }
-
     enum Sum: FloatBinaryOperation { @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a + b } }
     enum Difference: FloatBinaryOperation { @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a - b } }
 
     override func prepare() throws {
         let a = try input(0), b = try input(1), output = try self.output(0)
-        if a.type == .int32 || a.type == .int64 {
-            guard b.type == a.type else { throw KernelError.unsupported("\(node.code) of \(a.type) and \(b.type)") }
-            let (typeMin, typeMax): (Int64, Int64) = a.type == .int32 ? (Int64(Int32.min), Int64(Int32.max)) : (.min, .max)
-            integerRange = switch try ArithmeticOptions(node.options).activation {
-            case .none: typeMin...typeMax
-            case .relu: 0...typeMax
-            case .relu6: 0...6
-            case .reluN1To1: -1...1
-            case .tanh, .signBit: throw KernelError.unsupported("fused activation on \(a.type)")
-            }
-            output.type = a.type
-            output.shape = try broadcastShape(a.shape, b.shape)
-            return
-        }
+        if try prepareIntegers() { return }
         guard a.type == .uint8 || a.type == .int8 || a.type == .int16 else { return try super.prepare() }
         guard b.type == a.type, output.type == a.type else { throw KernelError.unsupported("\(node.code) of \(a.type) and \(b.type) into \(output.type)") }
         let qa = try QuantizedTensorInfo(a), qb = try QuantizedTensorInfo(b), qo = try QuantizedTensorInfo(output)
@@ -90,9 +71,7 @@ class Add: BinaryElementwise {
     }
 
     override func run(_ context: RunContext) throws {
-        if let range = integerRange {
-            return node.inputs[0]!.type == .int32 ? addIntegers(Int32.self, range) : addIntegers(Int64.self, range)
-        }
+        if integerRange != nil { return Self.subtracts ? computeIntegers { $0 &- $1 } : computeIntegers { $0 &+ $1 } }
         guard let q = quantized else { return Self.subtracts ? compute(context.threads, Difference.self) : compute(context.threads, Sum.self) }
         let a = node.inputs[0]!, b = node.inputs[1]!, output = node.outputs[0]
         if a.type == .int16 { return addInt16(a, b, output, q) }
@@ -316,15 +295,6 @@ extension Add {
 }
 
 extension Add {
-    fileprivate func addIntegers<T: FixedWidthInteger & SignedInteger>(_: T.Type, _ range: ClosedRange<Int64>) {
-        let a = node.inputs[0]!, b = node.inputs[1]!, output = node.outputs[0]
-        guard output.elementCount > 0, let pa = a.data, let pb = b.data, let po = output.data else { return }
-        let x = pa.assumingMemoryBound(to: T.self), y = pb.assumingMemoryBound(to: T.self), out = po.assumingMemoryBound(to: T.self)
-        let low = T(range.lowerBound), high = T(range.upperBound), subtracts = Self.subtracts
-        forEachBroadcastPair(aShape: a.shape, bShape: b.shape, outShape: output.shape) { o, i, j in
-            out[o] = Swift.min(high, Swift.max(low, subtracts ? x[i] &- y[j] : x[i] &+ y[j]))
-        }
-    }
 }
 
 /// Calls `body(outputIndex, aIndex, bIndex)` for every output element of a numpy broadcast.

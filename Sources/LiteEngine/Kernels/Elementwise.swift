@@ -34,6 +34,7 @@ class BinaryElementwise: Kernel {
     var storedValues = false
 
     override func prepare() throws {
+        if Self.comparesStoredValues, try prepareIntegers() { return }
         let a = try input(0), b = try input(1), output = try self.output(0)
         if Self.comparesStoredValues, a.type == .uint8 || a.type == .int8 {
             guard b.type == a.type, output.type == a.type else {
@@ -47,6 +48,51 @@ class BinaryElementwise: Kernel {
         try expectType(b, .float32)
         output.type = .float32
         output.shape = try broadcastShape(a.shape, b.shape)
+    }
+
+    /// For int32/int64 inputs of ADD, SUB, MUL, MINIMUM and MAXIMUM: the fused activation's range in the type.
+    var integerRange: ClosedRange<Int64>?
+
+    /// Integer arithmetic is index arithmetic (a loop counter plus one, a tile offset) that may fold while planning.
+    override var foldsAtPlanning: Bool { integerRange != nil }
+
+    /// Prepares int32/int64 inputs (true), as TFLite's reference kernels compute them: in the type, wrapping, then
+    /// clamped to the fused activation's integer range; false for other types.
+    func prepareIntegers() throws -> Bool {
+        let a = try input(0), b = try input(1), output = try self.output(0)
+        guard a.type == .int32 || a.type == .int64 else { return false }
+        guard b.type == a.type else { throw KernelError.unsupported("\(node.code) of \(a.type) and \(b.type)") }
+        let (typeMin, typeMax): (Int64, Int64) = a.type == .int32 ? (Int64(Int32.min), Int64(Int32.max)) : (.min, .max)
+        let activation = Self.hasFusedActivation ? try ArithmeticOptions(node.options).activation : .none
+        integerRange = switch activation {
+        case .none: typeMin...typeMax
+        case .relu: 0...typeMax
+        case .relu6: 0...6
+        case .reluN1To1: -1...1
+        case .tanh, .signBit: throw KernelError.unsupported("fused activation on \(a.type)")
+        }
+        output.type = a.type
+        output.shape = try broadcastShape(a.shape, b.shape)
+        return true
+    }
+
+    /// `operation(a, b)` on every broadcast pair of int32/int64 inputs, clamped to ``integerRange``.
+    func computeIntegers(_ operation: (Int64, Int64) -> Int64) {
+        if node.inputs[0]!.type == .int32 {
+            computeIntegers(Int32.self) { Int32(truncatingIfNeeded: operation(Int64($0), Int64($1))) }
+        } else {
+            computeIntegers(Int64.self) { operation($0, $1) }
+        }
+    }
+
+    private func computeIntegers<T: FixedWidthInteger & SignedInteger>(_: T.Type, _ operation: (T, T) -> T) {
+        let a = node.inputs[0]!, b = node.inputs[1]!, output = node.outputs[0]
+        guard output.elementCount > 0, let pa = a.data, let pb = b.data, let po = output.data, let range = integerRange else { return }
+        let x = pa.assumingMemoryBound(to: T.self), y = pb.assumingMemoryBound(to: T.self), out = po.assumingMemoryBound(to: T.self)
+        let low = T(range.lowerBound), high = T(range.upperBound)
+        forEachBroadcastPair(aShape: a.shape, bShape: b.shape, outShape: output.shape) { o, i, j in
+            out[o] = Swift.min(high, Swift.max(low, operation(x[i], y[j])))
+        }
     }
 
     override var scratchBytes: Int {
@@ -325,6 +371,9 @@ class UnaryElementwise: Kernel {
 /// Base class of the binary ops that take float32 and int32 alike (POW, FLOOR_DIV, FLOOR_MOD): both inputs of one
 /// type, the output of that type and of their broadcast shape.
 class NumericBinaryElementwise: Kernel {
+    /// int32 results (FLOOR_DIV of a shape dimension by a tile size) are shape arithmetic that may fold while planning.
+    override var foldsAtPlanning: Bool { true }
+
     required init(_ node: NodeContext) throws {
         try super.init(node)
         try expectCounts(inputs: 2...2, outputs: 1)

@@ -1,10 +1,11 @@
-/// MAXIMUM: elementwise max with broadcasting; float32, or uint8/int8 stored values.
+/// MAXIMUM: elementwise max with broadcasting; float32, int32, int64, or uint8/int8 stored values.
 final class Maximum: BinaryElementwise, FloatBinaryOperation {
     @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { Swift.max(a, b) }
 
     override class var comparesStoredValues: Bool { true }
 
     override func run(_ context: RunContext) throws {
+        if integerRange != nil { return computeIntegers { Swift.max($0, $1) } }
         if storedValues { return computeStoredValues(context, Maximum.apply) }
         compute(context.threads, Maximum.self)
     }

@@ -1,10 +1,11 @@
-/// MINIMUM: elementwise min with broadcasting; float32, or uint8/int8 stored values.
+/// MINIMUM: elementwise min with broadcasting; float32, int32, int64, or uint8/int8 stored values.
 final class Minimum: BinaryElementwise, FloatBinaryOperation {
     @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { Swift.min(a, b) }
 
     override class var comparesStoredValues: Bool { true }
 
     override func run(_ context: RunContext) throws {
+        if integerRange != nil { return computeIntegers { Swift.min($0, $1) } }
         if storedValues { return computeStoredValues(context, Minimum.apply) }
         compute(context.threads, Minimum.self)
     }

@@ -6,7 +6,7 @@ import LiteFormat
 /// MUL: a * b with broadcasting and a fused activation; float32, or uint8/int8 with TFLite's integer arithmetic
 /// (mul.cc, MulElementwise): `clamp(zp_out + MultiplyByQuantizedMultiplier((x - zp_a)·(y - zp_b), M))` with
 /// `M = scale_a · scale_b / scale_out` computed in single precision; int16 (16x8 models, zero points 0) the same way, whose
-/// products of at most 2^30 still fit int32.
+/// products of at most 2^30 still fit int32; int32 and int64 as ADD does (wrapping, then the activation's range).
 final class Mul: BinaryElementwise, FloatBinaryOperation {
     @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a * b }
 
@@ -31,6 +31,7 @@ final class Mul: BinaryElementwise, FloatBinaryOperation {
     var quantized: QuantizedParameters?
 
     override func prepare() throws {
+        if try prepareIntegers() { return }
         let a = try input(0), b = try input(1), output = try self.output(0)
         guard a.type == .uint8 || a.type == .int8 || a.type == .int16 else { return try super.prepare() }
         guard b.type == a.type, output.type == a.type else { throw KernelError.unsupported("MUL of \(a.type) and \(b.type) into \(output.type)") }
@@ -60,6 +61,7 @@ final class Mul: BinaryElementwise, FloatBinaryOperation {
 
     override func run(_ context: RunContext) throws {
         if let operand = sigmoidOf { return swish(node.inputs[operand]!, context.threads) }
+        if integerRange != nil { return computeIntegers { $0 &* $1 } }
         guard let q = quantized else { return compute(context.threads, Mul.self) }
         let a = node.inputs[0]!, b = node.inputs[1]!, output = node.outputs[0]
         @inline(__always) func run<Element: FixedWidthInteger>(_: Element.Type) {

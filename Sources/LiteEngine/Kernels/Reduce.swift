@@ -1,6 +1,6 @@
 import LiteFormat
 
-/// MEAN and SUM over the axes given by the second (constant) input, with keep_dims.
+/// MEAN and SUM over the axes given by the second (constant) input, with keep_dims (SUM also int32 and int64).
 /// Float sums accumulate in float in input order, as TFLite's reference reducer, except along a contiguous last
 /// axis (8 lanes, see ``sumBlocks``). uint8/int8: LiteRT's optimized
 /// mean for a kept-dims mean over height and width of a 4D tensor, its generic quantized reduction otherwise.
@@ -259,5 +259,34 @@ final class Mean: Reduce {
     override var isMean: Bool { true }
 }
 
-/// SUM: the total over the reduced axes.
-final class Sum: Reduce {}
+/// SUM: the total over the reduced axes; int32 and int64 sum in their type, wrapping (index arithmetic, counts of
+/// boxes kept in TensorFlow's padded NMS loop).
+final class Sum: Reduce {
+    private var sumsIntegers = false
+
+    override var foldsAtPlanning: Bool { sumsIntegers }
+
+    override func prepare() throws {
+        let input = try self.input(0), output = try self.output(0)
+        guard input.type == .int32 || input.type == .int64 else { return try super.prepare() }
+        sumsIntegers = true
+        axes = try reducedAxes(of: input)
+        output.type = input.type
+        output.shape = reducedShape(of: input)
+    }
+
+    override func run(_ context: RunContext) throws {
+        guard sumsIntegers else { return try super.run(context) }
+        let input = node.inputs[0]!, output = node.outputs[0]
+        var totals = [Int64](repeating: 0, count: output.elementCount)
+        if input.type == .int32 {
+            let src = input.pointer(Int32.self), dst = output.pointer(Int32.self)
+            forEachInputElement(input.shape) { i, o in totals[o] &+= Int64(src[i]) }
+            for o in totals.indices { dst[o] = Int32(truncatingIfNeeded: totals[o]) }
+        } else {
+            let src = input.pointer(Int64.self), dst = output.pointer(Int64.self)
+            forEachInputElement(input.shape) { i, o in totals[o] &+= src[i] }
+            for o in totals.indices { dst[o] = totals[o] }
+        }
+    }
+}
