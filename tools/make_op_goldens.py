@@ -286,6 +286,8 @@ case("gather_nd_batch_of_slices", [(4, 5, 3)])(lambda x: tf.gather_nd(x, tf.cons
 case("cumsum", [(3, 6)])(lambda x: tf.cumsum(x, axis=1))
 case("cumsum_exclusive_reverse", [(4, 5)])(lambda x: tf.cumsum(x, axis=0, exclusive=True, reverse=True))
 case("one_hot", [(2, 3)], low=0, high=5)(lambda x: tf.one_hot(tf.cast(x, tf.int32), 6, on_value=2.0, off_value=-1.0))
+case("one_hot_axis0", [(4,)], low=0, high=3)(lambda x: tf.one_hot(tf.cast(x, tf.int32), 4, axis=0))
+case("one_hot_axis1_of_3", [(2, 3)], low=-1, high=4)(lambda x: tf.one_hot(tf.cast(x, tf.int32), 4, axis=1))
 case("top_k", [(3, 10)])(lambda x: tf.math.top_k(x, k=4))
 case("top_k_ties", [(2, 12)], low=-2, high=2, step=1.0)(lambda x: tf.math.top_k(x, k=5))
 # Boxes are [y1, x1, y2, x2] corners in [0, 1] in either order; on a grid (step) many scores tie, and which of two

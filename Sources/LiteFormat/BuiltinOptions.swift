@@ -274,13 +274,14 @@ public struct CumsumOptions: Sendable {
     }
 }
 
-/// ONE_HOT: the axis of the new dimension (-1: last).
+/// ONE_HOT: the axis of the new dimension (-1: last). The schema's default is 0, so a converter writing axis 0
+/// leaves the field out.
 public struct OneHotOptions: Sendable {
-    public var axis = -1
+    public var axis = 0
 
     public init(_ t: FlatTable?) throws {
         guard let t else { return }
-        axis = try t.int(0, default: -1)
+        axis = try t.int(0)
     }
 }
 
