@@ -31,7 +31,7 @@ CASES = []
 
 
 def case(name, input_shapes, dtype=np.float32, low=-2.0, high=2.0, optimize=None, step=None, keras=False, run_shapes=None, built=False,
-         tensorflow_reference=None):
+         tensorflow_reference=None, inputs=None, exact=False):
     """Registers a case: fn(*inputs) -> output(s); inputs are random in [low, high] (float inputs on a grid of `step`
     when given, to hit rounding ties).
 
@@ -41,10 +41,13 @@ def case(name, input_shapes, dtype=np.float32, low=-2.0, high=2.0, optimize=None
     shapes LiteRT and our engine are resized to before running.
     tensorflow_reference="why": the expected outputs are TensorFlow's own (fn run eagerly), not LiteRT's, where LiteRT
     is wrong for the reason given (the manifest keeps it, and LiteRT's outputs as output_<i>.litert.npy).
+    inputs=[arrays]: these inputs instead of random ones (special values: NaN, infinities, overflow).
+    exact=True: the test compares float outputs bit for bit (NaN matching any NaN), not within 1e-4.
     """
     def register(fn):
         CASES.append(dict(name=name, fn=fn, shapes=input_shapes, dtype=dtype, low=low, high=high, optimize=optimize, step=step,
-                          keras=keras, run_shapes=run_shapes, built=built, tensorflow_reference=tensorflow_reference))
+                          keras=keras, run_shapes=run_shapes, built=built, tensorflow_reference=tensorflow_reference,
+                          inputs=inputs, exact=exact))
         return fn
     return register
 
@@ -311,6 +314,21 @@ case("int32_mul_minimum_maximum_sum", [(3, 5), (3, 5)], low=-1e5, high=1e5)(
     lambda x, y: tf.reduce_sum(tf.maximum(tf.minimum(tf.cast(x, tf.int32) * tf.cast(y, tf.int32), 2_000_000_000), -2_100_000_000), axis=1))
 case("int64_mul_minimum_maximum_sum", [(4, 3), (4, 3)], low=-1e5, high=1e5)(
     lambda x, y: tf.reduce_sum(tf.maximum(tf.minimum(tf.cast(x, tf.int64) * tf.cast(y, tf.int64), 5_000_000_000), -7_000_000_000), axis=0))
+# Special values, compared bit for bit: every pair of NaN, ±inf, ±3e38, 2e38, 1, -2, ±0 and the smallest subnormal.
+# Not here: ADD, SUB, MUL and DIV, whose built-in kernels clamp an infinite result to ±FLT_MAX where XNNPACK (LiteRT's
+# default) and this engine keep it (Docs/architecture.md, deviations).
+special = np.array([np.nan, np.inf, -np.inf, 3e38, -3e38, 1.0, -2.0, 0.0, -0.0, 1e-45, 2e38], np.float32)
+special_x, special_y = np.repeat(special, len(special)), np.tile(special, len(special))
+case("special_maximum_minimum", [(121,), (121,)], inputs=[special_x, special_y], exact=True)(lambda x, y: (tf.maximum(x, y), tf.minimum(x, y)))
+case("special_sign_hard_swish", [(121,)], inputs=[special_x], exact=True)(lambda x: (tf.sign(x), x * tf.nn.relu6(x + 3) / 6))
+case("special_floor_mod", [(121,), (121,)], inputs=[special_x, special_y], exact=True)(lambda x, y: tf.math.floormod(x, y))
+case("hard_swish_bits", [(1000,)], low=-5, high=5, exact=True)(lambda x: x * tf.nn.relu6(x + 3) / 6)
+case("special_cast_float_to_integers", [(21,)], inputs=[np.concatenate([special_x[::11], [3e9, -3e9, 7e4, -7e4, 300, -300, 2.7, -2.7, 255.9, -0.5]])],
+     exact=True)(lambda x: (tf.cast(x, tf.int32), tf.cast(x, tf.int64), tf.cast(x, tf.int16), tf.cast(x, tf.int8), tf.cast(x, tf.uint8),
+                            tf.cast(tf.cast(x, tf.bool), tf.float32)))
+case("cast_integer_narrowing", [(10,)], inputs=[np.array([3e9, -3e9, 7e4, -7e4, 300, -300, 4e4, 129, -129, 256], np.float32)])(
+    lambda x: (tf.cast(tf.cast(x, tf.int64), tf.int32), tf.cast(tf.cast(x, tf.int32), tf.int16), tf.cast(tf.cast(x, tf.int64), tf.int16),
+               tf.cast(tf.cast(x, tf.int32), tf.uint8), tf.cast(tf.cast(x, tf.int16), tf.int8)))
 case("space_to_batch_nd", [(1, 5, 6, 2)])(lambda x: tf.space_to_batch_nd(x, [2, 3], [[1, 0], [2, 1]]))
 case("batch_to_space_nd", [(6, 2, 3, 2)])(lambda x: tf.compat.v1.batch_to_space_nd(x, [2, 3], [[1, 0], [2, 1]]))
 case("elu", [(2, 5, 7)], low=-4, high=3)(lambda x: tf.nn.elu(x))
@@ -1228,7 +1246,9 @@ def main():
         interp.allocate_tensors()
         case_rng = np.random.default_rng(zlib.crc32(c["name"].encode()))
         for i, detail in enumerate(interp.get_input_details()):
-            if detail["dtype"] in (np.int8, np.uint8, np.int16):
+            if c["inputs"] is not None:
+                x = np.asarray(c["inputs"][i], dtype=detail["dtype"])
+            elif detail["dtype"] in (np.int8, np.uint8, np.int16):
                 info = np.iinfo(detail["dtype"])
                 x = case_rng.integers(info.min, info.max + 1, size=detail["shape"]).astype(detail["dtype"])
             else:
@@ -1255,6 +1275,8 @@ def main():
             for i, detail in enumerate(interp.get_output_details()):
                 np.save(os.path.join(folder, f"output_{i}.second_invocation.npy"), interp.get_tensor(detail["index"]))
         manifest[c["name"]] = {"ops": ops_of(model), "inputs": len(interp.get_input_details()), "outputs": len(interp.get_output_details())}
+        if c["exact"]:
+            manifest[c["name"]]["exact"] = True
         if c["tensorflow_reference"]:
             manifest[c["name"]]["reference"] = "TensorFlow: " + c["tensorflow_reference"]
         print(f"{c['name']:40s} {', '.join(manifest[c['name']]['ops'])}")

@@ -581,7 +581,7 @@ final class KernelConsistencyTests: XCTestCase {
     }
 
     /// What only the values can make wrong is a typed error when the node runs, as LiteRT's kernels fail: an int32
-    /// division by zero, an int32 power with a negative exponent, a GATHER_ND, EMBEDDING_LOOKUP or SCATTER_ND index
+    /// division by zero (a float FLOOR_DIV's too), an int32 power with a negative exponent, a GATHER_ND, EMBEDDING_LOOKUP or SCATTER_ND index
     /// out of range; and a RANGE that
     /// cannot end or would be too long is refused when planning.
     func testValueDependentFailuresAreTypedErrors() throws {
@@ -592,6 +592,7 @@ final class KernelConsistencyTests: XCTestCase {
             XCTAssertThrowsError(try run(try make()), label) { XCTAssertTrue($0 is KernelError, "\(label): \($0)") }
         }
         fails({ try FloorDiv(self.node([ints(0, [7, 8]), ints(1, [2, 0])], [ints(2, [0, 0])])) }, "FLOOR_DIV by 0")
+        fails({ try FloorDiv(self.node([self.tensor(0, [2], [7, 8]), self.tensor(1, [2], [2, -0.0])], [self.tensor(2, [2])])) }, "float FLOOR_DIV by -0")
         fails({ try FloorMod(self.node([ints(0, [7, 8]), ints(1, [0, 3])], [ints(2, [0, 0])])) }, "FLOOR_MOD by 0")
         fails({ try Pow(self.node([ints(0, [2, 3]), ints(1, [1, -1])], [ints(2, [0, 0])])) }, "POW to -1")
         fails({ try GatherNd(self.node([self.tensor(0, [3, 2], self.random(6)), ints(1, [1, 3], shape: [2, 1])], [self.tensor(2, [1])])) }, "GATHER_ND index 3 of 3")

@@ -8,6 +8,8 @@ final class OpGoldenTests: XCTestCase {
         let ops: [String]
         let inputs: Int
         let outputs: Int
+        /// Float outputs compared bit for bit (special values, rounding order), not within 1e-4.
+        let exact: Bool?
     }
 
     func cases() throws -> [(String, Entry)] {
@@ -25,7 +27,11 @@ final class OpGoldenTests: XCTestCase {
         XCTAssertEqual(outputs.count, entry.outputs, name)
         for i in 0..<min(outputs.count, entry.outputs) {
             let reference = try NumPyArray(contentsOf: folder.appendingPathComponent("output_\(i).npy").path)
-            assertClose(outputs[i], reference, "\(name) output \(i)")
+            if entry.exact == true {
+                assertIdentical(outputs[i], reference, "\(name) output \(i)")
+            } else {
+                assertClose(outputs[i], reference, "\(name) output \(i)")
+            }
         }
     }
 

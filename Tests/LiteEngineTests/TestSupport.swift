@@ -44,6 +44,18 @@ func assertClose(_ ours: NumPyArray, _ reference: NumPyArray, tolerance: Float =
     }
 }
 
+/// The comparison of goldens marked exact: the same values bit for bit, any NaN matching any NaN.
+func assertIdentical(_ ours: NumPyArray, _ reference: NumPyArray, _ label: String, file: StaticString = #filePath, line: UInt = #line) {
+    XCTAssertEqual(ours.shape, reference.shape, "\(label): shape", file: file, line: line)
+    XCTAssertEqual(ours.type, reference.type, "\(label): dtype", file: file, line: line)
+    guard ours.shape == reference.shape, ours.type == reference.type else { return }
+    guard reference.type == .float32 else { return XCTAssertEqual(ours.bytes, reference.bytes, "\(label): values differ", file: file, line: line) }
+    let a = ours.floats(), b = reference.floats()
+    let differing = a.indices.filter { !(a[$0].isNaN && b[$0].isNaN) && a[$0].bitPattern != b[$0].bitPattern }
+    XCTAssert(differing.isEmpty, "\(label): \(differing.count) values differ, first at \(differing.first ?? 0) (ours \(differing.first.map { a[$0] } ?? 0), "
+              + "LiteRT \(differing.first.map { b[$0] } ?? 0))", file: file, line: line)
+}
+
 /// `fast` numerics on a quantized model's output: every value within one step of LiteRT's built-in kernels (the
 /// issue's rule), and a vector of class scores with the built-in top-1; XNNPACK's distance on the same input is
 /// only reported. Steps: 1 for uint8/int8 outputs; for a float output, its range / 255.

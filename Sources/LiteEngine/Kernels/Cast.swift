@@ -1,7 +1,8 @@
 import LiteFormat
 
-/// CAST between float32, int32, int64, int16, int8, uint8 and bool, with C++ `static_cast` semantics
-/// (float to integer truncates toward zero; anything non-zero to bool is true).
+/// CAST between float32, int32, int64, int16, int8, uint8 and bool as LiteRT's kernel: integers to a narrower
+/// integer keep the low bits (C++ `static_cast`), float to integer truncates toward zero and saturates (NaN becomes
+/// the largest value), anything non-zero (NaN too) to bool is true.
 final class Cast: Kernel {
     static let types: [TensorType] = [.float32, .int32, .int64, .int16, .int8, .uint8, .bool]
 
@@ -18,25 +19,29 @@ final class Cast: Kernel {
         output.shape = input.shape
     }
 
-    private func read(_ t: Tensor, _ i: Int) -> Double {
+    /// An integer or bool input's value, exactly.
+    private func integer(_ t: Tensor, _ i: Int) -> Int64 {
         switch t.type {
-        case .float32: return Double(t.floats[i])
-        case .int32: return Double(t.pointer(Int32.self)[i])
-        case .int64: return Double(t.pointer(Int64.self)[i])
-        case .int16: return Double(t.pointer(Int16.self)[i])
-        case .int8: return Double(t.pointer(Int8.self)[i])
-        case .uint8: return Double(t.pointer(UInt8.self)[i])
+        case .int32: return Int64(t.pointer(Int32.self)[i])
+        case .int64: return t.pointer(Int64.self)[i]
+        case .int16: return Int64(t.pointer(Int16.self)[i])
+        case .int8: return Int64(t.pointer(Int8.self)[i])
+        case .uint8: return Int64(t.pointer(UInt8.self)[i])
         default: return t.pointer(UInt8.self)[i] != 0 ? 1 : 0
         }
     }
 
-    /// Truncates toward zero, saturating where the C++ cast would be undefined (NaN becomes 0).
-    private func integer<T: FixedWidthInteger>(_ value: Double, _: T.Type) -> T {
-        guard !value.isNaN else { return 0 }
-        let truncated = value.rounded(.towardZero)
+    /// Float to integer as LiteRT casts: toward zero, saturating at the type's bounds, NaN to the largest value.
+    private func saturating<T: FixedWidthInteger>(_ value: Float, _: T.Type) -> T {
+        guard !value.isNaN else { return T.max }
+        let truncated = Double(value).rounded(.towardZero)
         if truncated >= Double(T.max) { return T.max }
         if truncated <= Double(T.min) { return T.min }
         return T(truncated)
+    }
+
+    private func store<T: FixedWidthInteger>(_ output: Tensor, _ i: Int, _ value: Float?, _ integer: Int64, _: T.Type) {
+        output.pointer(T.self)[i] = value.map { saturating($0, T.self) } ?? T(truncatingIfNeeded: integer)
     }
 
     override func run(_ context: RunContext) throws {
@@ -46,15 +51,17 @@ final class Cast: Kernel {
             return
         }
         for i in 0..<input.elementCount {
-            let v = read(input, i)
+            // Integer to integer keeps the low bits (C++'s static_cast); from float the value saturates.
+            let value: Float? = input.type == .float32 ? input.floats[i] : nil
+            let whole = value == nil ? integer(input, i) : 0
             switch output.type {
-            case .float32: output.floats[i] = input.type == .int64 ? Float(input.pointer(Int64.self)[i]) : Float(v)
-            case .int32: output.pointer(Int32.self)[i] = integer(v, Int32.self)
-            case .int64: output.pointer(Int64.self)[i] = input.type == .int64 ? input.pointer(Int64.self)[i] : integer(v, Int64.self)
-            case .int16: output.pointer(Int16.self)[i] = integer(v, Int16.self)
-            case .int8: output.pointer(Int8.self)[i] = input.type == .float32 ? integer(v, Int8.self) : Int8(truncatingIfNeeded: Int64(v))
-            case .uint8: output.pointer(UInt8.self)[i] = input.type == .float32 ? integer(v, UInt8.self) : UInt8(truncatingIfNeeded: Int64(v))
-            default: output.pointer(UInt8.self)[i] = v != 0 ? 1 : 0
+            case .float32: output.floats[i] = Float(whole)
+            case .int32: store(output, i, value, whole, Int32.self)
+            case .int64: store(output, i, value, whole, Int64.self)
+            case .int16: store(output, i, value, whole, Int16.self)
+            case .int8: store(output, i, value, whole, Int8.self)
+            case .uint8: store(output, i, value, whole, UInt8.self)
+            default: output.pointer(UInt8.self)[i] = (value.map { $0 != 0 } ?? (whole != 0)) ? 1 : 0
             }
         }
     }

@@ -1,10 +1,17 @@
 import LiteFormat
 
-/// HARD_SWISH: x * relu6(x + 3) / 6. uint8/int8 with TFLite's 16-bit fixed-point arithmetic
+/// HARD_SWISH: x * relu6(x + 3) / 6, float rounded as LiteRT's kernel rounds it: its vector loops (all but the last
+/// `count % 4` values) compute `(x · (1/6)) · relu6(x + 3)`, so 3e38 stays finite, and its scalar tail
+/// `x · relu6(x + 3) / 6`; the two differ in the last bit for a third of all inputs. uint8/int8 with TFLite's 16-bit fixed-point arithmetic
 /// (reference_ops::HardSwish); being a function of one 8-bit value, it is evaluated once per possible input into
 /// a 256-entry table.
 final class HardSwish: UnaryElementwise, FloatUnaryOperation {
-    @inline(__always) static func apply(_ x: Float) -> Float { x * Swift.min(Swift.max(x + 3, 0), 6) / 6 }
+    @inline(__always) static func apply(_ x: Float) -> Float { (x * (1 / 6 as Float)) * Swift.min(Swift.max(x + 3, 0), 6) }
+
+    /// The scalar tail's order of operations.
+    enum Tail: FloatUnaryOperation {
+        @inline(__always) static func apply(_ x: Float) -> Float { x * Swift.min(Swift.max(x + 3, 0), 6) / 6 }
+    }
 
     override func prepare() throws {
         let input = try self.input(0), output = try self.output(0)
@@ -20,6 +27,8 @@ final class HardSwish: UnaryElementwise, FloatUnaryOperation {
     override func run(_ context: RunContext) throws {
         if runLookupTable() { return }
         compute(context.threads, HardSwish.self)
+        let count = node.inputs[0]!.elementCount, input = node.inputs[0]!.floats, output = node.outputs[0].floats
+        for i in count - count % 4..<count { output[i] = Tail.apply(input[i]) }
     }
 
     /// `HardSwishParams` as activations.cc prepares them: scales in float, multipliers quantized to Q31 and then

@@ -1,6 +1,7 @@
 /// MAXIMUM: elementwise max with broadcasting; float32, int32, int64, or uint8/int8 stored values.
 final class Maximum: BinaryElementwise, FloatBinaryOperation {
-    @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { Swift.max(a, b) }
+    /// TFLite's `a > b ? a : b`: a NaN first operand gives the second, a NaN second operand stays.
+    @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a > b ? a : b }
 
     override class var comparesStoredValues: Bool { true }
 

@@ -1,6 +1,7 @@
 /// MINIMUM: elementwise min with broadcasting; float32, int32, int64, or uint8/int8 stored values.
 final class Minimum: BinaryElementwise, FloatBinaryOperation {
-    @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { Swift.min(a, b) }
+    /// TFLite's `a < b ? a : b`: a NaN first operand gives the second, a NaN second operand stays.
+    @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a < b ? a : b }
 
     override class var comparesStoredValues: Bool { true }
 
