@@ -329,6 +329,32 @@ case("special_cast_float_to_integers", [(21,)], inputs=[np.concatenate([special_
 case("cast_integer_narrowing", [(10,)], inputs=[np.array([3e9, -3e9, 7e4, -7e4, 300, -300, 4e4, 129, -129, 256], np.float32)])(
     lambda x: (tf.cast(tf.cast(x, tf.int64), tf.int32), tf.cast(tf.cast(x, tf.int32), tf.int16), tf.cast(tf.cast(x, tf.int64), tf.int16),
                tf.cast(tf.cast(x, tf.int32), tf.uint8), tf.cast(tf.cast(x, tf.int16), tf.int8)))
+case("add_n", [(3, 4), (3, 4), (3, 4)])(lambda x, y, z: tf.math.add_n([x, y, z]))
+case("add_n_int32", [(2, 5), (2, 5)], low=-3e9, high=3e9)(
+    lambda x, y: tf.math.add_n([tf.cast(x, tf.int32), tf.cast(y, tf.int32), tf.cast(x, tf.int32)]))
+case("reverse_sequence", [(3, 5, 2)])(lambda x: tf.reverse_sequence(x, tf.constant([2, 5, 0]), seq_axis=1, batch_axis=0))
+case("reverse_sequence_batch_after_sequence", [(4, 3, 2)])(lambda x: tf.reverse_sequence(x, tf.constant([4, 1, 3], tf.int64), seq_axis=0, batch_axis=1))
+case("matrix_diag", [(2, 4)])(lambda x: tf.linalg.diag(x))
+case("matrix_set_diag", [(2, 4, 3), (2, 3)])(lambda x, d: tf.linalg.set_diag(x, d))
+case("band_part_lower", [(2, 5, 5)])(lambda x: tf.linalg.band_part(x, -1, 0))
+case("segment_sum", [(6, 3)])(lambda x: tf.math.segment_sum(x, tf.constant([0, 0, 1, 2, 2, 2])))
+case("segment_sum_int32", [(5, 2)], low=-100, high=100)(lambda x: tf.math.segment_sum(tf.cast(x, tf.int32), tf.constant([0, 1, 1, 1, 2])))
+for _kind, _fn in [("sum", tf.math.unsorted_segment_sum), ("prod", tf.math.unsorted_segment_prod), ("max", tf.math.unsorted_segment_max),
+                   ("min", tf.math.unsorted_segment_min)]:
+    case(f"unsorted_segment_{_kind}", [(6, 3)])(lambda x, _fn=_fn: _fn(x, tf.constant([2, 0, 1, 0, 2, -1]), 4))
+case("unsorted_segment_max_int32", [(5, 2)], low=-100, high=100)(
+    lambda x: tf.math.unsorted_segment_max(tf.cast(x, tf.int32), tf.constant([1, 1, 0, 1, 0]), 3))
+case("bucketize", [(4, 5)], low=-3, high=3, step=0.5)(lambda x: tf.raw_ops.Bucketize(input=x, boundaries=[-1.0, 0.0, 0.5, 0.5, 2.0]))
+case("bucketize_int32", [(12,)], low=-5, high=5)(lambda x: tf.raw_ops.Bucketize(input=tf.cast(x, tf.int32), boundaries=[-2.0, 0.0, 1.5, 3.0]))
+case("bitwise_xor_int32", [(3, 4), (1, 4)], low=-1e6, high=1e6)(lambda x, y: tf.bitwise.bitwise_xor(tf.cast(x, tf.int32), tf.cast(y, tf.int32)))
+case("bitwise_xor_uint8", [(10,), (10,)], low=0, high=255)(lambda x, y: tf.bitwise.bitwise_xor(tf.cast(x, tf.uint8), tf.cast(y, tf.uint8)))
+case("right_shift_int32", [(12,), (12,)], low=-40, high=40)(
+    lambda x, y: tf.bitwise.right_shift(tf.cast(x * 5e7, tf.int32), tf.cast(y, tf.int32)))
+case("right_shift_int8_broadcast", [(2, 6), (6,)], low=-10, high=10)(
+    lambda x, y: tf.bitwise.right_shift(tf.cast(x * 12, tf.int8), tf.cast(y, tf.int8)))
+case("neg_abs_sign_int32", [(12,)], inputs=[np.array([-2.2e9, 2.2e9, -7, 7, 0, -1, 1, 3e9, -3e9, 5, -5, 0.5], np.float32)])(
+    lambda x: (-tf.cast(x, tf.int32), tf.abs(tf.cast(x, tf.int32)), tf.sign(tf.cast(x, tf.int32))))
+case("neg_int64", [(6,)], low=-1e12, high=1e12)(lambda x: -tf.cast(x, tf.int64))
 case("space_to_batch_nd", [(1, 5, 6, 2)])(lambda x: tf.space_to_batch_nd(x, [2, 3], [[1, 0], [2, 1]]))
 case("batch_to_space_nd", [(6, 2, 3, 2)])(lambda x: tf.compat.v1.batch_to_space_nd(x, [2, 3], [[1, 0], [2, 1]]))
 case("elu", [(2, 5, 7)], low=-4, high=3)(lambda x: tf.nn.elu(x))

@@ -364,3 +364,23 @@ public struct IfOptions: Sendable {
         thenSubgraph = try t.int(0); elseSubgraph = try t.int(1)
     }
 }
+
+/// REVERSE_SEQUENCE: the axis reversed and the batch axis whose index picks each sequence's length.
+public struct ReverseSequenceOptions: Sendable {
+    public var sequenceAxis = 0, batchAxis = 0
+
+    public init(_ t: FlatTable?) throws {
+        guard let t else { return }
+        sequenceAxis = try t.int(0); batchAxis = try t.int(1)
+    }
+}
+
+/// BUCKETIZE: the ascending boundaries between buckets.
+public struct BucketizeOptions: Sendable {
+    public var boundaries: [Float] = []
+
+    public init(_ t: FlatTable?) throws {
+        guard let t else { return }
+        boundaries = try t.floats(0, "boundaries") ?? []
+    }
+}

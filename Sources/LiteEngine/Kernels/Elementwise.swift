@@ -302,8 +302,19 @@ class UnaryElementwise: Kernel {
     /// op has no int16 form here.
     class func int16Function(input: Tensor, output: Tensor) throws -> ((Int32) -> Int32)? { nil }
 
+    /// For int32/int64 tensors (NEG, ABS, SIGN): the op's function, wrapping as C++ does on the type; nil where the op
+    /// has no integer form.
+    class var integerFunction: ((Int64) -> Int64)? { nil }
+    private var computesIntegers = false
+
     override func prepare() throws {
         let input = try self.input(0), output = try self.output(0)
+        if Self.integerFunction != nil, input.type == .int32 || input.type == .int64 {
+            computesIntegers = true
+            output.type = input.type
+            output.shape = input.shape
+            return
+        }
         if input.type == .int16, let function = try Self.int16Function(input: input, output: output) {
             guard output.type == .int16 else { throw KernelError.unsupported("int16 input into \(output.type)") }
             try Int16Activations.expectSymmetric(input, output)
@@ -349,8 +360,20 @@ class UnaryElementwise: Kernel {
         return true
     }
 
-    /// Runs the quantized lookup table when there is one; returns false for float tensors.
+    /// Runs the quantized lookup table or the integer function when the tensors call for one; returns false for
+    /// float tensors.
     final func runLookupTable() -> Bool {
+        if computesIntegers, let function = Self.integerFunction {
+            let input = node.inputs[0]!, output = node.outputs[0]
+            if input.type == .int32 {
+                let x = input.pointer(Int32.self), out = output.pointer(Int32.self)
+                for i in 0..<input.elementCount { out[i] = Int32(truncatingIfNeeded: function(Int64(x[i]))) }
+            } else {
+                let x = input.pointer(Int64.self), out = output.pointer(Int64.self)
+                for i in 0..<input.elementCount { out[i] = function(x[i]) }
+            }
+            return true
+        }
         guard let lookupTable else { return false }
         lookupTable.apply(node.inputs[0]!, node.outputs[0])
         return true
@@ -399,5 +422,41 @@ class NumericBinaryElementwise: Kernel {
             do { out[o] = try operation(x[i], y[j]) } catch { failure = error }
         }
         if let failure { throw failure }
+    }
+}
+
+/// Base class of the binary ops on integers of any width (BITWISE_XOR, RIGHT_SHIFT): int8, int16, int32, uint8,
+/// uint16 or uint32 inputs of one type, broadcast, the output of that type.
+class IntegerBinaryElementwise: Kernel {
+    class func apply<T: FixedWidthInteger>(_ a: T, _ b: T) -> T { fatalError("subclass") }
+
+    required init(_ node: NodeContext) throws {
+        try super.init(node)
+        try expectCounts(inputs: 2...2, outputs: 1)
+    }
+
+    override func prepare() throws {
+        let a = try input(0), b = try input(1), output = try self.output(0)
+        try expectType(a, .int8, .int16, .int32, .uint8, .uint16, .uint32)
+        guard b.type == a.type else { throw KernelError.unsupported("inputs of types \(a.type) and \(b.type)") }
+        output.type = a.type
+        output.shape = try broadcastShape(a.shape, b.shape)
+    }
+
+    override func run(_ context: RunContext) throws {
+        switch node.outputs[0].type {
+        case .int8: compute(Int8.self)
+        case .int16: compute(Int16.self)
+        case .int32: compute(Int32.self)
+        case .uint8: compute(UInt8.self)
+        case .uint16: compute(UInt16.self)
+        default: compute(UInt32.self)
+        }
+    }
+
+    private func compute<T: FixedWidthInteger>(_: T.Type) {
+        let a = node.inputs[0]!, b = node.inputs[1]!, output = node.outputs[0]
+        let x = a.pointer(T.self), y = b.pointer(T.self), out = output.pointer(T.self)
+        forEachBroadcastPair(aShape: a.shape, bShape: b.shape, outShape: output.shape) { o, i, j in out[o] = Self.apply(x[i], y[j]) }
     }
 }
