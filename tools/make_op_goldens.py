@@ -355,6 +355,11 @@ case("right_shift_int8_broadcast", [(2, 6), (6,)], low=-10, high=10)(
 case("neg_abs_sign_int32", [(12,)], inputs=[np.array([-2.2e9, 2.2e9, -7, 7, 0, -1, 1, 3e9, -3e9, 5, -5, 0.5], np.float32)])(
     lambda x: (-tf.cast(x, tf.int32), tf.abs(tf.cast(x, tf.int32)), tf.sign(tf.cast(x, tf.int32))))
 case("neg_int64", [(6,)], low=-1e12, high=1e12)(lambda x: -tf.cast(x, tf.int64))
+# tf.signal: RFFT2D gives complex64; COMPLEX_ABS, REAL and IMAG take it back to float32.
+case("rfft", [(3, 16)])(lambda x: tf.signal.rfft(x))
+case("rfft_padded_abs", [(2, 10)])(lambda x: tf.abs(tf.signal.rfft(x, fft_length=[16])))
+case("rfft2d_cropped_real_imag", [(2, 6, 20)])(lambda x: (tf.math.real(tf.signal.rfft2d(x, fft_length=[4, 16])), tf.math.imag(tf.signal.rfft2d(x, fft_length=[4, 16]))))
+case("stft_magnitude", [(1, 400)])(lambda x: tf.abs(tf.signal.stft(x, frame_length=64, frame_step=32, fft_length=64)))
 case("space_to_batch_nd", [(1, 5, 6, 2)])(lambda x: tf.space_to_batch_nd(x, [2, 3], [[1, 0], [2, 1]]))
 case("batch_to_space_nd", [(6, 2, 3, 2)])(lambda x: tf.compat.v1.batch_to_space_nd(x, [2, 3], [[1, 0], [2, 1]]))
 case("elu", [(2, 5, 7)], low=-4, high=3)(lambda x: tf.nn.elu(x))

@@ -19,7 +19,7 @@ public struct NumPyArray: Equatable, Sendable {
 
     static let descriptors: [(String, TensorType)] = [
         ("<f4", .float32), ("<f2", .float16), ("<f8", .float64), ("<i4", .int32), ("<i8", .int64), ("<i2", .int16),
-        ("|u1", .uint8), ("|i1", .int8), ("|b1", .bool), ("<u2", .uint16), ("<u4", .uint32), ("<u8", .uint64),
+        ("|u1", .uint8), ("|i1", .int8), ("|b1", .bool), ("<u2", .uint16), ("<u4", .uint32), ("<u8", .uint64), ("<c8", .complex64),
     ]
 
     public struct ParseError: Error, CustomStringConvertible {
@@ -86,7 +86,7 @@ public struct NumPyArray: Equatable, Sendable {
     }
 
     public func floats() -> [Float] {
-        bytes.withUnsafeBytes { raw in (0..<elementCount).map { raw.loadUnaligned(fromByteOffset: 4 * $0, as: Float.self) } }
+        bytes.withUnsafeBytes { raw in (0..<raw.count / 4).map { raw.loadUnaligned(fromByteOffset: 4 * $0, as: Float.self) } }
     }
 }
 

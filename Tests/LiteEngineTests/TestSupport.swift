@@ -28,7 +28,7 @@ func assertClose(_ ours: NumPyArray, _ reference: NumPyArray, tolerance: Float =
     XCTAssertEqual(ours.type, reference.type, "\(label): dtype", file: file, line: line)
     guard ours.shape == reference.shape, ours.type == reference.type else { return }
     switch reference.type {
-    case .float32:
+    case .float32, .complex64:
         let a = ours.floats(), b = reference.floats()
         let scale = max(1, b.map(abs).max() ?? 0)
         var worst: Float = 0, worstIndex = 0
