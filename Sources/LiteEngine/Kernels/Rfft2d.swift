@@ -32,6 +32,7 @@ final class Rfft2d: Kernel {
         let source = input.floats, destination = output.pointer(Float.self)
         var real = [Double](repeating: 0, count: height * width), imaginary = [Double](repeating: 0, count: height * width)
         var columnReal = [Double](repeating: 0, count: height), columnImaginary = [Double](repeating: 0, count: height)
+        let rowTwiddles = Self.twiddles(width), columnTwiddles = Self.twiddles(height)
         for matrix in 0..<input.shape.dropLast(2).reduce(1, *) {
             // Each row's transform (zero-padded or cut to `width`), then each kept column's.
             for r in 0..<height {
@@ -41,7 +42,7 @@ final class Rfft2d: Kernel {
                 }
                 real.withUnsafeMutableBufferPointer { re in
                     imaginary.withUnsafeMutableBufferPointer { im in
-                        Self.transform(re.baseAddress! + r * width, im.baseAddress! + r * width, count: width, stride: 1)
+                        Self.transform(re.baseAddress! + r * width, im.baseAddress! + r * width, count: width, twiddles: rowTwiddles)
                     }
                 }
             }
@@ -50,7 +51,7 @@ final class Rfft2d: Kernel {
                     columnReal[r] = real[r * width + c]
                     columnImaginary[r] = imaginary[r * width + c]
                 }
-                Self.transform(&columnReal, &columnImaginary, count: height, stride: 1)
+                Self.transform(&columnReal, &columnImaginary, count: height, twiddles: columnTwiddles)
                 for r in 0..<height {
                     let at = 2 * ((matrix * height + r) * kept + c)
                     destination[at] = Float(columnReal[r])
@@ -60,8 +61,13 @@ final class Rfft2d: Kernel {
         }
     }
 
+    /// The twiddles e^(−2πik/count) for k below count/2; a stage of length L uses every (count/L)-th.
+    static func twiddles(_ count: Int) -> [(Double, Double)] {
+        (0..<count / 2).map { k in (cos(-2 * Double.pi * Double(k) / Double(count)), sin(-2 * Double.pi * Double(k) / Double(count))) }
+    }
+
     /// In-place radix-2 FFT (`count` a power of two), `X[k] = Σ x[j]·e^(−2πijk/count)`.
-    static func transform(_ real: UnsafeMutablePointer<Double>, _ imaginary: UnsafeMutablePointer<Double>, count: Int, stride: Int) {
+    static func transform(_ real: UnsafeMutablePointer<Double>, _ imaginary: UnsafeMutablePointer<Double>, count: Int, twiddles: [(Double, Double)]) {
         guard count > 1 else { return }
         var j = 0
         for i in 1..<count {
@@ -78,10 +84,10 @@ final class Rfft2d: Kernel {
         }
         var length = 2
         while length <= count {
-            let angle = -2 * Double.pi / Double(length)
+            let step = count / length
             for start in Swift.stride(from: 0, to: count, by: length) {
                 for k in 0..<length / 2 {
-                    let (wr, wi) = (cos(angle * Double(k)), sin(angle * Double(k)))
+                    let (wr, wi) = twiddles[k * step]
                     let (a, b) = (start + k, start + k + length / 2)
                     let tr = real[b] * wr - imaginary[b] * wi, ti = real[b] * wi + imaginary[b] * wr
                     (real[b], imaginary[b]) = (real[a] - tr, imaginary[a] - ti)
