@@ -367,6 +367,58 @@ case("atan2", [(3, 4), (3, 4)])(lambda x, y: tf.math.atan2(x, y))
 case("local_response_normalization", [(1, 4, 5, 9)])(lambda x: tf.nn.local_response_normalization(x, depth_radius=2, bias=1.5, alpha=0.3, beta=0.75))
 case("scatter_nd", [(3, 4)])(lambda x: tf.scatter_nd(tf.constant([[1], [3], [1]]), x, [5, 4]))
 case("reduce_any_all", [(3, 5)])(lambda x: tf.cast(tf.reduce_any(x > 1.0, axis=1), tf.float32) + 2.0 * tf.cast(tf.reduce_all(x > -1.5, axis=0), tf.float32)[:3])
+def built_conv3d(in_shape, kernel, outputs, strides, dilations, padding, activation, transpose=False):
+    """CONV_3D (or CONV_3D_TRANSPOSE to `in_shape`'s spatial size times the strides) with dilations and a fused activation,
+    which the converter does not emit from Keras (it dilates through SPACE_TO_BATCH and fuses no activation)."""
+    def build():
+        g = GraphBuilder()
+        channels = in_shape[-1]
+        o = g.fb.Conv3DOptionsT()
+        o.padding = getattr(g.fb.Padding, padding)
+        o.strideD, o.strideH, o.strideW = strides
+        o.dilationDFactor, o.dilationHFactor, o.dilationWFactor = dilations
+        o.fusedActivationFunction = getattr(g.fb.ActivationFunctionType, activation)
+        x = g.tensor("x", in_shape)
+        b = g.weights("b", outputs)
+        if transpose:
+            out_shape = [in_shape[0]] + [in_shape[1 + i] * strides[i] for i in range(3)] + [outputs]
+            shape = g.tensor("output_shape", [5], data=out_shape, dtype=np.int32)
+            w = g.weights("w", *kernel, outputs, channels)
+            y = g.tensor("y", out_shape)
+            g.operator(g.fb.BuiltinOperator.CONV_3D_TRANSPOSE, [shape, w, x, b], [y], g.fb.BuiltinOptions.Conv3DOptions, o)
+        else:
+            def size(i):
+                effective = (kernel[i] - 1) * dilations[i] + 1
+                return -(-in_shape[1 + i] // strides[i]) if padding == "SAME" else -(-(in_shape[1 + i] - effective + 1) // strides[i])
+            w = g.weights("w", *kernel, channels, outputs)
+            y = g.tensor("y", [in_shape[0], size(0), size(1), size(2), outputs])
+            g.operator(g.fb.BuiltinOperator.CONV_3D, [x, w, b], [y], g.fb.BuiltinOptions.Conv3DOptions, o)
+        return g.build([x], [y])
+    return build
+
+
+case("conv3d_dilated_relu6", [(1, 6, 7, 8, 2)], built=True)(built_conv3d((1, 6, 7, 8, 2), (2, 3, 2), 3, (1, 2, 1), (2, 1, 3), "SAME", "RELU6"))
+case("conv3d_dilated_valid_batch2", [(2, 7, 6, 9, 3)], built=True)(built_conv3d((2, 7, 6, 9, 3), (3, 2, 2), 4, (2, 1, 2), (2, 2, 1), "VALID", "RELU_N1_TO_1"))
+case("conv3d_transpose_dilated_relu", [(1, 3, 4, 3, 2)], built=True)(built_conv3d((1, 3, 4, 3, 2), (3, 2, 3), 3, (2, 1, 2), (1, 2, 1), "SAME", "RELU",
+                                                                                   transpose=True))
+
+
+def keras_layer(shape, make_layer, seed=3):
+    """A one-layer Keras 2 model on a batch of one (the converter's form of the layer)."""
+    def build():
+        import tf_keras
+        tf_keras.utils.set_random_seed(seed)
+        inputs = tf_keras.Input(shape, batch_size=1)
+        return tf.lite.TFLiteConverter.from_keras_model(tf_keras.Model(inputs, make_layer()(inputs))).convert()
+    return build
+
+
+case("conv3d_same_relu", [(1, 6, 7, 8, 3)], built=True)(keras_layer((6, 7, 8, 3), lambda: tf.keras.layers.Conv3D(4, 3, padding="same", activation="relu")))
+case("conv3d_valid_strided", [(1, 7, 9, 9, 2)], built=True)(keras_layer((7, 9, 9, 2), lambda: tf.keras.layers.Conv3D(3, (2, 3, 2), strides=(1, 2, 2))))
+case("conv3d_no_bias", [(1, 5, 6, 7, 2)], built=True)(keras_layer((5, 6, 7, 2), lambda: tf.keras.layers.Conv3D(3, 3, padding="same", use_bias=False)))
+case("conv3d_transpose_same_stride2", [(1, 3, 4, 5, 2)], built=True)(keras_layer((3, 4, 5, 2), lambda: tf.keras.layers.Conv3DTranspose(3, 3, strides=2, padding="same")))
+case("conv3d_transpose_valid_relu", [(1, 2, 3, 3, 4)], built=True)(
+    keras_layer((2, 3, 3, 4), lambda: tf.keras.layers.Conv3DTranspose(2, (2, 3, 3), strides=(1, 2, 1), padding="valid", activation="relu")))
 case("dilated_conv_odd_size", [(1, 9, 11, 3)])(lambda x: tf.nn.conv2d(x, const(3, 3, 3, 4), 1, "SAME", dilations=2))
 
 

@@ -88,6 +88,8 @@ enum OpRegistry {
         .bitwiseXor: .init(versions: 1...1, kernel: BitwiseXor.self),
         .rightShift: .init(versions: 1...1, kernel: RightShift.self),
         .rfft2d: .init(versions: 1...1, kernel: Rfft2d.self),
+        .conv3d: .init(versions: 1...1, kernel: Conv3D.self),
+        .conv3dTranspose: .init(versions: 1...1, kernel: Conv3DTranspose.self),
         .complexAbs: .init(versions: 1...1, kernel: ComplexAbs.self),
         .real: .init(versions: 1...1, kernel: Real.self),
         .imag: .init(versions: 1...1, kernel: Imag.self),

@@ -384,3 +384,18 @@ public struct BucketizeOptions: Sendable {
         boundaries = try t.floats(0, "boundaries") ?? []
     }
 }
+
+/// CONV_3D and CONV_3D_TRANSPOSE (`Conv3DOptions`).
+public struct Conv3DOptions: Sendable {
+    public var padding: Padding = .same
+    public var strideD = 0, strideW = 0, strideH = 0
+    public var activation: FusedActivation = .none
+    public var dilationD = 1, dilationW = 1, dilationH = 1
+
+    public init(_ t: FlatTable?) throws {
+        guard let t else { return }
+        padding = try t.padding(0); strideD = try t.int(1); strideW = try t.int(2); strideH = try t.int(3)
+        activation = try t.activation(4)
+        dilationD = try t.int(5, default: 1); dilationW = try t.int(6, default: 1); dilationH = try t.int(7, default: 1)
+    }
+}
