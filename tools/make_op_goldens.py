@@ -259,6 +259,9 @@ case("lstm_keras_stacked", [(1, 11, 4)], keras=True)(
     keras_sequence_model(11, 4, 1, lambda x: lstm_layer(6, 40, return_sequences=True)(lstm_layer(9, 30, return_sequences=True)(x))))
 case("bilstm_keras_concat", [(1, None, 3)], keras=True, run_shapes=[(1, 17, 3)])(
     keras_sequence_model(None, 3, 1, lambda x: tf.keras.layers.Bidirectional(lstm_layer(8, 50, return_sequences=True))(x)))
+# float16 weights: DEQUANTIZE nodes also write the LSTM's state variables once (their initial value).
+case("lstm_keras_float16_weights", [(1, 8, 5)], keras=True, optimize="float16")(
+    keras_sequence_model(8, 5, 1, lambda x: lstm_layer(6, 110, return_sequences=True)(x)))
 case("bilstm_keras_sum_last", [(1, 10, 4)], keras=True)(
     keras_sequence_model(10, 4, 1, lambda x: tf.keras.layers.Bidirectional(lstm_layer(5, 60), merge_mode="sum")(x)))
 

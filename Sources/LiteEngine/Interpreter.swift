@@ -203,7 +203,11 @@ public final class Interpreter: @unchecked Sendable {
         for (node, op) in graph.operators.enumerated() {
             for index in op.outputs where index >= 0 {
                 let problem: String?
-                if tensors[index].storage == .constant || tensors[index].isVariable {
+                // A DEQUANTIZE of a constant may give a variable its first value (the converter's float16 LSTM state);
+                // it runs once, as TFLite's does.
+                let setsInitialValue = tensors[index].isVariable && codes[node].builtin == .dequantize
+                    && op.inputs.count == 1 && op.inputs[0] >= 0 && tensors[op.inputs[0]].storage == .constant
+                if tensors[index].storage == .constant || (tensors[index].isVariable && !setsInitialValue) {
                     problem = "writes tensor \(index), which is constant or a variable"
                 } else if inputs.contains(index) {
                     problem = "writes tensor \(index), which is a graph input"

@@ -4,7 +4,8 @@ import LiteFormat
 /// `real = scale * (q - zero_point)`.
 ///
 /// When the input is a constant (float16 or int8 weights), the float values are computed once while the
-/// plan is built and the op does nothing at run time, as TFLite does for constant inputs.
+/// plan is built and the op does nothing at run time, as TFLite does for constant inputs; a variable it writes (a
+/// float16 LSTM's initial state) gets its value once, at the first plan.
 final class Dequantize: Kernel {
     required init(_ node: NodeContext) throws {
         try super.init(node)
@@ -24,11 +25,20 @@ final class Dequantize: Kernel {
         }
         output.type = .float32
         output.shape = input.shape
-        if input.storage == .constant && output.storage != .persistent {
+        if input.storage == .constant && output.isVariable {
+            guard !setVariable else { return }
+            guard output.byteCount == input.elementCount * 4 else { throw KernelError.invalid("variable \(output.index) does not fit \(input.shape)") }
+            convert(input, output)
+            setVariable = true
+        } else if input.storage == .constant && output.storage != .persistent {
             output.makePersistent(byteCount: output.byteCount)
             convert(input, output)
         }
     }
+
+    /// Whether this node has given the variable it writes its first value (the state `resetVariableTensors()` then
+    /// sets to zero, as TFLite's does, where this node does not run again).
+    private var setVariable = false
 
     override func run(_ context: RunContext) throws {
         if node.inputs[0]!.storage != .constant { convert(node.inputs[0]!, node.outputs[0]) }
