@@ -259,6 +259,12 @@ case("lstm_keras_stacked", [(1, 11, 4)], keras=True)(
     keras_sequence_model(11, 4, 1, lambda x: lstm_layer(6, 40, return_sequences=True)(lstm_layer(9, 30, return_sequences=True)(x))))
 case("bilstm_keras_concat", [(1, None, 3)], keras=True, run_shapes=[(1, 17, 3)])(
     keras_sequence_model(None, 3, 1, lambda x: tf.keras.layers.Bidirectional(lstm_layer(8, 50, return_sequences=True))(x)))
+# Hybrid BATCH_MATMUL (dynamic range: the constant rhs int8 with one scale, each lhs row quantized asymmetrically).
+hybrid_rhs = tf.constant(np.random.default_rng(91).normal(0, 0.1, size=(3, 64, 40)).astype(np.float32))
+case("hybrid_batch_matmul", [(1, 3, 5, 64)], optimize="dynamic_range", exact=True)(lambda x: tf.matmul(x, hybrid_rhs))
+case("hybrid_batch_matmul_broadcast_lhs", [(1, 1, 7, 64)], optimize="dynamic_range", exact=True)(lambda x: tf.matmul(x, hybrid_rhs))
+case("hybrid_batch_matmul_adjoints", [(3, 64, 6)], optimize="dynamic_range", exact=True)(
+    lambda x: tf.matmul(x, tf.transpose(hybrid_rhs, [0, 2, 1]), transpose_a=True, transpose_b=True))
 # float16 weights: DEQUANTIZE nodes also write the LSTM's state variables once (their initial value).
 case("lstm_keras_float16_weights", [(1, 8, 5)], keras=True, optimize="float16")(
     keras_sequence_model(8, 5, 1, lambda x: lstm_layer(6, 110, return_sequences=True)(x)))
@@ -561,10 +567,10 @@ case("q16_small_cnn", [(1, 16, 16, 3)], keras=True, optimize="quantize16x8_float
 
 # ---- hybrid ops: int8 constant weights, float activations (dynamic-range quantization) ---------------------------
 h_fc_w, h_fc_b = const(64, 48), const(48)
-case("hybrid_fully_connected", [(3, 64)], optimize="dynamic_range")(lambda x: tf.nn.relu(tf.matmul(x, h_fc_w) + h_fc_b))
+case("hybrid_fully_connected", [(3, 64)], optimize="dynamic_range", exact=True)(lambda x: tf.nn.relu(tf.matmul(x, h_fc_w) + h_fc_b))
 # Rows of 1,100 values: the product in three slices of under 518, added as integers.
 h_fc_long_w, h_fc_long_b = const(1100, 40), const(40)
-case("hybrid_fully_connected_long_rows", [(5, 1100)], optimize="dynamic_range")(lambda x: tf.matmul(x, h_fc_long_w) + h_fc_long_b)
+case("hybrid_fully_connected_long_rows", [(5, 1100)], optimize="dynamic_range", exact=True)(lambda x: tf.matmul(x, h_fc_long_w) + h_fc_long_b)
 h_conv_w, h_conv_b = const(3, 3, 8, 16), const(16)
 case("hybrid_conv", [(1, 10, 10, 8)], optimize="dynamic_range")(
     lambda x: tf.nn.relu6(tf.nn.bias_add(tf.nn.conv2d(x, h_conv_w, 1, "SAME"), h_conv_b)))

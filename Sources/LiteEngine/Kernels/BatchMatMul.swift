@@ -6,13 +6,18 @@ import LiteFormat
 /// requantized by lhs_scale·rhs_scale/output_scale with `MultiplyByQuantizedMultiplier` (ties away from zero, where
 /// LiteRT's FULLY_CONNECTED rounds them up: the `q_batch_matmul_int8_ties` goldens), clamped to the int8 range (the op
 /// has no fused activation). int16 (16x8 models): the same sums, in int64 in TFLite, rescaled by the int64 form of
-/// `MultiplyByQuantizedMultiplier`.
+/// `MultiplyByQuantizedMultiplier`. Hybrid (dynamic-range models: float lhs, constant int8 rhs with one scale): each
+/// lhs row quantized on its own (symmetric, or asymmetric with the `asymmetric_quantize_inputs` option), exact int32
+/// sums with the rhs by ``HybridMatrixProduct``, `float(sum) · (row_scale · rhs_scale)`, as TFLite's EvalHybrid.
 final class BatchMatMul: Kernel {
     var options: BatchMatMulOptions
     /// Matrix dimensions of the product, and for each output matrix the element offset of its lhs and rhs matrix.
     private(set) var m = 0, n = 0, k = 0
     private var lhsOffsets: [Int] = [], rhsOffsets: [Int] = []
     private var requantization: ChannelRequantization?
+    /// Hybrid: the product with each distinct rhs matrix (keyed by its offset), and the rhs scale.
+    private var hybridProducts: [Int: HybridMatrixProduct] = [:]
+    private var hybridScale: Float = 0
 
     required init(_ node: NodeContext) throws {
         options = try BatchMatMulOptions(node.options)
@@ -34,11 +39,23 @@ final class BatchMatMul: Kernel {
             self.requantization = requantization
         } else {
             try expectType(lhs, .float32)
-            try expectType(rhs, .float32)
+            try expectType(rhs, .float32, .int8)
             output.type = .float32
         }
         let geometry = try Self.geometry(lhs: lhs.shape, rhs: rhs.shape, adjointLHS: options.adjointLHS, adjointRHS: options.adjointRHS)
         (m, n, k) = (geometry.m, geometry.n, geometry.k)
+        if lhs.type == .float32 && rhs.type == .int8 {
+            guard isLoadTimeConstant(rhs), let data = rhs.data else { throw KernelError.unsupported("hybrid BATCH_MATMUL needs a constant int8 rhs") }
+            let info = try QuantizedTensorInfo(rhs)
+            guard info.scales.count == 1, info.zeroPoint == 0 else { throw KernelError.unsupported("hybrid BATCH_MATMUL rhs must have one scale and zero point 0") }
+            hybridScale = info.scale
+            let weights = data.assumingMemoryBound(to: Int8.self)
+            for offset in Set(geometry.rhsOffsets) where hybridProducts[offset] == nil {
+                // Rows of n weights each k deep: the rhs matrix itself with adj_y, else its transpose.
+                let rows = (0..<n).flatMap { c in (0..<k).map { d in weights[offset + (options.adjointRHS ? c * k + d : d * n + c)] } }
+                hybridProducts[offset] = HybridMatrixProduct(values: rows, channels: n, depth: k)
+            }
+        }
         // int16 products reach 2^30: sums of fewer than 2^23 of them are exact doubles.
         guard lhs.type != .int16 || k < 1 << 23 else { throw KernelError.unsupported("int16 BATCH_MATMUL over \(k) products") }
         (lhsOffsets, rhsOffsets) = (geometry.lhsOffsets, geometry.rhsOffsets)
@@ -99,14 +116,19 @@ final class BatchMatMul: Kernel {
     }
 
     override var scratchBytes: Int {
+        if let product = hybridProducts.values.first, let lhs = node.inputs[0] {
+            // The lhs rows (transposed first with adj_x) and their quantized values, then the product's scratch.
+            return saturatingProduct(2 * lhs.elementCount, 4) + product.scratchBytes(rows: m)
+        }
         // lhs, rhs and sums as doubles, then the sums as int32 for the vector requantization.
-        requantization == nil ? 0 : saturatingProduct(saturatingProduct(m, k) + saturatingProduct(k, n) + 2 * saturatingProduct(m, n), 8)
+        return requantization == nil ? 0 : saturatingProduct(saturatingProduct(m, k) + saturatingProduct(k, n) + 2 * saturatingProduct(m, n), 8)
     }
 
     override func run(_ context: RunContext) throws {
         if let requantization {
             return node.inputs[0]!.type == .int16 ? runInteger(Int16.self, context, requantization) : runInteger(Int8.self, context, requantization)
         }
+        if !hybridProducts.isEmpty { return runHybrid(context) }
         let lhs = node.inputs[0]!.floats, rhs = node.inputs[1]!.floats, out = node.outputs[0].floats
         let (m, n, k) = (self.m, self.n, self.k)
         guard m > 0, n > 0 else { return }
@@ -119,6 +141,34 @@ final class BatchMatMul: Kernel {
             BLAS.sgemm(transposeA: options.adjointLHS, transposeB: options.adjointRHS, m: m, n: n, k: k,
                        a: lhs + lhsOffsets[b], lda: options.adjointLHS ? m : k, b: rhs + rhsOffsets[b], ldb: options.adjointRHS ? k : n,
                        c: c, ldc: n, threads: context.threads)
+        }
+    }
+
+    private func runHybrid(_ context: RunContext) {
+        let lhs = node.inputs[0]!, out = node.outputs[0].floats
+        let (m, n, k) = (self.m, self.n, self.k)
+        guard m > 0, n > 0 else { return }
+        guard k > 0 else { return out.update(repeating: 0, count: node.outputs[0].elementCount) }
+        let rows = context.scratch.assumingMemoryBound(to: Float.self), values = rows + lhs.elementCount
+        let productScratch = UnsafeMutableRawPointer(values + lhs.elementCount)
+        var source = UnsafePointer(lhs.floats)
+        if options.adjointLHS {
+            // Each [k, m] lhs matrix as m rows of k.
+            for matrix in 0..<(lhs.elementCount / max(m * k, 1)) {
+                let from = lhs.floats + matrix * m * k, to = rows + matrix * m * k
+                for r in 0..<m { for d in 0..<k { to[r * k + d] = from[d * m + r] } }
+            }
+            source = UnsafePointer(rows)
+        }
+        let rowCount = lhs.elementCount / max(k, 1)
+        let scales = HybridQuantization.quantizeRows(source, rows: rowCount, length: k, asymmetric: options.asymmetricQuantizeInputs, widthInFloat: true,
+                                                     offsets: values, threads: context.threads)
+        for b in lhsOffsets.indices {
+            let c = out + b * m * n, firstRow = lhsOffsets[b] / max(k, 1)
+            hybridProducts[rhsOffsets[b]]!.run(values + lhsOffsets[b], rows: m, into: c, scratch: productScratch, threads: context.threads)
+            HybridQuantization.rescale(c, images: m, rows: 1, channels: n, imageScales: Array(scales[firstRow..<(firstRow + m)]),
+                                       weightScales: [Float](repeating: hybridScale, count: n), bias: nil, activation: (-.infinity, .infinity),
+                                       threads: context.threads)
         }
     }
 
