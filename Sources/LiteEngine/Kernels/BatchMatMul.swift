@@ -161,7 +161,7 @@ final class BatchMatMul: Kernel {
             source = UnsafePointer(rows)
         }
         let rowCount = lhs.elementCount / max(k, 1)
-        let scales = HybridQuantization.quantizeRows(source, rows: rowCount, length: k, asymmetric: options.asymmetricQuantizeInputs, widthInFloat: true,
+        let scales = HybridQuantization.quantizeRows(source, rows: rowCount, length: k, asymmetric: options.asymmetricQuantizeInputs,
                                                      offsets: values, threads: context.threads)
         for b in lhsOffsets.indices {
             let c = out + b * m * n, firstRow = lhsOffsets[b] / max(k, 1)

@@ -121,7 +121,7 @@ final class DepthwiseConv2D: Kernel {
             Self.floatDepthwise(g, UnsafePointer(offsets), w.baseAddress!, nil, out, activation: (-.infinity, .infinity), threads: context.threads)
         }
         HybridQuantization.rescale(out, images: g.batches, rows: g.outH * g.outW, channels: g.outC, imageScales: imageScales, weightScales: h.scales,
-                                   bias: optionalInput(2), activation: activation, threads: context.threads)
+                                   bias: optionalInput(2), activation: activation, depthwiseOrder: true, threads: context.threads)
     }
 
     /// 16x8 path (int16 input, int8 filter, int64 bias): TFLite's reference `DepthwiseConvPerChannel` for int16.

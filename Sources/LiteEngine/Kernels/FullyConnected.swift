@@ -150,7 +150,7 @@ final class FullyConnected: Kernel {
         let input = node.inputs[0]!, output = node.outputs[0]
         let depth = weights.depth, units = weights.channels, rows = input.elementCount / max(depth, 1)
         let dst = output.floats, values = context.scratch.assumingMemoryBound(to: Float.self)
-        let scales = HybridQuantization.quantizeRows(input.floats, rows: rows, length: depth, asymmetric: options.asymmetricQuantizeInputs, widthInFloat: true,
+        let scales = HybridQuantization.quantizeRows(input.floats, rows: rows, length: depth, asymmetric: options.asymmetricQuantizeInputs,
                                                      offsets: values, threads: context.threads)
         product.run(values, rows: rows, into: dst, scratch: UnsafeMutableRawPointer(values + rows * depth), threads: context.threads)
         HybridQuantization.rescale(dst, images: rows, rows: 1, channels: units, imageScales: scales, weightScales: weights.scales, bias: optionalInput(2),

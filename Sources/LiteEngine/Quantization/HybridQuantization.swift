@@ -110,8 +110,12 @@ enum HybridQuantization {
     /// The hybrid kernels' last step: `sums[i, r, c] · (weightScale[c] · imageScale[i]) + bias[c]`, clamped to
     /// `activation`, in place, for `images` images of `rows` rows of `channels` sums (TFLite's `float(acc) · scale +
     /// bias`; a FULLY_CONNECTED row is an image of one row). Rows are split over `threads`.
+    ///
+    /// `depthwiseOrder`: the two scales applied one after the other, as LiteRT's hybrid DEPTHWISE_CONV_2D does: its
+    /// vector loop (channels in whole groups of four) `(sum · weightScale) · imageScale`, its scalar loop for the
+    /// channels left over `(sum · imageScale) · weightScale`.
     static func rescale(_ sums: UnsafeMutablePointer<Float>, images: Int, rows: Int, channels: Int, imageScales: [Float], weightScales: [Float],
-                        bias: Tensor?, activation: (Float, Float), threads: Int) {
+                        bias: Tensor?, activation: (Float, Float), depthwiseOrder: Bool = false, threads: Int) {
         // A bias of zeros when there is none: an optional read per value compiled to masked loads, 90% of a
         // FULLY_CONNECTED layer's time.
         let bias = bias.map { Array(UnsafeBufferPointer(start: $0.floats, count: channels)) } ?? [Float](repeating: 0, count: channels)
@@ -123,6 +127,12 @@ enum HybridQuantization {
                     parallelFor(rows, threads: threads, workPerItem: 2 * channels) { range in
                         for r in range {
                             let row = first + r * channels
+                            if depthwiseOrder {
+                                let grouped = channels - channels % 4
+                                for c in 0..<grouped { row[c] = Swift.min(Swift.max(row[c] * weightScales[c] * imageScale + bias[c], low), high) }
+                                for c in grouped..<channels { row[c] = Swift.min(Swift.max(row[c] * imageScale * weightScales[c] + bias[c], low), high) }
+                                continue
+                            }
                             for c in 0..<channels { row[c] = Swift.min(Swift.max(row[c] * (weightScales[c] * imageScale) + bias[c], low), high) }
                         }
                     }
@@ -135,18 +145,18 @@ enum HybridQuantization {
     /// image of a float tensor quantized to int8 as a whole, asymmetrically or (per-tensor CONV_2D) symmetrically, and
     /// written as `q − offset` (padding 0 then contributes what TFLite's zero-point padding does). Returns each image's
     /// scale.
-    static func quantizeImages<Value: ExactAccumulator>(_ input: Tensor, asymmetric: Bool = true, widthInFloat: Bool = false,
-                                                        offsets: UnsafeMutablePointer<Value>, threads: Int = 1) -> [Float] {
+    static func quantizeImages<Value: ExactAccumulator>(_ input: Tensor, asymmetric: Bool = true, offsets: UnsafeMutablePointer<Value>,
+                                                        threads: Int = 1) -> [Float] {
         let batches = input.dim(0)
-        return quantizeRows(input.floats, rows: batches, length: input.elementCount / max(batches, 1), asymmetric: asymmetric,
-                            widthInFloat: widthInFloat, offsets: offsets, threads: threads)
+        return quantizeRows(input.floats, rows: batches, length: input.elementCount / max(batches, 1), asymmetric: asymmetric, offsets: offsets,
+                            threads: threads)
     }
 
     /// Each of `rows` rows of `length` floats quantized on its own (`BatchQuantizeFloats`), written as `q − offset`;
     /// returns each row's scale. A long row (an image) is split over `threads`: its range from the pieces' ranges
     /// (minima and maxima, so the same in any split), then its values.
     static func quantizeRows<Value: ExactAccumulator>(_ values: UnsafePointer<Float>, rows: Int, length: Int, asymmetric: Bool,
-                                                      widthInFloat: Bool = false, offsets: UnsafeMutablePointer<Value>, threads: Int = 1) -> [Float] {
+                                                      offsets: UnsafeMutablePointer<Value>, threads: Int = 1) -> [Float] {
         (0..<rows).map { b in
             let image = values + b * length
             let pieces = threads > 1 && length >= 1 << 15 ? threads : 1
@@ -162,7 +172,7 @@ enum HybridQuantization {
                 }
                 (smallest, largest) = (lows.min()!, highs.max()!)
             }
-            let (scale, inverse, offset) = asymmetric ? asymmetricParameters(low: smallest, high: largest, widthInFloat: widthInFloat)
+            let (scale, inverse, offset) = asymmetric ? asymmetricParameters(low: smallest, high: largest)
                 : symmetricParameters(low: smallest, high: largest)
             let low: Float = asymmetric ? -128 : -127
             let target = offsets + b * length
@@ -213,10 +223,9 @@ enum HybridQuantization {
 
     /// `tensor_utils::AsymmetricQuantizeFloats`: the range [min(0, min x), max(0, max x)] mapped onto [-128, 127]
     /// with a nudged zero point, in double; values rounded half away from zero with the float inverse scale.
-    static func quantizeAsymmetric(_ values: UnsafePointer<Float>, count: Int, widthInFloat: Bool = false,
-                                   into output: UnsafeMutablePointer<Int8>) -> (scale: Float, offset: Int32) {
+    static func quantizeAsymmetric(_ values: UnsafePointer<Float>, count: Int, into output: UnsafeMutablePointer<Int8>) -> (scale: Float, offset: Int32) {
         let (low, high) = range(values, count: count)
-        let (scale, inverse, zeroPoint) = asymmetricParameters(low: low, high: high, widthInFloat: widthInFloat)
+        let (scale, inverse, zeroPoint) = asymmetricParameters(low: low, high: high)
         for i in 0..<count { output[i] = roundedInt8(zeroPoint + values[i] * inverse, low: -128) }
         return (scale, Int32(zeroPoint))
     }
@@ -224,15 +233,15 @@ enum HybridQuantization {
     /// The scale, its float inverse and the zero point of `AsymmetricQuantizeFloats` (scale 1 and inverse 0 for a
     /// constant range, so every value quantizes to 0).
     ///
-    /// `widthInFloat`: `rmax − rmin` taken in single precision before the division in double, as the tensor_utils
-    /// quantization that LiteRT's hybrid FULLY_CONNECTED and BATCH_MATMUL call does (its min and max are floats); the
-    /// scale is then one bit off the convolutions' (which subtract in double) for about one row in five
-    /// (`hybrid_batch_matmul`, compared bit for bit).
-    private static func asymmetricParameters(low: Float, high: Float, widthInFloat: Bool = false) -> (scale: Float, inverse: Float, zeroPoint: Float) {
+    /// `rmax − rmin` is taken in single precision and then divided in double, as in the tensor_utils quantization
+    /// LiteRT's hybrid kernels call (its minimum and maximum are floats): in double the scale is one bit off for about
+    /// one row in five (`hybrid_batch_matmul`, `hybrid_depthwise_batch2_valid`, `hybrid_conv_float_width`, compared
+    /// bit for bit).
+    private static func asymmetricParameters(low: Float, high: Float) -> (scale: Float, inverse: Float, zeroPoint: Float) {
         let rmin = Double(low), rmax = Double(high)
         if rmin == rmax { return (1, 0, 0) }
         let qmin = -128.0, qmax = 127.0
-        let scale = (widthInFloat ? Double(high - low) : rmax - rmin) / (qmax - qmin)
+        let scale = Double(high - low) / (qmax - qmin)
         let fromMin = qmin - rmin / scale, fromMax = qmax - rmax / scale
         let errorMin = abs(qmin) + abs(rmin / scale), errorMax = abs(qmax) + abs(rmax / scale)
         let zero = errorMin < errorMax ? fromMin : fromMax
