@@ -719,6 +719,54 @@ final class KernelConsistencyTests: XCTestCase {
         }
     }
 
+    /// CONV_3D and CONV_3D_TRANSPOSE against their definitions over random shapes, strides, dilations, paddings, bias
+    /// or none, and activations.
+    func testConv3DAndItsTransposeMatchReference() throws {
+        for trial in 0..<40 {
+            var options = try Conv3DOptions(nil)
+            options.padding = Bool.random(using: &generator) ? .same : .valid
+            (options.strideD, options.strideH, options.strideW) = (Int.random(in: 1...2, using: &generator), Int.random(in: 1...3, using: &generator),
+                                                                   Int.random(in: 1...2, using: &generator))
+            (options.dilationD, options.dilationH, options.dilationW) = (Int.random(in: 1...2, using: &generator), Int.random(in: 1...2, using: &generator),
+                                                                         Int.random(in: 1...3, using: &generator))
+            options.activation = [FusedActivation.none, .relu, .relu6, .reluN1To1][trial % 4]
+            let c = Int.random(in: 1...5, using: &generator), o = Int.random(in: 1...5, using: &generator)
+            let kernelShape = (0..<3).map { _ in Int.random(in: 1...3, using: &generator) }
+            let inputShape = [Int.random(in: 1...2, using: &generator)] + (0..<3).map { _ in Int.random(in: 1...6, using: &generator) } + [c]
+            let x = random(inputShape.reduce(1, *)), bias: [Float]? = trial % 3 == 0 ? nil : random(o)
+            let forwardFilter = kernelShape + [c, o]
+            let w = random(forwardFilter.reduce(1, *))
+            var inputs = [tensor(0, inputShape, x), tensor(1, forwardFilter, w)]
+            if let bias { inputs.append(tensor(2, [o], bias)) }
+            let output = tensor(3, [1])
+            let forward = try Conv3D(node(inputs, [output]))
+            forward.options = options
+            if let expected = try? Conv3D.reference(input: x, inputShape: inputShape, filter: w, filterShape: forwardFilter, bias: bias, options: options),
+               expected.shape.allSatisfy({ $0 > 0 }) {
+                try run(forward)
+                XCTAssertEqual(output.shape, expected.shape)
+                assertNear(output.toArray(of: Float.self), expected.values, "conv3d \(inputShape) \(forwardFilter) \(options)")
+            }
+
+            let outputShape = [inputShape[0]] + (0..<3).map { inputShape[$0 + 1] * [options.strideD, options.strideH, options.strideW][$0] } + [o]
+            let transposedFilter = kernelShape + [o, c]
+            let shapeTensor = Tensor(index: 4, description: TensorDescription(name: "shape", type: .int32, shape: [5], shapeSignature: [5], buffer: 0,
+                                                                             quantization: nil, isVariable: false, sparsity: nil), constant: nil)
+            shapeTensor.makePersistent(byteCount: 20)
+            for (i, dim) in outputShape.enumerated() { shapeTensor.pointer(Int32.self)[i] = Int32(dim) }
+            shapeTensor.storage = Tensor.Storage.constant
+            var transposeInputs = [shapeTensor, tensor(5, transposedFilter, w), tensor(6, inputShape, x)]
+            if let bias { transposeInputs.append(tensor(7, [o], bias)) }
+            let transposeOutput = tensor(8, [1])
+            let transpose = try Conv3DTranspose(node(transposeInputs, [transposeOutput]))
+            transpose.options = options
+            try run(transpose)
+            let expected = try Conv3DTranspose.reference(input: x, inputShape: inputShape, filter: w, filterShape: transposedFilter,
+                                                         outputShape: outputShape, bias: bias, options: options)
+            assertNear(transposeOutput.toArray(of: Float.self), expected, "conv3d transpose \(inputShape) -> \(outputShape) \(options)")
+        }
+    }
+
     /// The LSTM's recurrent product three ways: all gates at once from stacked constant weights (`StackedGateWeights`,
     /// one sgemv, or one sgemm for a batch), and, for weights that are not constant, per-gate SIMD rows (small steps)
     /// or sgemm (larger ones).

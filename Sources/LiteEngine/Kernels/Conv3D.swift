@@ -4,7 +4,7 @@ import LiteFormat
 /// SAME/VALID padding and a fused activation. One output depth slice at a time: its patches gathered (im2col,
 /// zeros where a tap falls in the padding) and multiplied by the filter (a `kd·kh·kw·c` x `o` matrix) with sgemm.
 final class Conv3D: Kernel {
-    let options: Conv3DOptions
+    var options: Conv3DOptions
     var activation: (Float, Float) = (-.infinity, .infinity)
     var geometry: [SpatialGeometry] = []
 
@@ -12,10 +12,10 @@ final class Conv3D: Kernel {
         options = try Conv3DOptions(node.options)
         try super.init(node)
         try expectCounts(inputs: 2...3, outputs: 1)
-        activation = try activationRange(options.activation)
     }
 
     override func prepare() throws {
+        activation = try activationRange(options.activation)
         let input = try self.input(0), filter = try self.input(1), output = try self.output(0)
         try expectType(input, .float32)
         try expectType(filter, .float32)
@@ -79,5 +79,33 @@ final class Conv3D: Kernel {
                 clamp(slice, count: pixels * outputs, activation.0, activation.1)
             }
         }
+    }
+}
+
+extension Conv3D {
+    /// The definition, for tests: each output is the bias plus every tap inside the input times its weight, clamped.
+    static func reference(input: [Float], inputShape: [Int], filter: [Float], filterShape: [Int], bias: [Float]?,
+                          options: Conv3DOptions) throws -> (values: [Float], shape: [Int]) {
+        let (n, d, h, w, c) = (inputShape[0], inputShape[1], inputShape[2], inputShape[3], inputShape[4])
+        let (kd, kh, kw, o) = (filterShape[0], filterShape[1], filterShape[2], filterShape[4])
+        let gd = try SpatialGeometry(input: d, filter: kd, stride: options.strideD, dilation: options.dilationD, padding: options.padding)
+        let gh = try SpatialGeometry(input: h, filter: kh, stride: options.strideH, dilation: options.dilationH, padding: options.padding)
+        let gw = try SpatialGeometry(input: w, filter: kw, stride: options.strideW, dilation: options.dilationW, padding: options.padding)
+        let (low, high) = try activationRange(options.activation)
+        var out = [Float]()
+        for b in 0..<n { for z in 0..<gd.output { for y in 0..<gh.output { for x in 0..<gw.output { for oc in 0..<o {
+            var sum = bias?[oc] ?? 0
+            for fz in 0..<kd { for fy in 0..<kh { for fx in 0..<kw {
+                let iz = z * options.strideD - gd.padBefore + fz * options.dilationD
+                let iy = y * options.strideH - gh.padBefore + fy * options.dilationH
+                let ix = x * options.strideW - gw.padBefore + fx * options.dilationW
+                guard iz >= 0, iz < d, iy >= 0, iy < h, ix >= 0, ix < w else { continue }
+                for ic in 0..<c {
+                    sum += input[(((b * d + iz) * h + iy) * w + ix) * c + ic] * filter[(((fz * kh + fy) * kw + fx) * c + ic) * o + oc]
+                }
+            } } }
+            out.append(min(max(sum, low), high))
+        } } } } }
+        return (out, [n, gd.output, gh.output, gw.output, o])
     }
 }

@@ -6,7 +6,7 @@ import LiteFormat
 /// forward CONV_3D from the output's size would use (TFLite's `ComputePadding3DValues`). One input depth slice at a
 /// time: sgemm of its pixels by the filter (`c` x `kd·kh·kw·o`), then the products added into place (col2im).
 final class Conv3DTranspose: Kernel {
-    let options: Conv3DOptions
+    var options: Conv3DOptions
     var activation: (Float, Float) = (-.infinity, .infinity)
     var padding: [Int] = []
 
@@ -14,10 +14,10 @@ final class Conv3DTranspose: Kernel {
         options = try Conv3DOptions(node.options)
         try super.init(node)
         try expectCounts(inputs: 3...4, outputs: 1)
-        activation = try activationRange(options.activation)
     }
 
     override func prepare() throws {
+        activation = try activationRange(options.activation)
         let filter = try self.input(1), input = try self.input(2), output = try self.output(0)
         try expectType(input, .float32)
         try expectType(filter, .float32)
@@ -91,5 +91,35 @@ final class Conv3DTranspose: Kernel {
             }
         }
         clamp(values, count: output.elementCount, activation.0, activation.1)
+    }
+}
+
+extension Conv3DTranspose {
+    /// The definition, for tests: every input pixel adds its channels times the filter into the output window it
+    /// maps to; then the bias and the activation.
+    static func reference(input: [Float], inputShape: [Int], filter: [Float], filterShape: [Int], outputShape: [Int], bias: [Float]?,
+                          options: Conv3DOptions) throws -> [Float] {
+        let (n, d, h, w, c) = (inputShape[0], inputShape[1], inputShape[2], inputShape[3], inputShape[4])
+        let (kd, kh, kw, o) = (filterShape[0], filterShape[1], filterShape[2], filterShape[3])
+        let (od, oh, ow) = (outputShape[1], outputShape[2], outputShape[3])
+        let pd = try SpatialGeometry(input: od, filter: kd, stride: options.strideD, dilation: options.dilationD, padding: options.padding).padBefore
+        let ph = try SpatialGeometry(input: oh, filter: kh, stride: options.strideH, dilation: options.dilationH, padding: options.padding).padBefore
+        let pw = try SpatialGeometry(input: ow, filter: kw, stride: options.strideW, dilation: options.dilationW, padding: options.padding).padBefore
+        var out = [Float](repeating: 0, count: n * od * oh * ow * o)
+        for b in 0..<n { for z in 0..<d { for y in 0..<h { for x in 0..<w { for ic in 0..<c {
+            let value = input[(((b * d + z) * h + y) * w + x) * c + ic]
+            for fz in 0..<kd { for fy in 0..<kh { for fx in 0..<kw {
+                let oz = z * options.strideD - pd + fz * options.dilationD
+                let oy = y * options.strideH - ph + fy * options.dilationH
+                let ox = x * options.strideW - pw + fx * options.dilationW
+                guard oz >= 0, oz < od, oy >= 0, oy < oh, ox >= 0, ox < ow else { continue }
+                for oc in 0..<o {
+                    out[(((b * od + oz) * oh + oy) * ow + ox) * o + oc] += value * filter[(((fz * kh + fy) * kw + fx) * o + oc) * c + ic]
+                }
+            } } }
+        } } } } }
+        let (low, high) = try activationRange(options.activation)
+        for i in out.indices { out[i] = min(max(out[i] + (bias?[i % o] ?? 0), low), high) }
+        return out
     }
 }
