@@ -1285,6 +1285,15 @@ case("conv_grouped_two_groups_stride2_relu6", [(2, 11, 10, 6)], built=True)(kera
 case("if_then_branch", [(3,)], low=0.1, high=1.0)(lambda x: tf.cond(tf.reduce_sum(x) > 0, lambda: x * 2.0 + 1.0, lambda: x - 1.0))
 case("if_else_branch", [(3,)], low=-1.0, high=-0.1)(lambda x: tf.cond(tf.reduce_sum(x) > 0, lambda: x * 2.0 + 1.0, lambda: x - 1.0))
 
+# int8 elementwise ops through lookup tables (EXP, LOG, SQRT: TFLite's LUTPopulate of the float function; ABS: its integer
+# formula) and REDUCE_MAX/MIN on stored values.
+qcase("q_exp", [(4, 16)], lambda x: tf.exp(x), low=-3, high=2)
+qcase("q_log", [(4, 16)], lambda x: tf.math.log(x + 2.5), low=-2, high=4)
+qcase("q_sqrt", [(4, 16)], lambda x: tf.sqrt(x + 2.0), low=-2, high=6)
+qcase("q_abs", [(4, 16)], lambda x: tf.abs(x), low=-3, high=2)
+qcase("q_abs_then_add", [(4, 16)], lambda x: tf.abs(x) + 0.5, low=-1, high=3)
+qcase("q_reduce_max_min", [(3, 5, 7)], lambda x: (tf.reduce_max(x, axis=[0, 2]), tf.reduce_min(x, axis=1, keepdims=True)))
+
 # ---- weight formats --------------------------------------------------------------------------------------
 fp16_w, fp16_b = const(3, 3, 4, 6), const(6)
 case("dequantize_float16_weights", [(1, 6, 6, 4)], optimize="float16")(

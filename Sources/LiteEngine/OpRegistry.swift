@@ -36,7 +36,7 @@ enum OpRegistry {
         .logistic: .init(versions: 1...3, kernel: Logistic.self),
         .tanh: .init(versions: 1...3, kernel: Tanh.self),
         .exp: .init(versions: 1...2, kernel: Exp.self),
-        .sqrt: .init(versions: 1...1, kernel: Sqrt.self),
+        .sqrt: .init(versions: 1...2, kernel: Sqrt.self),
         .rsqrt: .init(versions: 1...3, kernel: Rsqrt.self),
         .abs: .init(versions: 1...5, kernel: Abs.self),
         .hardSwish: .init(versions: 1...1, kernel: HardSwish.self),

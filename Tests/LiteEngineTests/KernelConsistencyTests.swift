@@ -570,7 +570,7 @@ final class KernelConsistencyTests: XCTestCase {
         XCTAssertEqual(split, whole)
     }
 
-    func testInt8RsqrtOfANegativeValueIsAnError() throws {
+    func testInt8RsqrtAndSqrtOfANegativeValueAreErrors() throws {
         func rsqrt(_ values: [Int8]) throws -> [Int8] {
             let output = quantizedTensor(1, [values.count], .int8, [Int8](repeating: 0, count: values.count), scales: [0.05], zeroPoints: [-20])
             try run(try Rsqrt(node([quantizedTensor(0, [values.count], .int8, values, scales: [0.02], zeroPoints: [-100])], [output])))
@@ -578,6 +578,9 @@ final class KernelConsistencyTests: XCTestCase {
         }
         XCTAssertEqual(try rsqrt([-100, -99, 127]).first, 127)
         XCTAssertThrowsError(try rsqrt([-100, -101, 0])) { XCTAssertTrue($0 is KernelError, "\($0)") }
+        let sqrtOutput = quantizedTensor(1, [3], .int8, [Int8](repeating: 0, count: 3), scales: [0.05], zeroPoints: [-20])
+        let sqrt = try Sqrt(node([quantizedTensor(0, [3], .int8, [Int8](arrayLiteral: -100, -101, 0), scales: [0.02], zeroPoints: [-100])], [sqrtOutput]))
+        XCTAssertThrowsError(try run(sqrt), "int8 SQRT of a negative value") { XCTAssertTrue($0 is KernelError, "\($0)") }
     }
 
     /// What only the values can make wrong is a typed error when the node runs, as LiteRT's kernels fail: an int32
