@@ -412,6 +412,20 @@ case("conv3d_transpose_dilated_relu", [(1, 3, 4, 3, 2)], built=True)(built_conv3
                                                                                    transpose=True))
 
 
+def built_int16_sqrt(shape):
+    """int16 SQRT (16x8 models; the converter has no 16x8 form of it): truncated onto the output scale."""
+    def build():
+        g = GraphBuilder()
+        x = g.tensor("x", shape, dtype=np.int16, quantization=(6.0 / 32767, 0))
+        y = g.tensor("y", shape, dtype=np.int16, quantization=(2.5 / 32767, 0))
+        g.operator(g.fb.BuiltinOperator.SQRT, [x], [y], 0, None)
+        return g.build([x], [y])
+    return build
+
+
+case("q16_sqrt_built", [(4, 64)], built=True, inputs=[np.random.default_rng(17).integers(0, 32768, size=(4, 64))])(built_int16_sqrt((4, 64)))
+
+
 def keras_layer(shape, make_layer, seed=3):
     """A one-layer Keras 2 model on a batch of one (the converter's form of the layer)."""
     def build():
