@@ -426,6 +426,21 @@ def built_int16_sqrt(shape):
 case("q16_sqrt_built", [(4, 64)], built=True, inputs=[np.random.default_rng(17).integers(0, 32768, size=(4, 64))])(built_int16_sqrt((4, 64)))
 
 
+def built_uint8_l2_normalization(shape):
+    """uint8 L2_NORMALIZATION (older uint8 models; the converter now quantizes to int8): output scale 1/128, zero point 128."""
+    def build():
+        g = GraphBuilder()
+        x = g.tensor("x", shape, dtype=np.uint8, quantization=(0.02, 131))
+        y = g.tensor("y", shape, dtype=np.uint8, quantization=(1 / 128, 128))
+        g.operator(g.fb.BuiltinOperator.L2_NORMALIZATION, [x], [y], 0, None)
+        return g.build([x], [y])
+    return build
+
+
+case("q_l2_normalization_uint8_built", [(3, 24)], built=True, inputs=[np.random.default_rng(23).integers(0, 256, size=(3, 24))])(
+    built_uint8_l2_normalization((3, 24)))
+
+
 def keras_layer(shape, make_layer, seed=3):
     """A one-layer Keras 2 model on a batch of one (the converter's form of the layer)."""
     def build():
@@ -1306,6 +1321,7 @@ qcase("q_log", [(4, 16)], lambda x: tf.math.log(x + 2.5), low=-2, high=4)
 qcase("q_sqrt", [(4, 16)], lambda x: tf.sqrt(x + 2.0), low=-2, high=6)
 qcase("q_abs", [(4, 16)], lambda x: tf.abs(x), low=-3, high=2)
 qcase("q_abs_then_add", [(4, 16)], lambda x: tf.abs(x) + 0.5, low=-1, high=3)
+qcase("q_l2_normalization", [(3, 24)], lambda x: tf.math.l2_normalize(x, axis=-1))
 qcase("q_reduce_max_min", [(3, 5, 7)], lambda x: (tf.reduce_max(x, axis=[0, 2]), tf.reduce_min(x, axis=1, keepdims=True)))
 
 # ---- weight formats --------------------------------------------------------------------------------------
