@@ -50,4 +50,24 @@ final class FuzzTests: XCTestCase {
         XCTAssertLessThan(outcome.slowest, 5, "one mutant took \(outcome.slowest) s: \(outcome.slowestCase)")
         print("fuzz: \(outcome)")
     }
+
+    /// The ops added on 2026-11-26's last session (NMS V4/V5 and the padded NMS loop, segment sums, RFFT2D, CONV_3D and
+    /// its transpose, hybrid BATCH_MATMUL, REVERSE_SEQUENCE, BUCKETIZE, shifts, ...), mutated. `FUZZ_SEED` and
+    /// `FUZZ_CASES` run it longer by hand (three seeds of 40,000 cases on 2026-11-26: no crash).
+    func testMutatedModelsOfTheNewerOpsNeverCrash() throws {
+        let saved = While.maximumIterations
+        While.maximumIterations = 10_000
+        defer { While.maximumIterations = saved }
+        let names = ["nms_v4_ties", "nms_v5_soft_and_hard", "nms_padded_while_loop", "gather_batch_dims", "reverse_sequence", "matrix_diag",
+                     "matrix_set_diag", "segment_sum", "unsorted_segment_max", "bucketize", "right_shift_int32", "bitwise_xor_int32",
+                     "rfft2d_cropped_real_imag", "stft_magnitude", "conv3d_same_relu", "conv3d_transpose_same_stride2", "conv3d_dilated_relu6",
+                     "add_n", "hybrid_batch_matmul", "q_sqrt", "q_l2_normalization", "special_cast_float_to_integers", "one_hot_axis0",
+                     "lstm_keras_float16_weights", "int32_mul_minimum_maximum_sum"]
+        let models = names.map { TestPaths.goldens.appendingPathComponent("ops/\($0)/model.tflite").path }
+        var fuzzer = ModelFuzzer(seed: UInt64(ProcessInfo.processInfo.environment["FUZZ_SEED"] ?? "2029") ?? 2029, runBelowBytes: 300_000)
+        let outcome = try fuzzer.run(models: models, count: Int(ProcessInfo.processInfo.environment["FUZZ_CASES"] ?? "5000") ?? 5000)
+        XCTAssertGreaterThan(outcome.loaded, 0)
+        XCTAssertLessThan(outcome.slowest, 5, "one mutant took \(outcome.slowest) s: \(outcome.slowestCase)")
+        print("fuzz: \(outcome)")
+    }
 }

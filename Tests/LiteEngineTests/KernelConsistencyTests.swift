@@ -568,6 +568,12 @@ final class KernelConsistencyTests: XCTestCase {
         XCTAssertEqual(HybridQuantization.quantizeRows(long, rows: 1, length: long.count, asymmetric: true, offsets: &split, threads: 2), wholeScale)
         XCTAssertEqual(wholeScale, [16 / 255])
         XCTAssertEqual(split, whole)
+        // Infinite and NaN inputs (the zero point becomes NaN: inf / inf) quantize without trapping, as the fuzzer found.
+        for row: [Float] in [[.infinity, 1, -2], [-.infinity, 3], [.nan, .infinity, -.infinity], [.nan]] {
+            var q = [Int8](repeating: 0, count: row.count), floats = [Float](repeating: 0, count: row.count)
+            _ = HybridQuantization.quantizeAsymmetric(row, count: row.count, into: &q)
+            _ = HybridQuantization.quantizeRows(row, rows: 1, length: row.count, asymmetric: true, offsets: &floats)
+        }
     }
 
     func testInt8RsqrtAndSqrtOfANegativeValueAreErrors() throws {

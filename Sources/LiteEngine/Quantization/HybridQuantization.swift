@@ -245,7 +245,8 @@ enum HybridQuantization {
         let fromMin = qmin - rmin / scale, fromMax = qmax - rmax / scale
         let errorMin = abs(qmin) + abs(rmin / scale), errorMax = abs(qmax) + abs(rmax / scale)
         let zero = errorMin < errorMax ? fromMin : fromMax
-        let offset: Int32 = zero <= qmin ? -128 : (zero >= qmax ? 127 : Int32(zero.rounded(.toNearestOrAwayFromZero)))
+        // An infinite input makes the zero point NaN (inf / inf); TFLite's cast of it is undefined (0 on x86): 0 here.
+        let offset: Int32 = zero.isNaN ? 0 : zero <= qmin ? -128 : (zero >= qmax ? 127 : Int32(zero.rounded(.toNearestOrAwayFromZero)))
         let floatScale = Float(scale)
         return (floatScale, 1 / floatScale, Float(offset))
     }
