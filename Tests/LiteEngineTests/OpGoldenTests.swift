@@ -135,4 +135,44 @@ final class OpGoldenTests: XCTestCase {
             }
         }
     }
+
+    /// Every golden model run on hostile values in place of its inputs (NaN, ±inf, ±3e38, subnormals for float inputs;
+    /// the type's extremes for integer ones; the same shapes): each node must finish or throw a typed error, never
+    /// trap. Outputs are not checked (LiteRT's own differ between its kernels on such values).
+    func testEveryOpSurvivesSpecialInputValues() throws {
+        let floats: [Float] = [.nan, .infinity, -.infinity, 3e38, -3e38, 1e-45, -0.0, 1, -1, 65504, 1e10, -1e10]
+        let saved = While.maximumIterations
+        While.maximumIterations = 10_000
+        defer { While.maximumIterations = saved }
+        var ran = 0, failed = 0
+        for (name, entry) in try cases() {
+            let folder = TestPaths.goldens.appendingPathComponent("ops/\(name)")
+            let inputs = try (0..<entry.inputs).map { try NumPyArray(contentsOf: folder.appendingPathComponent("input_\($0).npy").path) }
+            for pattern in 0..<3 {
+                let hostile = inputs.map { array -> NumPyArray in
+                    let size = array.type.byteSize ?? 1, count = array.bytes.count / size
+                    var bytes = array.bytes
+                    for i in 0..<count {
+                        let k = (i + pattern * 5) % floats.count
+                        switch array.type {
+                        case .float32: withUnsafeBytes(of: floats[k].bitPattern.littleEndian) { bytes.replaceSubrange(i * 4..<(i * 4 + 4), with: $0) }
+                        case .int32: withUnsafeBytes(of: [Int32.min, Int32.max, 0, -1][k % 4].littleEndian) { bytes.replaceSubrange(i * 4..<(i * 4 + 4), with: $0) }
+                        case .int16: withUnsafeBytes(of: [Int16.min, Int16.max, 0, -1][k % 4].littleEndian) { bytes.replaceSubrange(i * 2..<(i * 2 + 2), with: $0) }
+                        case .int8, .uint8: bytes[i] = [0, 255, 128, 127][k % 4]
+                        default: break
+                        }
+                    }
+                    return NumPyArray(type: array.type, shape: array.shape, bytes: bytes)
+                }
+                do {
+                    _ = try runModel(folder.appendingPathComponent("model.tflite").path, inputs: hostile)
+                    ran += 1
+                } catch {
+                    failed += 1
+                }
+            }
+        }
+        XCTAssertGreaterThan(ran, failed, "most models should still run on special values")
+        print("special inputs: \(ran) runs finished, \(failed) ended in a typed error")
+    }
 }
