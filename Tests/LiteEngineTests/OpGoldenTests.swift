@@ -169,6 +169,7 @@ final class OpGoldenTests: XCTestCase {
                     ran += 1
                 } catch {
                     failed += 1
+                    print("special inputs: \(name) pattern \(pattern): \(error)")
                 }
             }
         }
