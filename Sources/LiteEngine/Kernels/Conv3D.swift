@@ -50,21 +50,24 @@ final class Conv3D: Kernel {
         let source = input.floats, destination = output.floats
         for b in 0..<batches {
             for z in 0..<od {
-                for y in 0..<oh {
-                    for x in 0..<ow {
-                        var row = columns + (y * ow + x) * patch
-                        for fz in 0..<kd {
-                            let iz = z * options.strideD - geometry[0].padBefore + fz * options.dilationD
-                            for fy in 0..<kh {
-                                let iy = y * options.strideH - geometry[1].padBefore + fy * options.dilationH
-                                for fx in 0..<kw {
-                                    let ix = x * options.strideW - geometry[2].padBefore + fx * options.dilationW
-                                    if iz >= 0, iz < depth, iy >= 0, iy < height, ix >= 0, ix < width {
-                                        row.update(from: source + (((b * depth + iz) * height + iy) * width + ix) * channels, count: channels)
-                                    } else {
-                                        row.update(repeating: 0, count: channels)
+                // The patches of this depth slice, rows of output pixels split over threads.
+                parallelFor(oh, threads: context.threads, workPerItem: ow * patch) { ys in
+                    for y in ys {
+                        for x in 0..<ow {
+                            var row = columns + (y * ow + x) * patch
+                            for fz in 0..<kd {
+                                let iz = z * options.strideD - geometry[0].padBefore + fz * options.dilationD
+                                for fy in 0..<kh {
+                                    let iy = y * options.strideH - geometry[1].padBefore + fy * options.dilationH
+                                    for fx in 0..<kw {
+                                        let ix = x * options.strideW - geometry[2].padBefore + fx * options.dilationW
+                                        if iz >= 0, iz < depth, iy >= 0, iy < height, ix >= 0, ix < width {
+                                            row.update(from: source + (((b * depth + iz) * height + iy) * width + ix) * channels, count: channels)
+                                        } else {
+                                            row.update(repeating: 0, count: channels)
+                                        }
+                                        row += channels
                                     }
-                                    row += channels
                                 }
                             }
                         }
