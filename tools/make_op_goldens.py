@@ -369,6 +369,14 @@ case("rfft", [(3, 16)])(lambda x: tf.signal.rfft(x))
 case("rfft_padded_abs", [(2, 10)])(lambda x: tf.abs(tf.signal.rfft(x, fft_length=[16])))
 case("rfft2d_cropped_real_imag", [(2, 6, 20)])(lambda x: (tf.math.real(tf.signal.rfft2d(x, fft_length=[4, 16])), tf.math.imag(tf.signal.rfft2d(x, fft_length=[4, 16]))))
 case("stft_magnitude", [(1, 400)])(lambda x: tf.abs(tf.signal.stft(x, frame_length=64, frame_step=32, fft_length=64)))
+# Output sizes known only when running (WHERE, UNIQUE): planned for their largest size, shrunk when they run, and the
+# nodes after them prepared again.
+case("where_coordinates", [(4, 5)])(lambda x: tf.cast(tf.where(x > 0.5), tf.float32) * 2.0)
+case("boolean_mask_sum", [(6, 7)])(lambda x: tf.reduce_sum(tf.boolean_mask(x, x > 0.3)) + tf.cast(tf.shape(tf.boolean_mask(x, x > 0.3))[0], tf.float32))
+case("where_none_true", [(3, 4)], low=-2, high=-1)(lambda x: tf.cast(tf.where(x > 0.0), tf.float32))
+case("unique_values_and_positions", [(12,)], low=0, high=4, step=1.0)(lambda x: (tf.unique(x)[0] * 3.0, tf.cast(tf.unique(x)[1], tf.float32)))
+case("unique_int64_positions", [(10,)], low=-3, high=3, step=1.0)(
+    lambda x: tf.cast(tf.unique(tf.cast(x, tf.int32), out_idx=tf.int64)[1], tf.float32))
 case("space_to_batch_nd", [(1, 5, 6, 2)])(lambda x: tf.space_to_batch_nd(x, [2, 3], [[1, 0], [2, 1]]))
 case("batch_to_space_nd", [(6, 2, 3, 2)])(lambda x: tf.compat.v1.batch_to_space_nd(x, [2, 3], [[1, 0], [2, 1]]))
 case("elu", [(2, 5, 7)], low=-4, high=3)(lambda x: tf.nn.elu(x))

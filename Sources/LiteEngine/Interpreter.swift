@@ -522,8 +522,24 @@ public final class Interpreter: @unchecked Sendable {
     public func invoke() throws {
         try allocateTensors()
         let context = RunContext(scratch: scratch!.baseAddress!, threads: options.threads)
-        for (index, kernel) in kernels.enumerated() where !folded[index] {
+        var shrunk = false
+        for (index, kernel) in kernels.enumerated() {
+            if shrunk { try prepareAgain(index) }
+            guard !folded[index] else { continue }
             try Self.nodeStep(index, nodeCodes[index]) { try kernel.run(context) }
+            shrunk = shrunk || kernel.shrinksOutputsWhenRunning
+        }
+    }
+
+    /// Prepares node `index` again after a node before it shrank an output (``Kernel/shrinksOutputsWhenRunning``):
+    /// its shapes follow the smaller ones, and must still fit the memory the plan gave them.
+    private func prepareAgain(_ index: Int) throws {
+        let kernel = kernels[index]
+        try Self.nodeStep(index, nodeCodes[index]) {
+            try kernel.prepare()
+            guard kernel.scratchBytes <= scratchBytes, tensorsFitTheirRegions() else {
+                throw KernelError.unsupported("shapes after a value-dependent output grew beyond the memory planned for them")
+            }
         }
     }
 
@@ -532,8 +548,11 @@ public final class Interpreter: @unchecked Sendable {
     public func invoke(observingEachNode observer: (Int, [Tensor]) throws -> Void) throws {
         try allocateTensors()
         let context = RunContext(scratch: scratch!.baseAddress!, threads: options.threads)
+        var shrunk = false
         for (index, kernel) in kernels.enumerated() {
+            if shrunk { try prepareAgain(index) }
             if !folded[index] { try Self.nodeStep(index, nodeCodes[index]) { try kernel.run(context) } }
+            shrunk = shrunk || kernel.shrinksOutputsWhenRunning
             try observer(index, kernel.node.outputs)
         }
     }
@@ -548,9 +567,12 @@ public final class Interpreter: @unchecked Sendable {
     public func invokeProfiled() throws -> [(node: Int, op: String, seconds: Double)] {
         try allocateTensors()
         let context = RunContext(scratch: scratch!.baseAddress!, threads: options.threads)
+        var shrunk = false
         return try kernels.enumerated().map { index, kernel in
             let start = DispatchTime.now().uptimeNanoseconds
+            if shrunk { try prepareAgain(index) }
             if !folded[index] { try Self.nodeStep(index, nodeCodes[index]) { try kernel.run(context) } }
+            shrunk = shrunk || kernel.shrinksOutputsWhenRunning
             return (index, nodeCodes[index].description, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
         }
     }

@@ -73,6 +73,11 @@ class Kernel {
     /// Scratch bytes `run` needs at the current shapes.
     var scratchBytes: Int { 0 }
 
+    /// Whether `run` may make an output smaller than `prepare` made it (WHERE, UNIQUE: their output sizes follow values
+    /// known only when running). `prepare` gives each output its largest shape, which the memory plan holds; after
+    /// such a node runs, the interpreter prepares the nodes after it again for the shapes it left.
+    var shrinksOutputsWhenRunning: Bool { false }
+
     /// The float clamp this node is, if that is all it does (float RELU, RELU6, RELU_N1_TO_1): the interpreter can
     /// fold it into the node before (see ``takeClamp(_:)``).
     var floatClamp: (Float, Float)? { nil }

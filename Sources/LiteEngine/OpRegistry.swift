@@ -89,6 +89,8 @@ enum OpRegistry {
         .rightShift: .init(versions: 1...1, kernel: RightShift.self),
         .rfft2d: .init(versions: 1...1, kernel: Rfft2d.self),
         .conv3d: .init(versions: 1...1, kernel: Conv3D.self),
+        .where: .init(versions: 1...2, kernel: Where.self),
+        .unique: .init(versions: 1...1, kernel: Unique.self),
         .conv3dTranspose: .init(versions: 1...1, kernel: Conv3DTranspose.self),
         .complexAbs: .init(versions: 1...1, kernel: ComplexAbs.self),
         .real: .init(versions: 1...1, kernel: Real.self),

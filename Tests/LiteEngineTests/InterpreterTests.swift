@@ -378,3 +378,33 @@ final class NonMaxSuppressionTests: XCTestCase {
         XCTAssertEqual(selected.dropFirst(Int(count)).filter { $0 != 0 }, [], "the unused tail is zero")
     }
 }
+
+/// Ops whose output size follows values known only when running (WHERE, UNIQUE; the where_* and unique_* goldens
+/// check one run against LiteRT): the plan holds their largest output, and each run may shrink or regrow it.
+final class ValueDependentShapeTests: XCTestCase {
+    func testWhereFollowsEachRunsValues() throws {
+        let interpreter = try Interpreter(modelPath: TestPaths.goldens.appendingPathComponent("ops/where_coordinates/model.tflite").path)
+        // Fewer, more, then no true elements: each output is the coordinates of x > 0.5 (times 2), row-major.
+        for threshold in [Float(1.5), -5, 9] {
+            let x = (0..<20).map { Float($0 % 7) - 2 + (threshold < 0 ? 1 : 0) }
+            try interpreter.copy(x, toInputAt: 0)
+            try interpreter.invoke()
+            let output = try interpreter.output(at: 0)
+            let expected = x.indices.filter { x[$0] > 0.5 }.flatMap { [Float($0 / 5) * 2, Float($0 % 5) * 2] }
+            XCTAssertEqual(output.shape, [expected.count / 2, 2])
+            XCTAssertEqual(output.toArray(of: Float.self), expected)
+        }
+    }
+
+    func testUniqueFollowsEachRunsValues() throws {
+        let interpreter = try Interpreter(modelPath: TestPaths.goldens.appendingPathComponent("ops/unique_values_and_positions/model.tflite").path)
+        for values: [Float] in [[3, 1, 3, 0, 1, 2, 2, 4, 0, 0, 1, 3], [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1], [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]] {
+            try interpreter.copy(values, toInputAt: 0)
+            try interpreter.invoke()
+            var distinct: [Float] = []
+            for v in values where !distinct.contains(v) { distinct.append(v) }
+            XCTAssertEqual(try interpreter.output(at: 0).toArray(of: Float.self), distinct.map { $0 * 3 })
+            XCTAssertEqual(try interpreter.output(at: 1).toArray(of: Float.self), values.map { Float(distinct.firstIndex(of: $0)!) })
+        }
+    }
+}
