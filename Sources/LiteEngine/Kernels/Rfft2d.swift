@@ -52,6 +52,16 @@ final class Rfft2d: Kernel {
                 }
             }
         }
+        if height == 1 {
+            // One row a matrix (an STFT's frames): its kept frequencies are the result.
+            parallelFor(matrices * kept, threads: context.threads, minimumChunk: 4096, workPerItem: 2) { range in
+                for i in range {
+                    destination[2 * i] = Float(real[i])
+                    destination[2 * i + 1] = Float(imaginary[i])
+                }
+            }
+            return
+        }
         parallelFor(matrices * kept, threads: context.threads, workPerItem: 8 * height) { range in
             withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * height) { buffer in
                 let cr = buffer.baseAddress!, ci = cr + height
