@@ -1,7 +1,16 @@
-/// REAL and IMAG (``Imag``): the real or imaginary part of complex64 values, as float32.
-class Real: Kernel {
-    /// 0 for the real part, 1 for the imaginary.
-    class var part: Int { 0 }
+/// REAL: the real part of complex64 values, as float32 (see ``ComplexToReal``).
+final class Real: ComplexToReal {
+    override class func apply(_ real: Float, _ imaginary: Float) -> Float { real }
+}
+
+/// IMAG: the imaginary part of complex64 values, as float32.
+final class Imag: ComplexToReal {
+    override class func apply(_ real: Float, _ imaginary: Float) -> Float { imaginary }
+}
+
+/// Base class of the ops from complex64 values to a float32 of each (REAL, IMAG, COMPLEX_ABS), same shape out.
+class ComplexToReal: Kernel {
+    class func apply(_ real: Float, _ imaginary: Float) -> Float { fatalError("subclass") }
 
     required init(_ node: NodeContext) throws {
         try super.init(node)
@@ -17,11 +26,6 @@ class Real: Kernel {
 
     override func run(_ context: RunContext) throws {
         let z = node.inputs[0]!.pointer(Float.self), out = node.outputs[0].floats
-        for i in 0..<node.outputs[0].elementCount { out[i] = z[2 * i + Self.part] }
+        for i in 0..<node.outputs[0].elementCount { out[i] = Self.apply(z[2 * i], z[2 * i + 1]) }
     }
-}
-
-/// IMAG: see ``Real``.
-final class Imag: Real {
-    override class var part: Int { 1 }
 }
