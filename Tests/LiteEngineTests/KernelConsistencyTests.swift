@@ -776,6 +776,27 @@ final class KernelConsistencyTests: XCTestCase {
         }
     }
 
+    /// RFFT2D's half-length transforms against the direct DFT: random batches, input sizes below, at and above the
+    /// FFT lengths (zero-padded or cut), one row or several, at 1 and 2 threads.
+    func testRfft2dMatchesTheDirectTransform() throws {
+        for trial in 0..<40 {
+            let height = 1 << Int.random(in: 0...3, using: &generator), width = 1 << Int.random(in: 0...6, using: &generator)
+            let shape = [Int.random(in: 1...3, using: &generator), Int.random(in: 1...10, using: &generator), Int.random(in: 1...70, using: &generator)]
+            let x = random(shape.reduce(1, *))
+            let lengths = Tensor(index: 1, description: TensorDescription(name: "fft_length", type: .int32, shape: [2], shapeSignature: [2], buffer: 0,
+                                                                          quantization: nil, isVariable: false, sparsity: nil), constant: nil)
+            lengths.makePersistent(byteCount: 8)
+            (lengths.pointer(Int32.self)[0], lengths.pointer(Int32.self)[1]) = (Int32(height), Int32(width))
+            lengths.storage = Tensor.Storage.constant
+            let output = Tensor(index: 2, description: TensorDescription(name: "out", type: .complex64, shape: [1], shapeSignature: [1], buffer: 0,
+                                                                         quantization: nil, isVariable: false, sparsity: nil), constant: nil)
+            try run(try Rfft2d(node([tensor(0, shape, x), lengths], [output])), threads: trial % 2 + 1)
+            XCTAssertEqual(output.shape, [shape[0], height, width / 2 + 1])
+            let ours = UnsafeBufferPointer(start: output.pointer(Float.self), count: 2 * output.elementCount).map { $0 }
+            assertNear(ours, Rfft2d.reference(input: x, shape: shape, height: height, width: width), "rfft2d \(shape) -> [\(height), \(width)]")
+        }
+    }
+
     /// The LSTM's recurrent product three ways: all gates at once from stacked constant weights (`StackedGateWeights`,
     /// one sgemv, or one sgemm for a batch), and, for weights that are not constant, per-gate SIMD rows (small steps)
     /// or sgemm (larger ones).

@@ -154,3 +154,30 @@ final class Rfft2d: Kernel {
         }
     }
 }
+
+extension Rfft2d {
+    /// The definition, for tests: `X[u, v] = Σ x[r, c]·e^(−2πi(ur/h + vc/w))` over the input zero-padded or cut to
+    /// `h x w`, for `v ≤ w/2`, directly in double; interleaved real and imaginary parts.
+    static func reference(input: [Float], shape: [Int], height: Int, width: Int) -> [Float] {
+        let (rows, columns) = (shape[shape.count - 2], shape[shape.count - 1])
+        let matrices = shape.dropLast(2).reduce(1, *), kept = width / 2 + 1
+        var out = [Float]()
+        for m in 0..<matrices {
+            for u in 0..<height {
+                for v in 0..<kept {
+                    var (re, im) = (0.0, 0.0)
+                    for r in 0..<min(rows, height) {
+                        for c in 0..<min(columns, width) {
+                            let angle = -2 * Double.pi * (Double(u * r % height) / Double(height) + Double(v * c % width) / Double(width))
+                            let x = Double(input[(m * rows + r) * columns + c])
+                            re += x * cos(angle)
+                            im += x * sin(angle)
+                        }
+                    }
+                    out += [Float(re), Float(im)]
+                }
+            }
+        }
+        return out
+    }
+}
