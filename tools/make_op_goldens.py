@@ -377,6 +377,9 @@ case("where_none_true", [(3, 4)], low=-2, high=-1)(lambda x: tf.cast(tf.where(x 
 case("unique_values_and_positions", [(12,)], low=0, high=4, step=1.0)(lambda x: (tf.unique(x)[0] * 3.0, tf.cast(tf.unique(x)[1], tf.float32)))
 case("unique_int64_positions", [(10,)], low=-3, high=3, step=1.0)(
     lambda x: tf.cast(tf.unique(tf.cast(x, tf.int32), out_idx=tf.int64)[1], tf.float32))
+case("sparse_to_dense", [(4,)])(lambda x: tf.sparse.to_dense(tf.sparse.SparseTensor([[0, 1], [2, 3], [3, 0], [1, 2]], x, [4, 5])))
+case("sparse_to_dense_scalar_value", [(1,)])(
+    lambda x: tf.raw_ops.SparseToDense(sparse_indices=tf.constant([0, 3, 5]), output_shape=[7], sparse_values=x[0], default_value=-1.0))
 case("space_to_batch_nd", [(1, 5, 6, 2)])(lambda x: tf.space_to_batch_nd(x, [2, 3], [[1, 0], [2, 1]]))
 case("batch_to_space_nd", [(6, 2, 3, 2)])(lambda x: tf.compat.v1.batch_to_space_nd(x, [2, 3], [[1, 0], [2, 1]]))
 case("elu", [(2, 5, 7)], low=-4, high=3)(lambda x: tf.nn.elu(x))

@@ -90,6 +90,7 @@ enum OpRegistry {
         .rfft2d: .init(versions: 1...1, kernel: Rfft2d.self),
         .conv3d: .init(versions: 1...1, kernel: Conv3D.self),
         .where: .init(versions: 1...2, kernel: Where.self),
+        .sparseToDense: .init(versions: 1...3, kernel: SparseToDense.self),
         .unique: .init(versions: 1...1, kernel: Unique.self),
         .conv3dTranspose: .init(versions: 1...1, kernel: Conv3DTranspose.self),
         .complexAbs: .init(versions: 1...1, kernel: ComplexAbs.self),
