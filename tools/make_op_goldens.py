@@ -452,6 +452,31 @@ case("q_l2_normalization_uint8_built", [(3, 24)], built=True, inputs=[np.random.
     built_uint8_l2_normalization((3, 24)))
 
 
+def resource_variable_model():
+    """A tf.Variable state updated every run (converted with resource variables: CALL_ONCE, VAR_HANDLE, READ_VARIABLE,
+    ASSIGN_VARIABLE); the second invocation's outputs are recorded too."""
+    def build():
+        class Accumulator(tf.Module):
+            def __init__(self):
+                self.state = tf.Variable(tf.constant([[0.5, -1.0, 2.0, 0.0]]))
+                self.steps = tf.Variable(tf.constant(3, tf.int32))
+
+            @tf.function(input_signature=[tf.TensorSpec([1, 4])])
+            def __call__(self, x):
+                new = self.state * 0.5 + x
+                self.state.assign(new)
+                self.steps.assign(self.steps + 1)
+                return new * 2.0, tf.cast(self.steps, tf.float32)
+        module = Accumulator()
+        converter = tf.lite.TFLiteConverter.from_concrete_functions([module.__call__.get_concrete_function()], module)
+        converter.experimental_enable_resource_variables = True
+        return converter.convert()
+    return build
+
+
+case("resource_variable_state", [(1, 4)], built=True)(resource_variable_model())
+
+
 def keras_layer(shape, make_layer, seed=3):
     """A one-layer Keras 2 model on a batch of one (the converter's form of the layer)."""
     def build():
@@ -1424,8 +1449,9 @@ def main():
             expected = c["fn"](*[tf.constant(x) for x in inputs])
             for i, value in enumerate(expected if isinstance(expected, (list, tuple)) else [expected]):
                 np.save(os.path.join(folder, f"output_{i}.npy"), np.asarray(value))
-        if "LSTM" in " ".join(ops_of(model)):
-            # Recurrent state lives in variable tensors and carries over to the next invocation until a reset.
+        if "LSTM" in " ".join(ops_of(model)) or "ASSIGN_VARIABLE" in ops_of(model):
+            # Recurrent state lives in variable tensors (resource variables for ASSIGN_VARIABLE) and carries over to the
+            # next invocation.
             interp.invoke()
             for i, detail in enumerate(interp.get_output_details()):
                 np.save(os.path.join(folder, f"output_{i}.second_invocation.npy"), interp.get_tensor(detail["index"]))

@@ -77,12 +77,12 @@ public final class Interpreter: @unchecked Sendable {
     }
 
     public convenience init(model: TFLiteModel, options: Options = Options()) throws {
-        try self.init(model: model, subgraph: 0, options: options, enclosing: [], budget: SubgraphBudget())
+        try self.init(model: model, subgraph: 0, options: options, enclosing: [], budget: SubgraphBudget(), resources: ResourceVariables())
     }
 
     /// An interpreter of subgraph `index`, built for a control-flow node (WHILE, IF) of the subgraphs in `enclosing`,
     /// outermost first: a subgraph that would run inside itself is an error, not an endless recursion.
-    init(model: TFLiteModel, subgraph index: Int, options: Options, enclosing: [Int], budget: SubgraphBudget) throws {
+    init(model: TFLiteModel, subgraph index: Int, options: Options, enclosing: [Int], budget: SubgraphBudget, resources: ResourceVariables) throws {
         guard budget.take() else {
             throw EngineError.format(.malformed(path: "subgraphs", reason: "control flow runs more than \(SubgraphBudget.limit) subgraph instances"))
         }
@@ -132,7 +132,8 @@ public final class Interpreter: @unchecked Sendable {
                 numerics: options.numerics,
                 interpreterOptions: options,
                 subgraphs: enclosingSubgraphs,
-                subgraphBudget: budget
+                subgraphBudget: budget,
+                resources: resources
             )
             kernels.append(try Self.nodeStep(index, code) { try registration.kernel.init(context) })
         }

@@ -22,6 +22,8 @@ struct NodeContext {
     var interpreterOptions = Interpreter.Options()
     var subgraphs = [0]
     var subgraphBudget = SubgraphBudget()
+    /// The model's resource variables, shared by all its subgraphs' interpreters.
+    var resources = ResourceVariables()
 
     /// The subgraph this node is in.
     var subgraph: Int { subgraphs.last ?? 0 }

@@ -399,3 +399,23 @@ public struct Conv3DOptions: Sendable {
         dilationD = try t.int(5, default: 1); dilationW = try t.int(6, default: 1); dilationH = try t.int(7, default: 1)
     }
 }
+
+/// VAR_HANDLE: the resource variable's container and shared name (together its identity).
+public struct VarHandleOptions: Sendable {
+    public var container = "", sharedName = ""
+
+    public init(_ t: FlatTable?) throws {
+        guard let t else { return }
+        container = try t.string(0, "container") ?? ""; sharedName = try t.string(1, "shared_name") ?? ""
+    }
+}
+
+/// CALL_ONCE: the subgraph run once, before the first run of the graph it is in.
+public struct CallOnceOptions: Sendable {
+    public var initSubgraph = 0
+
+    public init(_ t: FlatTable?) throws {
+        guard let t else { return }
+        initSubgraph = try t.int(0)
+    }
+}

@@ -94,6 +94,27 @@ final class OpGoldenTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(checked, 5)
     }
 
+    /// Resource variables (`tf.Variable`s: CALL_ONCE, VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE) keep their values
+    /// from one run to the next (LiteRT's outputs recorded for two runs), and each interpreter has its own.
+    func testResourceVariablesKeepTheirValuesBetweenRuns() throws {
+        var checked = 0
+        for (name, entry) in try cases() where entry.ops.contains("ASSIGN_VARIABLE") {
+            for _ in 0..<2 {
+                let (folder, inputs, interpreter) = try loaded(name, entry)
+                for run in ["", ".second_invocation"] {
+                    for (i, array) in inputs.enumerated() { try array.bytes.withUnsafeBytes { try interpreter.copy($0, toInputAt: i) } }
+                    try interpreter.invoke()
+                    for i in 0..<entry.outputs {
+                        let reference = try NumPyArray(contentsOf: folder.appendingPathComponent("output_\(i)\(run).npy").path)
+                        assertClose(try interpreter.output(at: i).numpy(), reference, "\(name) output \(i)\(run)")
+                    }
+                }
+            }
+            checked += 1
+        }
+        XCTAssertGreaterThanOrEqual(checked, 1)
+    }
+
     /// A WHILE body planned from its loop variables' values keeps its plan and skips preparing unchanged nodes from
     /// one step and one invocation to the next: every invocation must still give LiteRT's outputs, with other input
     /// values run in between.
