@@ -408,3 +408,40 @@ final class ValueDependentShapeTests: XCTestCase {
         }
     }
 }
+
+/// Resource variables on models built here (the resource_variable_state golden checks values against LiteRT).
+final class ResourceVariableTests: XCTestCase {
+    /// `y = READ_VARIABLE(VAR_HANDLE("v"))`, then `ASSIGN_VARIABLE(handle, x)` when `assigns`: no CALL_ONCE, so
+    /// the first run reads a variable that was never assigned.
+    func model(assigns: Bool) throws -> TFLiteModel {
+        var b = ModelBuilder()
+        let x = b.addTensor(name: "x", type: .float32, shape: [2])
+        let handle = b.addTensor(name: "handle", type: .resource, shape: [])
+        let y = b.addTensor(name: "y", type: .float32, shape: [2])
+        var names = FlatTableBuilder()
+        names[0] = .string("")
+        names[1] = .string("v")
+        b.addOperator(.varHandle, inputs: [], outputs: [handle], optionsType: 111, options: names)
+        if assigns { b.addOperator(.assignVariable, inputs: [handle, x], outputs: []) }
+        b.addOperator(.readVariable, inputs: [handle], outputs: [y])
+        (b.inputs, b.outputs) = ([x], [y])
+        return try TFLiteModel(bytes: b.build())
+    }
+
+    func testAVariableReadBeforeAnyAssignmentIsAnError() throws {
+        let interpreter = try Interpreter(model: model(assigns: false))
+        try interpreter.copy([Float(1), 2], toInputAt: 0)
+        XCTAssertThrowsError(try interpreter.invoke()) { error in
+            XCTAssert("\(error)".contains("read before it was assigned"), "\(error)")
+        }
+    }
+
+    func testAnAssignedVariableIsReadBack() throws {
+        let interpreter = try Interpreter(model: model(assigns: true))
+        for values: [Float] in [[1, 2], [-3, 0.5]] {
+            try interpreter.copy(values, toInputAt: 0)
+            try interpreter.invoke()
+            XCTAssertEqual(try interpreter.output(at: 0).toArray(of: Float.self), values)
+        }
+    }
+}
