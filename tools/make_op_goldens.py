@@ -477,6 +477,29 @@ def resource_variable_model():
 case("resource_variable_state", [(1, 4)], built=True)(resource_variable_model())
 
 
+def built_svdf(batch, input_size, filters, memory, rank, activation, bias=True):
+    """SVDF (keyword-spotting models; no converter emits it from Keras) with its state in a variable tensor; the second
+    invocation's outputs are recorded too."""
+    def build():
+        g = GraphBuilder()
+        x = g.tensor("x", [batch, input_size])
+        features = g.weights("features", filters, input_size)
+        time = g.weights("time", filters, memory)
+        b = g.weights("bias", filters // rank) if bias else -1
+        state = g.tensor("state", [batch, memory * filters], variable=True)
+        y = g.tensor("y", [batch, filters // rank])
+        o = g.fb.SVDFOptionsT()
+        o.rank = rank
+        o.fusedActivationFunction = getattr(g.fb.ActivationFunctionType, activation)
+        g.operator(g.fb.BuiltinOperator.SVDF, [x, features, time, b, state], [y], g.fb.BuiltinOptions.SVDFOptions, o)
+        return g.build([x], [y])
+    return build
+
+
+case("svdf_rank1", [(2, 10)], built=True)(built_svdf(2, 10, 8, 5, 1, "NONE"))
+case("svdf_rank2_relu_no_bias", [(1, 6)], built=True)(built_svdf(1, 6, 12, 4, 2, "RELU", bias=False))
+
+
 def keras_layer(shape, make_layer, seed=3):
     """A one-layer Keras 2 model on a batch of one (the converter's form of the layer)."""
     def build():
@@ -1449,7 +1472,7 @@ def main():
             expected = c["fn"](*[tf.constant(x) for x in inputs])
             for i, value in enumerate(expected if isinstance(expected, (list, tuple)) else [expected]):
                 np.save(os.path.join(folder, f"output_{i}.npy"), np.asarray(value))
-        if "LSTM" in " ".join(ops_of(model)) or "ASSIGN_VARIABLE" in ops_of(model):
+        if "LSTM" in " ".join(ops_of(model)) or "ASSIGN_VARIABLE" in ops_of(model) or "SVDF" in ops_of(model):
             # Recurrent state lives in variable tensors (resource variables for ASSIGN_VARIABLE) and carries over to the
             # next invocation.
             interp.invoke()

@@ -95,6 +95,7 @@ enum OpRegistry {
         .readVariable: .init(versions: 1...1, kernel: ReadVariable.self),
         .assignVariable: .init(versions: 1...1, kernel: AssignVariable.self),
         .callOnce: .init(versions: 1...1, kernel: CallOnce.self),
+        .svdf: .init(versions: 1...4, kernel: SVDF.self),
         .unique: .init(versions: 1...1, kernel: Unique.self),
         .conv3dTranspose: .init(versions: 1...1, kernel: Conv3DTranspose.self),
         .complexAbs: .init(versions: 1...1, kernel: ComplexAbs.self),

@@ -195,7 +195,7 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(object["allOpsSupported"] as? Bool, true)
         XCTAssertGreaterThan(object["arenaBytes"] as? Int ?? 0, 0)
         let (unsupported, _) = try cli(["inspect", try unsupportedModelPath()])
-        XCTAssert(unsupported.contains("plan: node 0: SVDF version 1 is not supported"), unsupported)
+        XCTAssert(unsupported.contains("plan: node 0: LSH_PROJECTION version 1 is not supported"), unsupported)
         XCTAssert(unsupported.contains("all ops supported: no"), unsupported)
         let (perChannel, _) = try cli(["inspect", try TestPaths.model("classification/tf2_mobilenet_v2_1.0_224_ptq.tflite"), "--tensors"])
         XCTAssert(perChannel.contains("int8 [32, 3, 3, 3]  quantized per channel: dimension 0, 32 scales in ["), perChannel)

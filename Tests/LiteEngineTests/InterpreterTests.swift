@@ -146,7 +146,7 @@ final class InterpreterTests: XCTestCase {
             XCTAssert("\(error)".contains("/nonexistent/model.tflite"), "\(error)")
         }
         XCTAssertThrowsError(try Interpreter(modelPath: try unsupportedModelPath())) { error in
-            XCTAssert("\(error)".contains("SVDF"), "\(error)")
+            XCTAssert("\(error)".contains("LSH_PROJECTION"), "\(error)")
         }
     }
 }

@@ -68,11 +68,11 @@ final class OpGoldenTests: XCTestCase {
         }
     }
 
-    /// Recurrent models keep their state in variable tensors: a second invocation on the same input continues from
+    /// Recurrent models (LSTMs, SVDF) keep their state in variable tensors: a second invocation on the same input continues from
     /// the first (LiteRT's outputs recorded for both), and `resetVariableTensors()` starts over.
     func testRecurrentStateCarriesOverUntilReset() throws {
         var checked = 0
-        for (name, entry) in try cases() where entry.ops.contains(where: { $0.contains("LSTM") }) {
+        for (name, entry) in try cases() where entry.ops.contains(where: { $0.contains("LSTM") || $0 == "SVDF" }) {
             let (folder, inputs, interpreter) = try loaded(name, entry)
             for (i, array) in inputs.enumerated() { try array.bytes.withUnsafeBytes { try interpreter.copy($0, toInputAt: i) } }
             func outputs() throws -> [NumPyArray] { try (0..<interpreter.outputCount).map { try interpreter.output(at: $0).numpy() } }
