@@ -23,11 +23,16 @@ final class Dequantize: Kernel {
                 }
             }
         }
+        if output.isVariable {
+            // The variable's bytes were allocated for the shape and type the file gives it: the value must have both.
+            guard output.type == .float32, output.shape == input.shape else {
+                throw KernelError.invalid("variable \(output.index) (\(output.type) \(output.shape)) does not hold a float32 \(input.shape)")
+            }
+        }
         output.type = .float32
         output.shape = input.shape
         if input.storage == .constant && output.isVariable {
             guard !setVariable else { return }
-            guard output.byteCount == input.elementCount * 4 else { throw KernelError.invalid("variable \(output.index) does not fit \(input.shape)") }
             convert(input, output)
             setVariable = true
         } else if input.storage == .constant && output.storage != .persistent {
