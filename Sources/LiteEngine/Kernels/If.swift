@@ -29,7 +29,7 @@ final class If: Kernel {
             for i in 1..<node.inputs.count {
                 let value = try input(i), slot = try ControlFlow.nested("the \(role) subgraph") { try branch.input(at: i - 1) }
                 guard slot.type == value.type else { throw KernelError.invalid("input \(i) is \(value.type), the \(role) subgraph takes \(slot.type)") }
-                branch.setInputShape(i - 1, value.shape)
+                try ControlFlow.nested("the \(role) subgraph") { try branch.setInputShape(i - 1, value.shape) }
             }
             try ControlFlow.nested("the \(role) subgraph") { try branch.allocateTensors() }
         }

@@ -46,7 +46,7 @@ final class While: Kernel {
                 guard slot.type == value.type else {
                     throw KernelError.invalid("loop variable \(i) is \(value.type), the \(role) subgraph takes \(slot.type)")
                 }
-                interpreter.setInputShape(i, value.shape)
+                try ControlFlow.nested("the \(role) subgraph") { try interpreter.setInputShape(i, value.shape) }
             }
             node.outputs[i].type = value.type
             node.outputs[i].shape = value.shape
@@ -68,7 +68,7 @@ final class While: Kernel {
             return false
         } catch let error as EngineError {
             if case .unsupportedOperator = error { throw KernelError.unsupported("the \(role) subgraph: \(error)") }
-            interpreter.planWithInputValues()
+            try ControlFlow.nested("the \(role) subgraph") { try interpreter.planWithInputValues() }
             return true
         }
     }
