@@ -56,7 +56,12 @@ public struct ModelFuzzer {
             let start = DispatchTime.now().uptimeNanoseconds
             let label = try mutateAndCheck(buffer, path: path, runBelowArena: baselines[index % files.count].map { 2 * $0 + 4096 }, outcome: &outcome)
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-            if seconds > outcome.slowest { outcome.slowest = seconds; outcome.slowestCase = "\((path as NSString).lastPathComponent) \(label)" }
+            if seconds > outcome.slowest {
+                // The file and its folder (the golden models are all named model.tflite), the case's index and mutation.
+                let name = URL(fileURLWithPath: path).pathComponents.suffix(2).joined(separator: "/")
+                outcome.slowest = seconds
+                outcome.slowestCase = "\(name) case \(index) \(label)"
+            }
             outcome.cases += 1
             if (index + 1) % 1000 == 0 { progress?(outcome) }
         }
