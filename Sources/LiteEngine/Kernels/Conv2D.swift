@@ -63,7 +63,7 @@ final class Conv2D: Kernel {
             }
         }
         if filter.dim(3) == 1, input.dim(3) > 1, filter.type == .float32 { return try prepareDepthwise(input, filter, output) }
-        guard filter.dim(3) > 0, input.dim(3) % filter.dim(3) == 0 else {
+        guard filter.dim(3) > 0, input.dim(3) > 0, input.dim(3) % filter.dim(3) == 0 else {
             throw KernelError.invalid("input has \(input.dim(3)) channels, filter \(filter.dim(3)): not a whole number of groups")
         }
         groups = input.dim(3) / filter.dim(3)
@@ -140,7 +140,7 @@ final class Conv2D: Kernel {
         guard input.type == .int8, filter.type == .int8, output.type == .int8 else {
             throw KernelError.unsupported("grouped convolution of \(input.type) with \(filter.type) filters (int8 and float are supported)")
         }
-        guard filter.dim(3) > 0, input.dim(3) % filter.dim(3) == 0 else {
+        guard filter.dim(3) > 0, input.dim(3) > 0, input.dim(3) % filter.dim(3) == 0 else {
             throw KernelError.invalid("input has \(input.dim(3)) channels, filter \(filter.dim(3)): not a whole number of groups")
         }
         groups = input.dim(3) / filter.dim(3)

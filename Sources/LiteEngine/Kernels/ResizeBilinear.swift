@@ -21,6 +21,7 @@ final class ResizeBilinear: Kernel {
         try expectRank(input, 4)
         let size = try integers(try self.input(1))
         guard size.count == 2, size[0] > 0, size[1] > 0, Tensor.checkedCount(size) != nil else { throw KernelError.invalid("bad output size \(size)") }
+        guard input.dim(1) > 0, input.dim(2) > 0 else { throw KernelError.invalid("resizing an image of no pixels (\(input.shape))") }
         if input.type == .int8 || input.type == .uint8 || input.type == .int16 {
             guard output.type == input.type, input.quantization?.scale == output.quantization?.scale,
                   input.quantization?.zeroPoint == output.quantization?.zeroPoint else {

@@ -18,6 +18,7 @@ final class ResizeNearestNeighbor: Kernel {
         try expectRank(input, 4)
         let size = try integers(try self.input(1))
         guard size.count == 2, size[0] > 0, size[1] > 0, Tensor.checkedCount(size) != nil else { throw KernelError.invalid("bad output size \(size)") }
+        guard input.dim(1) > 0, input.dim(2) > 0 else { throw KernelError.invalid("resizing an image of no pixels (\(input.shape))") }
         output.type = input.type
         output.shape = [input.dim(0), size[0], size[1], input.dim(3)]
     }

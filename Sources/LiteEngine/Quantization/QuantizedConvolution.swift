@@ -41,6 +41,8 @@ final class QuantizedConvolution {
         let channels = filterTensor.dim(0)
         if let bias {
             guard bias.type == .int32, bias.elementCount == channels else { throw KernelError.unsupported("bias must be int32 [\(channels)], is \(bias)") }
+            // Read (and packed) while planning, as the filter is.
+            guard bias.storage != .arena, bias.data != nil else { throw KernelError.unsupported("quantized biases must be constant (tensor \(bias.index) is not)") }
         }
         let inputInfo = try QuantizedTensorInfo(input), filterInfo = try QuantizedTensorInfo(filterTensor), outputInfo = try QuantizedTensorInfo(output)
         signed = input.type == .int8
