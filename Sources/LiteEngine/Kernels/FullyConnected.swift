@@ -83,6 +83,7 @@ final class FullyConnected: Kernel {
         guard depth > 0, input.elementCount % depth == 0 else { throw KernelError.invalid("input \(input.shape) does not divide into rows of \(depth)") }
         if let bias = optionalInput(2) {
             guard bias.type == .int32, bias.elementCount == units else { throw KernelError.unsupported("bias must be int32 [\(units)], is \(bias)") }
+            guard bias.storage != .arena, bias.data != nil else { throw KernelError.unsupported("quantized biases must be constant (tensor \(bias.index) is not)") }
         }
         let weightInfo = try QuantizedTensorInfo(weights), inputInfo = try QuantizedTensorInfo(input)
         let requantization = try ChannelRequantization(input: inputInfo, filter: weightInfo, output: try QuantizedTensorInfo(output),
