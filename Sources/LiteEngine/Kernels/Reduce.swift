@@ -66,6 +66,7 @@ class Reduce: Kernel {
             // Float arithmetic throughout, as TFLite's kernel (the rounding of these floats decides the result).
             var temp = Float(qi.zeroPoint) * qi.scale / qo.scale
             temp = temp > 0 ? temp + 0.5 : temp - 0.5
+            guard temp.magnitude < 16_777_216 else { throw KernelError.unsupported("quantized MEAN with scales \(qi.scale) and \(qo.scale)") }
             let bias = qo.zeroPoint - Int32(temp)
             let (m, s) = IntegerArithmetic.quantizeMultiplier(Double(qi.scale / (count * qo.scale)))
             quantizedMean = (m, s, bias)
@@ -230,7 +231,7 @@ class Reduce: Kernel {
             // Two roundings in single precision (the product, then the sum), as LiteRT's kernel does them.
             let product = Float(sums[o]) * q.scale
             let value = (product + q.bias).rounded(.toNearestOrAwayFromZero) + Float(q.outputZeroPoint)
-            storeQuantized(dst, o, Int32(min(max(value, low), high)), signed: signed)
+            storeQuantized(dst, o, value.isNaN ? Int32(low) : Int32(min(max(value, low), high)), signed: signed)
         }
     }
 

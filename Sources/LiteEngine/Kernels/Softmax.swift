@@ -108,8 +108,9 @@ final class Softmax: Kernel {
                 for j in 0..<depth { sum += shifted[Int(x[j])] }
                 let inverse = 1 / (sum * outputScale)
                 for j in 0..<depth {
-                    let q = Int32((shifted[Int(x[j])] * inverse).rounded(.toNearestOrAwayFromZero)) + outputZeroPoint
-                    y[j] = Element(truncatingIfNeeded: min(max(q, low), high))
+                    // Clamped as a float first: a hostile output scale makes the quotient infinite or NaN (NaN: the lowest).
+                    let q = (shifted[Int(x[j])] * inverse).rounded(.toNearestOrAwayFromZero) + Float(outputZeroPoint)
+                    y[j] = Element(truncatingIfNeeded: q.isNaN ? low : Int32(min(max(q, Float(low)), Float(high))))
                 }
             }
         }

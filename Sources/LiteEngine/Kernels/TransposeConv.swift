@@ -77,6 +77,7 @@ final class TransposeConv: Kernel {
         try Int16Activations.expectSymmetric(input, output)
         var bias: [Int64] = []
         if let biasTensor = optionalInput(3) {
+            guard biasTensor.storage != .arena, biasTensor.data != nil else { throw KernelError.unsupported("quantized biases must be constant") }
             if wide { bias = try Int16Activations.bias(biasTensor, channels: channels) } else {
                 guard biasTensor.type == .int32, biasTensor.elementCount == channels else { throw KernelError.unsupported("bias must be int32 [\(channels)], is \(biasTensor)") }
                 bias = (0..<channels).map { Int64(biasTensor.pointer(Int32.self)[$0]) }
