@@ -6,6 +6,20 @@ import XCTest
 /// error. (A crash would end the test process, failing the run.) The full run is
 /// `swift run -c release model-fuzz --cases 100000`.
 final class FuzzTests: XCTestCase {
+    /// Runs `count` mutated cases of `models` (WHILE loops ended at `maximumIterations`, so that a loop whose bound was
+    /// made huge ends in an error quickly): some must load, none may take 5 s.
+    func fuzz(_ models: [String], seed: UInt64, count: Int, maximumIterations: Int = While.maximumIterations) throws -> ModelFuzzer.Outcome {
+        let saved = While.maximumIterations
+        While.maximumIterations = maximumIterations
+        defer { While.maximumIterations = saved }
+        var fuzzer = ModelFuzzer(seed: seed, runBelowBytes: 300_000)
+        let outcome = try fuzzer.run(models: models, count: count)
+        XCTAssertGreaterThan(outcome.loaded, 0)
+        XCTAssertLessThan(outcome.slowest, 5, "one mutant took \(outcome.slowest) s: \(outcome.slowestCase)")
+        print("fuzz: \(outcome)")
+        return outcome
+    }
+
     func testMutatedModelsNeverCrash() throws {
         let models = ModelFuzzer.models(under: TestPaths.models.path)
         XCTAssertGreaterThanOrEqual(models.count, 19)
@@ -55,9 +69,6 @@ final class FuzzTests: XCTestCase {
     /// its transpose, hybrid BATCH_MATMUL, REVERSE_SEQUENCE, BUCKETIZE, shifts, ...), mutated. `FUZZ_SEED` and
     /// `FUZZ_CASES` run it longer by hand (three seeds of 40,000 cases on 2026-11-26: no crash).
     func testMutatedModelsOfTheNewerOpsNeverCrash() throws {
-        let saved = While.maximumIterations
-        While.maximumIterations = 10_000
-        defer { While.maximumIterations = saved }
         let names = ["nms_v4_ties", "nms_v5_soft_and_hard", "nms_padded_while_loop", "gather_batch_dims", "reverse_sequence", "matrix_diag",
                      "matrix_set_diag", "segment_sum", "unsorted_segment_max", "bucketize", "right_shift_int32", "bitwise_xor_int32",
                      "rfft2d_cropped_real_imag", "stft_magnitude", "conv3d_same_relu", "conv3d_transpose_same_stride2", "conv3d_dilated_relu6",
@@ -65,26 +76,17 @@ final class FuzzTests: XCTestCase {
                      "lstm_keras_float16_weights", "int32_mul_minimum_maximum_sum", "where_coordinates", "boolean_mask_sum",
                      "unique_values_and_positions", "sparse_to_dense", "resource_variable_state", "svdf_rank1"]
         let models = names.map { TestPaths.goldens.appendingPathComponent("ops/\($0)/model.tflite").path }
-        var fuzzer = ModelFuzzer(seed: UInt64(ProcessInfo.processInfo.environment["FUZZ_SEED"] ?? "2029") ?? 2029, runBelowBytes: 300_000)
-        let outcome = try fuzzer.run(models: models, count: Int(ProcessInfo.processInfo.environment["FUZZ_CASES"] ?? "5000") ?? 5000)
-        XCTAssertGreaterThan(outcome.loaded, 0)
-        XCTAssertLessThan(outcome.slowest, 5, "one mutant took \(outcome.slowest) s: \(outcome.slowestCase)")
-        print("fuzz: \(outcome)")
+        let environment = ProcessInfo.processInfo.environment
+        _ = try fuzz(models, seed: UInt64(environment["FUZZ_SEED"] ?? "2029") ?? 2029, count: Int(environment["FUZZ_CASES"] ?? "5000") ?? 5000,
+                     maximumIterations: 10_000)
     }
 
     /// Every op golden (about 420 single-op models, quantized and float, control flow, value-dependent shapes),
     /// mutated: the broadest set the fuzzer has. Fuzzing them by hand on 2026-11-26 (model-fuzz --models
     /// Tests/LiteEngineTests/Goldens/ops, seeds 7-9, 220,000 cases) found four traps the shared models never reached.
     func testMutatedOpGoldensNeverCrash() throws {
-        let saved = While.maximumIterations
-        While.maximumIterations = 10_000
-        defer { While.maximumIterations = saved }
         let models = ModelFuzzer.models(under: TestPaths.goldens.appendingPathComponent("ops").path)
         XCTAssertGreaterThan(models.count, 400)
-        var fuzzer = ModelFuzzer(seed: 2030, runBelowBytes: 300_000)
-        let outcome = try fuzzer.run(models: models, count: 30_000)
-        XCTAssertGreaterThan(outcome.loaded, 0)
-        XCTAssertLessThan(outcome.slowest, 5, "one mutant took \(outcome.slowest) s: \(outcome.slowestCase)")
-        print("fuzz: \(outcome)")
+        _ = try fuzz(models, seed: 2030, count: 30_000, maximumIterations: 10_000)
     }
 }

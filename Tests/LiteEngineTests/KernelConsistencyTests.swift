@@ -24,6 +24,13 @@ final class KernelConsistencyTests: XCTestCase {
         return t
     }
 
+    /// A constant int32 operand (an output shape, FFT lengths), as the file's constants are: known while planning.
+    func constantInts(_ index: Int, _ values: [Int]) -> Tensor {
+        let t = quantizedTensor(index, [values.count], .int32, values.map { Int32($0) }, scales: [1], zeroPoints: [0])
+        t.storage = Tensor.Storage.constant
+        return t
+    }
+
     func random(_ count: Int) -> [Float] { (0..<count).map { _ in Float.random(in: -1...1, using: &generator) } }
 
     func node(_ inputs: [Tensor?], _ outputs: [Tensor], numerics: Numerics = .fast) -> NodeContext {
@@ -713,11 +720,7 @@ final class KernelConsistencyTests: XCTestCase {
             let outW = options.padding == .same ? inputShape[2] * options.strideW : (inputShape[2] - 1) * options.strideW + k
             let outputShape = [1, outH, outW, outC], weightsShape = [outC, k, k, inC]
             let x = random(inputShape.reduce(1, *)), w = random(weightsShape.reduce(1, *)), b = random(outC)
-            let shapeTensor = Tensor(index: 0, description: TensorDescription(name: "shape", type: .int32, shape: [4], shapeSignature: [4], buffer: 0,
-                                                                             quantization: nil, isVariable: false, sparsity: nil), constant: nil)
-            shapeTensor.makePersistent(byteCount: 16)
-            for (i, d) in outputShape.enumerated() { shapeTensor.pointer(Int32.self)[i] = Int32(d) }
-            shapeTensor.storage = Tensor.Storage.constant
+            let shapeTensor = constantInts(0, outputShape)
             let output = tensor(4, [1])
             let kernel = try TransposeConv(node([shapeTensor, tensor(1, weightsShape, w), tensor(2, inputShape, x), tensor(3, [outC], b)], [output]))
             kernel.options = options
@@ -759,11 +762,7 @@ final class KernelConsistencyTests: XCTestCase {
 
             let outputShape = [inputShape[0]] + (0..<3).map { inputShape[$0 + 1] * [options.strideD, options.strideH, options.strideW][$0] } + [o]
             let transposedFilter = kernelShape + [o, c]
-            let shapeTensor = Tensor(index: 4, description: TensorDescription(name: "shape", type: .int32, shape: [5], shapeSignature: [5], buffer: 0,
-                                                                             quantization: nil, isVariable: false, sparsity: nil), constant: nil)
-            shapeTensor.makePersistent(byteCount: 20)
-            for (i, dim) in outputShape.enumerated() { shapeTensor.pointer(Int32.self)[i] = Int32(dim) }
-            shapeTensor.storage = Tensor.Storage.constant
+            let shapeTensor = constantInts(4, outputShape)
             var transposeInputs = [shapeTensor, tensor(5, transposedFilter, w), tensor(6, inputShape, x)]
             if let bias { transposeInputs.append(tensor(7, [o], bias)) }
             let transposeOutput = tensor(8, [1])
@@ -783,11 +782,7 @@ final class KernelConsistencyTests: XCTestCase {
             let height = 1 << Int.random(in: 0...3, using: &generator), width = 1 << Int.random(in: 0...6, using: &generator)
             let shape = [Int.random(in: 1...3, using: &generator), Int.random(in: 1...10, using: &generator), Int.random(in: 1...70, using: &generator)]
             let x = random(shape.reduce(1, *))
-            let lengths = Tensor(index: 1, description: TensorDescription(name: "fft_length", type: .int32, shape: [2], shapeSignature: [2], buffer: 0,
-                                                                          quantization: nil, isVariable: false, sparsity: nil), constant: nil)
-            lengths.makePersistent(byteCount: 8)
-            (lengths.pointer(Int32.self)[0], lengths.pointer(Int32.self)[1]) = (Int32(height), Int32(width))
-            lengths.storage = Tensor.Storage.constant
+            let lengths = constantInts(1, [height, width])
             let output = Tensor(index: 2, description: TensorDescription(name: "out", type: .complex64, shape: [1], shapeSignature: [1], buffer: 0,
                                                                          quantization: nil, isVariable: false, sparsity: nil), constant: nil)
             try run(try Rfft2d(node([tensor(0, shape, x), lengths], [output])), threads: trial % 2 + 1)
