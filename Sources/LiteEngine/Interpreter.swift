@@ -81,8 +81,10 @@ public final class Interpreter: @unchecked Sendable {
     }
 
     /// An interpreter of subgraph `index`, built for a control-flow node (WHILE, IF) of the subgraphs in `enclosing`,
-    /// outermost first: a subgraph that would run inside itself is an error, not an endless recursion.
-    init(model: TFLiteModel, subgraph index: Int, options: Options, enclosing: [Int], budget: SubgraphBudget, resources: ResourceVariables) throws {
+    /// outermost first: a subgraph that would run inside itself is an error, not an endless recursion. A WHILE's body
+    /// (`loopBody`) has its `TensorListSetItem` slices fused (``TensorListSetItem``).
+    init(model: TFLiteModel, subgraph index: Int, options: Options, enclosing: [Int], budget: SubgraphBudget, resources: ResourceVariables,
+         loopBody: Bool = false) throws {
         guard budget.take() else {
             throw EngineError.format(.malformed(path: "subgraphs", reason: "control flow runs more than \(SubgraphBudget.limit) subgraph instances"))
         }
@@ -136,6 +138,14 @@ public final class Interpreter: @unchecked Sendable {
                 resources: resources
             )
             kernels.append(try Self.nodeStep(index, code) { try registration.kernel.init(context) })
+        }
+        if loopBody {
+            for (before, concatenation, after) in TensorListSetItem.candidates(kernels, subgraph) {
+                let fused = TensorListSetItem.node(concatenation: kernels[concatenation].node, before: kernels[before].node, after: kernels[after].node)
+                kernels[concatenation] = try Self.nodeStep(concatenation, codes[concatenation]) { try TensorListSetItem(fused) }
+                kernels[before] = try FusedSlice(kernels[before].node)
+                kernels[after] = try FusedSlice(kernels[after].node)
+            }
         }
         self.kernels = kernels
         self.nodeCodes = codes
@@ -464,13 +474,14 @@ public final class Interpreter: @unchecked Sendable {
         var first = [Int?](repeating: nil, count: tensors.count)
         var last = [Int?](repeating: nil, count: tensors.count)
         for index in subgraph.inputs { first[index] = -1; last[index] = max(last[index] ?? -1, -1) }
-        for (node, op) in subgraph.operators.enumerated() {
-            for index in op.inputs where index >= 0 { last[index] = max(last[index] ?? node, node) }
-            for index in op.outputs where index >= 0 {
+        // The kernels' tensors, not the file's: a fused node (``TensorListSetItem``) reads its parts' inputs.
+        for (node, kernel) in kernels.enumerated() {
+            for input in kernel.node.inputs { if let index = input?.index { last[index] = max(last[index] ?? node, node) } }
+            for index in kernel.node.outputs.map(\.index) {
                 if first[index] == nil { first[index] = node }
                 last[index] = max(last[index] ?? node, node)
             }
-            for index in op.intermediates where index >= 0 {
+            for index in kernel.node.intermediates.map(\.index) {
                 first[index] = min(first[index] ?? node, node); last[index] = max(last[index] ?? node, node)
             }
         }

@@ -312,6 +312,51 @@ final class WhileTests: XCTestCase {
         }
     }
 
+    /// The body `x[i] *= 2` written as TensorFlow's converter lowers `TensorListSetItem`: `CONCATENATION(SLICE(x, 0,
+    /// i), x[i] · 2, SLICE(x, i + 1 (or i when `overlapping`), -1))`, the bounds computed from the counter.
+    func setItemModel(limit: Int32 = 3, overlapping: Bool = false) throws -> TFLiteModel {
+        try whileModel(limit: limit, makeBody: { b, x, i in
+            let one = b.addConstant(name: "one", shape: [], values: [Int32(1)]), asVector = b.addConstant(name: "as_vector", shape: [1], values: [Int32(1)])
+            let next = b.addTensor(name: "i1", type: .int32, shape: [])
+            b.addOperator(.add, inputs: [i, one], outputs: [next], optionsType: 11, options: FlatTableBuilder())
+            let at = b.addTensor(name: "at", type: .int32, shape: [1]), after = b.addTensor(name: "after", type: .int32, shape: [1])
+            b.addOperator(.reshape, inputs: [i, asVector], outputs: [at])
+            b.addOperator(.reshape, inputs: [overlapping ? i : next, asVector], outputs: [after])
+            let head = b.addTensor(name: "head", type: .float32, shape: [3]), element = b.addTensor(name: "element", type: .float32, shape: [1])
+            let doubled = b.addTensor(name: "doubled", type: .float32, shape: [1]), tail = b.addTensor(name: "tail", type: .float32, shape: [3])
+            b.addOperator(.slice, inputs: [x, b.addConstant(name: "zero", shape: [1], values: [Int32(0)]), at], outputs: [head])
+            b.addOperator(.slice, inputs: [x, at, asVector], outputs: [element])
+            b.addOperator(.mul, inputs: [element, b.addConstant(name: "two", shape: [], values: [Float(2)])], outputs: [doubled],
+                          optionsType: 21, options: FlatTableBuilder())
+            b.addOperator(.slice, inputs: [x, after, b.addConstant(name: "rest", shape: [1], values: [Int32(-1)])], outputs: [tail])
+            let y = b.addTensor(name: "y", type: .float32, shape: [3])
+            var axis = FlatTableBuilder()
+            axis[0] = .int32(0)
+            b.addOperator(.concatenation, inputs: [head, doubled, tail], outputs: [y], optionsType: 10, options: axis)
+            return (y, next)
+        })
+    }
+
+    func testTensorListSetItemRunsAsOneNodeWithTheBodyPlannedOnce() throws {
+        let interpreter = try Interpreter(model: setItemModel())
+        let loop = try XCTUnwrap(interpreter.kernels.first as? While)
+        XCTAssertTrue(loop.body.kernels.contains { $0 is TensorListSetItem })
+        XCTAssertFalse(loop.replansBody)
+        XCTAssertEqual(try run(setItemModel()), [2, -4, 1])
+        XCTAssertEqual(try run(setItemModel(), start: 1), [1, -4, 1])
+        XCTAssertThrowsError(try run(setItemModel(limit: 4))) { error in
+            XCTAssertTrue("\(error)".contains("out of range"), "\(error)")
+        }
+        XCTAssertThrowsError(try run(setItemModel(overlapping: true))) { error in
+            XCTAssertTrue("\(error)".contains("change shape are not supported"), "\(error)")
+        }
+        for name in ["while_keras3_lstm_sequences", "while_keras3_gru_sequences"] {
+            let model = try TFLiteModel(path: TestPaths.goldens.appendingPathComponent("ops/\(name)/model.tflite").path)
+            let loops = try Interpreter(model: model).kernels.compactMap { $0 as? While }
+            XCTAssertTrue(loops.contains { $0.body.kernels.contains { $0 is TensorListSetItem } && !$0.replansBody }, name)
+        }
+    }
+
     func testLoopVariableCountsMustAgree() throws {
         let model = try whileModel(makeBody: { b, x, _ in
             let y = b.addTensor(name: "body_y", type: .float32, shape: [3])

@@ -7,7 +7,7 @@ enum ControlFlow {
     static func interpreter(of index: Int, for node: NodeContext, role: String) throws -> Interpreter {
         try nested("the \(role) subgraph \(index)") {
             try Interpreter(model: node.model, subgraph: index, options: node.interpreterOptions, enclosing: node.subgraphs,
-                            budget: node.subgraphBudget, resources: node.resources)
+                            budget: node.subgraphBudget, resources: node.resources, loopBody: role == "body")
         }
     }
 

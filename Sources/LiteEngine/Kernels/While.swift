@@ -19,7 +19,7 @@ final class While: Kernel {
     let condition: Interpreter
     let body: Interpreter
     /// Whether each subgraph is planned from its inputs' values before every run.
-    private var replansCondition = false, replansBody = false
+    private(set) var replansCondition = false, replansBody = false
     /// Per loop variable: whether the condition reads it (the others are not copied into it), and whether the body
     /// gives it back as it got it (its output is its input: copied in once a run, never back). A Keras LSTM's loop
     /// carries its whole input sequence this way, and copying it three times a step took most of the loop's time.
@@ -93,29 +93,43 @@ final class While: Kernel {
         let (condition, body, limit) = (condition, body, Self.maximumIterations)
         let (replansCondition, replansBody) = (replansCondition, replansBody)
         let variables = node.outputs
-        let conditionInputs = try (0..<variables.count).filter { conditionReads[$0] }.map { ($0, try condition.input(at: $0)) }
-        let carried = try (0..<variables.count).filter { !passesThrough[$0] }.map { ($0, try body.input(at: $0), try body.output(at: $0)) }
-        for (i, variable) in variables.enumerated() { ControlFlow.copy(node.inputs[i]!, to: variable) }
-        for i in variables.indices where passesThrough[i] { ControlFlow.copy(variables[i], to: try body.input(at: i)) }
+        let bodyInputs = try variables.indices.map { try body.input(at: $0) }, bodyOutputs = try variables.indices.map { try body.output(at: $0) }
+        let conditionInputs = try variables.indices.filter { conditionReads[$0] }.map { ($0, try condition.input(at: $0)) }
+        let carried = variables.indices.filter { !passesThrough[$0] }
+        // As TFLite's static WHILE: after the first step the newest values are the body's outputs, copied straight into
+        // its inputs for the next step (once, not out to this node's outputs and back), and out to this node's outputs
+        // when the loop ends. A body output that is another variable's input (a body that swaps two variables) would
+        // be overwritten by that copy, so such a body's values go through this node's outputs.
+        let staged = carried.contains { i in bodyInputs.contains { $0 === bodyOutputs[i] } }
+        for i in variables.indices where passesThrough[i] || !staged { ControlFlow.copy(node.inputs[i]!, to: bodyInputs[i]) }
+        if staged { for (i, variable) in variables.enumerated() { ControlFlow.copy(node.inputs[i]!, to: variable) } }
         let flag = try condition.output(at: 0)
         var iterations = 0
         while true {
-            for (i, input) in conditionInputs { ControlFlow.copy(variables[i], to: input) }
+            for (i, input) in conditionInputs {
+                ControlFlow.copy(staged ? variables[i] : iterations == 0 ? node.inputs[i]! : bodyOutputs[i], to: input)
+            }
             if replansCondition {
                 try ControlFlow.nested("the condition subgraph") { try condition.replan() }
                 try checkCondition()
             }
             try ControlFlow.nested("the condition subgraph") { try condition.invoke() }
-            guard let value = flag.data, value.load(as: UInt8.self) != 0 else { return }
+            guard let value = flag.data, value.load(as: UInt8.self) != 0 else { break }
             guard iterations < limit else { throw KernelError.invalid("the condition was still true after \(limit) iterations") }
+            if staged {
+                for i in carried { ControlFlow.copy(variables[i], to: bodyInputs[i]) }
+            } else if iterations > 0 {
+                for i in carried { ControlFlow.copy(bodyOutputs[i], to: bodyInputs[i]) }
+            }
             iterations += 1
-            for (i, input, _) in carried { ControlFlow.copy(variables[i], to: input) }
             if replansBody {
                 try ControlFlow.nested("the body subgraph") { try body.replan() }
                 try checkBody()
             }
             try ControlFlow.nested("the body subgraph") { try body.invoke() }
-            for (i, _, output) in carried { ControlFlow.copy(output, to: variables[i]) }
+            if staged { for i in carried { ControlFlow.copy(bodyOutputs[i], to: variables[i]) } }
         }
+        guard !staged else { return }
+        for (i, variable) in variables.enumerated() { ControlFlow.copy(iterations == 0 ? node.inputs[i]! : bodyOutputs[i], to: variable) }
     }
 }
