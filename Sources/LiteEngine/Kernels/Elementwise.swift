@@ -121,8 +121,10 @@ class BinaryElementwise: Kernel {
     @inline(__always)
     final func compute<Operation: FloatBinaryOperation>(_ threads: Int, _: Operation.Type) {
         let a = node.inputs[0]!, b = node.inputs[1]!, output = node.outputs[0]
-        guard a.shape == b.shape else {
-            let (pa, pb, out, total) = (a.floats, b.floats, output.floats, output.elementCount)
+        // Shapes that differ only in dimensions of 1 ([1, 256] and [256], an LSTM gate's bias) pair elements in order.
+        let total = output.elementCount
+        guard a.shape == b.shape || (a.elementCount == total && b.elementCount == total) else {
+            let (pa, pb, out) = (a.floats, b.floats, output.floats)
             // A large broadcast (a squeeze-and-excitation block's per-channel gate on its image) splits its rows.
             guard threads > 1, total >= 1 << 15 else {
                 return broadcastBinary(a: pa, aShape: a.shape, b: pb, bShape: b.shape, out: out, outShape: output.shape, activation: activation,
@@ -137,7 +139,7 @@ class BinaryElementwise: Kernel {
         }
         let pa = a.floats, pb = b.floats, out = output.floats
         let (low, high) = activation
-        parallelFor(output.elementCount, threads: threads, minimumChunk: 4096, workPerItem: 4) { range in
+        parallelFor(total, threads: threads, minimumChunk: 4096, workPerItem: 4) { range in
             for i in range {
                 let v = Operation.apply(pa[i], pb[i])
                 let x = v < low ? low : v

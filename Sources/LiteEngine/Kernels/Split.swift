@@ -36,13 +36,22 @@ class Split: Kernel {
         }
     }
 
+    /// Each output is `outer` blocks of `size · inner` elements, one from every `shape[axis] · inner` of the input
+    /// (outer: the product of the dimensions before the axis, inner: after it).
     override func run(_ context: RunContext) throws {
-        let input = node.inputs[valueIndex]!
-        let strides = rowMajorStrides(input.shape)
+        let input = node.inputs[valueIndex]!, shape = input.shape, elementSize = input.type.byteSize!
+        guard let source = input.data, input.elementCount > 0 else { return }
+        var outer = 1, inner = 1
+        for d in shape.indices where d != axis { if d < axis { outer *= shape[d] } else { inner *= shape[d] } }
+        let rowBytes = shape[axis] * inner * elementSize
         var offset = 0
         for (output, size) in zip(node.outputs, sizes) {
-            stridedCopy(source: input.data!, start: offset * strides[axis], sourceStrides: strides, shape: output.shape,
-                        destination: output.data!, elementSize: input.type.byteSize!)
+            let blockBytes = size * inner * elementSize
+            if blockBytes > 0, let destination = output.data {
+                for o in 0..<outer {
+                    (destination + o * blockBytes).copyMemory(from: source + o * rowBytes + offset * inner * elementSize, byteCount: blockBytes)
+                }
+            }
             offset += size
         }
     }
