@@ -24,6 +24,10 @@ final class While: Kernel {
     /// gives it back as it got it (its output is its input: copied in once a run, never back). A Keras LSTM's loop
     /// carries its whole input sequence this way, and copying it three times a step took most of the loop's time.
     private var conditionReads: [Bool] = [], passesThrough: [Bool] = []
+    /// Fixed from `prepare` on, so that a run allocates nothing: the subgraphs' input and output tensors, the
+    /// condition's inputs it reads, the variables the body changes, and whether they must be staged (see `run`).
+    private var bodyInputs: [Tensor] = [], bodyOutputs: [Tensor] = [], conditionInputs: [(Int, Tensor)] = []
+    private var carried: [Int] = [], staged = false
 
     required init(_ node: NodeContext) throws {
         let options = try WhileOptions(node.options)
@@ -58,6 +62,13 @@ final class While: Kernel {
         let (cond, loop) = (condition.subgraph, body.subgraph)
         conditionReads = cond.inputs.map { t in cond.outputs.contains(t) || cond.operators.contains { $0.inputs.contains(t) } }
         passesThrough = zip(loop.inputs, loop.outputs).map { $0 == $1 }
+        bodyInputs = try node.inputs.indices.map { try body.input(at: $0) }
+        bodyOutputs = try node.inputs.indices.map { try body.output(at: $0) }
+        conditionInputs = try node.inputs.indices.filter { conditionReads[$0] }.map { ($0, try condition.input(at: $0)) }
+        carried = node.inputs.indices.filter { !passesThrough[$0] }
+        // A body output that is another variable's input (a body that swaps two variables) would be overwritten by
+        // the copies into the body's inputs, so such a body's values go through this node's outputs.
+        staged = carried.contains { i in loop.inputs.contains(loop.outputs[i]) }
     }
 
     /// Plans `interpreter` from shapes, or else readies it to be planned from its inputs' values at every run;
@@ -93,14 +104,11 @@ final class While: Kernel {
         let (condition, body, limit) = (condition, body, Self.maximumIterations)
         let (replansCondition, replansBody) = (replansCondition, replansBody)
         let variables = node.outputs
-        let bodyInputs = try variables.indices.map { try body.input(at: $0) }, bodyOutputs = try variables.indices.map { try body.output(at: $0) }
-        let conditionInputs = try variables.indices.filter { conditionReads[$0] }.map { ($0, try condition.input(at: $0)) }
-        let carried = variables.indices.filter { !passesThrough[$0] }
+        let (bodyInputs, bodyOutputs, conditionInputs, carried, staged) = (bodyInputs, bodyOutputs, conditionInputs, carried, staged)
+        let passesThrough = passesThrough
         // As TFLite's static WHILE: after the first step the newest values are the body's outputs, copied straight into
         // its inputs for the next step (once, not out to this node's outputs and back), and out to this node's outputs
-        // when the loop ends. A body output that is another variable's input (a body that swaps two variables) would
-        // be overwritten by that copy, so such a body's values go through this node's outputs.
-        let staged = carried.contains { i in bodyInputs.contains { $0 === bodyOutputs[i] } }
+        // when the loop ends; `staged` bodies keep them in this node's outputs instead.
         for i in variables.indices where passesThrough[i] || !staged { ControlFlow.copy(node.inputs[i]!, to: bodyInputs[i]) }
         if staged { for (i, variable) in variables.enumerated() { ControlFlow.copy(node.inputs[i]!, to: variable) } }
         let flag = try condition.output(at: 0)
