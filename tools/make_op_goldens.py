@@ -1318,6 +1318,14 @@ case("while_keras3_gru_sequences", [(1, 7, 4)], built=True, low=-1.0, high=1.0)(
 case("while_keras3_simple_rnn", [(1, 7, 4)], built=True, low=-1.0, high=1.0)(keras3_recurrent(7, 4, lambda k: k.layers.SimpleRNN(10)))
 case("while_keras3_bidirectional_lstm", [(1, 7, 4)], built=True, low=-1.0, high=1.0)(
     keras3_recurrent(7, 4, lambda k: k.layers.Bidirectional(k.layers.LSTM(6))))
+# Sequences written by TensorListSetItem, which the engine fuses: backwards (the index counts down), in both
+# directions, and two layers deep (the second loop reads the first one's written buffer).
+case("while_keras3_simple_rnn_backwards_sequences", [(1, 6, 3)], built=True, low=-1.0, high=1.0)(
+    keras3_recurrent(6, 3, lambda k: k.layers.SimpleRNN(5, return_sequences=True, go_backwards=True)))
+case("while_keras3_bidirectional_lstm_sequences", [(1, 5, 3)], built=True, low=-1.0, high=1.0)(
+    keras3_recurrent(5, 3, lambda k: k.layers.Bidirectional(k.layers.LSTM(4, return_sequences=True))))
+case("while_keras3_stacked_lstm_sequences", [(1, 6, 3)], built=True, low=-1.0, high=1.0)(
+    keras3_recurrent(6, 3, lambda k: k.Sequential([k.layers.LSTM(5, return_sequences=True), k.layers.LSTM(4, return_sequences=True)])))
 def keras3_encoder_block(sequence, width, heads, int8=False):
     """A pre-norm Transformer encoder block in Keras 3 (LayerNormalization, MultiHeadAttention, a GELU MLP, residuals):
     BATCH_MATMUL for the attention scores and the weighted values, GELU in the MLP. int8: full-integer post-training
