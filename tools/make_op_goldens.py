@@ -324,10 +324,16 @@ case("int32_mul_minimum_maximum_sum", [(3, 5), (3, 5)], low=-1e5, high=1e5)(
 case("int64_mul_minimum_maximum_sum", [(4, 3), (4, 3)], low=-1e5, high=1e5)(
     lambda x, y: tf.reduce_sum(tf.maximum(tf.minimum(tf.cast(x, tf.int64) * tf.cast(y, tf.int64), 5_000_000_000), -7_000_000_000), axis=0))
 # Special values, compared bit for bit: every pair of NaN, ±inf, ±3e38, 2e38, 1, -2, ±0 and the smallest subnormal.
-# Not here: ADD, SUB, MUL and DIV, whose built-in kernels clamp an infinite result to ±FLT_MAX where XNNPACK (LiteRT's
-# default) and this engine keep it (Docs/architecture.md, deviations).
+# ADD, SUB, MUL and DIV clamp every result to ±FLT_MAX in the built-in kernels (XNNPACK, LiteRT's default, keeps
+# ±inf); this engine clamps as the built-in kernels do, elementwise and broadcast.
 special = np.array([np.nan, np.inf, -np.inf, 3e38, -3e38, 1.0, -2.0, 0.0, -0.0, 1e-45, 2e38], np.float32)
 special_x, special_y = np.repeat(special, len(special)), np.tile(special, len(special))
+case("special_add_sub_mul_div", [(121,), (121,)], inputs=[special_x, special_y], exact=True)(lambda x, y: (x + y, x - y, x * y, x / y))
+case("special_add_mul_broadcast", [(11, 1), (1, 11)], inputs=[special.reshape(11, 1), special.reshape(1, 11)], exact=True)(
+    lambda x, y: (x + y, x * y))
+# Keras' softplus and mish on pre-activations past 88, where exp overflows: log(exp(x) + 1) is 88.72 in LiteRT's
+# built-in kernels (the ADD clamps the infinite sum), not inf (and then NaN in the layers after it).
+case("softplus_mish_large_inputs", [(4, 16)], low=-300.0, high=300.0)(lambda x: (tf.nn.softplus(x), x * tf.math.tanh(tf.nn.softplus(x))))
 case("special_maximum_minimum", [(121,), (121,)], inputs=[special_x, special_y], exact=True)(lambda x, y: (tf.maximum(x, y), tf.minimum(x, y)))
 case("special_sign_hard_swish", [(121,)], inputs=[special_x], exact=True)(lambda x: (tf.sign(x), x * tf.nn.relu6(x + 3) / 6))
 case("special_floor_mod", [(121,), (121,)], inputs=[special_x, special_y], exact=True)(lambda x, y: tf.math.floormod(x, y))
