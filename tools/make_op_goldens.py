@@ -730,7 +730,7 @@ class GraphBuilder:
         """dtype: float32, uint8, int8 or int32; quantization: (scale, zero_point) for a per-tensor quantized one, or
         (scales, zero_points, axis) with lists for a per-channel one."""
         t = self.fb.TensorT()
-        types = {np.float32: "FLOAT32", np.uint8: "UINT8", np.int8: "INT8", np.int16: "INT16", np.int32: "INT32"}
+        types = {np.float32: "FLOAT32", np.uint8: "UINT8", np.int8: "INT8", np.int16: "INT16", np.int32: "INT32", np.bool_: "BOOL"}
         t.name, t.shape, t.type, t.isVariable = name, list(shape), getattr(self.fb.TensorType, types[dtype]), variable
         if quantization:
             q = self.fb.QuantizationParametersT()
@@ -1072,6 +1072,22 @@ def built_reduce(op, dtype, shape, axes, keep_dims, input_quantization, output_q
     return build
 
 
+def built_comparisons(dtype, shape_x, shape_y, quantization_x, quantization_y):
+    """8-bit GREATER, LESS_EQUAL, EQUAL and NOT_EQUAL of inputs with different scales and zero points (Keras' SELU in
+    full-integer models compares x with a 0 of another scale): comparisons.cc rescales both to fixed point."""
+    def build():
+        g = GraphBuilder()
+        x = g.tensor("x", shape_x, dtype=dtype, quantization=quantization_x)
+        y = g.tensor("y", shape_y, dtype=dtype, quantization=quantization_y)
+        out_shape = list(np.broadcast_shapes(tuple(shape_x), tuple(shape_y)))
+        outputs = []
+        for op in ["GREATER", "LESS_EQUAL", "EQUAL", "NOT_EQUAL"]:
+            outputs.append(g.tensor(op.lower(), out_shape, dtype=np.bool_))
+            g.operator(getattr(g.fb.BuiltinOperator, op), [x, y], [outputs[-1]], 0, None)
+        return g.build([x, y], outputs)
+    return build
+
+
 def built_quantize_float(dtype, shape, quantization):
     """QUANTIZE from float32 (a float model's first op in full-integer models)."""
     def build():
@@ -1197,6 +1213,15 @@ case("q_mean_uint8_ties", [(48, 4, 4, 40)], built=True)(
     built_reduce("MEAN", np.uint8, (48, 4, 4, 40), [1, 2], True, (2.0 ** -4, 128), (2.0 ** -3, 125)))
 # SUM that rescales (LiteRT does it in single precision: with scales 0.05 -> 0.3 its float errors decide the near-ties
 # of sum / 6), and a generic MEAN (integer).
+case("q_comparisons_int8_rescaled", [(6, 40), (6, 40)], built=True)(built_comparisons(np.int8, (6, 40), (6, 40), (0.05, 3), (0.0731, -7)))
+# Scales 0.05 and 0.1 with x - 3 = 2 (y + 7) + {-1, 0, 1}: a third of the pairs are equal in real value, the rest one
+# step of x apart, so EQUAL and the order of near neighbours depend on the fixed-point rescale's rounding.
+comparison_y = np.random.default_rng(31).integers(-60, 55, size=(6, 40))
+comparison_x = np.clip(2 * (comparison_y + 7) + 3 + np.random.default_rng(32).integers(-1, 2, size=(6, 40)), -128, 127)
+case("q_comparisons_int8_near_ties", [(6, 40), (6, 40)], built=True, inputs=[comparison_x, comparison_y])(
+    built_comparisons(np.int8, (6, 40), (6, 40), (0.05, 3), (0.1, -7)))
+case("q_comparisons_uint8_rescaled_broadcast", [(5, 1, 30), (4, 30)], built=True)(
+    built_comparisons(np.uint8, (5, 1, 30), (4, 30), (0.02, 128), (0.5 / 128, 140)))
 case("q_sum_int8_rescaled", [(8, 5, 3, 32)], built=True)(built_reduce("SUM", np.int8, (8, 5, 3, 32), [2], True, (0.05, 3), (0.3, -2)))
 case("q_sum_uint8_axis2_keepdims", [(8, 5, 6, 32)], built=True)(
     built_reduce("SUM", np.uint8, (8, 5, 6, 32), [2], True, (0.03, 120), (0.21, 117)))

@@ -1,10 +1,11 @@
 import LiteFormat
 
 /// EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL (TFLite's comparisons.cc): elementwise with numpy
-/// broadcasting, a bool out. float32, int32 and int64; bool for EQUAL and NOT_EQUAL; uint8 and int8 when both
-/// inputs share one scale and zero point, where comparing the stored values is comparing the real ones (TFLite
-/// rescales both to a common fixed-point scale, which then orders them the same way). These run on loop counters
-/// and masks, a handful of values, so one broadcast loop serves every shape.
+/// broadcasting, a bool out. float32, int32 and int64; bool for EQUAL and NOT_EQUAL; uint8 and int8 as TFLite
+/// compares them: when both inputs share one scale and zero point, the stored values (the rescale below orders them
+/// the same way); otherwise each value less its zero point, times 2^8, rescaled by its input's scale as a fixed-point
+/// multiplier below 1 (`ComparisonWithScaling`), so two values that round to the same fixed point compare equal.
+/// These run on loop counters and masks, a handful of values, so one broadcast loop serves every shape.
 class Comparison: Kernel {
     /// Whether `a` and `b` are in this op's relation; every subclass overrides it.
     class func holds<T: Comparable>(_ a: T, _ b: T) -> Bool { preconditionFailure("\(Self.self) does not say what it compares") }
@@ -22,9 +23,21 @@ class Comparison: Kernel {
         case .float32, .int32, .int64: break
         case .bool where Self.comparesBools: break
         case .uint8, .int8:
-            guard let qa = a.quantization, let qb = b.quantization, qa.scale.count == 1, qb.scale.count == 1,
-                  qa.scale == qb.scale, qa.zeroPoint == qb.zeroPoint else {
-                throw KernelError.unsupported("\(a.type) inputs with different quantization (only a shared scale and zero point)")
+            guard let qa = a.quantization, let qb = b.quantization, qa.scale.count == 1, qb.scale.count == 1 else {
+                throw KernelError.unsupported("\(a.type) inputs need one scale each")
+            }
+            scaling = nil
+            if qa.scale != qb.scale || qa.zeroPoint != qb.zeroPoint {
+                let range: ClosedRange<Int64> = a.type == .int8 ? -128...127 : 0...255
+                guard qa.zeroPoint.count == 1, qb.zeroPoint.count == 1, range.contains(qa.zeroPoint[0]), range.contains(qb.zeroPoint[0]) else {
+                    throw KernelError.unsupported("\(a.type) inputs need one zero point each, within the type")
+                }
+                // QuantizeMultiplierSmallerThanOneExp: TFLite checks 0 < scale < 1 (and aborts otherwise).
+                func multiplier(_ scale: Float) throws -> (Int32, Int) {
+                    guard scale > 0, scale < 1 else { throw KernelError.unsupported("\(a.type) comparison of inputs with scale \(scale), not in (0, 1)") }
+                    return IntegerArithmetic.quantizeMultiplier(Double(scale))
+                }
+                scaling = (try multiplier(qa.scale[0]), try multiplier(qb.scale[0]), -Int32(qa.zeroPoint[0]), -Int32(qb.zeroPoint[0]))
             }
         default: throw KernelError.unsupported("tensor \(a.index) has type \(a.type)")
         }
@@ -32,7 +45,13 @@ class Comparison: Kernel {
         output.shape = try broadcastShape(a.shape, b.shape)
     }
 
+    /// Each input's fixed-point multiplier and shift and its offset (minus its zero point), when they differ.
+    private var scaling: (a: (Int32, Int), b: (Int32, Int), offsetA: Int32, offsetB: Int32)?
+
     override func run(_ context: RunContext) throws {
+        if let scaling {
+            return node.inputs[0]!.type == .int8 ? compareScaled(Int8.self, scaling) : compareScaled(UInt8.self, scaling)
+        }
         switch node.inputs[0]!.type {
         case .float32: compare(Float.self)
         case .int32: compare(Int32.self)
@@ -47,6 +66,19 @@ class Comparison: Kernel {
         guard output.elementCount > 0, let pa = a.data, let pb = b.data, let po = output.data else { return }
         let x = pa.assumingMemoryBound(to: T.self), y = pb.assumingMemoryBound(to: T.self), out = po.assumingMemoryBound(to: Bool.self)
         forEachBroadcastPair(aShape: a.shape, bShape: b.shape, outShape: output.shape) { o, i, j in out[o] = Self.holds(x[i], y[j]) }
+    }
+
+    private func compareScaled<T: FixedWidthInteger>(_: T.Type, _ scaling: (a: (Int32, Int), b: (Int32, Int), offsetA: Int32, offsetB: Int32)) {
+        let a = node.inputs[0]!, b = node.inputs[1]!, output = node.outputs[0]
+        guard output.elementCount > 0, let pa = a.data, let pb = b.data, let po = output.data else { return }
+        let x = pa.assumingMemoryBound(to: T.self), y = pb.assumingMemoryBound(to: T.self), out = po.assumingMemoryBound(to: Bool.self)
+        // An 8-bit value less its zero point, times 2^8, is at most 2^16 in magnitude: no overflow before the rescale.
+        func scaled(_ value: T, _ offset: Int32, _ multiplier: (Int32, Int)) -> Int32 {
+            IntegerArithmetic.multiplyByQuantizedMultiplier((offset + Int32(value)) * 256, multiplier.0, multiplier.1)
+        }
+        forEachBroadcastPair(aShape: a.shape, bShape: b.shape, outShape: output.shape) { o, i, j in
+            out[o] = Self.holds(scaled(x[i], scaling.offsetA, scaling.a), scaled(y[j], scaling.offsetB, scaling.b))
+        }
     }
 }
 
