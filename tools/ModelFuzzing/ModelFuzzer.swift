@@ -30,6 +30,11 @@ public struct ModelFuzzer {
     /// - Parameters:
     ///   - seed: the random seed; the same seed and models give the same cases.
     ///   - runBelowBytes: mutants of models smaller than this are also invoked when they load.
+    /// (case index, path): that case's mutant is written to the file before it is loaded.
+    public var saveCase: (Int, String)?
+    /// The index of the case being run.
+    private var caseIndex = 0
+
     public init(seed: UInt64, runBelowBytes: Int = 1 << 20) {
         generator = SplitMix64(seed: seed)
         self.runBelowBytes = runBelowBytes
@@ -54,6 +59,7 @@ public struct ModelFuzzer {
         for index in 0..<count {
             let (path, buffer) = files[index % files.count]
             let start = DispatchTime.now().uptimeNanoseconds
+            caseIndex = index
             let label = try mutateAndCheck(buffer, path: path, runBelowArena: baselines[index % files.count].map { 2 * $0 + 4096 }, outcome: &outcome)
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             if seconds > outcome.slowest {
@@ -112,6 +118,7 @@ public struct ModelFuzzer {
         defer { for (offset, value) in undo.reversed() { buffer[offset] = value } }
 
         let view = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[0..<length])
+        if let (index, file) = saveCase, index == caseIndex { FileManager.default.createFile(atPath: file, contents: Data(view)) }
         do {
             let model = try TFLiteModel(storage: ModelBytes(unsafeBorrowing: view))
             let interpreter = try Interpreter(model: model, options: .init(memoryLimit: 256 << 20))

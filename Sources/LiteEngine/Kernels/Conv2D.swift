@@ -80,6 +80,11 @@ final class Conv2D: Kernel {
         geometryW = try SpatialGeometry(input: input.dim(2), filter: filter.dim(2), stride: options.strideW, dilation: options.dilationW, padding: options.padding)
         output.type = .float32
         output.shape = [input.dim(0), geometryH.output, geometryW.output, filter.dim(0)]
+        // The layout below has a slot per output column: a hostile width (2^28 columns from a flipped bit) would
+        // allocate and clear gigabytes here before the planner refuses the output.
+        guard let count = Tensor.checkedCount(output.shape), saturatingProduct(count, 4) <= node.interpreterOptions.memoryLimit else {
+            throw KernelError.invalid("output \(output.shape) needs more than the memory limit of \(node.interpreterOptions.memoryLimit) bytes")
+        }
         if groups > 1 { return }
         if filter.type == .float32, packed == nil, isLoadTimeConstant(filter), optionalInput(2).map(isLoadTimeConstant) ?? true {
             packed = PackedFilterGEMM.make(filter: filter.floats, n: filter.dim(0), k: filter.dim(1) * filter.dim(2) * filter.dim(3),
