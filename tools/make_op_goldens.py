@@ -1088,6 +1088,26 @@ def built_comparisons(dtype, shape_x, shape_y, quantization_x, quantization_y):
     return build
 
 
+def built_div(dtype, shape_x, shape_y, quantization_x, quantization_y, quantization_out):
+    """8- or 16-bit DIV with the scales given: div.cc's fixed-point reciprocal of the divisor, then the rescale."""
+    def build():
+        g = GraphBuilder()
+        x = g.tensor("x", shape_x, dtype=dtype, quantization=quantization_x)
+        y = g.tensor("y", shape_y, dtype=dtype, quantization=quantization_y)
+        out = g.tensor("quotient", list(np.broadcast_shapes(tuple(shape_x), tuple(shape_y))), dtype=dtype, quantization=quantization_out)
+        g.operator(g.fb.BuiltinOperator.DIV, [x, y], [out], g.fb.BuiltinOptions.DivOptions, g.fb.DivOptionsT())
+        return g.build([x, y], [out])
+    return build
+
+
+def divisors(dtype, shape, zero_point, seed):
+    """Random stored values that are neither 0 (div.cc refuses a stored 0) nor the zero point (a real 0)."""
+    info = np.iinfo(dtype)
+    values = np.random.default_rng(seed).integers(info.min, info.max + 1, size=shape)
+    values[(values == 0) | (values == zero_point)] = zero_point + 1 if zero_point + 1 != 0 else zero_point + 2
+    return values
+
+
 def built_quantize_float(dtype, shape, quantization):
     """QUANTIZE from float32 (a float model's first op in full-integer models)."""
     def build():
@@ -1222,6 +1242,23 @@ case("q_comparisons_int8_near_ties", [(6, 40), (6, 40)], built=True, inputs=[com
     built_comparisons(np.int8, (6, 40), (6, 40), (0.05, 3), (0.1, -7)))
 case("q_comparisons_uint8_rescaled_broadcast", [(5, 1, 30), (4, 30)], built=True)(
     built_comparisons(np.uint8, (5, 1, 30), (4, 30), (0.02, 128), (0.5 / 128, 140)))
+# Quotients of every size: small numerators over large divisors ask the rescale for right shifts past 31, which
+# LiteRT's x86 build takes modulo 32 (Div.roundingDivideByPOT).
+case("q_div_int8", [(8, 50), (8, 50)], built=True,
+     inputs=[np.random.default_rng(41).integers(-128, 128, size=(8, 50)), divisors(np.int8, (8, 50), -3, 42)])(
+    built_div(np.int8, (8, 50), (8, 50), (0.04, 5), (0.05, -3), (1 / 128, 0)))
+# Scales whose multiplier is 25 in single precision (25.0000006 in double): real quotients such as 62.5 are ties.
+case("q_div_int8_ties", [(12, 30), (12, 30)], built=True,
+     inputs=[np.random.default_rng(7).integers(-128, 128, size=(12, 30)), divisors(np.int8, (12, 30), -8, 8)])(
+    built_div(np.int8, (12, 30), (12, 30), (0.1, 0), (0.02, -8), (0.2, -28)))
+case("q_div_uint8_broadcast", [(4, 1, 30), (3, 30)], built=True,
+     inputs=[np.random.default_rng(43).integers(0, 256, size=(4, 1, 30)), divisors(np.uint8, (3, 30), 120, 44)])(
+    built_div(np.uint8, (4, 1, 30), (3, 30), (0.1, 128), (0.02, 120), (0.2, 100)))
+case("q_div_int16", [(6, 40), (6, 40)], built=True,
+     inputs=[np.random.default_rng(45).integers(-32768, 32768, size=(6, 40)), divisors(np.int16, (6, 40), 0, 46)])(
+    built_div(np.int16, (6, 40), (6, 40), (1 / 4096, 0), (1 / 2048, 0), (1 / 16384, 0)))
+# Keras' softsign, x / (1 + |x|), in a full-integer model: the converter's int8 DIV.
+case("q_div_softsign_int8", [(4, 24)], optimize="quantize_int8", low=-6.0, high=6.0)(lambda x: tf.nn.softsign(x * 1.5))
 case("q_sum_int8_rescaled", [(8, 5, 3, 32)], built=True)(built_reduce("SUM", np.int8, (8, 5, 3, 32), [2], True, (0.05, 3), (0.3, -2)))
 case("q_sum_uint8_axis2_keepdims", [(8, 5, 6, 32)], built=True)(
     built_reduce("SUM", np.uint8, (8, 5, 6, 32), [2], True, (0.03, 120), (0.21, 117)))

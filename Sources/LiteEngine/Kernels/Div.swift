@@ -1,10 +1,87 @@
-/// DIV: a / b with broadcasting and a fused activation (IEEE division: x / 0 is ±inf or NaN, as TFLite's float kernel).
+import LiteFormat
+
+/// DIV: a / b with broadcasting and a fused activation. float32 (IEEE division clamped to ±FLT_MAX as every fused
+/// activation of LiteRT's built-in kernels is, so x / 0 reads ±3.4e38); uint8, int8 and int16 as TFLite's div.cc and
+/// reference `DivElementwise`: `(a − zp_a)` times the fixed-point reciprocal of `(b − zp_b)` (``IntegerArithmetic/reciprocal(_:)``,
+/// gemmlowp's Newton-Raphson), then rescaled by `M = scale_a / (scale_b · scale_out)` (computed in single precision, as div.cc does).
+///
+/// Like LiteRT, a divisor whose stored value is 0 is an error (div.cc's `CheckNonZero` looks at the stored values,
+/// not the real ones); a divisor whose real value is 0 (stored value equal to its zero point), which LiteRT only
+/// checks in debug builds, is an error too.
 final class Div: BinaryElementwise, FloatBinaryOperation {
     @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a / b }
 
     override class var hasFusedActivation: Bool { true }
 
+    struct QuantizedParameters {
+        let offsetA: Int32, offsetB: Int32, outputOffset: Int32
+        let multiplier: Int32, shift: Int
+        let low: Int32, high: Int32
+    }
+
+    var quantized: QuantizedParameters?
+
+    override func prepare() throws {
+        let a = try input(0), b = try input(1), output = try self.output(0)
+        guard a.type == .uint8 || a.type == .int8 || a.type == .int16 else {
+            quantized = nil
+            return try super.prepare()
+        }
+        guard b.type == a.type, output.type == a.type else { throw KernelError.unsupported("DIV of \(a.type) and \(b.type) into \(output.type)") }
+        let qa = try QuantizedTensorInfo(a), qb = try QuantizedTensorInfo(b), qo = try QuantizedTensorInfo(output)
+        // div.cc's `input1->params.scale / (input2->params.scale * output->params.scale)` is float arithmetic, widened
+        // to double only when stored: 0.1 / (0.02 · 0.2) is 25 in single precision and 25.0000006 in double, which
+        // moves quotients that are ties in real numbers (62.5) to the other side.
+        let (multiplier, shift) = IntegerArithmetic.quantizeMultiplier(Double(qa.scale / (qb.scale * qo.scale)))
+        // The rescale's right shift is `recip_shift + headroom − shift` with a headroom of at least 14 for 16-bit values:
+        // a shift above that would make it a left shift, outside what TFLite's arithmetic handles.
+        guard shift <= 14 else { throw KernelError.unsupported("DIV rescaling multiplier \(qa.scale / (qb.scale * qo.scale)) out of range") }
+        let (typeMin, typeMax) = try quantizedRange(output.type)
+        let (low, high) = try IntegerArithmetic.activationRange(try ArithmeticOptions(node.options).activation, scale: qo.scale,
+                                                                zeroPoint: qo.zeroPoint, typeMin: typeMin, typeMax: typeMax)
+        quantized = QuantizedParameters(offsetA: -qa.zeroPoint, offsetB: -qb.zeroPoint, outputOffset: qo.zeroPoint,
+                                        multiplier: multiplier, shift: shift, low: low, high: high)
+        output.shape = try broadcastShape(a.shape, b.shape)
+    }
+
     override func run(_ context: RunContext) throws {
-        compute(context.threads, Div.self)
+        guard let quantized else { return compute(context.threads, Div.self) }
+        switch node.inputs[0]!.type {
+        case .uint8: try divide(UInt8.self, quantized)
+        case .int8: try divide(Int8.self, quantized)
+        default: try divide(Int16.self, quantized)
+        }
+    }
+
+    private func divide<T: FixedWidthInteger>(_: T.Type, _ p: QuantizedParameters) throws {
+        let a = node.inputs[0]!, b = node.inputs[1]!, output = node.outputs[0]
+        guard output.elementCount > 0, let pa = a.data, let pb = b.data, let po = output.data else { return }
+        let x = pa.assumingMemoryBound(to: T.self), y = pb.assumingMemoryBound(to: T.self), out = po.assumingMemoryBound(to: T.self)
+        for i in 0..<b.elementCount where y[i] == 0 { throw KernelError.invalid("division by a stored 0 (element \(i) of the divisor)") }
+        var zeroDivisor = false
+        forEachBroadcastPair(aShape: a.shape, bShape: b.shape, outShape: output.shape) { o, i, j in
+            var numerator = p.offsetA + Int32(x[i]), denominator = p.offsetB + Int32(y[j])
+            guard denominator != 0 else { zeroDivisor = true; return }
+            // The reciprocal is a positive multiplier: the signs move to the numerator.
+            if denominator < 0 { numerator = -numerator; denominator = -denominator }
+            let (inverse, reciprocalShift) = IntegerArithmetic.reciprocal(denominator)
+            let headroom = IntegerArithmetic.countLeadingSignBits(numerator)
+            // MultiplyByQuantizedMultiplierGreaterThanOne: the numerator shifted up by its headroom (no overflow).
+            let quotient = IntegerArithmetic.saturatingRoundingDoublingHighMul(numerator &<< Int32(headroom), inverse)
+            let rightShift = reciprocalShift + headroom - p.shift
+            let scaled = Self.roundingDivideByPOT(IntegerArithmetic.saturatingRoundingDoublingHighMul(quotient, p.multiplier), rightShift)
+            out[o] = T(truncatingIfNeeded: min(p.high, max(p.low, p.outputOffset &+ scaled)))
+        }
+        if zeroDivisor { throw KernelError.invalid("division by 0 (a divisor equal to its zero point)") }
+    }
+
+    /// gemmlowp's `RoundingDivideByPOT` as LiteRT's x86 build computes it for every exponent: past 31 its mask
+    /// `(1 << exponent) − 1` truncates to int32 (all ones) and the shift count is taken modulo 32, as the
+    /// shift instructions do. A small numerator (headroom 30) over a divisor of 100 already asks for 36.
+    @inline(__always)
+    static func roundingDivideByPOT(_ x: Int32, _ exponent: Int) -> Int32 {
+        guard exponent > 31 else { return IntegerArithmetic.roundingDivideByPOT(x, exponent) }
+        let threshold: Int32 = -1 + (x < 0 ? 1 : 0)
+        return (x >> Int32(exponent & 31)) &+ (x > threshold ? 1 : 0)
     }
 }

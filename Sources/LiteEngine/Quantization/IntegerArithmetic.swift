@@ -120,4 +120,50 @@ public enum IntegerArithmetic {
         case .tanh, .signBit: throw KernelError.unsupported("fused activation \(activation) on quantized tensors")
         }
     }
+
+    // MARK: gemmlowp's 32-bit fixed point, for TFLite's `GetReciprocal` (quantized DIV)
+
+    /// `RoundingHalfSum`: (a + b) / 2 in 64 bits, rounded half away from zero.
+    @inline(__always)
+    static func roundingHalfSum(_ a: Int32, _ b: Int32) -> Int32 {
+        let sum = Int64(a) + Int64(b)
+        return Int32(truncatingIfNeeded: (sum + (sum >= 0 ? 1 : -1)) / 2)
+    }
+
+    /// `SaturatingRoundingMultiplyByPOT<exponent>` for exponent > 0: x · 2^exponent, saturated to int32.
+    @inline(__always)
+    static func saturatingMultiplyByPOT(_ x: Int32, _ exponent: Int) -> Int32 {
+        let threshold = Int32((1 << (31 - exponent)) - 1)
+        if x > threshold { return .max }
+        if x < -threshold { return .min }
+        return x << Int32(exponent)
+    }
+
+    /// gemmlowp's `one_over_one_plus_x_for_x_in_0_1` on raw Q0.31 values: 1 / (1 + a) as Q0.31, from a half
+    /// denominator in Q0.31 and three Newton-Raphson steps in Q2.29 (products of a Q0 and a Q2 value are Q2, of two
+    /// Q2 values Q4, rescaled to Q2 by a saturating ×4); additions wrap as gemmlowp's raw int32 adds.
+    static func oneOverOnePlusX(_ a: Int32) -> Int32 {
+        let halfDenominator = roundingHalfSum(a, .max)
+        var x = 1_515_870_810 &+ saturatingRoundingDoublingHighMul(halfDenominator, -1_010_580_540)  // 48/17 − 32/17 · d in Q2.29
+        for _ in 0..<3 {
+            let oneMinusHalfDenominatorTimesX = (Int32(1) << 29) &- saturatingRoundingDoublingHighMul(halfDenominator, x)
+            x = x &+ saturatingMultiplyByPOT(saturatingRoundingDoublingHighMul(x, oneMinusHalfDenominatorTimesX), 2)
+        }
+        // ExactMulByPot<-1> reads the Q2.29 raw value as Q1.30; Rescale<0> doubles it into Q0.31.
+        return saturatingMultiplyByPOT(x, 1)
+    }
+
+    /// `GetReciprocal(x, 31, &shift)` for x > 0: 1/x as a Q0.31 multiplier and the shift that goes with it
+    /// (1/x = multiplier · 2^-31 · 2^-shift).
+    static func reciprocal(_ x: Int32) -> (multiplier: Int32, shift: Int) {
+        let headroomPlusOne = UInt32(bitPattern: x).leadingZeroBitCount
+        let shiftedSumMinusOne = Int32(bitPattern: (UInt32(bitPattern: x) << UInt32(headroomPlusOne)) &- (1 << 31))
+        return (oneOverOnePlusX(shiftedSumMinusOne), 31 - headroomPlusOne)
+    }
+
+    /// `CountLeadingSignBits`: how far x can be shifted left without changing its sign (31 for 0).
+    @inline(__always)
+    static func countLeadingSignBits(_ x: Int32) -> Int {
+        x >= 0 ? x.leadingZeroBitCount - 1 : (~x).leadingZeroBitCount - 1
+    }
 }
