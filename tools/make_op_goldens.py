@@ -541,6 +541,8 @@ qcase("q_hard_swish", [(1, 6, 6, 8)], lambda x: x * tf.nn.relu6(x + 3.0) / 6.0, 
 qcase("q_logistic", [(2, 5, 7)], tf.sigmoid, low=-6, high=6)
 qcase("q_tanh", [(2, 5, 7)], tf.tanh, low=-3, high=3)
 qcase("q_softmax", [(3, 10)], tf.nn.softmax, low=-4, high=4)
+# LiteRT's optimized 8-bit LOG_SOFTMAX: the softmax table, logf of the float sum, rint onto scale 16/256.
+qcase("q_log_softmax", [(4, 12)], tf.nn.log_softmax, low=-6, high=6)
 qcase("q_resize_bilinear", [(1, 5, 7, 3)], lambda x: tf.compat.v1.image.resize_bilinear(x, (9, 4)))
 qcase("q_resize_bilinear_half_pixel", [(1, 5, 7, 3)], lambda x: tf.compat.v1.image.resize_bilinear(x, (10, 14), half_pixel_centers=True))
 qcase("q_resize_nearest", [(1, 5, 7, 3)], lambda x: tf.compat.v1.image.resize_nearest_neighbor(x, (11, 3)))
@@ -1259,6 +1261,7 @@ case("q_div_int16", [(6, 40), (6, 40)], built=True,
     built_div(np.int16, (6, 40), (6, 40), (1 / 4096, 0), (1 / 2048, 0), (1 / 16384, 0)))
 # Keras' softsign, x / (1 + |x|), in a full-integer model: the converter's int8 DIV.
 case("q_div_softsign_int8", [(4, 24)], optimize="quantize_int8", low=-6.0, high=6.0)(lambda x: tf.nn.softsign(x * 1.5))
+case("q_log_softmax_uint8_built", [(3, 1, 40)], built=True)(built_unary("LOG_SOFTMAX", np.uint8, (3, 1, 40), (0.07, 140), (16 / 256, 255)))
 case("q_sum_int8_rescaled", [(8, 5, 3, 32)], built=True)(built_reduce("SUM", np.int8, (8, 5, 3, 32), [2], True, (0.05, 3), (0.3, -2)))
 case("q_sum_uint8_axis2_keepdims", [(8, 5, 6, 32)], built=True)(
     built_reduce("SUM", np.uint8, (8, 5, 6, 32), [2], True, (0.03, 120), (0.21, 117)))
