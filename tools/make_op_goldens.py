@@ -1103,10 +1103,10 @@ def built_div(dtype, shape_x, shape_y, quantization_x, quantization_y, quantizat
 
 
 def divisors(dtype, shape, zero_point, seed):
-    """Random stored values that are neither 0 (div.cc refuses a stored 0) nor the zero point (a real 0)."""
+    """Random stored values other than the zero point (a real 0, which div.cc refuses); stored 0s are kept."""
     info = np.iinfo(dtype)
     values = np.random.default_rng(seed).integers(info.min, info.max + 1, size=shape)
-    values[(values == 0) | (values == zero_point)] = zero_point + 1 if zero_point + 1 != 0 else zero_point + 2
+    values[values == zero_point] = zero_point + 1
     return values
 
 

@@ -494,3 +494,24 @@ final class ResourceVariableTests: XCTestCase {
         }
     }
 }
+
+/// Quantized DIV's division by zero (the div goldens check results against LiteRT).
+final class QuantizedDivTests: XCTestCase {
+    /// A divisor equal to its zero point is a real 0, which LiteRT refuses; a stored 0 (a real −zero point) divides.
+    func testADivisorAtItsZeroPointIsAnErrorAndAStoredZeroIsNot() throws {
+        var b = ModelBuilder()
+        let x = b.addTensor(name: "x", type: .int8, shape: [1, 3], quantization: Quantization(scale: [0.04], zeroPoint: [5]))
+        let y = b.addTensor(name: "y", type: .int8, shape: [1, 3], quantization: Quantization(scale: [0.05], zeroPoint: [-3]))
+        let q = b.addTensor(name: "q", type: .int8, shape: [1, 3], quantization: Quantization(scale: [1.0 / 128], zeroPoint: [0]))
+        b.addOperator(.div, inputs: [x, y], outputs: [q], optionsType: 29, options: FlatTableBuilder())
+        (b.inputs, b.outputs) = ([x, y], [q])
+        let interpreter = try Interpreter(model: TFLiteModel(bytes: b.build()))
+        try interpreter.copy([Int8(10), 20, 30], toInputAt: 0)
+        try interpreter.copy([Int8(0), 10, 20], toInputAt: 1)
+        XCTAssertNoThrow(try interpreter.invoke())
+        try interpreter.copy([Int8(-3), 10, 20], toInputAt: 1)
+        XCTAssertThrowsError(try interpreter.invoke()) { error in
+            XCTAssertTrue("\(error)".contains("division by 0"), "\(error)")
+        }
+    }
+}

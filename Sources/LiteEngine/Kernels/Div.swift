@@ -5,9 +5,8 @@ import LiteFormat
 /// reference `DivElementwise`: `(a − zp_a)` times the fixed-point reciprocal of `(b − zp_b)` (``IntegerArithmetic/reciprocal(_:)``,
 /// gemmlowp's Newton-Raphson), then rescaled by `M = scale_a / (scale_b · scale_out)` (computed in single precision, as div.cc does).
 ///
-/// Like LiteRT, a divisor whose stored value is 0 is an error (div.cc's `CheckNonZero` looks at the stored values,
-/// not the real ones); a divisor whose real value is 0 (stored value equal to its zero point), which LiteRT only
-/// checks in debug builds, is an error too.
+/// As in LiteRT (div.cc's `CheckNonZero`), a divisor whose real value is 0 (a stored value equal to its zero point)
+/// is an error.
 final class Div: BinaryElementwise, FloatBinaryOperation {
     @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a / b }
 
@@ -57,11 +56,11 @@ final class Div: BinaryElementwise, FloatBinaryOperation {
         let a = node.inputs[0]!, b = node.inputs[1]!, output = node.outputs[0]
         guard output.elementCount > 0, let pa = a.data, let pb = b.data, let po = output.data else { return }
         let x = pa.assumingMemoryBound(to: T.self), y = pb.assumingMemoryBound(to: T.self), out = po.assumingMemoryBound(to: T.self)
-        for i in 0..<b.elementCount where y[i] == 0 { throw KernelError.invalid("division by a stored 0 (element \(i) of the divisor)") }
-        var zeroDivisor = false
+        for i in 0..<b.elementCount where p.offsetB + Int32(y[i]) == 0 {
+            throw KernelError.invalid("division by 0 (element \(i) of the divisor is its zero point, \(-p.offsetB))")
+        }
         forEachBroadcastPair(aShape: a.shape, bShape: b.shape, outShape: output.shape) { o, i, j in
             var numerator = p.offsetA + Int32(x[i]), denominator = p.offsetB + Int32(y[j])
-            guard denominator != 0 else { zeroDivisor = true; return }
             // The reciprocal is a positive multiplier: the signs move to the numerator.
             if denominator < 0 { numerator = -numerator; denominator = -denominator }
             let (inverse, reciprocalShift) = IntegerArithmetic.reciprocal(denominator)
@@ -72,7 +71,6 @@ final class Div: BinaryElementwise, FloatBinaryOperation {
             let scaled = Self.roundingDivideByPOT(IntegerArithmetic.saturatingRoundingDoublingHighMul(quotient, p.multiplier), rightShift)
             out[o] = T(truncatingIfNeeded: min(p.high, max(p.low, p.outputOffset &+ scaled)))
         }
-        if zeroDivisor { throw KernelError.invalid("division by 0 (a divisor equal to its zero point)") }
     }
 
     /// gemmlowp's `RoundingDivideByPOT` as LiteRT's x86 build computes it for every exponent: past 31 its mask
