@@ -1110,6 +1110,17 @@ def divisors(dtype, shape, zero_point, seed):
     return values
 
 
+def built_dequantize(dtype, shape, quantization):
+    """DEQUANTIZE of an 8-bit input to float32 (a full-integer model's float output)."""
+    def build():
+        g = GraphBuilder()
+        x = g.tensor("x", shape, dtype=dtype, quantization=quantization)
+        y = g.tensor("y", shape)
+        g.operator(g.fb.BuiltinOperator.DEQUANTIZE, [x], [y], 0, None)
+        return g.build([x], [y])
+    return build
+
+
 def built_quantize_float(dtype, shape, quantization):
     """QUANTIZE from float32 (a float model's first op in full-integer models)."""
     def build():
@@ -1262,6 +1273,10 @@ case("q_div_int16", [(6, 40), (6, 40)], built=True,
 # Keras' softsign, x / (1 + |x|), in a full-integer model: the converter's int8 DIV.
 case("q_div_softsign_int8", [(4, 24)], optimize="quantize_int8", low=-6.0, high=6.0)(lambda x: tf.nn.softsign(x * 1.5))
 case("q_log_softmax_uint8_built", [(3, 1, 40)], built=True)(built_unary("LOG_SOFTMAX", np.uint8, (3, 1, 40), (0.07, 140), (16 / 256, 255)))
+# LiteRT's x86 DEQUANTIZE takes whole blocks of 8 values through a two-rounding vector path and the rest through a
+# one-rounding scalar one: lengths that leave a tail, compared bit for bit.
+case("q_dequantize_int8_blocks_and_tail", [(37,)], built=True, exact=True)(built_dequantize(np.int8, (37,), (0.0011001141, -14)))
+case("q_dequantize_uint8_blocks_and_tail", [(5, 14)], built=True, exact=True)(built_dequantize(np.uint8, (5, 14), (0.0011001141, 114)))
 case("q_sum_int8_rescaled", [(8, 5, 3, 32)], built=True)(built_reduce("SUM", np.int8, (8, 5, 3, 32), [2], True, (0.05, 3), (0.3, -2)))
 case("q_sum_uint8_axis2_keepdims", [(8, 5, 6, 32)], built=True)(
     built_reduce("SUM", np.uint8, (8, 5, 6, 32), [2], True, (0.03, 120), (0.21, 117)))
