@@ -77,6 +77,11 @@ public struct ModelFuzzer {
     private mutating func mutateAndCheck(_ buffer: UnsafeMutableRawBufferPointer, path: String, runBelowArena: Int?,
                                          outcome: inout Outcome) throws -> String {
         let size = buffer.count
+        // An empty file has nothing to mutate (and every offset below is taken modulo its size): it is read as it is.
+        guard size > 0 else {
+            do { _ = try TFLiteModel(storage: ModelBytes(unsafeBorrowing: UnsafeRawBufferPointer(buffer))) } catch { outcome.formatErrors += 1 }
+            return "empty file"
+        }
         var length = size
         var undo: [(Int, UInt8)] = []
         func set(_ offset: Int, _ value: UInt8) {
