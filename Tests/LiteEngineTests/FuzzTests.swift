@@ -90,3 +90,20 @@ final class FuzzTests: XCTestCase {
         _ = try fuzz(models, seed: 2030, count: 30_000, maximumIterations: 10_000)
     }
 }
+
+/// Mutants the fuzzer found (Goldens/hostile, each a few bit flips of an op golden): each must fail fast with a typed error.
+final class HostileModelTests: XCTestCase {
+    func testHugeOutputsAreRefusedBeforeTheyAreAllocated() throws {
+        // A DENSIFY whose dense shape became [32, 268435520] (34 GB, once allocated outside the arena: a failed
+        // allocation ended the process) and a CONV_2D whose input width became 2^28 (its layout allocated and
+        // cleared 2 GB before the planner refused the output).
+        for name in ["densify_huge_output", "conv_huge_width"] {
+            let path = TestPaths.goldens.appendingPathComponent("hostile/\(name).tflite").path
+            let start = Date()
+            XCTAssertThrowsError(try Interpreter(modelPath: path)) { error in
+                XCTAssertTrue("\(error)".contains("memory limit"), "\(name): \(error)")
+            }
+            XCTAssertLessThan(Date().timeIntervalSince(start), 1, name)
+        }
+    }
+}

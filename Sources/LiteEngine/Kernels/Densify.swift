@@ -17,6 +17,10 @@ final class Densify: Kernel {
         output.type = input.type
         output.shape = input.shape
         guard output.storage != .persistent else { return }
+        // Allocated here, outside the arena plan: a hostile shape must be an error, not a failed 34 GB allocation.
+        guard let count = Tensor.checkedCount(output.shape), saturatingProduct(count, size) <= node.interpreterOptions.memoryLimit else {
+            throw KernelError.invalid("dense output \(output.shape) needs more than the memory limit of \(node.interpreterOptions.memoryLimit) bytes")
+        }
         output.makePersistent(byteCount: output.byteCount)
         let denseShape = input.shape
         let rank = denseShape.count
@@ -33,9 +37,15 @@ final class Densify: Kernel {
         var consumed = 0
         var indices = Array(repeating: 0, count: order.count)
         var failure: String?
+        // A valid walk visits each stored value once, through at most one step a level; a hostile dense size over an
+        // empty CSR level would loop for minutes without consuming any, so the steps are bounded.
+        var steps = 0
+        let stepLimit = saturatingProduct(sourceCount + count, order.count + 1) + 1024
 
         func populate(level: Int, previous: Int) {
             if failure != nil { return }
+            steps += 1
+            guard steps <= stepLimit else { failure = "the sparse walk takes more than \(stepLimit) steps for \(sourceCount) values"; return }
             if level == order.count {
                 var original = Array(repeating: 0, count: rank)
                 for i in 0..<rank { original[order[i]] = indices[i] }
@@ -55,7 +65,11 @@ final class Densify: Kernel {
             }
             let dim = dims[level]
             if dim.format == .dense {
-                guard dim.denseSize >= 0, dim.denseSize <= TFLiteModel.Limits.maxElements else { failure = "dense size \(dim.denseSize)"; return }
+                // A dense level spans at most its dimension of the dense shape (a block level, its block).
+                let bound = order[level] < rank ? denseShape[order[level]] : dim.denseSize
+                guard dim.denseSize >= 0, dim.denseSize <= bound, dim.denseSize <= TFLiteModel.Limits.maxElements else {
+                    failure = "dense size \(dim.denseSize) at level \(level) of \(denseShape)"; return
+                }
                 for i in 0..<dim.denseSize where failure == nil {
                     indices[level] = i
                     populate(level: level + 1, previous: previous * dim.denseSize + i)
