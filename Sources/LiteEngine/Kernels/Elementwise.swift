@@ -40,7 +40,7 @@ class BinaryElementwise: Kernel {
     override func prepare() throws {
         if Self.comparesStoredValues, try prepareIntegers() { return }
         let a = try input(0), b = try input(1), output = try self.output(0)
-        if Self.comparesStoredValues, a.type == .uint8 || a.type == .int8 {
+        if Self.comparesStoredValues, a.type == .uint8 || a.type == .int8 || a.type == .int16 {
             guard b.type == a.type, output.type == a.type else {
                 throw KernelError.unsupported("\(a.type) and \(b.type) inputs into \(output.type)")
             }
@@ -104,20 +104,27 @@ class BinaryElementwise: Kernel {
         return saturatingProduct(a.elementCount + b.elementCount + node.outputs[0].elementCount, 4)
     }
 
-    /// uint8/int8 stored values, less `zeroPoints`, through the float broadcast loop: every such offset is exact as
-    /// a float, and `operation` must return an integer already clamped to the output type (a comparison returns one
-    /// of its operands), so the result converts back exactly.
+    /// uint8/int8/int16 stored values, less `zeroPoints`, through the float broadcast loop: every such offset is exact
+    /// as a float, and `operation` must return an integer already clamped to the output type (a comparison returns
+    /// one of its operands), so the result converts back exactly.
     final func computeStoredValues(_ context: RunContext, zeroPoints: (Int32, Int32) = (0, 0), _ operation: (Float, Float) -> Float) {
         let a = node.inputs[0]!, b = node.inputs[1]!, output = node.outputs[0]
-        let signed = a.type == .int8
+        let type = a.type, signed = type == .int8
+        @inline(__always) func load(_ p: UnsafeRawPointer, _ i: Int) -> Int32 {
+            type == .int16 ? Int32(p.load(fromByteOffset: 2 * i, as: Int16.self)) : loadQuantized(p, i, signed: signed)
+        }
         let fa = context.scratch.assumingMemoryBound(to: Float.self), fb = fa + a.elementCount, fo = fb + b.elementCount
         let (pa, pb) = (UnsafeRawPointer(a.data!), UnsafeRawPointer(b.data!))
-        for i in 0..<a.elementCount { fa[i] = Float(loadQuantized(pa, i, signed: signed) - zeroPoints.0) }
-        for i in 0..<b.elementCount { fb[i] = Float(loadQuantized(pb, i, signed: signed) - zeroPoints.1) }
+        for i in 0..<a.elementCount { fa[i] = Float(load(pa, i) - zeroPoints.0) }
+        for i in 0..<b.elementCount { fb[i] = Float(load(pb, i) - zeroPoints.1) }
         broadcastBinary(a: fa, aShape: a.shape, b: fb, bShape: b.shape, out: fo, outShape: output.shape, activation: (-.infinity, .infinity),
                         operation)
         let out = output.data!
-        for i in 0..<output.elementCount { storeQuantized(out, i, Int32(fo[i]), signed: signed) }
+        if type == .int16 {
+            for i in 0..<output.elementCount { out.storeBytes(of: Int16(truncatingIfNeeded: Int32(fo[i])), toByteOffset: 2 * i, as: Int16.self) }
+        } else {
+            for i in 0..<output.elementCount { storeQuantized(out, i, Int32(fo[i]), signed: signed) }
+        }
     }
 
     /// Operands of the same shape (a residual ADD) are one flat loop with the activation in it, split over
