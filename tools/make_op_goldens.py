@@ -1279,6 +1279,10 @@ case("q_log_softmax_uint8_built", [(3, 1, 40)], built=True)(built_unary("LOG_SOF
 # one-rounding scalar one: lengths that leave a tail, compared bit for bit.
 case("q_dequantize_int8_blocks_and_tail", [(37,)], built=True, exact=True)(built_dequantize(np.int8, (37,), (0.0011001141, -14)))
 case("q_dequantize_uint8_blocks_and_tail", [(5, 14)], built=True, exact=True)(built_dequantize(np.uint8, (5, 14), (0.0011001141, 114)))
+# int16 SUM (16x8 models), rescaled from the input's scale to the output's as the 8-bit SUM is.
+case("q16_sum_built", [(3, 40, 5)], built=True)(built_reduce("SUM", np.int16, (3, 40, 5), [1], False, (0.001, 0), (0.004, 0)))
+case("q16_sum_ties", [(6, 40, 5)], built=True, inputs=[np.random.default_rng(61).integers(-60, 61, size=(6, 40, 5))])(
+    built_reduce("SUM", np.int16, (6, 40, 5), [1], True, (0.001, 0), (0.004, 0)))
 case("q_sum_int8_rescaled", [(8, 5, 3, 32)], built=True)(built_reduce("SUM", np.int8, (8, 5, 3, 32), [2], True, (0.05, 3), (0.3, -2)))
 case("q_sum_uint8_axis2_keepdims", [(8, 5, 6, 32)], built=True)(
     built_reduce("SUM", np.uint8, (8, 5, 6, 32), [2], True, (0.03, 120), (0.21, 117)))

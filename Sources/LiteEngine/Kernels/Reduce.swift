@@ -41,10 +41,8 @@ class Reduce: Kernel {
         // int16 (16x8 models) takes the generic reduction for every axis set, as LiteRT's outputs show (`q16_mean_*`).
         if input.type != .float32, input.type == .int16 || !(isMean && keepDims && input.rank == 4 && axes == [1, 2]) {
             guard output.type == input.type else { throw KernelError.unsupported("quantized \(isMean ? "MEAN" : "SUM") into \(output.type)") }
-            if input.type == .int16 {
-                guard isMean else { throw KernelError.unsupported("int16 SUM") }
-                try Int16Activations.expectSymmetric(input, output)
-            }
+            // int16 SUM (16x8 models) is rescaled as the 8-bit SUM is (`q16_sum_built`).
+            if input.type == .int16 { try Int16Activations.expectSymmetric(input, output) }
             let qi = try QuantizedTensorInfo(input), qo = try QuantizedTensorInfo(output)
             let count = axes.reduce(1) { $0 * input.dim($1) }
             guard count > 0, count < 1 << 23 else { throw KernelError.unsupported("quantized reduction over \(count) elements") }
@@ -225,13 +223,19 @@ class Reduce: Kernel {
 
     func runQuantizedSum(_ input: Tensor, _ output: Tensor, _ q: (scale: Float, bias: Float, outputZeroPoint: Int32)) {
         let signed = input.type == .int8
-        let (low, high): (Float, Float) = signed ? (-128, 127) : (0, 255)
+        let (typeLow, typeHigh) = (try? quantizedRange(input.type)) ?? (0, 255)
+        let (low, high) = (Float(typeLow), Float(typeHigh))
         let sums = storedSums(input, output), dst = output.data!
         for o in sums.indices {
             // Two roundings in single precision (the product, then the sum), as LiteRT's kernel does them.
             let product = Float(sums[o]) * q.scale
             let value = (product + q.bias).rounded(.toNearestOrAwayFromZero) + Float(q.outputZeroPoint)
-            storeQuantized(dst, o, value.isNaN ? Int32(low) : Int32(min(max(value, low), high)), signed: signed)
+            let clamped = value.isNaN ? typeLow : Int32(min(max(value, low), high))
+            if input.type == .int16 {
+                output.pointer(Int16.self)[o] = Int16(truncatingIfNeeded: clamped)
+            } else {
+                storeQuantized(dst, o, clamped, signed: signed)
+            }
         }
     }
 
@@ -261,7 +265,7 @@ final class Mean: Reduce {
 }
 
 /// SUM: the total over the reduced axes; int32 and int64 sum in their type, wrapping (index arithmetic, counts of
-/// boxes kept in TensorFlow's padded NMS loop).
+/// boxes kept in TensorFlow's padded NMS loop); uint8, int8 and int16 rescaled (``Reduce``).
 final class Sum: Reduce {
     private var sumsIntegers = false
 
