@@ -604,6 +604,8 @@ q16case("q16_add_broadcast_relu", [(1, 4, 5, 3)], lambda x: tf.nn.relu(x + q16_o
 # rounding high multiply, emulated on x86) in whole groups of 16, where TFLite's reference rounds twice; near output ties
 # the two differ (ResNet50 16x8: 1 of 401,408 sums). SUB alike.
 # MAXIMUM and MINIMUM of int16 values (Keras' Maximum/Minimum layers in 16x8), compared as stored, as maximum_minimum.cc.
+q16case("q16_gelu", [(2, 9, 24)], lambda x: tf.nn.gelu(x), low=-5, high=5)
+q16case("q16_gelu_approximate", [(2, 9, 24)], lambda x: tf.nn.gelu(x, approximate=True), low=-5, high=5)
 q16case("q16_maximum_minimum", [(1, 5, 6, 4), (1, 5, 6, 4)], lambda x, y: tf.maximum(x, y) + tf.minimum(x, 0.5 * y))
 q16case("q16_add_large", [(1, 64, 64, 16), (1, 64, 64, 16)], lambda x, y: x + 0.37 * y)
 q16case("q16_sub_large", [(1, 64, 64, 16), (1, 64, 64, 16)], lambda x, y: x - 0.37 * y)

@@ -3,7 +3,8 @@ import LiteFormat
 
 /// GELU: x·Φ(x), exactly as `0.5·x·erfc(−x/√2)` (erfc rather than 1 + erf, which cancels for large negative x)
 /// or, with `approximate`, `0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))`. uint8/int8 through TFLite's float lookup
-/// table of the same functions (libm's `erfcf` and `tanhf`, as TFLite's table is built); float runs branch-free code
+/// table of the same functions (libm's `erfcf` and `tanhf`, as TFLite's table is built), int16 through its interpolated
+/// 513-entry table of them (`LUTPopulate<int16_t>`); float runs branch-free code
 /// the compiler vectorizes (``vectorizableErfc``, ``vectorizableTanh``): a libm call per element was 0.14 ms of a
 /// [64, 256] GELU.
 final class Gelu: UnaryElementwise {
@@ -31,8 +32,20 @@ final class Gelu: UnaryElementwise {
         }
     }
 
+    /// int16 (16x8 models): TFLite's 513-entry interpolated table (`LUTPopulate<int16_t>`, built in single precision).
+    private var int16Table: [Int16]?
+
     override func prepare() throws {
         let input = try self.input(0), output = try self.output(0)
+        int16Table = nil
+        if input.type == .int16 {
+            guard output.type == .int16 else { throw KernelError.unsupported("int16 GELU into \(output.type)") }
+            let qi = try QuantizedTensorInfo(input), qo = try QuantizedTensorInfo(output)
+            int16Table = Int16Activations.lookupTable(inputScale: qi.scale, inputZeroPoint: qi.zeroPoint, outputScale: qo.scale,
+                                                      outputZeroPoint: qo.zeroPoint, options.approximate ? Gelu.approximate : Gelu.exact)
+            output.shape = input.shape
+            return
+        }
         if input.type == .uint8 || input.type == .int8 {
             lookupTable = try QuantizedLookupTable(input: input, output: output, transform: options.approximate ? Gelu.approximate : Gelu.exact)
             output.shape = input.shape
@@ -42,6 +55,13 @@ final class Gelu: UnaryElementwise {
     }
 
     override func run(_ context: RunContext) throws {
+        if let int16Table {
+            let input = node.inputs[0]!.pointer(Int16.self), output = node.outputs[0].pointer(Int16.self)
+            int16Table.withUnsafeBufferPointer { table in
+                for i in 0..<node.inputs[0]!.elementCount { output[i] = Int16Activations.lookup(input[i], table.baseAddress!) }
+            }
+            return
+        }
         if runLookupTable() { return }
         if options.approximate { compute(context.threads, TanhForm.self) } else { compute(context.threads, ExactForm.self) }
     }
