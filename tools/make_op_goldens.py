@@ -606,6 +606,7 @@ q16case("q16_add_broadcast_relu", [(1, 4, 5, 3)], lambda x: tf.nn.relu(x + q16_o
 # MAXIMUM and MINIMUM of int16 values (Keras' Maximum/Minimum layers in 16x8), compared as stored, as maximum_minimum.cc.
 q16case("q16_gelu", [(2, 9, 24)], lambda x: tf.nn.gelu(x), low=-5, high=5)
 q16case("q16_gelu_approximate", [(2, 9, 24)], lambda x: tf.nn.gelu(x, approximate=True), low=-5, high=5)
+q16case("q16_reduce_max_min", [(2, 7, 9)], lambda x: (tf.reduce_max(x, axis=1), tf.reduce_min(x, axis=[0, 2], keepdims=True)))
 q16case("q16_maximum_minimum", [(1, 5, 6, 4), (1, 5, 6, 4)], lambda x, y: tf.maximum(x, y) + tf.minimum(x, 0.5 * y))
 q16case("q16_add_large", [(1, 64, 64, 16), (1, 64, 64, 16)], lambda x, y: x + 0.37 * y)
 q16case("q16_sub_large", [(1, 64, 64, 16), (1, 64, 64, 16)], lambda x, y: x - 0.37 * y)
