@@ -113,6 +113,12 @@ public final class Tensor: @unchecked Sendable {
 
     @inline(__always) var floats: UnsafeMutablePointer<Float> { pointer(Float.self) }
 
+    /// Element `i` of an int32 or int64 tensor (an index, a bound, a length). The caller has checked `type`.
+    @inline(__always)
+    func integer(at i: Int) -> Int {
+        type == .int32 ? Int(pointer(Int32.self)[i]) : Int(pointer(Int64.self)[i])
+    }
+
     /// The tensor's contents as an array (copies).
     public func toArray<T>(of _: T.Type) -> [T] {
         guard let data else { return [] }

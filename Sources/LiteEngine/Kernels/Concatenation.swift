@@ -55,9 +55,8 @@ final class Concatenation: Kernel {
                 // A function of one byte: TFLite's float arithmetic done once for each of the 256 values.
                 return (0..<256).map { byte -> UInt8 in
                     let q = signed ? Float(Int8(truncatingIfNeeded: byte)) : Float(byte)
-                    // Clamped as a float first: hostile scales make the value infinite or NaN (NaN: the lowest).
                     let value = (q * scale + bias).rounded(.toNearestOrAwayFromZero) + Float(qo.zeroPoint)
-                    return UInt8(truncatingIfNeeded: value.isNaN ? low : Int32(min(max(value, Float(low)), Float(high))))
+                    return UInt8(truncatingIfNeeded: clampedToRange(value, low, high))
                 }
             }
         }

@@ -12,13 +12,7 @@ final class Div: BinaryElementwise, FloatBinaryOperation {
 
     override class var hasFusedActivation: Bool { true }
 
-    struct QuantizedParameters {
-        let offsetA: Int32, offsetB: Int32, outputOffset: Int32
-        let multiplier: Int32, shift: Int
-        let low: Int32, high: Int32
-    }
-
-    var quantized: QuantizedParameters?
+    var quantized: QuantizedBinaryParameters?
 
     override func prepare() throws {
         let a = try input(0), b = try input(1), output = try self.output(0)
@@ -38,7 +32,7 @@ final class Div: BinaryElementwise, FloatBinaryOperation {
         let (typeMin, typeMax) = try quantizedRange(output.type)
         let (low, high) = try IntegerArithmetic.activationRange(try ArithmeticOptions(node.options).activation, scale: qo.scale,
                                                                 zeroPoint: qo.zeroPoint, typeMin: typeMin, typeMax: typeMax)
-        quantized = QuantizedParameters(offsetA: -qa.zeroPoint, offsetB: -qb.zeroPoint, outputOffset: qo.zeroPoint,
+        quantized = QuantizedBinaryParameters(offset1: -qa.zeroPoint, offset2: -qb.zeroPoint, outputOffset: qo.zeroPoint,
                                         multiplier: multiplier, shift: shift, low: low, high: high)
         output.shape = try broadcastShape(a.shape, b.shape)
     }
@@ -52,15 +46,15 @@ final class Div: BinaryElementwise, FloatBinaryOperation {
         }
     }
 
-    private func divide<T: FixedWidthInteger>(_: T.Type, _ p: QuantizedParameters) throws {
+    private func divide<T: FixedWidthInteger>(_: T.Type, _ p: QuantizedBinaryParameters) throws {
         let a = node.inputs[0]!, b = node.inputs[1]!, output = node.outputs[0]
         guard output.elementCount > 0, let pa = a.data, let pb = b.data, let po = output.data else { return }
         let x = pa.assumingMemoryBound(to: T.self), y = pb.assumingMemoryBound(to: T.self), out = po.assumingMemoryBound(to: T.self)
-        for i in 0..<b.elementCount where p.offsetB + Int32(y[i]) == 0 {
-            throw KernelError.invalid("division by 0 (element \(i) of the divisor is its zero point, \(-p.offsetB))")
+        for i in 0..<b.elementCount where p.offset2 + Int32(y[i]) == 0 {
+            throw KernelError.invalid("division by 0 (element \(i) of the divisor is its zero point, \(-p.offset2))")
         }
         forEachBroadcastPair(aShape: a.shape, bShape: b.shape, outShape: output.shape) { o, i, j in
-            var numerator = p.offsetA + Int32(x[i]), denominator = p.offsetB + Int32(y[j])
+            var numerator = p.offset1 + Int32(x[i]), denominator = p.offset2 + Int32(y[j])
             // The reciprocal is a positive multiplier: the signs move to the numerator.
             if denominator < 0 { numerator = -numerator; denominator = -denominator }
             let (inverse, reciprocalShift) = IntegerArithmetic.reciprocal(denominator)

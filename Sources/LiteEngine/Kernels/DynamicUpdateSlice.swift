@@ -25,7 +25,7 @@ final class DynamicUpdateSlice: Kernel {
         if output.data != operand.data { output.data!.copyMemory(from: operand.data!, byteCount: operand.byteCount) }
         guard update.elementCount > 0 else { return }
         let begin = (0..<rank).map { d -> Int in
-            let value = start.type == .int32 ? Int(start.pointer(Int32.self)[d]) : Int(start.pointer(Int64.self)[d])
+            let value = start.integer(at: d)
             return min(max(value, 0), operand.dim(d) - update.dim(d))
         }
         guard rank > 0 else { return output.data!.copyMemory(from: update.data!, byteCount: size) }

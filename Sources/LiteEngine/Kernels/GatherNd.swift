@@ -38,7 +38,7 @@ func indexTupleOffset(_ indices: Tensor, tuple: Int, shape: [Int], strides: [Int
     var offset = 0
     for d in 0..<depth {
         let i = tuple * depth + d
-        let index = indices.type == .int32 ? Int(indices.pointer(Int32.self)[i]) : Int(indices.pointer(Int64.self)[i])
+        let index = indices.integer(at: i)
         guard index >= 0, index < shape[d] else { throw KernelError.invalid("\(op) index \(index) out of range for dimension \(d) of \(shape)") }
         offset += index * strides[d]
     }

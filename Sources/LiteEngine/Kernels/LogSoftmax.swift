@@ -71,9 +71,9 @@ final class LogSoftmax: Kernel {
             let precomputed = (inputScale * Float(maximum + offset) + logf(sum)) / outputScale
             for j in 0..<depth {
                 let logProbability = scale * Float(Int32(x[j]) + offset) - precomputed
-                // rint, then the zero point; clamped as a float first, so a NaN or infinite value cannot trap (NaN: the lowest).
+                // rint, then the zero point.
                 let q = logProbability.rounded(.toNearestOrEven) + Float(zeroPoint)
-                y[j] = Element(truncatingIfNeeded: q.isNaN ? low : Int32(min(max(q, Float(low)), Float(high))))
+                y[j] = Element(truncatingIfNeeded: clampedToRange(q, low, high))
             }
         }
     }

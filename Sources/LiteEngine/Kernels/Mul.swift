@@ -22,13 +22,7 @@ final class Mul: BinaryElementwise, FloatBinaryOperation {
         }
     }
 
-    struct QuantizedParameters {
-        let offset1: Int32, offset2: Int32, outputOffset: Int32
-        let multiplier: Int32, shift: Int
-        let low: Int32, high: Int32
-    }
-
-    var quantized: QuantizedParameters?
+    var quantized: QuantizedBinaryParameters?
 
     override func prepare() throws {
         if try prepareIntegers() { return }
@@ -45,7 +39,7 @@ final class Mul: BinaryElementwise, FloatBinaryOperation {
         let (typeMin, typeMax) = try quantizedRange(output.type)
         let (low, high) = try IntegerArithmetic.activationRange(try ArithmeticOptions(node.options).activation, scale: qo.scale,
                                                                 zeroPoint: qo.zeroPoint, typeMin: typeMin, typeMax: typeMax)
-        quantized = QuantizedParameters(offset1: -qa.zeroPoint, offset2: -qb.zeroPoint, outputOffset: qo.zeroPoint,
+        quantized = QuantizedBinaryParameters(offset1: -qa.zeroPoint, offset2: -qb.zeroPoint, outputOffset: qo.zeroPoint,
                                         multiplier: multiplier, shift: shift, low: low, high: high)
         output.shape = try broadcastShape(a.shape, b.shape)
     }
@@ -100,7 +94,7 @@ final class Mul: BinaryElementwise, FloatBinaryOperation {
     /// builds); returns how many it wrote. A step of 0 repeats the operand's one value in every lane.
     @inline(__always)
     static func multiplyEight<Element: FixedWidthInteger>(_ x: UnsafePointer<Element>, _ ia: Int, _ stepA: Int, _ y: UnsafePointer<Element>, _ ib: Int,
-                                                          _ stepB: Int, _ out: UnsafeMutablePointer<Element>, _ count: Int, _ q: QuantizedParameters,
+                                                          _ stepB: Int, _ out: UnsafeMutablePointer<Element>, _ count: Int, _ q: QuantizedBinaryParameters,
                                                           _ rescale: EightLaneRescale) -> Int {
         let offset1 = _mm256_set1_epi32(q.offset1), offset2 = _mm256_set1_epi32(q.offset2), zero = _mm256_set1_epi32(q.outputOffset)
         let low = _mm256_set1_epi32(q.low), high = _mm256_set1_epi32(q.high)

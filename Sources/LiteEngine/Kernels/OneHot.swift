@@ -37,7 +37,7 @@ final class OneHot: Kernel {
             for d in 0..<depth {
                 for i in 0..<inner {
                     let at = o * inner + i
-                    let index = indices.type == .int32 ? Int(indices.pointer(Int32.self)[at]) : Int(indices.pointer(Int64.self)[at])
+                    let index = indices.integer(at: at)
                     (output.data! + ((o * depth + d) * inner + i) * size).copyMemory(from: index == d ? on : off, byteCount: size)
                 }
             }

@@ -223,14 +223,13 @@ class Reduce: Kernel {
 
     func runQuantizedSum(_ input: Tensor, _ output: Tensor, _ q: (scale: Float, bias: Float, outputZeroPoint: Int32)) {
         let signed = input.type == .int8
-        let (typeLow, typeHigh) = (try? quantizedRange(input.type)) ?? (0, 255)
-        let (low, high) = (Float(typeLow), Float(typeHigh))
+        let (low, high) = (try? quantizedRange(input.type)) ?? (0, 255)
         let sums = storedSums(input, output), dst = output.data!
         for o in sums.indices {
             // Two roundings in single precision (the product, then the sum), as LiteRT's kernel does them.
             let product = Float(sums[o]) * q.scale
             let value = (product + q.bias).rounded(.toNearestOrAwayFromZero) + Float(q.outputZeroPoint)
-            let clamped = value.isNaN ? typeLow : Int32(min(max(value, low), high))
+            let clamped = clampedToRange(value, low, high)
             if input.type == .int16 {
                 output.pointer(Int16.self)[o] = Int16(truncatingIfNeeded: clamped)
             } else {

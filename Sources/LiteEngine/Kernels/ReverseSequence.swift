@@ -31,7 +31,7 @@ final class ReverseSequence: Kernel {
         let (sequenceAxis, batchAxis) = (options.sequenceAxis, options.batchAxis)
         let length = shape[sequenceAxis]
         let limits = try (0..<shape[batchAxis]).map { b -> Int in
-            let value = lengths.type == .int32 ? Int(lengths.pointer(Int32.self)[b]) : Int(lengths.pointer(Int64.self)[b])
+            let value = lengths.integer(at: b)
             guard value >= 0, value <= length else { throw KernelError.invalid("REVERSE_SEQUENCE length \(value) for an axis of \(length)") }
             return value
         }

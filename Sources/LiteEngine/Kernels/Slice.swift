@@ -51,8 +51,8 @@ final class Slice: Kernel {
         let input = node.inputs[0]!, output = node.outputs[0]
         guard output.elementCount > 0 else { return }
         if beginAtRun {
-            let values = node.inputs[1]!, data = values.data!
-            begin = (0..<input.rank).map { values.type == .int32 ? Int(data.load(fromByteOffset: 4 * $0, as: Int32.self)) : Int(data.load(fromByteOffset: 8 * $0, as: Int64.self)) }
+            let values = node.inputs[1]!
+            begin = (0..<input.rank).map { values.integer(at: $0) }
             for d in 0..<input.rank where begin[d] < 0 || begin[d] > input.shape[d] - output.shape[d] {
                 throw KernelError.invalid("slice begin \(begin) size \(output.shape) out of range for \(input.shape)")
             }

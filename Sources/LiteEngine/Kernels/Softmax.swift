@@ -108,9 +108,8 @@ final class Softmax: Kernel {
                 for j in 0..<depth { sum += shifted[Int(x[j])] }
                 let inverse = 1 / (sum * outputScale)
                 for j in 0..<depth {
-                    // Clamped as a float first: a hostile output scale makes the quotient infinite or NaN (NaN: the lowest).
                     let q = (shifted[Int(x[j])] * inverse).rounded(.toNearestOrAwayFromZero) + Float(outputZeroPoint)
-                    y[j] = Element(truncatingIfNeeded: q.isNaN ? low : Int32(min(max(q, Float(low)), Float(high))))
+                    y[j] = Element(truncatingIfNeeded: clampedToRange(q, low, high))
                 }
             }
         }

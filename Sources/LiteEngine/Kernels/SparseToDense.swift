@@ -29,13 +29,10 @@ final class SparseToDense: Kernel {
         let count = indices.rank == 0 ? 1 : indices.dim(0), rank = shape.count
         let fill = node.inputs[3]!.data!, destination = output.data!
         for i in 0..<output.elementCount { (destination + i * size).copyMemory(from: fill, byteCount: size) }
-        func index(_ i: Int) -> Int {
-            indices.type == .int32 ? Int(indices.pointer(Int32.self)[i]) : Int(indices.pointer(Int64.self)[i])
-        }
         for n in 0..<count {
             var offset = 0
             for d in 0..<rank {
-                let position = index(n * rank + d)
+                let position = indices.integer(at: n * rank + d)
                 guard position >= 0, position < shape[d] else { throw KernelError.invalid("SPARSE_TO_DENSE index \(position) out of range 0..<\(shape[d])") }
                 offset = offset * shape[d] + position
             }

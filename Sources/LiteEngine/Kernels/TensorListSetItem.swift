@@ -70,15 +70,12 @@ final class TensorListSetItem: Kernel {
     /// Rows `first..<first + count` of `x` that a SLICE with these bounds takes, checked as SLICE checks them; every
     /// other axis must be taken whole, or the concatenation could not have `x`'s shape.
     private func rows(_ begin: Tensor, _ size: Tensor, of x: Tensor) throws -> (first: Int, count: Int) {
-        func value(_ tensor: Tensor, _ d: Int) -> Int {
-            tensor.type == .int32 ? Int(tensor.data!.load(fromByteOffset: 4 * d, as: Int32.self)) : Int(tensor.data!.load(fromByteOffset: 8 * d, as: Int64.self))
-        }
         var taken: (Int, Int) = (0, 0)
         for d in 0..<x.rank {
-            let start = value(begin, d), requested = value(size, d)
+            let start = begin.integer(at: d), requested = size.integer(at: d)
             let extent = requested == -1 ? x.shape[d] - start : requested
             guard start >= 0, extent >= 0, extent <= x.shape[d] - start else {
-                throw KernelError.invalid("slice begin \((0..<x.rank).map { value(begin, $0) }) size \((0..<x.rank).map { value(size, $0) }) out of range for \(x.shape)")
+                throw KernelError.invalid("slice begin \((0..<x.rank).map { begin.integer(at: $0) }) size \((0..<x.rank).map { size.integer(at: $0) }) out of range for \(x.shape)")
             }
             if d == 0 { taken = (start, extent) } else if extent != x.shape[d] { return (0, -1) }
         }

@@ -107,6 +107,21 @@ struct ChannelRequantization {
     }
 }
 
+/// The integer arithmetic of an 8- or 16-bit MUL or DIV: the inputs' offsets (minus their zero points), the output's
+/// zero point, the rescale and the fused activation's clamp.
+struct QuantizedBinaryParameters {
+    let offset1: Int32, offset2: Int32, outputOffset: Int32
+    let multiplier: Int32, shift: Int
+    let low: Int32, high: Int32
+}
+
+/// A float result (already rounded) clamped to the integer range `low...high` as a float first, so that an infinite
+/// value (from hostile scales) cannot trap in the conversion; NaN gives `low`.
+@inline(__always)
+func clampedToRange(_ value: Float, _ low: Int32, _ high: Int32) -> Int32 {
+    value.isNaN ? low : Int32(min(max(value, Float(low)), Float(high)))
+}
+
 /// Reads element `i` of a uint8 or int8 tensor as int32.
 @inline(__always)
 func loadQuantized(_ pointer: UnsafeRawPointer, _ i: Int, signed: Bool) -> Int32 {
