@@ -31,7 +31,7 @@ CASES = []
 
 
 def case(name, input_shapes, dtype=np.float32, low=-2.0, high=2.0, optimize=None, step=None, keras=False, run_shapes=None, built=False,
-         tensorflow_reference=None, inputs=None, exact=False):
+         tensorflow_reference=None, inputs=None, exact=False, special=False):
     """Registers a case: fn(*inputs) -> output(s); inputs are random in [low, high] (float inputs on a grid of `step`
     when given, to hit rounding ties).
 
@@ -43,11 +43,13 @@ def case(name, input_shapes, dtype=np.float32, low=-2.0, high=2.0, optimize=None
     is wrong for the reason given (the manifest keeps it, and LiteRT's outputs as output_<i>.litert.npy).
     inputs=[arrays]: these inputs instead of random ones (special values: NaN, infinities, overflow).
     exact=True: the test compares float outputs bit for bit (NaN matching any NaN), not within 1e-4.
+    special=True: NaN, ±inf and ±FLT_MAX must be where LiteRT has them, other values within 1e-4 of the largest of
+    them (sums whose order differs from LiteRT's, over inputs with special values).
     """
     def register(fn):
         CASES.append(dict(name=name, fn=fn, shapes=input_shapes, dtype=dtype, low=low, high=high, optimize=optimize, step=step,
                           keras=keras, run_shapes=run_shapes, built=built, tensorflow_reference=tensorflow_reference,
-                          inputs=inputs, exact=exact))
+                          inputs=inputs, exact=exact, special=special))
         return fn
     return register
 
@@ -334,6 +336,26 @@ case("special_add_mul_broadcast", [(11, 1), (1, 11)], inputs=[special.reshape(11
 # Keras' softplus and mish on pre-activations past 88, where exp overflows: log(exp(x) + 1) is 88.72 in LiteRT's
 # built-in kernels (the ADD clamps the infinite sum), not inf (and then NaN in the layers after it).
 case("softplus_mish_large_inputs", [(4, 16)], low=-300.0, high=300.0)(lambda x: (tf.nn.softplus(x), x * tf.math.tanh(tf.nn.softplus(x))))
+# The convolutions, FULLY_CONNECTED and the pools clamp their float results to ±FLT_MAX in LiteRT's built-in kernels
+# (the fused activation none is that range there), as ADD does; BATCH_MATMUL keeps ±inf. Inputs with ±inf and NaN.
+special_rng = np.random.default_rng(77)  # its own generator: the shared one's sequence stays as the cases after it had it
+special_image = special_rng.normal(size=(1, 6, 6, 4)).astype(np.float32)
+special_image[0, 2, 2, 1], special_image[0, 4, 4, 2], special_image[0, 0, 5, 3] = np.inf, -np.inf, np.nan
+special_image[0, 3, 0, 0], special_image[0, 1, 4, 3] = np.inf, np.nan
+special_conv_filter, special_depthwise_filter, special_dense, special_bias, special_volume_filter = (
+    tf.constant(special_rng.normal(0, 0.5, size=shape).astype(np.float32)) for shape in [(3, 3, 4, 5), (3, 3, 4, 1), (144, 7), (5,), (3, 3, 3, 3, 4)])
+case("special_convolutions_and_pools", [(1, 6, 6, 4)], inputs=[special_image], special=True)(lambda x: (
+    tf.nn.conv2d(x, special_conv_filter, 1, "SAME") + special_bias,
+    tf.nn.depthwise_conv2d(x, special_depthwise_filter, [1, 1, 1, 1], "VALID"),
+    tf.nn.conv2d_transpose(x, tf.transpose(special_conv_filter, [0, 1, 3, 2]), (1, 6, 6, 5), 1, "SAME"),
+    tf.matmul(tf.reshape(x, (1, 144)), special_dense),
+    tf.nn.avg_pool2d(x, 2, 2, "VALID"), tf.nn.max_pool2d(x, 3, 1, "SAME"),
+    tf.matmul(tf.reshape(x, (2, 2, 36)), tf.reshape(x, (2, 2, 36)) * 1.5, transpose_b=True)))
+special_volume = special_rng.normal(size=(1, 4, 5, 5, 3)).astype(np.float32)
+special_volume[0, 1, 2, 2, 1], special_volume[0, 2, 4, 4, 2], special_volume[0, 3, 0, 1, 0] = np.inf, -np.inf, np.nan
+case("special_conv3d", [(1, 4, 5, 5, 3)], inputs=[special_volume], special=True)(lambda x: (
+    tf.nn.conv3d(x, special_volume_filter, [1, 1, 1, 1, 1], "SAME"),
+    tf.nn.conv3d_transpose(x, tf.transpose(special_volume_filter, [0, 1, 2, 4, 3]), (1, 4, 5, 5, 4), [1, 1, 1, 1, 1], "SAME")))
 case("special_maximum_minimum", [(121,), (121,)], inputs=[special_x, special_y], exact=True)(lambda x, y: (tf.maximum(x, y), tf.minimum(x, y)))
 case("special_sign_hard_swish", [(121,)], inputs=[special_x], exact=True)(lambda x: (tf.sign(x), x * tf.nn.relu6(x + 3) / 6))
 case("special_floor_mod", [(121,), (121,)], inputs=[special_x, special_y], exact=True)(lambda x, y: tf.math.floormod(x, y))
@@ -375,6 +397,30 @@ case("rfft", [(3, 16)])(lambda x: tf.signal.rfft(x))
 case("rfft_padded_abs", [(2, 10)])(lambda x: tf.abs(tf.signal.rfft(x, fft_length=[16])))
 case("rfft2d_cropped_real_imag", [(2, 6, 20)])(lambda x: (tf.math.real(tf.signal.rfft2d(x, fft_length=[4, 16])), tf.math.imag(tf.signal.rfft2d(x, fft_length=[4, 16]))))
 case("stft_magnitude", [(1, 400)])(lambda x: tf.abs(tf.signal.stft(x, frame_length=64, frame_step=32, fft_length=64)))
+# Random ops (seeded: TFLite's Philox-4x32-10 stream from the seed and seed2 options, continuing from one run to the
+# next, so both runs are recorded): counts that leave part of the last block of four values unused, an odd count of
+# normal values (the last Box-Muller pair's second value dropped), a shape computed from the input's shape.
+case("random_uniform_seeded", [(3, 7)], exact=True)(lambda x: x + tf.random.uniform([3, 7], seed=7))
+case("random_uniform_dynamic_shape", [(None, 5)], run_shapes=[(3, 5)], exact=True)(
+    lambda x: tf.random.uniform(tf.shape(x), seed=11) * x)
+case("random_normal_seeded", [(3, 5)], exact=True)(lambda x: (x + tf.random.normal([3, 5], seed=3), tf.random.normal([2, 6], mean=1.0, stddev=2.0, seed=4)))
+case("random_normal_many", [(1,)], exact=True)(lambda x: tf.random.normal([4099], seed=5) + x)
+# tf.random.categorical: int64 and int32 indices; non-finite logits have probability 0, a row of only non-finite
+# logits draws the class count.
+multinomial_logits = np.array([[0.5, 1.0, -1.0, 2.0, 0.0], [np.nan, 3.0, -np.inf, 1.0, np.inf], [-np.inf, np.nan, np.inf, -np.inf, np.nan]], np.float32)
+case("multinomial_int64", [(3, 5)], exact=True)(lambda x: tf.random.categorical(x, 7, seed=9))
+case("multinomial_non_finite_int32", [(3, 5)], inputs=[multinomial_logits], exact=True)(
+    lambda x: tf.random.categorical(x, 6, dtype=tf.int32, seed=13))
+# Shapes broadcast while running (BROADCAST_ARGS: tf.broadcast_dynamic_shape), int32 and int64.
+case("broadcast_args_dynamic", [(None, 1), (1, None)], run_shapes=[(3, 1), (1, 4)])(
+    lambda x, y: tf.broadcast_to(x, tf.broadcast_dynamic_shape(tf.shape(x), tf.shape(y))) + y)
+case("broadcast_args_int64", [(None, 1, 2), (None, 1)], run_shapes=[(2, 1, 2), (5, 1)])(
+    lambda x, y: tf.cast(tf.broadcast_dynamic_shape(tf.shape(x, out_type=tf.int64), tf.shape(y, out_type=tf.int64)), tf.float32))
+# BITCAST: the same bytes as another type; same size, to a smaller type (one more dimension), to a larger one (the
+# last dimension dropped).
+case("bitcast_types", [(3, 4)], exact=True)(
+    lambda x: (tf.bitcast(x, tf.int32), tf.bitcast(x, tf.uint8), tf.bitcast(tf.reshape(tf.cast(x * 50, tf.int8), (3, 2, 2)), tf.int16),
+               tf.bitcast(tf.reshape(tf.cast(x * 50, tf.int16), (6, 2)), tf.int32)))
 # Output sizes known only when running (WHERE, UNIQUE): planned for their largest size, shrunk when they run, and the
 # nodes after them prepared again.
 case("where_coordinates", [(4, 5)])(lambda x: tf.cast(tf.where(x > 0.5), tf.float32) * 2.0)
@@ -1575,15 +1621,17 @@ def main():
             expected = c["fn"](*[tf.constant(x) for x in inputs])
             for i, value in enumerate(expected if isinstance(expected, (list, tuple)) else [expected]):
                 np.save(os.path.join(folder, f"output_{i}.npy"), np.asarray(value))
-        if "LSTM" in " ".join(ops_of(model)) or "ASSIGN_VARIABLE" in ops_of(model) or "SVDF" in ops_of(model):
+        if any(op in " ".join(ops_of(model)) for op in ("LSTM", "ASSIGN_VARIABLE", "SVDF", "RANDOM_", "MULTINOMIAL")):
             # Recurrent state lives in variable tensors (resource variables for ASSIGN_VARIABLE) and carries over to the
-            # next invocation.
+            # next invocation; so does a random op's stream.
             interp.invoke()
             for i, detail in enumerate(interp.get_output_details()):
                 np.save(os.path.join(folder, f"output_{i}.second_invocation.npy"), interp.get_tensor(detail["index"]))
         manifest[c["name"]] = {"ops": ops_of(model), "inputs": len(interp.get_input_details()), "outputs": len(interp.get_output_details())}
         if c["exact"]:
             manifest[c["name"]]["exact"] = True
+        if c["special"]:
+            manifest[c["name"]]["special"] = True
         if c["tensorflow_reference"]:
             manifest[c["name"]]["reference"] = "TensorFlow: " + c["tensorflow_reference"]
         print(f"{c['name']:40s} {', '.join(manifest[c['name']]['ops'])}")

@@ -171,6 +171,15 @@ func narrowActivation(_ activation: inout (Float, Float), to range: (Float, Floa
     return true
 }
 
+/// A fused activation as LiteRT's built-in float kernels clamp to it: `CalculateActivationRange` gives ±FLT_MAX for
+/// none, so an overflowing or infinite result reads ±3.4e38 (NaN passes through). The convolutions, FULLY_CONNECTED,
+/// the pools, ADD, SUB, MUL and DIV clamp so; BATCH_MATMUL, POW, CONCATENATION and the reductions keep ±inf
+/// (checked on LiteRT's built-in kernels; XNNPACK keeps ±inf everywhere).
+func builtinActivationRange(_ activation: FusedActivation) throws -> (Float, Float) {
+    let (low, high) = try activationRange(activation)
+    return (max(low, -.greatestFiniteMagnitude), min(high, .greatestFiniteMagnitude))
+}
+
 /// Every fused activation as a float clamp range; TANH and SIGN_BIT are not fused by any converter in use.
 func activationRange(_ activation: FusedActivation) throws -> (Float, Float) {
     switch activation {

@@ -147,6 +147,11 @@ enum OpRegistry {
         .quantize: .init(versions: 1...3, kernel: Quantize.self),
         .unidirectionalSequenceLstm: .init(versions: 1...4, kernel: UnidirectionalSequenceLSTM.self),
         .bidirectionalSequenceLstm: .init(versions: 1...3, kernel: BidirectionalSequenceLSTM.self),
+        .randomUniform: .init(versions: 1...1, kernel: RandomUniform.self),
+        .randomStandardNormal: .init(versions: 1...1, kernel: RandomStandardNormal.self),
+        .multinomial: .init(versions: 1...1, kernel: Multinomial.self),
+        .broadcastArgs: .init(versions: 1...1, kernel: BroadcastArgs.self),
+        .bitcast: .init(versions: 1...1, kernel: Bitcast.self),
     ]
 
     static let custom: [String: Registration] = [

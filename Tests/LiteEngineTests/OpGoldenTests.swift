@@ -1,5 +1,6 @@
 import Foundation
 @testable import LiteEngine
+import LiteFormat
 import XCTest
 
 /// Every single-op model made by tools/make_op_goldens.py, run by our engine and compared with LiteRT's outputs.
@@ -10,6 +11,8 @@ final class OpGoldenTests: XCTestCase {
         let outputs: Int
         /// Float outputs compared bit for bit (special values, rounding order), not within 1e-4.
         let exact: Bool?
+        /// NaN, ±inf and ±FLT_MAX where LiteRT has them, other float values within 1e-4 of the largest other value.
+        let special: Bool?
     }
 
     func cases() throws -> [(String, Entry)] {
@@ -29,6 +32,8 @@ final class OpGoldenTests: XCTestCase {
             let reference = try NumPyArray(contentsOf: folder.appendingPathComponent("output_\(i).npy").path)
             if entry.exact == true {
                 assertIdentical(outputs[i], reference, "\(name) output \(i)")
+            } else if entry.special == true {
+                assertCloseWithSpecialValues(outputs[i], reference, "\(name) output \(i)")
             } else {
                 assertClose(outputs[i], reference, "\(name) output \(i)")
             }
@@ -92,6 +97,51 @@ final class OpGoldenTests: XCTestCase {
             checked += 1
         }
         XCTAssertGreaterThanOrEqual(checked, 5)
+    }
+
+    /// Seeded random ops (RANDOM_UNIFORM, RANDOM_STANDARD_NORMAL, MULTINOMIAL) continue their Philox stream from one
+    /// run to the next, bit for bit as LiteRT's (both runs recorded), and a newly loaded model starts it over.
+    func testRandomStreamsContinueBetweenRunsAndStartOverWhenLoaded() throws {
+        var checked = 0
+        for (name, entry) in try cases() where entry.ops.contains(where: { $0.hasPrefix("RANDOM_") || $0 == "MULTINOMIAL" }) {
+            for _ in 0..<2 {
+                let (folder, inputs, interpreter) = try loaded(name, entry)
+                for run in ["", ".second_invocation"] {
+                    for (i, array) in inputs.enumerated() { try array.bytes.withUnsafeBytes { try interpreter.copy($0, toInputAt: i) } }
+                    try interpreter.invoke()
+                    for i in 0..<entry.outputs {
+                        let reference = try NumPyArray(contentsOf: folder.appendingPathComponent("output_\(i)\(run).npy").path)
+                        assertIdentical(try interpreter.output(at: i).numpy(), reference, "\(name) output \(i)\(run)")
+                    }
+                }
+            }
+            checked += 1
+        }
+        XCTAssertGreaterThanOrEqual(checked, 6)
+    }
+
+    /// Without seeds (both 0) a random op draws from the system's randomness, as TFLite's: two loads of one model give
+    /// different values, each uniform in [0, 1).
+    func testUnseededRandomUniformDiffersFromLoadToLoad() throws {
+        var builder = ModelBuilder()
+        let shape = builder.addConstant(name: "shape", shape: [1], values: [Int32(4000)])
+        let values = builder.addTensor(name: "values", type: .float32, shape: [4000])
+        builder.addOperator(.randomUniform, inputs: [shape], outputs: [values])
+        builder.outputs = [values]
+        let model = try TFLiteModel(bytes: builder.build())
+        func draw() throws -> [Float] {
+            let interpreter = try Interpreter(model: model)
+            try interpreter.allocateTensors()
+            try interpreter.invoke()
+            return try interpreter.output(at: 0).numpy().floats()
+        }
+        let first = try draw(), second = try draw()
+        XCTAssertNotEqual(first, second)
+        for sample in [first, second] {
+            XCTAssertTrue(sample.allSatisfy { $0 >= 0 && $0 < 1 })
+            // The mean of 4,000 uniform values lies within 0.5 ± 0.023 (5 standard deviations) but for 1 in 1.7 million.
+            XCTAssertEqual(sample.reduce(0, +) / Float(sample.count), 0.5, accuracy: 0.023)
+        }
     }
 
     /// Resource variables (`tf.Variable`s: CALL_ONCE, VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE) keep their values

@@ -44,6 +44,31 @@ func assertClose(_ ours: NumPyArray, _ reference: NumPyArray, tolerance: Float =
     }
 }
 
+/// The comparison of goldens marked special (float outputs of sums over inputs with NaN and ±inf): NaN, ±inf and
+/// ±FLT_MAX exactly where LiteRT has them, every other value within `tolerance` of the largest of those others.
+func assertCloseWithSpecialValues(_ ours: NumPyArray, _ reference: NumPyArray, tolerance: Float = 1e-4, _ label: String,
+                                  file: StaticString = #filePath, line: UInt = #line) {
+    XCTAssertEqual(ours.shape, reference.shape, "\(label): shape", file: file, line: line)
+    guard ours.shape == reference.shape, ours.type == .float32, reference.type == .float32 else {
+        return XCTFail("\(label): float32 outputs expected, are \(ours.type) and \(reference.type)", file: file, line: line)
+    }
+    let a = ours.floats(), b = reference.floats()
+    func isSpecial(_ x: Float) -> Bool { !x.isFinite || abs(x) == .greatestFiniteMagnitude }
+    let scale = max(1, b.filter { !isSpecial($0) }.map(abs).max() ?? 0)
+    var specials = 0
+    for i in 0..<a.count {
+        if isSpecial(b[i]) || isSpecial(a[i]) {
+            specials += 1
+            let same = (a[i].isNaN && b[i].isNaN) || a[i] == b[i]
+            XCTAssert(same, "\(label): at \(i) ours \(a[i]), LiteRT \(b[i])", file: file, line: line)
+            if !same { return }
+        } else if !(abs(a[i] - b[i]) <= tolerance * scale) {
+            return XCTFail("\(label): at \(i) ours \(a[i]), LiteRT \(b[i]), allowed \(tolerance * scale)", file: file, line: line)
+        }
+    }
+    XCTAssertGreaterThan(specials, 0, "\(label): no special value to compare", file: file, line: line)
+}
+
 /// The comparison of goldens marked exact: the same values bit for bit, any NaN matching any NaN.
 func assertIdentical(_ ours: NumPyArray, _ reference: NumPyArray, _ label: String, file: StaticString = #filePath, line: UInt = #line) {
     XCTAssertEqual(ours.shape, reference.shape, "\(label): shape", file: file, line: line)

@@ -15,7 +15,7 @@ final class Conv3D: Kernel {
     }
 
     override func prepare() throws {
-        activation = try activationRange(options.activation)
+        activation = try builtinActivationRange(options.activation)
         let input = try self.input(0), filter = try self.input(1), output = try self.output(0)
         try expectType(input, .float32)
         try expectType(filter, .float32)
@@ -79,13 +79,22 @@ final class Conv3D: Kernel {
                 }
                 BLAS.sgemm(transposeB: false, m: pixels, n: outputs, k: patch, a: columns, lda: patch, b: filter.floats, ldb: outputs,
                            beta: optionalInput(2) == nil ? 0 : 1, c: slice, ldc: outputs, threads: context.threads)
-                clamp(slice, count: pixels * outputs, activation.0, activation.1)
+                Self.clampNaNToHigh(slice, count: pixels * outputs, activation.0, activation.1)
             }
         }
     }
 }
 
 extension Conv3D {
+    /// The activation clamp of LiteRT's built-in CONV_3D, which clamps in its GEMM's output stage: a NaN sum becomes
+    /// the upper bound (+FLT_MAX for no activation), where the other convolutions keep NaN.
+    static func clampNaNToHigh(_ values: UnsafeMutablePointer<Float>, count: Int, _ low: Float, _ high: Float) {
+        for i in 0..<count {
+            let v = values[i]
+            values[i] = v <= high ? (v < low ? low : v) : high
+        }
+    }
+
     /// The definition, for tests: each output is the bias plus every tap inside the input times its weight, clamped.
     static func reference(input: [Float], inputShape: [Int], filter: [Float], filterShape: [Int], bias: [Float]?,
                           options: Conv3DOptions) throws -> (values: [Float], shape: [Int]) {
@@ -94,7 +103,7 @@ extension Conv3D {
         let gd = try SpatialGeometry(input: d, filter: kd, stride: options.strideD, dilation: options.dilationD, padding: options.padding)
         let gh = try SpatialGeometry(input: h, filter: kh, stride: options.strideH, dilation: options.dilationH, padding: options.padding)
         let gw = try SpatialGeometry(input: w, filter: kw, stride: options.strideW, dilation: options.dilationW, padding: options.padding)
-        let (low, high) = try activationRange(options.activation)
+        let (low, high) = try builtinActivationRange(options.activation)
         var out = [Float]()
         for b in 0..<n { for z in 0..<gd.output { for y in 0..<gh.output { for x in 0..<gw.output { for oc in 0..<o {
             var sum = bias?[oc] ?? 0
@@ -107,7 +116,7 @@ extension Conv3D {
                     sum += input[(((b * d + iz) * h + iy) * w + ix) * c + ic] * filter[(((fz * kh + fy) * kw + fx) * c + ic) * o + oc]
                 }
             } } }
-            out.append(min(max(sum, low), high))
+            out.append(sum <= high ? max(sum, low) : high)
         } } } } }
         return (out, [n, gd.output, gh.output, gw.output, o])
     }

@@ -17,7 +17,7 @@ final class Conv3DTranspose: Kernel {
     }
 
     override func prepare() throws {
-        activation = try activationRange(options.activation)
+        activation = try builtinActivationRange(options.activation)
         let filter = try self.input(1), input = try self.input(2), output = try self.output(0)
         try expectType(input, .float32)
         try expectType(filter, .float32)
@@ -118,7 +118,7 @@ extension Conv3DTranspose {
                 }
             } } }
         } } } } }
-        let (low, high) = try activationRange(options.activation)
+        let (low, high) = try builtinActivationRange(options.activation)
         for i in out.indices { out[i] = min(max(out[i] + (bias?[i % o] ?? 0), low), high) }
         return out
     }

@@ -19,7 +19,7 @@ final class DepthwiseConv2D: Kernel {
         options = try DepthwiseConv2DOptions(node.options)
         try super.init(node)
         try expectCounts(inputs: 2...3, outputs: 1)
-        activation = try activationRange(options.activation)
+        activation = try builtinActivationRange(options.activation)
     }
 
     override func takeClamp(_ range: (Float, Float)) -> Bool {
@@ -517,7 +517,7 @@ final class DepthwiseConv2D: Kernel {
         let multiplier = outC / inC
         let gh = try SpatialGeometry(input: inH, filter: kh, stride: options.strideH, dilation: options.dilationH, padding: options.padding)
         let gw = try SpatialGeometry(input: inW, filter: kw, stride: options.strideW, dilation: options.dilationW, padding: options.padding)
-        let (low, high) = try activationRange(options.activation)
+        let (low, high) = try builtinActivationRange(options.activation)
         var out = [Float](repeating: 0, count: batches * gh.output * gw.output * outC)
         for b in 0..<batches { for oy in 0..<gh.output { for ox in 0..<gw.output { for oc in 0..<outC {
             var sum: Float = bias?[oc] ?? 0

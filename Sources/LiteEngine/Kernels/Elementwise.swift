@@ -21,8 +21,7 @@ class BinaryElementwise: Kernel {
             // LiteRT's built-in ADD, SUB, MUL and DIV clamp every float result to the activation's range, which for none
             // is ±FLT_MAX: an infinite sum reads ±3.4e38 there, and Keras' softplus (LOG of ADD(EXP(x), 1)) gives
             // 88.72 for large x where an infinite sum would give inf and then NaN downstream. The loops clamp anyway.
-            let (low, high) = try activationRange(try ArithmeticOptions(node.options).activation)
-            activation = (max(low, -.greatestFiniteMagnitude), min(high, .greatestFiniteMagnitude))
+            activation = try builtinActivationRange(try ArithmeticOptions(node.options).activation)
         }
     }
 

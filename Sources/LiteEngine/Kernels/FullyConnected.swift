@@ -12,7 +12,7 @@ final class FullyConnected: Kernel {
         options = try FullyConnectedOptions(node.options)
         try super.init(node)
         try expectCounts(inputs: 2...3, outputs: 1)
-        activation = try activationRange(options.activation)
+        activation = try builtinActivationRange(options.activation)
         guard options.weightsFormat == 0 else { throw KernelError.unsupported("shuffled weights format \(options.weightsFormat)") }
     }
 
@@ -190,7 +190,7 @@ extension FullyConnected {
     /// The definition, for tests: out[r, u] = act(bias[u] + Σ_k in[r, k] * weights[u, k]).
     static func reference(input: [Float], rows: Int, weights: [Float], units: Int, bias: [Float]?, activation: FusedActivation) throws -> [Float] {
         let depth = weights.count / units
-        let (low, high) = try activationRange(activation)
+        let (low, high) = try builtinActivationRange(activation)
         return (0..<rows * units).map { i in
             let (r, u) = (i / units, i % units)
             var sum = bias?[u] ?? 0

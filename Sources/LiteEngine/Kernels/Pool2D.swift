@@ -18,7 +18,7 @@ class Pool2D: Kernel {
         options = try Pool2DOptions(node.options)
         try super.init(node)
         try expectCounts(inputs: 1...1, outputs: 1)
-        activation = try activationRange(options.activation)
+        activation = try builtinActivationRange(options.activation)
     }
 
     /// Clamp range of the integer path (uint8/int8: same scale and zero point in and out, as TFLite requires).
@@ -175,7 +175,7 @@ extension Pool2D {
         let (batches, inH, inW, channels) = (shape[0], shape[1], shape[2], shape[3])
         let gh = try SpatialGeometry(input: inH, filter: options.filterH, stride: options.strideH, dilation: 1, padding: options.padding)
         let gw = try SpatialGeometry(input: inW, filter: options.filterW, stride: options.strideW, dilation: 1, padding: options.padding)
-        let (low, high) = try activationRange(options.activation)
+        let (low, high) = try builtinActivationRange(options.activation)
         var out: [Float] = []
         for b in 0..<batches { for oy in 0..<gh.output { for ox in 0..<gw.output { for c in 0..<channels {
             var values: [Float] = []

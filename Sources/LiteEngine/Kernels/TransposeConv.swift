@@ -18,7 +18,7 @@ final class TransposeConv: Kernel {
         options = try TransposeConvOptions(node.options)
         try super.init(node)
         try expectCounts(inputs: 3...4, outputs: 1)
-        activation = try activationRange(options.activation)
+        activation = try builtinActivationRange(options.activation)
     }
 
     /// Hybrid path (float input, int8 weights, dynamic-range quantization): the weights as doubles and their scales.
@@ -228,7 +228,7 @@ extension TransposeConv {
                 out[((b * outH + oy) * outW + ox) * outC + oc] += input[((b * inH + y) * inW + x) * inC + ic] * weights[((oc * kh + ky) * kw + kx) * inC + ic]
             } }
         } } } } }
-        let (low, high) = try activationRange(options.activation)
+        let (low, high) = try builtinActivationRange(options.activation)
         return out.enumerated().map { min(max($0.element + (bias?[$0.offset % outC] ?? 0), low), high) }
     }
 }
