@@ -1,4 +1,5 @@
 @testable import LiteEngine
+import LiteFormat
 import ModelFuzzing
 import XCTest
 
@@ -105,6 +106,28 @@ final class HostileModelTests: XCTestCase {
                 XCTAssertTrue("\(error)".contains("memory limit"), "\(name): \(error)")
             }
             XCTAssertLessThan(Date().timeIntervalSince(start), 1, name)
+        }
+    }
+
+    /// A random op asked for 2^40 values or 2^31 samples a row is refused by the size or memory limit before anything is drawn.
+    func testHugeRandomOutputsAreRefused() throws {
+        var uniform = ModelBuilder()
+        let shape = uniform.addConstant(name: "shape", shape: [2], values: [Int32(1 << 20), Int32(1 << 20)])
+        let values = uniform.addTensor(name: "values", type: .float32, shape: [1, 1])
+        uniform.addOperator(.randomUniform, inputs: [shape], outputs: [values])
+        uniform.outputs = [values]
+        var multinomial = ModelBuilder()
+        let logits = multinomial.addConstant(name: "logits", shape: [4, 3], values: [Float](repeating: 0, count: 12))
+        let count = multinomial.addConstant(name: "count", shape: [], values: [Int32.max])
+        let samples = multinomial.addTensor(name: "samples", type: .int64, shape: [4, 1])
+        multinomial.addOperator(.multinomial, inputs: [logits, count], outputs: [samples])
+        multinomial.outputs = [samples]
+        for builder in [uniform, multinomial] {
+            let start = Date()
+            XCTAssertThrowsError(try Interpreter(model: TFLiteModel(bytes: builder.build()))) { error in
+                XCTAssertTrue("\(error)".contains("limit"), "\(error)")
+            }
+            XCTAssertLessThan(Date().timeIntervalSince(start), 1)
         }
     }
 }
