@@ -1486,13 +1486,19 @@ def keras3_encoder_block(sequence, width, heads, int8=False):
             converter.representative_dataset = lambda: ([calibration.uniform(-2, 2, (1, sequence, width)).astype(np.float32)] for _ in range(64))
             converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
             converter.inference_input_type = converter.inference_output_type = tf.int8
+        if int16:
+            calibration = np.random.default_rng(13)
+            converter.optimizations = [tf.lite.Optimize.DEFAULT]
+            converter.representative_dataset = lambda: ([calibration.uniform(*calibration_range, (1,) + tuple(shape)).astype(np.float32)] for _ in range(32))
+            converter.target_spec.supported_ops = [tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8]
+            converter.inference_input_type = converter.inference_output_type = tf.int16
         return converter.convert()
     return build
 
 
 case("keras3_transformer_encoder_block", [(1, 16, 32)], built=True)(keras3_encoder_block(16, 32, 4))
 case("q_keras3_transformer_encoder_block", [(1, 16, 32)], built=True)(keras3_encoder_block(16, 32, 4, int8=True))
-def keras3_grouped_conv(shape, filters, kernel, strides=1, activation=None, groups=None, int8=False, calibration_range=(-2, 2)):
+def keras3_grouped_conv(shape, filters, kernel, strides=1, activation=None, groups=None, int8=False, calibration_range=(-2, 2), int16=False):
     """Keras 3's Conv2D with groups (by default as many as input channels: ConvNeXt's depthwise 7x7): CONV_2D with a
     filter of input channels / groups."""
     def build():
@@ -1507,6 +1513,12 @@ def keras3_grouped_conv(shape, filters, kernel, strides=1, activation=None, grou
             converter.representative_dataset = lambda: ([calibration.uniform(*calibration_range, (1,) + tuple(shape)).astype(np.float32)] for _ in range(32))
             converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
             converter.inference_input_type = converter.inference_output_type = tf.int8
+        if int16:
+            calibration = np.random.default_rng(13)
+            converter.optimizations = [tf.lite.Optimize.DEFAULT]
+            converter.representative_dataset = lambda: ([calibration.uniform(*calibration_range, (1,) + tuple(shape)).astype(np.float32)] for _ in range(32))
+            converter.target_spec.supported_ops = [tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8]
+            converter.inference_input_type = converter.inference_output_type = tf.int16
         return converter.convert()
     return build
 
@@ -1518,6 +1530,10 @@ case("q_conv_grouped_one_channel_a_group", [(1, 9, 9, 8)], built=True)(keras3_gr
 case("q_conv_grouped_two_groups_stride2_relu", [(1, 11, 10, 6)], built=True)(keras3_grouped_conv((11, 10, 6), 4, 3, strides=2, activation="relu", groups=2, int8=True,
                                                                                                          calibration_range=(-1, 3)))
 case("conv_grouped_two_groups_stride2_relu6", [(2, 11, 10, 6)], built=True)(keras3_grouped_conv((11, 10, 6), 4, 3, strides=2, activation="relu6", groups=2))
+# 16x8 (int16 activations): TFLite's reference ConvPerChannel for int16 with groups, the only kernel LiteRT has for it.
+case("q16_conv_grouped_two_groups_stride2_relu", [(1, 11, 10, 6)], built=True)(keras3_grouped_conv((11, 10, 6), 4, 3, strides=2, activation="relu", groups=2,
+                                                                                                          int16=True, calibration_range=(-1, 3)))
+case("q16_conv_grouped_one_channel_a_group", [(1, 9, 9, 8)], built=True)(keras3_grouped_conv((9, 9, 8), 8, 7, int16=True))
 # tf.cond becomes IF with two branch subgraphs; one case takes each branch.
 case("if_then_branch", [(3,)], low=0.1, high=1.0)(lambda x: tf.cond(tf.reduce_sum(x) > 0, lambda: x * 2.0 + 1.0, lambda: x - 1.0))
 case("if_else_branch", [(3,)], low=-1.0, high=-0.1)(lambda x: tf.cond(tf.reduce_sum(x) > 0, lambda: x * 2.0 + 1.0, lambda: x - 1.0))

@@ -313,7 +313,10 @@ final class Conv2D: Kernel {
     private func prepareInt16(_ input: Tensor, _ filter: Tensor, _ output: Tensor) throws {
         geometryH = try SpatialGeometry(input: input.dim(1), filter: filter.dim(1), stride: options.strideH, dilation: options.dilationH, padding: options.padding)
         geometryW = try SpatialGeometry(input: input.dim(2), filter: filter.dim(2), stride: options.strideW, dilation: options.dilationW, padding: options.padding)
-        guard filter.dim(3) == input.dim(3) else { throw KernelError.unsupported("grouped convolution of int16 (filter \(filter.shape), input \(input.shape))") }
+        guard filter.dim(3) > 0, input.dim(3) % filter.dim(3) == 0, filter.dim(0) % (input.dim(3) / filter.dim(3)) == 0 else {
+            throw KernelError.invalid("input has \(input.dim(3)) channels, filter \(filter.shape): not a whole number of groups")
+        }
+        groups = input.dim(3) / filter.dim(3)
         if int16Product == nil {
             int16Product = try Int16MatrixProduct(weights: filter, units: filter.dim(0), bias: optionalInput(2), input: input, output: output,
                                                   activation: options.activation, op: "CONV_2D", rescale: .multiplier)
@@ -321,7 +324,47 @@ final class Conv2D: Kernel {
         output.shape = [input.dim(0), geometryH.output, geometryW.output, filter.dim(0)]
     }
 
+    /// 16x8 grouped convolution (Keras `Conv2D(groups=)` or `Conv1D(groups=)` in 16x8): TFLite's reference
+    /// `ConvPerChannel` for int16, the only kernel LiteRT has for it: per output, the sum over the receptive field inside
+    /// the image of x·(w − w_zero) over the group's channels, plus the int64 bias, rescaled as the ungrouped path.
+    /// The sums are doubles: each product is below 2^22, so they are exact in any order.
+    private func runInt16Grouped(_ product: Int16MatrixProduct) {
+        let input = node.inputs[0]!, filter = node.inputs[1]!, output = node.outputs[0]
+        let (batches, inH, inW, inC) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
+        let (outC, kh, kw, groupC) = (filter.dim(0), filter.dim(1), filter.dim(2), filter.dim(3))
+        let groupOut = outC / groups
+        let x = input.pointer(Int16.self), out = output.pointer(Int16.self)
+        product.weights.withUnsafeBufferPointer { weights in
+            var o = 0
+            for n in 0..<batches {
+                for oy in 0..<geometryH.output {
+                    for ox in 0..<geometryW.output {
+                        for channel in 0..<outC {
+                            let g = channel / groupOut
+                            var sum = 0.0
+                            for ky in 0..<kh {
+                                let y = oy * options.strideH - geometryH.padBefore + ky * options.dilationH
+                                guard y >= 0, y < inH else { continue }
+                                for kx in 0..<kw {
+                                    let px = ox * options.strideW - geometryW.padBefore + kx * options.dilationW
+                                    guard px >= 0, px < inW else { continue }
+                                    let pixel = x + ((n * inH + y) * inW + px) * inC + g * groupC
+                                    let taps = weights.baseAddress! + ((channel * kh + ky) * kw + kx) * groupC
+                                    for c in 0..<groupC { sum += Double(pixel[c]) * taps[c] }
+                                }
+                            }
+                            let accumulator = Int64(sum) &+ (product.bias.isEmpty ? 0 : product.bias[channel])
+                            out[o] = Int16(truncatingIfNeeded: product.requantization.applyWide(accumulator, channel: channel))
+                            o += 1
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     private func runInt16(_ product: Int16MatrixProduct, _ context: RunContext) {
+        if groups > 1 { return runInt16Grouped(product) }
         let input = node.inputs[0]!, filter = node.inputs[1]!, output = node.outputs[0]
         let rows = input.dim(0) * geometryH.output * geometryW.output
         let pointwise = isPointwise && geometryH.padBefore == 0 && geometryW.padBefore == 0
@@ -336,6 +379,7 @@ final class Conv2D: Kernel {
     }
 
     override var scratchBytes: Int {
+        if int16Product != nil, groups > 1 { return 0 }
         if int16Product != nil, let input = node.inputs[0], let filter = node.inputs[1], geometryH != nil {
             return QuantizedConvolution.scratchBytes(input: input, filter: filter, rows: saturatingProduct(input.dim(0), geometryH.output, geometryW.output))
         }
