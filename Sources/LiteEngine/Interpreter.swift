@@ -51,6 +51,10 @@ public final class Interpreter: @unchecked Sendable {
 
     /// The subgraphs this one runs inside, outermost first, and itself (0 for the model's main graph).
     let enclosingSubgraphs: [Int]
+    /// The model's resource variables, shared with the signature runners this interpreter makes.
+    let resources: ResourceVariables
+    /// The signature whose subgraph this interpreter runs (names its inputs and outputs), if the model has one.
+    public let signature: SignatureDef?
 
     // The planning state skips run-time exclusivity checks, as ``Tensor``'s properties do: a WHILE body plans at
     // every step, and the checks' calls were a sixth of a small recurrent model's time.
@@ -97,6 +101,8 @@ public final class Interpreter: @unchecked Sendable {
         self.model = model
         self.options = options
         self.enclosingSubgraphs = enclosing + [index]
+        self.resources = resources
+        signature = model.signatureDefs.first { $0.subgraphIndex == index }
         let subgraph = model.subgraphs[index]
         self.subgraph = subgraph
         tensors = subgraph.tensors.enumerated().map { index, description in
@@ -277,16 +283,31 @@ public final class Interpreter: @unchecked Sendable {
         return tensors[subgraph.outputs[index]]
     }
 
-    /// The input named `name` in the model's first signature, or else by tensor name.
+    /// The keys of the model's signatures (TFLite's `get_signature_list()`), in the file's order.
+    public var signatureKeys: [String] { model.signatureDefs.map(\.key) }
+
+    /// An interpreter of the subgraph of signature `key` (TFLite's `get_signature_runner(key)`): inputs and outputs by
+    /// the signature's names (``input(named:)``, ``output(named:)``), the same options, and this interpreter's resource
+    /// variables, so that a `train` signature's assignments are what an `infer` signature reads, and a CALL_ONCE
+    /// initialization runs once for all of them.
+    public func signatureRunner(_ key: String) throws -> Interpreter {
+        guard let signature = model.signatureDefs.first(where: { $0.key == key }) else {
+            throw EngineError.invalidArgument("no signature \"\(key)\"; the model has \(signatureKeys.map { "\"\($0)\"" }.joined(separator: ", "))")
+        }
+        return try Interpreter(model: model, subgraph: signature.subgraphIndex, options: options, enclosing: [], budget: SubgraphBudget(),
+                               resources: resources)
+    }
+
+    /// The input named `name` in this subgraph's signature, or else by tensor name.
     public func input(named name: String) throws -> Tensor {
-        if let entry = model.signatureDefs.first?.inputs.first(where: { $0.name == name }) { return tensors[entry.tensorIndex] }
+        if let entry = signature?.inputs.first(where: { $0.name == name }) { return tensors[entry.tensorIndex] }
         if let index = subgraph.inputs.first(where: { tensors[$0].name == name }) { return tensors[index] }
         throw EngineError.invalidArgument("no input named \"\(name)\"")
     }
 
-    /// The output named `name` in the model's first signature, or else by tensor name.
+    /// The output named `name` in this subgraph's signature, or else by tensor name.
     public func output(named name: String) throws -> Tensor {
-        if let entry = model.signatureDefs.first?.outputs.first(where: { $0.name == name }) { return tensors[entry.tensorIndex] }
+        if let entry = signature?.outputs.first(where: { $0.name == name }) { return tensors[entry.tensorIndex] }
         if let index = subgraph.outputs.first(where: { tensors[$0].name == name }) { return tensors[index] }
         throw EngineError.invalidArgument("no output named \"\(name)\"")
     }

@@ -17,6 +17,9 @@ final class ResourceVariables: @unchecked Sendable {
 
     private var identities: [String: Int] = [:]
     private(set) var values: [Value?] = []
+    /// The init subgraphs CALL_ONCE has run: once per interpreter and the signature runners it made, which share
+    /// the variables those subgraphs initialize (TFLite's initialization status map).
+    var initializedSubgraphs: Set<Int> = []
 
     /// The variable named `container`/`sharedName`, created (without a value) the first time.
     func identity(container: String, sharedName: String) throws -> Int {

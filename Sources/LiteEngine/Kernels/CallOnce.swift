@@ -1,10 +1,10 @@
 import LiteFormat
 
 /// CALL_ONCE: runs its init subgraph (which assigns the model's resource variables their first values) the first
-/// time the node runs, and never again in this interpreter.
+/// time the node runs, and never again in this interpreter or the signature runners sharing its variables (each
+/// signature's subgraph has its own CALL_ONCE of the same init subgraph).
 final class CallOnce: Kernel {
     let initSubgraph: Int
-    private var done = false
 
     required init(_ node: NodeContext) throws {
         initSubgraph = try CallOnceOptions(node.options).initSubgraph
@@ -13,9 +13,9 @@ final class CallOnce: Kernel {
     }
 
     override func run(_ context: RunContext) throws {
-        guard !done else { return }
+        guard !node.resources.initializedSubgraphs.contains(initSubgraph) else { return }
         let interpreter = try ControlFlow.interpreter(of: initSubgraph, for: node, role: "init")
         try ControlFlow.nested("the init subgraph") { try interpreter.invoke() }
-        done = true
+        node.resources.initializedSubgraphs.insert(initSubgraph)
     }
 }
