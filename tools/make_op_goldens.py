@@ -214,6 +214,19 @@ case("padv2", [(2, 3, 3)])(lambda x: tf.pad(x, [[1, 0], [0, 2], [1, 1]], constan
 # tail), fills on both sides; with a fill value, one side longer than 64 bytes.
 case("pad_channels", [(1, 6, 7, 21)])(lambda x: tf.pad(x, [[0, 0], [0, 0], [0, 0], [3, 11]]))
 case("padv2_channels", [(2, 3, 5)])(lambda x: tf.pad(x, [[0, 0], [0, 0], [1, 20]], constant_values=-0.5))
+# A BlazeFace residual block's shortcut: the block input zero-padded on channels, added to the block's output (the
+# engine folds the PAD into the ADD, which reads the unpadded input); the PAD first or second, with and without a
+# ReLU, and -0 in the block's output where the padding adds +0. A resizable batch also takes the folded path, and
+# bit for bit.
+pad_add_rng = np.random.default_rng(99)
+pad_add_w = tf.constant(pad_add_rng.normal(0, 0.5, size=(1, 1, 6, 10)).astype(np.float32))
+case("pad_channels_into_add", [(1, 5, 7, 6)])(lambda x: (
+    tf.nn.relu(tf.pad(x, [[0, 0], [0, 0], [0, 0], [0, 4]]) + tf.nn.conv2d(x, pad_add_w, 1, "SAME")),
+    tf.nn.conv2d(x, pad_add_w, 1, "SAME") + tf.pad(x * 2.0, [[0, 0], [0, 0], [0, 0], [0, 4]])))
+case("pad_channels_into_add_signed_zeros", [(1, 5, 7, 6)], exact=True)(lambda x: (
+    tf.concat([x, x[..., :4]], axis=-1) * -0.0 + tf.pad(x * 2.0, [[0, 0], [0, 0], [0, 0], [0, 4]])))
+case("pad_channels_into_add_resized", [(None, 4, 4, 6)], run_shapes=[(3, 4, 4, 6)])(lambda x: (
+    tf.nn.conv2d(x, pad_add_w, 1, "SAME") + tf.pad(x, [[0, 0], [0, 0], [0, 0], [0, 4]])))
 case("mirror_pad_reflect", [(1, 4, 5, 2)])(lambda x: tf.pad(x, [[0, 0], [2, 1], [1, 3], [0, 0]], mode="REFLECT"))
 case("mirror_pad_symmetric", [(3, 4)])(lambda x: tf.pad(x, [[1, 2], [3, 1]], mode="SYMMETRIC"))
 for ac, hp in [(False, False), (True, False), (False, True)]:

@@ -48,6 +48,9 @@ public final class Interpreter: @unchecked Sendable {
     let folded: [Bool]
     /// Tensor index -> the tensor whose bytes it shares: a folded node's output is its input.
     let aliases: [Int: Int]
+    /// Tensors a node reads in place of a folded node's output (``Kernel/takeChannelPad(_:of:)``), with that node:
+    /// they must live until it runs.
+    let lateReads: [(tensor: Int, node: Int)]
 
     /// The subgraphs this one runs inside, outermost first, and itself (0 for the model's main graph).
     let enclosingSubgraphs: [Int]
@@ -155,7 +158,7 @@ public final class Interpreter: @unchecked Sendable {
         }
         self.kernels = kernels
         self.nodeCodes = codes
-        (folded, aliases) = options.fusesActivations ? Self.foldNodes(kernels, subgraph) : (kernels.map { _ in false }, [:])
+        (folded, aliases, lateReads) = options.fusesActivations ? Self.foldNodes(kernels, subgraph) : (kernels.map { _ in false }, [:], [])
         let variableBytes = tensors.filter(\.isVariable).reduce(0) { $0 + $1.byteCount }
         guard variableBytes <= options.memoryLimit else {
             throw EngineError.invalidArgument("variable tensors need \(variableBytes) bytes, over the memory limit of \(options.memoryLimit)")
@@ -176,15 +179,29 @@ public final class Interpreter: @unchecked Sendable {
     /// - each float clamp node (RELU, RELU6, RELU_N1_TO_1) into the node that writes its input, when the writer takes
     ///   the clamp (``Kernel/takeClamp(_:)``): the writer's output is then already the clamp's, so the clamp's output
     ///   shares its bytes and the clamp node does not run. A convolution followed by a RELU node (the face detector's
-    ///   blocks) then writes its output once.
-    private static func foldNodes(_ kernels: [Kernel], _ graph: SubGraphDescription) -> ([Bool], [Int: Int]) {
+    ///   blocks) then writes its output once;
+    /// - a float PAD of zeros after the last axis whose output only an ADD reads, into that ADD
+    ///   (``Kernel/takeChannelPad(_:of:)``): the ADD reads the PAD's input, which then lives until the ADD runs, and the
+    ///   padded copy is never written (the face detector's residual blocks: one pass over each block's output less).
+    private static func foldNodes(_ kernels: [Kernel], _ graph: SubGraphDescription) -> ([Bool], [Int: Int], [(tensor: Int, node: Int)]) {
         var readers = [Int: Int](), writer = [Int: Int]()
         for index in graph.outputs { readers[index, default: 0] += 1 }
         for (node, kernel) in kernels.enumerated() {
             for input in kernel.node.inputs { if let input { readers[input.index, default: 0] += 1 } }
             for output in kernel.node.outputs { writer[output.index] = node }
         }
-        var folded = kernels.map { _ in false }, aliases = [Int: Int]()
+        var folded = kernels.map { _ in false }, aliases = [Int: Int](), lateReads: [(tensor: Int, node: Int)] = []
+        for (node, kernel) in kernels.enumerated() where kernel.node.inputs.count == 2 {
+            for operand in 0..<2 {
+                guard let padded = kernel.node.inputs[operand], padded.storage == .arena, readers[padded.index] == 1,
+                      let producer = writer[padded.index], !folded[producer], kernels[producer].isFloatChannelZeroPad,
+                      let source = kernels[producer].node.inputs[0], kernel.takeChannelPad(kernels[producer], of: operand)
+                else { continue }
+                folded[producer] = true
+                lateReads.append((source.index, node))
+                break
+            }
+        }
         for kernel in kernels where kernel.node.inputs.count == 2 {
             for (operand, other) in [(0, 1), (1, 0)] {
                 guard let sigmoid = kernel.node.inputs[operand], let x = kernel.node.inputs[other], sigmoid.storage == .arena,
@@ -205,7 +222,7 @@ public final class Interpreter: @unchecked Sendable {
             folded[node] = true
             aliases[output.index] = input.index
         }
-        return (folded, aliases)
+        return (folded, aliases, lateReads)
     }
 
     /// The graph must be a valid dataflow program: every tensor written by at most one node, never a constant
@@ -511,6 +528,7 @@ public final class Interpreter: @unchecked Sendable {
         // Inputs and outputs are never overwritten (as TFLite's planner): a caller may invoke again on the same
         // input or read an output after another run.
         for index in subgraph.outputs + subgraph.inputs { last[index] = end }
+        for (tensor, node) in lateReads { last[tensor] = max(last[tensor] ?? node, node) }
         for (alias, shared) in aliases {
             if let use = last[alias] { last[shared] = max(last[shared] ?? use, use) }
         }

@@ -96,6 +96,16 @@ class Kernel {
     /// it then never reads), and says whether it did: a float MUL of x and LOGISTIC(x) computes `x · sigmoid(x)`.
     func takeSigmoid(of operand: Int) -> Bool { false }
 
+    /// Whether this node only pads a float tensor's last axis with zeros after its values (the channel padding on the
+    /// shortcut of BlazeFace-style residual blocks), so that an ADD reading its output can read its input instead
+    /// (``takeChannelPad(_:of:)``).
+    var isFloatChannelZeroPad: Bool { false }
+
+    /// Makes this node read the input of `pad` (a ``isFloatChannelZeroPad`` node writing its input `operand`) in place
+    /// of `pad`'s output, as if padded with zeros, and says whether it did; `pad` then does not run, unless this node
+    /// runs it itself for shapes it does not take.
+    func takeChannelPad(_ pad: Kernel, of operand: Int) -> Bool { false }
+
     func run(_ context: RunContext) throws {}
 
     // MARK: Helpers for subclasses

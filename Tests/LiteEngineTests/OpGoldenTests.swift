@@ -144,6 +144,21 @@ final class OpGoldenTests: XCTestCase {
         }
     }
 
+    /// A zero channel PAD that only an ADD reads folds into the ADD (which reads the unpadded tensor): in the goldens
+    /// made for it and in every residual block of the face detector, whose outputs the model goldens compare.
+    func testChannelPadsFoldIntoTheirAdds() throws {
+        for name in ["pad_channels_into_add", "pad_channels_into_add_signed_zeros", "pad_channels_into_add_resized"] {
+            let interpreter = try Interpreter(modelPath: TestPaths.goldens.appendingPathComponent("ops/\(name)/model.tflite").path)
+            let pads = interpreter.nodeCodes.indices.filter { interpreter.nodeCodes[$0].builtin == .pad }
+            XCTAssertFalse(pads.isEmpty, name)
+            XCTAssertTrue(pads.allSatisfy { interpreter.folded[$0] }, "\(name): a PAD was not folded")
+        }
+        let detector = try Interpreter(modelPath: TestPaths.models.appendingPathComponent("detection/face_detection_short_range.tflite").path)
+        let pads = detector.nodeCodes.indices.filter { detector.nodeCodes[$0].builtin == .pad }
+        XCTAssertGreaterThanOrEqual(pads.count, 10)
+        XCTAssertEqual(pads.filter { detector.folded[$0] }.count, pads.count)
+    }
+
     /// Resource variables (`tf.Variable`s: CALL_ONCE, VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE) keep their values
     /// from one run to the next (LiteRT's outputs recorded for two runs), and each interpreter has its own.
     func testResourceVariablesKeepTheirValuesBetweenRuns() throws {

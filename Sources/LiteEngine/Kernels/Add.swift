@@ -70,7 +70,61 @@ class Add: BinaryElementwise {
         output.shape = try broadcastShape(a.shape, b.shape)
     }
 
+    /// The folded PAD whose input this ADD reads in place of its operand `operand` (``takeChannelPad(_:of:)``).
+    private var channelPad: (kernel: Kernel, operand: Int)?
+
+    override func takeChannelPad(_ pad: Kernel, of operand: Int) -> Bool {
+        guard !Self.subtracts, channelPad == nil, node.inputs.allSatisfy({ $0?.type == .float32 }), node.outputs[0].type == .float32 else { return false }
+        channelPad = (pad, operand)
+        return true
+    }
+
+    /// `other + pad(x)` with the padding read as zeros, one output row (the last axis) at a time: the row's first
+    /// channels are sums, the rest `other + 0` (so −0 reads +0, as after a real PAD). Shapes this loop does not take
+    /// (a broadcast after a resize) run the PAD and the ordinary sum.
+    private func addChannelPadded(_ pad: Kernel, operand: Int, _ context: RunContext) throws {
+        let source = pad.node.inputs[0]!, other = node.inputs[1 - operand]!, output = node.outputs[0]
+        let channels = output.shape.last ?? 0, sourceChannels = source.shape.last ?? 0
+        guard other.shape == output.shape, source.rank == output.rank, source.shape.dropLast() == output.shape.dropLast(),
+              sourceChannels <= channels, channels > 0 else {
+            try pad.run(context)
+            return compute(context.threads, Sum.self)
+        }
+        let x = source.floats, y = other.floats, out = output.floats, (low, high) = activation
+        // Addition is commutative bit for bit (one NaN operand: that NaN; two: the first's payload, which the order
+        // keeps).
+        let (first, second, firstStride) = operand == 0 ? (UnsafePointer(x), UnsafePointer(y), sourceChannels) : (UnsafePointer(y), UnsafePointer(x), channels)
+        let secondStride = operand == 0 ? channels : sourceChannels
+        parallelFor(output.elementCount / channels, threads: context.threads, minimumChunk: 16, workPerItem: 4 * channels) { rows in
+            for r in rows {
+                Self.addRow(first + r * firstStride, second + r * secondStride, out + r * channels, count: sourceChannels, low: low, high: high)
+                Self.addRow(y + r * channels + sourceChannels, nil, out + r * channels + sourceChannels, count: channels - sourceChannels,
+                            low: low, high: high)
+            }
+        }
+    }
+
+    /// `clamp(a[i] + b[i])`, or `clamp(a[i] + 0)` without `b`, for `i < count`: eight lanes at a time, since rows of
+    /// 24-96 channels are too short for the compiler's vector loop (which takes 32 at a time, leaving them scalar).
+    @inline(__always)
+    private static func addRow(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>?, _ out: UnsafeMutablePointer<Float>, count: Int,
+                               low: Float, high: Float) {
+        var i = 0
+        let low8 = SIMD8<Float>(repeating: low), high8 = SIMD8<Float>(repeating: high)
+        while i + 8 <= count {
+            let x = UnsafeRawPointer(a + i).loadUnaligned(as: SIMD8<Float>.self)
+            let y = b.map { UnsafeRawPointer($0 + i).loadUnaligned(as: SIMD8<Float>.self) } ?? SIMD8<Float>(repeating: 0)
+            UnsafeMutableRawPointer(out + i).storeBytes(of: SIMD8<Float>.clamp(x + y, low8, high8), as: SIMD8<Float>.self)
+            i += 8
+        }
+        while i < count {
+            out[i] = Float.clamp(a[i] + (b?[i] ?? 0), low, high)
+            i += 1
+        }
+    }
+
     override func run(_ context: RunContext) throws {
+        if let (pad, operand) = channelPad { return try addChannelPadded(pad, operand: operand, context) }
         if integerRange != nil { return Self.subtracts ? computeIntegers { $0 &- $1 } : computeIntegers { $0 &+ $1 } }
         guard let q = quantized else { return Self.subtracts ? compute(context.threads, Difference.self) : compute(context.threads, Sum.self) }
         let a = node.inputs[0]!, b = node.inputs[1]!, output = node.outputs[0]
