@@ -12,6 +12,8 @@ public enum EngineError: Error, CustomStringConvertible, Sendable {
     case invalidNode(node: Int, op: String, reason: String)
     /// A caller mistake: an index, name, shape or dtype that does not fit the model.
     case invalidArgument(String)
+    /// ``Interpreter/cancel()`` stopped the invocation (before `node`, counted in the subgraph that was running).
+    case cancelled(node: Int)
 
     public var description: String {
         switch self {
@@ -20,6 +22,7 @@ public enum EngineError: Error, CustomStringConvertible, Sendable {
         case let .unsupported(node, op, reason): return "node \(node) (\(op)): unsupported: \(reason)"
         case let .invalidNode(node, op, reason): return "node \(node) (\(op)): \(reason)"
         case let .invalidArgument(reason): return reason
+        case let .cancelled(node): return "cancelled before node \(node)"
         }
     }
 }

@@ -56,6 +56,8 @@ public final class Interpreter: @unchecked Sendable {
     let enclosingSubgraphs: [Int]
     /// The model's resource variables, shared with the signature runners this interpreter makes.
     let resources: ResourceVariables
+    /// Set by ``cancel()``; shared with the subgraphs' interpreters and the signature runners.
+    let cancellation: Cancellation
     /// The signature whose subgraph this interpreter runs (names its inputs and outputs), if the model has one.
     public let signature: SignatureDef?
 
@@ -91,7 +93,7 @@ public final class Interpreter: @unchecked Sendable {
     /// outermost first: a subgraph that would run inside itself is an error, not an endless recursion. A WHILE's body
     /// (`loopBody`) has its `TensorListSetItem` slices fused (``TensorListSetItem``).
     init(model: TFLiteModel, subgraph index: Int, options: Options, enclosing: [Int], budget: SubgraphBudget, resources: ResourceVariables,
-         loopBody: Bool = false) throws {
+         cancellation: Cancellation = Cancellation(), loopBody: Bool = false) throws {
         guard budget.take() else {
             throw EngineError.format(.malformed(path: "subgraphs", reason: "control flow runs more than \(SubgraphBudget.limit) subgraph instances"))
         }
@@ -105,6 +107,7 @@ public final class Interpreter: @unchecked Sendable {
         self.options = options
         self.enclosingSubgraphs = enclosing + [index]
         self.resources = resources
+        self.cancellation = cancellation
         signature = model.signatureDefs.first { $0.subgraphIndex == index }
         let subgraph = model.subgraphs[index]
         self.subgraph = subgraph
@@ -144,7 +147,8 @@ public final class Interpreter: @unchecked Sendable {
                 interpreterOptions: options,
                 subgraphs: enclosingSubgraphs,
                 subgraphBudget: budget,
-                resources: resources
+                resources: resources,
+                cancellation: cancellation
             )
             kernels.append(try Self.nodeStep(index, code) { try registration.kernel.init(context) })
         }
@@ -312,7 +316,7 @@ public final class Interpreter: @unchecked Sendable {
             throw EngineError.invalidArgument("no signature \"\(key)\"; the model has \(signatureKeys.map { "\"\($0)\"" }.joined(separator: ", "))")
         }
         return try Interpreter(model: model, subgraph: signature.subgraphIndex, options: options, enclosing: [], budget: SubgraphBudget(),
-                               resources: resources)
+                               resources: resources, cancellation: cancellation)
     }
 
     /// The input named `name` in this subgraph's signature, or else by tensor name.
@@ -581,12 +585,25 @@ public final class Interpreter: @unchecked Sendable {
         }
     }
 
+    /// Stops an ``invoke()`` running on another thread before its next node, in this interpreter or any subgraph it
+    /// runs (each step of a WHILE loop, its body's nodes): that `invoke()` throws ``EngineError/cancelled(node:)``
+    /// (TFLite's `Interpreter::Cancel`). Safe from any thread; a call while no `invoke()` runs has no effect on the
+    /// next one. A server bounds a model's time with it, whatever loops a model has.
+    public func cancel() {
+        cancellation.request()
+    }
+
     /// Runs the model once on the current input contents.
     public func invoke() throws {
+        // A request made while nothing ran does not stop this run (as TFLite's Invoke clears it); a nested subgraph's
+        // run (a WHILE body) keeps the request of the run it is part of.
+        if enclosingSubgraphs.count == 1 { cancellation.clear() }
         try allocateTensors()
         let context = RunContext(scratch: scratch!.baseAddress!, threads: options.threads)
         var shrunk = false
+        let cancellation = cancellation
         for (index, kernel) in kernels.enumerated() {
+            if cancellation.isRequested { throw EngineError.cancelled(node: index) }
             if shrunk { try prepareAgain(index) }
             guard !folded[index] else { continue }
             try Self.nodeStep(index, nodeCodes[index]) { try kernel.run(context) }

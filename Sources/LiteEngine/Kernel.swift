@@ -24,6 +24,8 @@ struct NodeContext {
     var subgraphBudget = SubgraphBudget()
     /// The model's resource variables, shared by all its subgraphs' interpreters.
     var resources = ResourceVariables()
+    /// The interpreter's cancellation request, which nested interpreters share.
+    var cancellation = Cancellation()
 
     /// The subgraph this node is in.
     var subgraph: Int { subgraphs.last ?? 0 }

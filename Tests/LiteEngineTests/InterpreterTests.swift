@@ -239,6 +239,25 @@ final class WhileTests: XCTestCase {
         }
     }
 
+    /// ``Interpreter/cancel()`` from another thread stops a loop of 2^31 steps within milliseconds, with a typed
+    /// error; the next run, not cancelled, completes; a request made between runs does not stop the next.
+    func testCancelStopsALongLoopFromAnotherThread() throws {
+        let interpreter = try Interpreter(model: whileModel(limit: .max))
+        try interpreter.copy([Float(1), -2, 0.5], toInputAt: 0)
+        try interpreter.copy([Int32(0)], toInputAt: 1)
+        let canceller = Thread { Thread.sleep(forTimeInterval: 0.05); interpreter.cancel() }
+        let start = Date()
+        canceller.start()
+        XCTAssertThrowsError(try interpreter.invoke()) { error in
+            guard case EngineError.cancelled = error else { return XCTFail("\(error)") }
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(start), 2)
+        interpreter.cancel()
+        try interpreter.copy([Int32(Int32.max - 3)], toInputAt: 1)
+        try interpreter.invoke()
+        XCTAssertEqual(try interpreter.output(at: 0).toArray(of: Float.self), [8, -16, 4])
+    }
+
     /// Each WHILE builds its own condition and body: a model cannot make the engine build them without bound.
     func testControlFlowBuildsABoundedNumberOfSubgraphs() throws {
         var b = ModelBuilder()

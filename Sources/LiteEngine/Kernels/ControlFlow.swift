@@ -7,7 +7,7 @@ enum ControlFlow {
     static func interpreter(of index: Int, for node: NodeContext, role: String) throws -> Interpreter {
         try nested("the \(role) subgraph \(index)") {
             try Interpreter(model: node.model, subgraph: index, options: node.interpreterOptions, enclosing: node.subgraphs,
-                            budget: node.subgraphBudget, resources: node.resources, loopBody: role == "body")
+                            budget: node.subgraphBudget, resources: node.resources, cancellation: node.cancellation, loopBody: role == "body")
         }
     }
 
@@ -17,6 +17,7 @@ enum ControlFlow {
             return try work()
         } catch let error as EngineError {
             switch error {
+            case .cancelled: throw error
             case .unsupportedOperator, .unsupported: throw KernelError.unsupported("\(what): \(error)")
             default: throw KernelError.invalid("\(what): \(error)")
             }

@@ -113,7 +113,9 @@ final class While: Kernel {
         if staged { for (i, variable) in variables.enumerated() { ControlFlow.copy(node.inputs[i]!, to: variable) } }
         let flag = try condition.output(at: 0)
         var iterations = 0
+        let cancellation = node.cancellation
         while true {
+            if cancellation.isRequested { throw EngineError.cancelled(node: node.index) }
             for (i, input) in conditionInputs {
                 ControlFlow.copy(staged ? variables[i] : iterations == 0 ? node.inputs[i]! : bodyOutputs[i], to: input)
             }
