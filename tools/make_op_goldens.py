@@ -631,6 +631,11 @@ qcase("q_gelu_approximate", [(2, 5, 7)], lambda x: tf.nn.gelu(x, approximate=Tru
 qcase("q_squared_difference", [(2, 5, 7), (2, 5, 7)], lambda x, y: tf.math.squared_difference(x, y))
 qcase("q_squared_difference_broadcast", [(1, 6, 16)], lambda x: tf.math.squared_difference(x, tf.reduce_mean(x, axis=-1, keepdims=True)))
 qcase("q_rsqrt", [(2, 5, 7)], tf.math.rsqrt, low=0.05, high=4.0)
+# Quantized REDUCE_PROD (reduce.cc's EvalQuantizedProd): each step's int64 product rescaled at once, so the order of
+# the values is part of the result; the last axis, a middle one, and two axes kept.
+qcase("q_reduce_prod_last_axis", [(3, 4, 5)], lambda x: tf.reduce_prod(x, axis=-1), low=-1.6, high=1.6)
+qcase("q_reduce_prod_axes_0_2_keep", [(3, 4, 2)], lambda x: tf.reduce_prod(x, axis=[0, 2], keepdims=True), low=0.4, high=1.8)
+qcase("q_reduce_prod_middle_axis", [(2, 6, 3)], lambda x: tf.reduce_prod(x, axis=1), low=-1.3, high=1.3)
 qcase("q_uint8_io_conv", [(1, 6, 6, 4)], lambda x: tf.nn.conv2d(x, q_conv_w, 1, "VALID"), io="uint8")
 q_tconv_rng = np.random.default_rng(4242)
 q_tconv_w = tf.constant(q_tconv_rng.normal(0, 0.5, size=(3, 3, 5, 6)).astype(np.float32))   # [kh, kw, cout, cin]
@@ -676,6 +681,8 @@ q16case("q16_mul_broadcast", [(1, 4, 5, 3)], lambda x: x * q16_other)
 q16_conv_w, q16_conv_b = q16const(3, 3, 4, 8), q16const(8)
 q16case("q16_conv_per_channel_relu6", [(1, 9, 9, 4)], lambda x: tf.nn.relu6(tf.nn.bias_add(tf.nn.conv2d(x, q16_conv_w, 1, "SAME"), q16_conv_b)))
 q16case("q16_conv_stride2_valid", [(2, 8, 7, 4)], lambda x: tf.nn.conv2d(x, q16_conv_w, 2, "VALID"))
+q16case("q16_reduce_prod_last_axis", [(3, 4, 5)], lambda x: tf.reduce_prod(x, axis=-1), low=-1.6, high=1.6)
+q16case("q16_reduce_prod_axes_0_2", [(3, 4, 2)], lambda x: tf.reduce_prod(x, axis=[0, 2]), low=0.4, high=1.8)
 q16_dw_w, q16_dw_b = q16const(3, 3, 6, 2), q16const(12)
 q16case("q16_depthwise_multiplier2_relu", [(1, 8, 8, 6)], lambda x: tf.nn.relu(tf.nn.depthwise_conv2d(x, q16_dw_w, [1, 2, 2, 1], "SAME") + q16_dw_b))
 q16_fc_w, q16_fc_b = q16const(20, 12), q16const(12)

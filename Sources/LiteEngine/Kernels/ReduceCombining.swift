@@ -1,3 +1,4 @@
+import Foundation
 import LiteFormat
 
 /// REDUCE_PROD, REDUCE_MAX and REDUCE_MIN over the axes of the second (constant) input, with keep_dims, for
@@ -65,7 +66,52 @@ class ReduceCombining: Reduce {
     }
 }
 
+/// REDUCE_PROD; int8 and int16 (16x8) as TFLite's quantized product (reduce.cc `EvalQuantizedProd`): each output
+/// starts at its first input less the zero point, and every further input in input order multiplies it in 64 bits,
+/// rescaled at once (`MultiplyByQuantizedMultiplier` of the int64 product) by `input_scale / output_scale^(1/n)` for n
+/// values a product, so the accumulator stays in int32; one more rescale by the same multiplier ends it, then the
+/// output zero point and the clamp. The rounding at every step makes the order part of the result.
 final class ReduceProd: ReduceCombining {
+    private var quantizedProduct: (multiplier: Int32, shift: Int, inputZeroPoint: Int32, outputZeroPoint: Int32)?
+
+    override func prepare() throws {
+        let input = try self.input(0), output = try self.output(0)
+        guard input.type == .int8 || input.type == .int16 else { return try super.prepare() }
+        guard output.type == input.type else { throw KernelError.unsupported("REDUCE_PROD of \(input.type) into \(output.type)") }
+        if input.type == .int16 { try Int16Activations.expectSymmetric(input, output) }
+        axes = try reducedAxes(of: input)
+        output.shape = reducedShape(of: input)
+        let qi = try QuantizedTensorInfo(input), qo = try QuantizedTensorInfo(output)
+        let count = output.elementCount > 0 ? input.elementCount / output.elementCount : 1
+        let scaling = Double(qi.scale) / Foundation.pow(Double(qo.scale), 1.0 / Double(max(count, 1)))
+        let (multiplier, shift) = IntegerArithmetic.quantizeMultiplier(scaling)
+        try Int16Activations.checkShift(shift, "REDUCE_PROD")
+        quantizedProduct = (multiplier, shift, qi.zeroPoint, qo.zeroPoint)
+    }
+
+    override func run(_ context: RunContext) throws {
+        guard let q = quantizedProduct, let input = node.inputs[0], input.type == .int8 || input.type == .int16 else { return try super.run(context) }
+        let output = node.outputs[0], count = output.elementCount
+        var products = [Int32](repeating: 0, count: count), started = [Bool](repeating: false, count: count)
+        @inline(__always) func value(_ i: Int) -> Int32 {
+            input.type == .int8 ? Int32(input.pointer(Int8.self)[i]) : Int32(input.pointer(Int16.self)[i])
+        }
+        forEachInputElement(input.shape) { i, o in
+            let x = value(i) - q.inputZeroPoint
+            if started[o] {
+                products[o] = Int16Activations.multiplyByQuantizedMultiplier(Int64(products[o]) * Int64(x), q.multiplier, q.shift)
+            } else {
+                products[o] = x
+                started[o] = true
+            }
+        }
+        let (low, high) = try quantizedRange(input.type)
+        for o in 0..<count {
+            let result = min(max(Int16Activations.multiplyByQuantizedMultiplier(Int64(products[o]), q.multiplier, q.shift) &+ q.outputZeroPoint, low), high)
+            if input.type == .int8 { output.pointer(Int8.self)[o] = Int8(truncatingIfNeeded: result) } else { output.pointer(Int16.self)[o] = Int16(truncatingIfNeeded: result) }
+        }
+    }
+
     override func combine(_ a: Float, _ b: Float) -> Float { a * b }
     override func combine(_ a: Int64, _ b: Int64) -> Int64 { a &* b }
     override var floatIdentity: Float { 1 }
