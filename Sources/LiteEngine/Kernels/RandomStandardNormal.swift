@@ -16,9 +16,13 @@ final class RandomStandardNormal: RandomKernel {
         var i = 0
         while i < count {
             let block = generator.next()
-            let first = Philox.normalPair(block.0, block.1), second = Philox.normalPair(block.2, block.3)
-            for (j, value) in [first.0, first.1, second.0, second.1].enumerated() where i + j < count {
-                out[i + j] = value
+            let first = Philox.normalPair(block.0, block.1)
+            out[i] = first.0
+            if i + 1 < count { out[i + 1] = first.1 }
+            if i + 2 < count {
+                let second = Philox.normalPair(block.2, block.3)
+                out[i + 2] = second.0
+                if i + 3 < count { out[i + 3] = second.1 }
             }
             i += 4
         }

@@ -15,9 +15,10 @@ final class RandomUniform: RandomKernel {
         var i = 0
         while i < count {
             let block = generator.next()
-            for (j, value) in [block.0, block.1, block.2, block.3].enumerated() where i + j < count {
-                out[i + j] = Philox.unitFloat(value)
-            }
+            out[i] = Philox.unitFloat(block.0)
+            if i + 1 < count { out[i + 1] = Philox.unitFloat(block.1) }
+            if i + 2 < count { out[i + 2] = Philox.unitFloat(block.2) }
+            if i + 3 < count { out[i + 3] = Philox.unitFloat(block.3) }
             i += 4
         }
     }
