@@ -1,22 +1,24 @@
-/// ABS: |x|; int32 and int64 wrap (the most negative value stays). int8 as TFLite's elementwise.cc, tabulated per
-/// stored value: `|x − zp_in|`, rescaled by `MultiplyByQuantizedMultiplier` with `in_scale / out_scale` (divided in
-/// float) when the two scales differ, plus `zp_out`, clamped.
+/// ABS: |x|; int32 and int64 wrap (the most negative value stays). int8 and int16 (16x8, zero points 0) as TFLite's
+/// elementwise.cc, tabulated per stored value: `|x − zp_in|`, rescaled by `MultiplyByQuantizedMultiplier` with
+/// `in_scale / out_scale` (divided in float) when the two scales differ, plus `zp_out`, clamped.
 final class Abs: UnaryElementwise, FloatUnaryOperation {
     override class var integerFunction: ((Int64) -> Int64)? { { $0 < 0 ? 0 &- $0 : $0 } }
 
     override func prepare() throws {
         let input = try self.input(0), output = try self.output(0)
-        guard input.type == .int8 else { return try super.prepare() }
-        guard output.type == .int8 else { throw KernelError.unsupported("ABS of int8 into \(output.type)") }
+        guard input.type == .int8 || input.type == .int16 else { return try super.prepare() }
+        guard output.type == input.type else { throw KernelError.unsupported("ABS of \(input.type) into \(output.type)") }
+        if input.type == .int16 { try Int16Activations.expectSymmetric(input, output) }
+        let (low, high): (Int32, Int32) = input.type == .int8 ? (-128, 127) : (-32768, 32767)
         let qi = try QuantizedTensorInfo(input), qo = try QuantizedTensorInfo(output)
         let rescales = qi.scale != qo.scale
         let (multiplier, shift) = IntegerArithmetic.quantizeMultiplier(Double(qi.scale / qo.scale))
         guard !rescales || shift <= 30 else { throw KernelError.unsupported("ABS rescale from scale \(qi.scale) to \(qo.scale)") }
         let (inputZero, outputZero) = (qi.zeroPoint, qo.zeroPoint)
-        lookupTable = QuantizedLookupTable(signed: true) { x in
+        lookupTable = QuantizedLookupTable(type: input.type) { x in
             let magnitude = abs(x - inputZero)
             let value = (rescales ? IntegerArithmetic.multiplyByQuantizedMultiplier(magnitude, multiplier, shift) : magnitude) + outputZero
-            return min(max(value, -128), 127)
+            return min(max(value, low), high)
         }
         output.shape = input.shape
     }
