@@ -76,7 +76,8 @@ final class FuzzTests: XCTestCase {
                      "add_n", "hybrid_batch_matmul", "q_sqrt", "q_l2_normalization", "special_cast_float_to_integers", "one_hot_axis0",
                      "lstm_keras_float16_weights", "int32_mul_minimum_maximum_sum", "where_coordinates", "boolean_mask_sum",
                      "unique_values_and_positions", "sparse_to_dense", "resource_variable_state", "svdf_rank1", "random_uniform_dynamic_shape",
-                     "random_normal_seeded", "multinomial_int64", "broadcast_args_dynamic", "bitcast_types"]
+                     "random_normal_seeded", "multinomial_int64", "broadcast_args_dynamic", "bitcast_types", "pad_channels_into_add",
+                     "q16_conv_grouped_two_groups_stride2_relu", "q_reduce_prod_axes_0_2_keep", "special_convolutions_and_pools"]
         let models = names.map { TestPaths.goldens.appendingPathComponent("ops/\($0)/model.tflite").path }
         let environment = ProcessInfo.processInfo.environment
         _ = try fuzz(models, seed: UInt64(environment["FUZZ_SEED"] ?? "2029") ?? 2029, count: Int(environment["FUZZ_CASES"] ?? "5000") ?? 5000,
