@@ -683,6 +683,10 @@ q16case("q16_conv_per_channel_relu6", [(1, 9, 9, 4)], lambda x: tf.nn.relu6(tf.n
 q16case("q16_conv_stride2_valid", [(2, 8, 7, 4)], lambda x: tf.nn.conv2d(x, q16_conv_w, 2, "VALID"))
 # ABS in 16x8 (elementwise.cc's AbsEvalQuantized for int16: symmetric, tabulated here); every stored value reached.
 q16case("q16_abs", [(8, 512)], lambda x: (tf.abs(x), tf.abs(x - 0.5) * 0.75), low=-3.0, high=3.0)
+# LOG in 16x8 (TFLite's interpolated int16 table of logf); the input range from the calibration, all positive, and the
+# same table over a range that crosses zero (log of the values at and below zero).
+q16case("q16_log", [(8, 512)], lambda x: tf.math.log(x), low=0.05, high=4.0)
+q16case("q16_log_through_zero", [(8, 512)], lambda x: tf.math.log(x), low=-1.0, high=3.0)
 q16case("q16_reduce_prod_last_axis", [(3, 4, 5)], lambda x: tf.reduce_prod(x, axis=-1), low=-1.6, high=1.6)
 q16case("q16_reduce_prod_axes_0_2", [(3, 4, 2)], lambda x: tf.reduce_prod(x, axis=[0, 2]), low=0.4, high=1.8)
 q16_dw_w, q16_dw_b = q16const(3, 3, 6, 2), q16const(12)
