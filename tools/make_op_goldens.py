@@ -689,6 +689,10 @@ q16case("q16_log", [(8, 512)], lambda x: tf.math.log(x), low=0.05, high=4.0)
 q16case("q16_log_through_zero", [(8, 512)], lambda x: tf.math.log(x), low=-1.0, high=3.0)
 # EXP in 16x8 (exp.cc's interpolated int16 table of expf).
 q16case("q16_exp", [(8, 512)], lambda x: tf.exp(x), low=-4.0, high=2.0)
+# RSQRT in 16x8 (elementwise.cc's interpolated int16 table of 1/sqrt, the output's largest value at zero) on every
+# eighth stored value from 0 up (a negative one is an error in LiteRT, and here).
+case("q16_rsqrt", [(8, 512)], low=0.05, high=4.0, optimize="quantize16x8_int16", inputs=[np.arange(0, 32768, 8).reshape(8, 512)])(
+    lambda x: tf.math.rsqrt(x))
 q16case("q16_reduce_prod_last_axis", [(3, 4, 5)], lambda x: tf.reduce_prod(x, axis=-1), low=-1.6, high=1.6)
 q16case("q16_reduce_prod_axes_0_2", [(3, 4, 2)], lambda x: tf.reduce_prod(x, axis=[0, 2]), low=0.4, high=1.8)
 q16_dw_w, q16_dw_b = q16const(3, 3, 6, 2), q16const(12)
