@@ -434,6 +434,22 @@ case("broadcast_args_int64", [(None, 1, 2), (None, 1)], run_shapes=[(2, 1, 2), (
 case("bitcast_types", [(3, 4)], exact=True)(
     lambda x: (tf.bitcast(x, tf.int32), tf.bitcast(x, tf.uint8), tf.bitcast(tf.reshape(tf.cast(x * 50, tf.int8), (3, 2, 2)), tf.int16),
                tf.bitcast(tf.reshape(tf.cast(x * 50, tf.int16), (6, 2)), tf.int32)))
+# Resizable dimensions in Keras models, run at other sizes (found by a probe of resized Keras models): MultiHeadAttention
+# on a sequence of any length reshapes by an UNSORTED_SEGMENT_PROD of a SHAPE, which must fold while planning; an
+# UpSampling2D after a pooling on an image of any size has a 1x1 placeholder shape in the file, which the pooling
+# empties, so the model must load and plan only once resized.
+def keras_resizable(make):
+    def build():
+        tf.keras.utils.set_random_seed(4)
+        return make()
+    return build
+
+
+case("keras_mha_resizable_length", [(None, None, 16)], keras=True, run_shapes=[(2, 7, 16)])(keras_resizable(
+    lambda: (lambda i: tf.keras.Model(i, tf.keras.layers.MultiHeadAttention(2, 8)(i, i)))(tf.keras.Input((None, 16)))))
+case("keras_upsample_concat_resizable_hw", [(None, None, None, 4)], keras=True, run_shapes=[(2, 8, 6, 4)])(keras_resizable(
+    lambda: (lambda i: tf.keras.Model(i, tf.keras.layers.Concatenate()([tf.keras.layers.UpSampling2D()(tf.keras.layers.MaxPooling2D()(i)), i])))(
+        tf.keras.Input((None, None, 4)))))
 # Output sizes known only when running (WHERE, UNIQUE): planned for their largest size, shrunk when they run, and the
 # nodes after them prepared again.
 case("where_coordinates", [(4, 5)])(lambda x: tf.cast(tf.where(x > 0.5), tf.float32) * 2.0)

@@ -172,7 +172,15 @@ public final class Interpreter: @unchecked Sendable {
             tensor.resetVariable()
         }
         // A WHILE or IF plans its subgraphs itself, for its own inputs' shapes.
-        if enclosing.isEmpty { try allocateTensors() }
+        if enclosing.isEmpty {
+            do {
+                try allocateTensors()
+            } catch where subgraph.inputs.contains(where: { tensors[$0].shapeSignature.contains(-1) }) {
+                // A resizable input's shape in the file is a placeholder (a 1x1 image that a pooling layer empties): such
+                // a model loads anyway, and the error comes back from allocateTensors() or invoke() unless the inputs are
+                // resized first, as in TFLite, which plans only when asked.
+            }
+        }
     }
 
     /// Folds nodes into the node that reads or writes their output, when that output is read by nothing else and is

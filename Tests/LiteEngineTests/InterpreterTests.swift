@@ -13,6 +13,20 @@ final class InterpreterTests: XCTestCase {
         return try TFLiteModel(bytes: builder.build())
     }
 
+    /// A resizable model whose placeholder shape cannot be planned (a 1x1 image that MAX_POOL_2D empties) loads; the
+    /// plan's error comes from allocateTensors() until the input is resized, then the model plans and runs.
+    func testAResizableModelLoadsWhenItsPlaceholderShapeCannotBePlanned() throws {
+        let path = TestPaths.goldens.appendingPathComponent("ops/keras_upsample_concat_resizable_hw/model.tflite").path
+        let interpreter = try Interpreter(modelPath: path)
+        XCTAssertThrowsError(try interpreter.allocateTensors()) { error in
+            XCTAssertTrue("\(error)".contains("RESIZE_NEAREST_NEIGHBOR"), "\(error)")
+        }
+        try interpreter.resizeInput(at: 0, to: [1, 6, 4, 4])
+        try interpreter.allocateTensors()
+        try interpreter.invoke()
+        XCTAssertEqual(try interpreter.output(at: 0).shape, [1, 6, 4, 8])
+    }
+
     func testUnsupportedOpIsReportedAtLoadWithNodeOpAndVersion() throws {
         XCTAssertThrowsError(try Interpreter(model: reluModel(op: .cumsum, version: 2))) { error in
             guard case let EngineError.unsupportedOperator(node, op, version) = error else { return XCTFail("\(error)") }

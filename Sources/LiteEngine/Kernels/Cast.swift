@@ -4,6 +4,9 @@ import LiteFormat
 /// integer keep the low bits (C++ `static_cast`), float to integer truncates toward zero and saturates (NaN becomes
 /// the largest value), anything non-zero (NaN too) to bool is true.
 final class Cast: Kernel {
+    /// Integer results may be shape arithmetic, which folds while planning (``Kernel/foldsAtPlanning``).
+    override var foldsAtPlanning: Bool { node.outputs.allSatisfy { $0.type == .int32 || $0.type == .int64 } }
+
     static let types: [TensorType] = [.float32, .int32, .int64, .int16, .int8, .uint8, .bool]
 
     required init(_ node: NodeContext) throws {

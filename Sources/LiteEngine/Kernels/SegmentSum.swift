@@ -2,6 +2,9 @@
 /// output has `last id + 1` rows. The ids (int32, one per row) must be known when planning and, as TFLite checks,
 /// start at 0 and grow by 0 or 1 from row to row.
 final class SegmentSum: Kernel {
+    /// Integer results may be shape arithmetic, which folds while planning (``Kernel/foldsAtPlanning``).
+    override var foldsAtPlanning: Bool { node.outputs.allSatisfy { $0.type == .int32 || $0.type == .int64 } }
+
     required init(_ node: NodeContext) throws {
         try super.init(node)
         try expectCounts(inputs: 2...2, outputs: 1)

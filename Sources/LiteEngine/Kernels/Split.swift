@@ -2,6 +2,9 @@ import LiteFormat
 
 /// SPLIT: inputs (axis, value); `num_splits` equal parts along the axis.
 class Split: Kernel {
+    /// Integer results may be shape arithmetic, which folds while planning (``Kernel/foldsAtPlanning``).
+    override var foldsAtPlanning: Bool { node.outputs.allSatisfy { $0.type == .int32 || $0.type == .int64 } }
+
     var axis = 0
     var sizes: [Int] = []
     var valueIndex: Int { 1 }

@@ -2,6 +2,9 @@ import LiteFormat
 
 /// UNPACK: splits a tensor along an axis into that many tensors, dropping the axis.
 final class Unpack: Kernel {
+    /// Integer results may be shape arithmetic, which folds while planning (``Kernel/foldsAtPlanning``).
+    override var foldsAtPlanning: Bool { node.outputs.allSatisfy { $0.type == .int32 || $0.type == .int64 } }
+
     var axis = 0
 
     required init(_ node: NodeContext) throws {

@@ -3,6 +3,10 @@
 /// no id names keep; negative ids are skipped, as in TFLite. `num_segments` (an int32 scalar) and the ids (int32,
 /// one per row) must be known when planning; an id at or past `num_segments` is an error.
 class UnsortedSegment: Kernel {
+    /// Integer results (a product of shape dimensions: Keras' MultiHeadAttention on a sequence of resizable length
+    /// reshapes by an UNSORTED_SEGMENT_PROD of a SHAPE) are shape arithmetic that may fold while planning.
+    override var foldsAtPlanning: Bool { node.outputs.allSatisfy { $0.type == .int32 || $0.type == .int64 } }
+
     class func combine(_ a: Float, _ b: Float) -> Float { fatalError("subclass") }
     class func combine(_ a: Int32, _ b: Int32) -> Int32 { fatalError("subclass") }
     class var floatIdentity: Float { fatalError("subclass") }
