@@ -32,7 +32,8 @@ final class Multinomial: RandomKernel {
         // TensorFlow skips 256 blocks per pair of values a run could take, for samples rounded up to fours.
         generator.skip(UInt64(batch) &* UInt64((samples + 3) / 4 * 4) &* 2 &* 256)
         var block = (UInt32(0), UInt32(0), UInt32(0), UInt32(0)), used = 4
-        var cumulative = [Double](repeating: 0, count: classes)
+        let cumulative = UnsafeMutablePointer<Double>.allocate(capacity: max(classes, 1))
+        defer { cumulative.deallocate() }
         for row in 0..<batch {
             let values = logits.pointer(Float.self) + row * classes
             var largest = -Float.greatestFiniteMagnitude
