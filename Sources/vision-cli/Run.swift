@@ -11,6 +11,8 @@ struct Run: ParsableCommand {
     @Option(name: .long, help: "Threads.") var threads = 1
     @Option(name: .long, help: "Quantized arithmetic: exact or fast.") var numerics: String = "fast"
     @Flag(name: .long, help: "Also write every node's outputs as DIR/tensors/t<tensor index>.npy (for debugging).") var dumpTensors = false
+    @Option(name: .long, help: "Run this signature's subgraph (TFLite's signature runner) instead of the main graph; --input files in that subgraph's input order.")
+    var signature: String?
 
     func validate() throws {
         guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
@@ -21,7 +23,8 @@ struct Run: ParsableCommand {
         do {
             // With --dump-tensors every node's own output is written, as unfused as the model file has it.
             let options = Interpreter.Options(threads: threads, numerics: Numerics(rawValue: numerics)!, fusesActivations: !dumpTensors)
-            let interpreter = try Interpreter(modelPath: model, options: options)
+            let main = try Interpreter(modelPath: model, options: options)
+            let interpreter = try signature.map { try main.signatureRunner($0) } ?? main
             guard input.count == interpreter.inputCount else {
                 throw EngineError.invalidArgument("the model has \(interpreter.inputCount) inputs, \(input.count) --input given")
             }

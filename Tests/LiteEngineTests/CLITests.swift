@@ -156,6 +156,22 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(indices.type, .int64)
     }
 
+    /// `run --signature KEY` runs that signature's subgraph: the on-device-training golden's `train` call from fresh
+    /// variables gives LiteRT's loss and bias; an unknown key is an error that lists the keys.
+    func testRunTakesASignature() throws {
+        let folder = TestPaths.goldens.appendingPathComponent("signatures/linear_regression_train_infer")
+        let model = folder.appendingPathComponent("model.tflite").path
+        let out = try temporaryDirectory()
+        try cli(["run", model, "--signature", "train", "--input", folder.appendingPathComponent("step0_input_target.npy").path,
+                 "--input", folder.appendingPathComponent("step0_input_x.npy").path, "--output-dir", out.path])
+        for (i, name) in ["loss", "b"].enumerated() {
+            let ours = try NumPyArray(contentsOf: out.appendingPathComponent("output_\(i).npy").path)
+            assertClose(ours, try NumPyArray(contentsOf: folder.appendingPathComponent("step0_output_\(name).npy").path), "train \(name)")
+        }
+        let result = try cli(["run", model, "--signature", "serving", "--output-dir", out.path], expectStatus: 1)
+        XCTAssert(result.err.contains("\"infer\", \"train\""), result.err)
+    }
+
     func testRunRejectsWrongDtypeShapeAndCount() throws {
         let folder = TestPaths.goldens.appendingPathComponent("ops/conv_1x1")
         let model = folder.appendingPathComponent("model.tflite").path
