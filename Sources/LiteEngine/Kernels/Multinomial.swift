@@ -51,10 +51,16 @@ final class Multinomial: RandomKernel {
                 let pair = used == 0 ? (block.0, block.1) : (block.2, block.3)
                 used += 2
                 let target = Philox.unitDouble(pair.0, pair.1) * total
-                var low = 0, high = classes
-                while low < high {
-                    let middle = (low + high) / 2
-                    if cumulative[middle] > target { high = middle } else { low = middle + 1 }
+                // std::upper_bound: the first class whose cumulative weight exceeds the target, `classes` when none does.
+                var low = 0, count = classes
+                while count > 0 {
+                    let half = count &>> 1
+                    if cumulative[low &+ half] <= target {
+                        low &+= half &+ 1
+                        count &-= half &+ 1
+                    } else {
+                        count = half
+                    }
                 }
                 if output.type == .int64 {
                     output.pointer(Int64.self)[row * samples + j] = Int64(low)
