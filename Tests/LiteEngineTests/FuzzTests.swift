@@ -110,6 +110,28 @@ final class HostileModelTests: XCTestCase {
         }
     }
 
+    /// A 16x8 CONV_2D on an input of no channels (a fuzzer's mutant: 0 % filter channels passed the whole-groups check,
+    /// then zero groups divided the filter count): a typed error.
+    func testInt16ConvolutionOfAnInputWithoutChannelsIsRefused() throws {
+        var builder = ModelBuilder()
+        let int16 = Quantization(scale: [0.01], zeroPoint: [0], quantizedDimension: 0)
+        let input = builder.addTensor(name: "x", type: .int16, shape: [1, 4, 4, 0], quantization: int16)
+        let filterBytes = [UInt8](repeating: 1, count: 4 * 3 * 3 * 4)
+        let filter = builder.addTensor(name: "w", type: .int8, shape: [4, 3, 3, 4], buffer: builder.addBuffer(filterBytes),
+                                       quantization: Quantization(scale: [0.02], zeroPoint: [0], quantizedDimension: 0))
+        let output = builder.addTensor(name: "y", type: .int16, shape: [1, 4, 4, 4], quantization: int16)
+        var options = FlatTableBuilder()
+        options[0] = .int8(0)
+        options[1] = .int32(1)
+        options[2] = .int32(1)
+        builder.addOperator(.conv2d, inputs: [input, filter, -1], outputs: [output], optionsType: 1, options: options)
+        builder.inputs = [input]
+        builder.outputs = [output]
+        XCTAssertThrowsError(try Interpreter(model: TFLiteModel(bytes: builder.build()))) { error in
+            XCTAssertTrue("\(error)".contains("not a whole number of groups"), "\(error)")
+        }
+    }
+
     /// A random op asked for 2^40 values or 2^31 samples a row is refused by the size or memory limit before anything is drawn.
     func testHugeRandomOutputsAreRefused() throws {
         var uniform = ModelBuilder()

@@ -313,7 +313,8 @@ final class Conv2D: Kernel {
     private func prepareInt16(_ input: Tensor, _ filter: Tensor, _ output: Tensor) throws {
         geometryH = try SpatialGeometry(input: input.dim(1), filter: filter.dim(1), stride: options.strideH, dilation: options.dilationH, padding: options.padding)
         geometryW = try SpatialGeometry(input: input.dim(2), filter: filter.dim(2), stride: options.strideW, dilation: options.dilationW, padding: options.padding)
-        guard filter.dim(3) > 0, input.dim(3) % filter.dim(3) == 0, filter.dim(0) % (input.dim(3) / filter.dim(3)) == 0 else {
+        guard filter.dim(3) > 0, input.dim(3) >= filter.dim(3), input.dim(3) % filter.dim(3) == 0,
+              filter.dim(0) % (input.dim(3) / filter.dim(3)) == 0 else {
             throw KernelError.invalid("input has \(input.dim(3)) channels, filter \(filter.shape): not a whole number of groups")
         }
         groups = input.dim(3) / filter.dim(3)
