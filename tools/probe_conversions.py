@@ -87,6 +87,18 @@ def keras_cases(keras):
         "dropout_noise_at_inference": lambda: seq((6, 6, 3), L.Conv2D(4, 3), L.SpatialDropout2D(0.3), L.GaussianNoise(0.1),
                                                   L.GlobalAveragePooling2D()),
         "repeat_vector_time_distributed": lambda: seq((6,), L.RepeatVector(4), L.TimeDistributed(L.Dense(3))),
+        "group_normalization": lambda: seq((6, 6, 8), L.GroupNormalization(groups=4)),
+        "unit_normalization": lambda: seq((5, 8), L.UnitNormalization()),
+        "conv1d_transpose": lambda: seq((7, 4), L.Conv1DTranspose(5, 3, strides=2, padding="same")),
+        "depthwise_conv1d": lambda: seq((12, 5), L.DepthwiseConv1D(3, depth_multiplier=2, padding="same")),
+        "separable_conv1d": lambda: seq((12, 5), L.SeparableConv1D(6, 3, padding="same", activation="relu")),
+        "padding_upsampling_cropping_3d": lambda: seq((3, 4, 4, 2), L.ZeroPadding3D(1), L.UpSampling3D(2), L.Cropping3D(2)),
+        "rescaling_center_crop": lambda: seq((8, 9, 3), L.Rescaling(1 / 127.5, offset=-1), L.CenterCrop(6, 5)),
+        "activations": lambda: seq((12,), L.Dense(8), L.Activation("silu"), L.Dense(8), L.Activation("mish"), L.Dense(8),
+                                   L.Activation("log_softmax")),
+        "softmax_axis1": lambda: seq((5, 4), L.Softmax(axis=1)),
+        "conv2d_strided_dilated_valid": lambda: seq((13, 11, 3), L.Conv2D(4, 3, strides=(2, 1), padding="valid"), L.Conv2D(5, 2, dilation_rate=2)),
+        "flatten_dense_sigmoid": lambda: seq((4, 4, 3), L.Flatten(), L.Dense(3, activation="sigmoid")),
     }
 
 
