@@ -36,18 +36,35 @@ final class Quantize: Kernel {
         let (low, high) = try quantizedRange(output.type)
         let count = input.elementCount
         if let (scale, zeroPoint) = affine {
+            // Whole groups of 8 split over threads (each share is whole groups, so every value takes the path it takes
+            // in one pass: the same results), then the tail.
+            let x = input.floats, groups = count / 8
+            @inline(__always) func quantize<Output: FixedWidthInteger>(_ out: UnsafeMutablePointer<Output>) {
+                parallelFor(groups, threads: context.threads, minimumChunk: 256, workPerItem: 32) { range in
+                    Self.affineQuantize(x + 8 * range.lowerBound, count: 8 * range.count, scale: scale, zeroPoint: zeroPoint, low: low, high: high,
+                                        into: out + 8 * range.lowerBound)
+                }
+                Self.affineQuantize(x + 8 * groups, count: count - 8 * groups, scale: scale, zeroPoint: zeroPoint, low: low, high: high,
+                                    into: out + 8 * groups)
+            }
             switch output.type {
-            case .int8: Self.affineQuantize(input.floats, count: count, scale: scale, zeroPoint: zeroPoint, low: low, high: high, into: output.pointer(Int8.self))
-            case .int16: Self.affineQuantize(input.floats, count: count, scale: scale, zeroPoint: zeroPoint, low: low, high: high, into: output.pointer(Int16.self))
-            default: Self.affineQuantize(input.floats, count: count, scale: scale, zeroPoint: zeroPoint, low: low, high: high, into: output.pointer(UInt8.self))
+            case .int8: quantize(output.pointer(Int8.self))
+            case .int16: quantize(output.pointer(Int16.self))
+            default: quantize(output.pointer(UInt8.self))
             }
         } else if let r = requantize {
             let folded = IntegerArithmetic.FoldedMultiplier(multiplier: r.multiplier, shift: r.shift, roundingUp: false)
+            // Each value on its own, so any split over threads gives the same results.
+            @inline(__always) func split<Input: FixedWidthInteger, Output: FixedWidthInteger>(_ x: UnsafePointer<Input>, _ out: UnsafeMutablePointer<Output>) {
+                parallelFor(count, threads: context.threads, minimumChunk: 2048, workPerItem: 4) { range in
+                    Self.requantize(x + range.lowerBound, range.count, folded, r.inputZero, r.outputZero, low, high, out + range.lowerBound)
+                }
+            }
             @inline(__always) func from<Input: FixedWidthInteger>(_ x: UnsafePointer<Input>) {
                 switch output.type {
-                case .int8: Self.requantize(x, count, folded, r.inputZero, r.outputZero, low, high, output.pointer(Int8.self))
-                case .int16: Self.requantize(x, count, folded, r.inputZero, r.outputZero, low, high, output.pointer(Int16.self))
-                default: Self.requantize(x, count, folded, r.inputZero, r.outputZero, low, high, output.pointer(UInt8.self))
+                case .int8: split(x, output.pointer(Int8.self))
+                case .int16: split(x, output.pointer(Int16.self))
+                default: split(x, output.pointer(UInt8.self))
                 }
             }
             switch input.type {
