@@ -310,8 +310,8 @@ class UnaryElementwise: Kernel {
         try expectCounts(inputs: 1...1, outputs: 1)
     }
 
-    /// For int16 tensors (16x8 models): the op's exact integer function of the stored input, tabulated; nil where the
-    /// op has no int16 form here.
+    /// For int16 tensors (16x8 models): the op's exact integer function of the stored input, tabulated over all 65,536
+    /// stored values; nil where the op has no int16 form here. It also checks the quantizations the op accepts.
     class func int16Function(input: Tensor, output: Tensor) throws -> ((Int32) -> Int32)? { nil }
 
     /// For int32/int64 tensors (NEG, ABS, SIGN): the op's function, wrapping as C++ does on the type; nil where the op
@@ -329,7 +329,6 @@ class UnaryElementwise: Kernel {
         }
         if input.type == .int16, let function = try Self.int16Function(input: input, output: output) {
             guard output.type == .int16 else { throw KernelError.unsupported("int16 input into \(output.type)") }
-            try Int16Activations.expectSymmetric(input, output)
             lookupTable = QuantizedLookupTable(type: .int16, function: function)
             output.shape = input.shape
             return

@@ -32,17 +32,13 @@ final class Gelu: UnaryElementwise {
         }
     }
 
-    /// int16 (16x8 models): TFLite's 513-entry interpolated table (`LUTPopulate<int16_t>`, built in single precision).
-    private var int16Table: [Int16]?
-
     override func prepare() throws {
         let input = try self.input(0), output = try self.output(0)
-        int16Table = nil
         if input.type == .int16 {
+            // int16 (16x8 models): TFLite's 513-entry interpolated table (`LUTPopulate<int16_t>`, single precision).
             guard output.type == .int16 else { throw KernelError.unsupported("int16 GELU into \(output.type)") }
-            let qi = try QuantizedTensorInfo(input), qo = try QuantizedTensorInfo(output)
-            int16Table = Int16Activations.lookupTable(inputScale: qi.scale, inputZeroPoint: qi.zeroPoint, outputScale: qo.scale,
-                                                      outputZeroPoint: qo.zeroPoint, options.approximate ? Gelu.approximate : Gelu.exact)
+            lookupTable = QuantizedLookupTable(type: .int16, function: try Int16Activations.interpolated(
+                input: input, output: output, options.approximate ? Gelu.approximate : Gelu.exact))
             output.shape = input.shape
             return
         }
@@ -55,13 +51,6 @@ final class Gelu: UnaryElementwise {
     }
 
     override func run(_ context: RunContext) throws {
-        if let int16Table {
-            let input = node.inputs[0]!.pointer(Int16.self), output = node.outputs[0].pointer(Int16.self)
-            int16Table.withUnsafeBufferPointer { table in
-                for i in 0..<node.inputs[0]!.elementCount { output[i] = Int16Activations.lookup(input[i], table.baseAddress!) }
-            }
-            return
-        }
         if runLookupTable() { return }
         if options.approximate { compute(context.threads, TanhForm.self) } else { compute(context.threads, ExactForm.self) }
     }

@@ -10,28 +10,13 @@ final class Log: UnaryElementwise, FloatUnaryOperation {
 
     override class var quantizedFunction: ((Float) -> Float)? { { logf($0) } }
 
-    private var int16Table: [Int16]?
-
-    override func prepare() throws {
-        let input = try self.input(0), output = try self.output(0)
-        int16Table = nil
-        guard input.type == .int16 else { return try super.prepare() }
-        guard output.type == .int16 else { throw KernelError.unsupported("int16 LOG into \(output.type)") }
-        let qi = try QuantizedTensorInfo(input), qo = try QuantizedTensorInfo(output)
+    override class func int16Function(input: Tensor, output: Tensor) throws -> ((Int32) -> Int32)? {
+        let qo = try QuantizedTensorInfo(output)
         let lowest = qo.scale * Float(-32768 - qo.zeroPoint)
-        int16Table = Int16Activations.lookupTable(inputScale: qi.scale, inputZeroPoint: qi.zeroPoint, outputScale: qo.scale,
-                                                  outputZeroPoint: qo.zeroPoint) { $0 <= 0 ? lowest : logf($0) }
-        output.shape = input.shape
+        return try Int16Activations.interpolated(input: input, output: output) { $0 <= 0 ? lowest : logf($0) }
     }
 
     override func run(_ context: RunContext) throws {
-        if let int16Table {
-            let input = node.inputs[0]!.pointer(Int16.self), output = node.outputs[0].pointer(Int16.self)
-            int16Table.withUnsafeBufferPointer { table in
-                for i in 0..<node.inputs[0]!.elementCount { output[i] = Int16Activations.lookup(input[i], table.baseAddress!) }
-            }
-            return
-        }
         if runLookupTable() { return }
         compute(context.threads, Log.self)
     }

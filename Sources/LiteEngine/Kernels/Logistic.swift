@@ -13,6 +13,7 @@ final class Logistic: UnaryElementwise, FloatUnaryOperation {
     /// int16: TFLite's table interpolation (``Int16Activations/logistic(_:multiplier:shift:)``), or on a power-of-two input
     /// scale gemmlowp's fixed-point logistic (``FixedPoint16``), as LiteRT's kernels choose.
     override class func int16Function(input: Tensor, output: Tensor) throws -> ((Int32) -> Int32)? {
+        try Int16Activations.expectSymmetric(input, output)
         switch try Int16Activations.sigmoidInput(inputScale: try QuantizedTensorInfo(input).scale, outputScale: try QuantizedTensorInfo(output).scale,
                                                  tanh: false, op: "LOGISTIC") {
         case .rescaled(let multiplier, let shift):

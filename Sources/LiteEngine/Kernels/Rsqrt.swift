@@ -8,8 +8,6 @@ import Foundation
 /// interpolated table of `1 / sqrtf(x)` whose function is the output's largest value at zero; a negative stored value
 /// is an error when the node runs, as in LiteRT.
 final class Rsqrt: UnaryElementwise, FloatUnaryOperation {
-    private var int16Table: [Int16]?
-
     @inline(__always) static func apply(_ x: Float) -> Float { 1 / x.squareRoot() }
 
     /// The smallest stored int8 value the table is defined for (the input zero point).
@@ -18,20 +16,14 @@ final class Rsqrt: UnaryElementwise, FloatUnaryOperation {
     /// Fractional bits of the intermediate 1/√v (TFLite's kShift).
     static let fractionBits = 20
 
+    override class func int16Function(input: Tensor, output: Tensor) throws -> ((Int32) -> Int32)? {
+        try Int16Activations.expectSymmetric(input, output)
+        let largest = 32767 * (try QuantizedTensorInfo(output).scale)
+        return try Int16Activations.interpolated(input: input, output: output) { $0 <= 0 ? largest : 1 / sqrtf($0) }
+    }
+
     override func prepare() throws {
         let input = try self.input(0), output = try self.output(0)
-        int16Table = nil
-        if input.type == .int16 {
-            guard output.type == .int16 else { throw KernelError.unsupported("int16 RSQRT into \(output.type)") }
-            try Int16Activations.expectSymmetric(input, output)
-            let qi = try QuantizedTensorInfo(input), qo = try QuantizedTensorInfo(output)
-            let largest = 32767 * qo.scale
-            int16Table = Int16Activations.lookupTable(inputScale: qi.scale, inputZeroPoint: 0, outputScale: qo.scale, outputZeroPoint: 0) {
-                $0 <= 0 ? largest : 1 / sqrtf($0)
-            }
-            output.shape = input.shape
-            return
-        }
         guard input.type == .int8 else { return try super.prepare() }
         guard output.type == .int8 else { throw KernelError.unsupported("RSQRT of int8 into \(output.type)") }
         let qi = try QuantizedTensorInfo(input), qo = try QuantizedTensorInfo(output)
@@ -51,14 +43,12 @@ final class Rsqrt: UnaryElementwise, FloatUnaryOperation {
     }
 
     override func run(_ context: RunContext) throws {
-        if let int16Table {
-            let input = node.inputs[0]!.pointer(Int16.self), output = node.outputs[0].pointer(Int16.self)
-            if let negative = UnsafeBufferPointer(start: input, count: node.inputs[0]!.elementCount).first(where: { $0 < 0 }) {
+        if let lookupTable, node.inputs[0]!.type == .int16 {
+            let input = node.inputs[0]!
+            if let negative = UnsafeBufferPointer(start: input.pointer(Int16.self), count: input.elementCount).first(where: { $0 < 0 }) {
                 throw KernelError.invalid("RSQRT of a negative value (stored \(negative))")
             }
-            int16Table.withUnsafeBufferPointer { table in
-                for i in 0..<node.inputs[0]!.elementCount { output[i] = Int16Activations.lookup(input[i], table.baseAddress!) }
-            }
+            lookupTable.apply(input, node.outputs[0])
             return
         }
         if let lookupTable {

@@ -10,6 +10,7 @@ final class Tanh: UnaryElementwise, FloatUnaryOperation {
     /// int16: TFLite's table interpolation (``Int16Activations/tanh(_:multiplier:shift:)``), or on a power-of-two input
     /// scale gemmlowp's fixed-point tanh (``FixedPoint16``), as LiteRT's kernels choose.
     override class func int16Function(input: Tensor, output: Tensor) throws -> ((Int32) -> Int32)? {
+        try Int16Activations.expectSymmetric(input, output)
         switch try Int16Activations.sigmoidInput(inputScale: try QuantizedTensorInfo(input).scale, outputScale: try QuantizedTensorInfo(output).scale,
                                                  tanh: true, op: "TANH") {
         case .rescaled(let multiplier, let shift):

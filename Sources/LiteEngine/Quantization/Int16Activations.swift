@@ -68,6 +68,14 @@ extension Int16Activations {
         return table
     }
 
+    /// An int16 op's function of the stored value through TFLite's interpolated table of `transform` (``lookupTable(...)``
+    /// read by ``lookup(_:_:)``), for ``QuantizedLookupTable/init(type:function:)`` to tabulate over every stored value.
+    static func interpolated(input: Tensor, output: Tensor, _ transform: (Float) -> Float) throws -> (Int32) -> Int32 {
+        let qi = try QuantizedTensorInfo(input), qo = try QuantizedTensorInfo(output)
+        let table = lookupTable(inputScale: qi.scale, inputZeroPoint: qi.zeroPoint, outputScale: qo.scale, outputZeroPoint: qo.zeroPoint, transform)
+        return { x in table.withUnsafeBufferPointer { Int32(lookup(Int16(truncatingIfNeeded: x), $0.baseAddress!)) } }
+    }
+
     /// TFLite's `LUTLookup` for int16: the anchor at `256 + (v >> 7)` plus the slope to the next one times the low 7
     /// bits, rounded (`(slope·offset + 64) >> 7`); the slope is wrapped to int16 as TFLite stores it.
     @inline(__always)
