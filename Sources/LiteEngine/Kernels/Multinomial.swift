@@ -6,10 +6,7 @@ import Foundation
 /// cumulative weight exceeds u times the total (so a row of only non-finite logits draws `classes`).
 /// The stored stream moves a fixed distance per run, whatever was drawn, as TensorFlow's op does.
 final class Multinomial: RandomKernel {
-    required init(_ node: NodeContext) throws {
-        try super.init(node)
-        try expectCounts(inputs: 2...2, outputs: 1)
-    }
+    override class var inputCount: Int { 2 }
 
     override func prepare() throws {
         let logits = try input(0), samples = try input(1), output = try self.output(0)

@@ -64,16 +64,21 @@ struct Philox {
 /// The generator of a random op (RANDOM_UNIFORM, RANDOM_STANDARD_NORMAL, MULTINOMIAL), seeded as TFLite's
 /// random_ops.cc seeds it: from the `seed` and `seed2` options when either is non-zero, else from the system's
 /// randomness. Seeded again whenever the node is prepared (TFLite's Prepare), so a model reloaded or resized
-/// starts its stream over; between runs the stream continues.
+/// starts its stream over; between runs the stream continues. By default the op takes one input, a 1-D int32 shape
+/// known when planning, and writes float32 values of that shape (MULTINOMIAL overrides both).
 class RandomKernel: Kernel {
     let seed: Int64, seed2: Int64
     var generator = Philox(seed: 0, streamSeed: 0)
+
+    /// How many inputs the op takes.
+    class var inputCount: Int { 1 }
 
     required init(_ node: NodeContext) throws {
         // RandomOptions { seed: long; seed2: long; }
         seed = try node.options?.scalar(0, default: Int64(0)) ?? 0
         seed2 = try node.options?.scalar(1, default: Int64(0)) ?? 0
         try super.init(node)
+        try expectCounts(inputs: Self.inputCount...Self.inputCount, outputs: 1)
     }
 
     func seedGenerator() {
@@ -85,8 +90,7 @@ class RandomKernel: Kernel {
         }
     }
 
-    /// Checks the shape operand (a 1-D int32 tensor whose values are known when planning) and sizes the float output.
-    func prepareShapedOutput() throws {
+    override func prepare() throws {
         let shape = try input(0), output = try self.output(0)
         try expectType(shape, .int32)
         try expectRank(shape, 1)

@@ -2,15 +2,6 @@
 /// two per pair of Philox values (Box-Muller), four per block, as TFLite's random_ops.cc. For an odd count the last
 /// pair's second value is dropped.
 final class RandomStandardNormal: RandomKernel {
-    required init(_ node: NodeContext) throws {
-        try super.init(node)
-        try expectCounts(inputs: 1...1, outputs: 1)
-    }
-
-    override func prepare() throws {
-        try prepareShapedOutput()
-    }
-
     override func run(_ context: RunContext) throws {
         let output = node.outputs[0], out = output.pointer(Float.self), count = output.elementCount
         var i = 0

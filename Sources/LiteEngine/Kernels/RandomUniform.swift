@@ -1,15 +1,6 @@
 /// RANDOM_UNIFORM: float32 values uniform in [0, 1) of the shape the first input gives, four per Philox block (the
 /// last block's unused values are dropped), as TFLite's random_ops.cc.
 final class RandomUniform: RandomKernel {
-    required init(_ node: NodeContext) throws {
-        try super.init(node)
-        try expectCounts(inputs: 1...1, outputs: 1)
-    }
-
-    override func prepare() throws {
-        try prepareShapedOutput()
-    }
-
     override func run(_ context: RunContext) throws {
         let output = node.outputs[0], out = output.pointer(Float.self), count = output.elementCount
         var i = 0
