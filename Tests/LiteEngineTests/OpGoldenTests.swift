@@ -102,21 +102,7 @@ final class OpGoldenTests: XCTestCase {
     /// Seeded random ops (RANDOM_UNIFORM, RANDOM_STANDARD_NORMAL, MULTINOMIAL) continue their Philox stream from one
     /// run to the next, bit for bit as LiteRT's (both runs recorded), and a newly loaded model starts it over.
     func testRandomStreamsContinueBetweenRunsAndStartOverWhenLoaded() throws {
-        var checked = 0
-        for (name, entry) in try cases() where entry.ops.contains(where: { $0.hasPrefix("RANDOM_") || $0 == "MULTINOMIAL" }) {
-            for _ in 0..<2 {
-                let (folder, inputs, interpreter) = try loaded(name, entry)
-                for run in ["", ".second_invocation"] {
-                    for (i, array) in inputs.enumerated() { try array.bytes.withUnsafeBytes { try interpreter.copy($0, toInputAt: i) } }
-                    try interpreter.invoke()
-                    for i in 0..<entry.outputs {
-                        let reference = try NumPyArray(contentsOf: folder.appendingPathComponent("output_\(i)\(run).npy").path)
-                        assertIdentical(try interpreter.output(at: i).numpy(), reference, "\(name) output \(i)\(run)")
-                    }
-                }
-            }
-            checked += 1
-        }
+        let checked = try checkTwoRecordedRunsPerLoad(where: { $0.hasPrefix("RANDOM_") || $0 == "MULTINOMIAL" }) { assertIdentical($0, $1, $2) }
         XCTAssertGreaterThanOrEqual(checked, 6)
     }
 
@@ -162,8 +148,19 @@ final class OpGoldenTests: XCTestCase {
     /// Resource variables (`tf.Variable`s: CALL_ONCE, VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE) keep their values
     /// from one run to the next (LiteRT's outputs recorded for two runs), and each interpreter has its own.
     func testResourceVariablesKeepTheirValuesBetweenRuns() throws {
+        let checked = try checkTwoRecordedRunsPerLoad(where: { $0 == "ASSIGN_VARIABLE" }) { ours, reference, label in
+            assertClose(ours, reference, label)
+        }
+        XCTAssertGreaterThanOrEqual(checked, 1)
+    }
+
+    /// For each case with an op that `matches`, twice over (two loads): two runs on the recorded inputs, each compared
+    /// with LiteRT's outputs of that run (`output_<i>.npy`, then `output_<i>.second_invocation.npy`) by `compare`.
+    /// Returns how many cases it checked.
+    func checkTwoRecordedRunsPerLoad(where matches: (String) -> Bool,
+                                     _ compare: (NumPyArray, NumPyArray, String) -> Void) throws -> Int {
         var checked = 0
-        for (name, entry) in try cases() where entry.ops.contains("ASSIGN_VARIABLE") {
+        for (name, entry) in try cases() where entry.ops.contains(where: matches) {
             for _ in 0..<2 {
                 let (folder, inputs, interpreter) = try loaded(name, entry)
                 for run in ["", ".second_invocation"] {
@@ -171,13 +168,13 @@ final class OpGoldenTests: XCTestCase {
                     try interpreter.invoke()
                     for i in 0..<entry.outputs {
                         let reference = try NumPyArray(contentsOf: folder.appendingPathComponent("output_\(i)\(run).npy").path)
-                        assertClose(try interpreter.output(at: i).numpy(), reference, "\(name) output \(i)\(run)")
+                        compare(try interpreter.output(at: i).numpy(), reference, "\(name) output \(i)\(run)")
                     }
                 }
             }
             checked += 1
         }
-        XCTAssertGreaterThanOrEqual(checked, 1)
+        return checked
     }
 
     /// A WHILE body planned from its loop variables' values keeps its plan and skips preparing unchanged nodes from
