@@ -1555,18 +1555,13 @@ def keras3_grouped_conv(shape, filters, kernel, strides=1, activation=None, grou
         inputs = keras3.Input(shape, batch_size=1)
         layer = keras3.layers.Conv2D(filters, kernel, strides=strides, padding="same", groups=groups or shape[-1], activation=activation)
         converter = tf.lite.TFLiteConverter.from_keras_model(keras3.Model(inputs, layer(inputs)))
-        if int8:
+        if int8 or int16:
             calibration = np.random.default_rng(13)
             converter.optimizations = [tf.lite.Optimize.DEFAULT]
             converter.representative_dataset = lambda: ([calibration.uniform(*calibration_range, (1,) + tuple(shape)).astype(np.float32)] for _ in range(32))
-            converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
-            converter.inference_input_type = converter.inference_output_type = tf.int8
-        if int16:
-            calibration = np.random.default_rng(13)
-            converter.optimizations = [tf.lite.Optimize.DEFAULT]
-            converter.representative_dataset = lambda: ([calibration.uniform(*calibration_range, (1,) + tuple(shape)).astype(np.float32)] for _ in range(32))
-            converter.target_spec.supported_ops = [tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8]
-            converter.inference_input_type = converter.inference_output_type = tf.int16
+            converter.target_spec.supported_ops = [tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8 if int16
+                                                   else tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+            converter.inference_input_type = converter.inference_output_type = tf.int16 if int16 else tf.int8
         return converter.convert()
     return build
 
