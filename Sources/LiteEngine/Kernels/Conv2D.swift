@@ -210,30 +210,47 @@ final class Conv2D: Kernel {
 
     private func runInt8Grouped(_ requantization: ChannelRequantization) throws {
         let input = node.inputs[0]!, filter = node.inputs[1]!, output = node.outputs[0]
+        let inputZero = try QuantizedTensorInfo(input).zeroPoint, filterZeros = try QuantizedTensorInfo(filter).zeroPoints
+        let x = input.pointer(Int8.self), w = filter.pointer(Int8.self), out = output.pointer(Int8.self)
+        let bias = optionalInput(2).map { UnsafePointer($0.pointer(Int32.self)) }, groupC = filter.dim(3)
+        forEachGroupedOutput { o, channel, inputBase, filterBase, taps in
+            let filterZero = filterZeros.count == 1 ? filterZeros[0] : filterZeros[channel]
+            var sum: Int32 = bias?[channel] ?? 0
+            for tap in taps {
+                let pixel = x + inputBase + tap.pixel, weights = w + filterBase + tap.filter
+                for c in 0..<groupC { sum &+= (Int32(pixel[c]) - inputZero) &* (Int32(weights[c]) - filterZero) }
+            }
+            out[o] = Int8(truncatingIfNeeded: requantization.apply(sum, channel: channel))
+        }
+    }
+
+    /// Every output of a grouped convolution in order, for the integer reference loops (int8, int16):
+    /// `body(output index, channel, input offset of the channel's group, filter offset of the channel, taps)`, the taps
+    /// being the receptive field's positions inside the image (padding left out), each as the offset of its input
+    /// pixel and of its first filter value, in (ky, kx) order; they are found once per output pixel.
+    @inline(__always)
+    private func forEachGroupedOutput(_ body: (Int, Int, Int, Int, [(pixel: Int, filter: Int)]) -> Void) {
+        let input = node.inputs[0]!, filter = node.inputs[1]!
         let (batches, inH, inW, inC) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
         let (outC, kh, kw, groupC) = (filter.dim(0), filter.dim(1), filter.dim(2), filter.dim(3))
         let groupOut = outC / groups
-        let inputZero = try QuantizedTensorInfo(input).zeroPoint, filterZeros = try QuantizedTensorInfo(filter).zeroPoints
-        let x = input.pointer(Int8.self), w = filter.pointer(Int8.self), out = output.pointer(Int8.self)
-        let bias = optionalInput(2).map { UnsafePointer($0.pointer(Int32.self)) }
+        var taps: [(pixel: Int, filter: Int)] = []
         var o = 0
         for n in 0..<batches {
             for oy in 0..<geometryH.output {
                 for ox in 0..<geometryW.output {
-                    for channel in 0..<outC {
-                        let g = channel / groupOut, filterZero = filterZeros.count == 1 ? filterZeros[0] : filterZeros[channel]
-                        var sum: Int32 = bias?[channel] ?? 0
-                        for ky in 0..<kh {
-                            let y = oy * options.strideH - geometryH.padBefore + ky * options.dilationH
-                            guard y >= 0, y < inH else { continue }
-                            for kx in 0..<kw {
-                                let px = ox * options.strideW - geometryW.padBefore + kx * options.dilationW
-                                guard px >= 0, px < inW else { continue }
-                                let pixel = x + ((n * inH + y) * inW + px) * inC + g * groupC, taps = w + ((channel * kh + ky) * kw + kx) * groupC
-                                for c in 0..<groupC { sum &+= (Int32(pixel[c]) - inputZero) &* (Int32(taps[c]) - filterZero) }
-                            }
+                    taps.removeAll(keepingCapacity: true)
+                    for ky in 0..<kh {
+                        let y = oy * options.strideH - geometryH.padBefore + ky * options.dilationH
+                        guard y >= 0, y < inH else { continue }
+                        for kx in 0..<kw {
+                            let px = ox * options.strideW - geometryW.padBefore + kx * options.dilationW
+                            guard px >= 0, px < inW else { continue }
+                            taps.append((((n * inH + y) * inW + px) * inC, (ky * kw + kx) * groupC))
                         }
-                        out[o] = Int8(truncatingIfNeeded: requantization.apply(sum, channel: channel))
+                    }
+                    for channel in 0..<outC {
+                        body(o, channel, channel / groupOut * groupC, channel * kh * kw * groupC, taps)
                         o += 1
                     }
                 }
@@ -330,36 +347,17 @@ final class Conv2D: Kernel {
     /// the image of x·(w − w_zero) over the group's channels, plus the int64 bias, rescaled as the ungrouped path.
     /// The sums are doubles: each product is below 2^22, so they are exact in any order.
     private func runInt16Grouped(_ product: Int16MatrixProduct) {
-        let input = node.inputs[0]!, filter = node.inputs[1]!, output = node.outputs[0]
-        let (batches, inH, inW, inC) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
-        let (outC, kh, kw, groupC) = (filter.dim(0), filter.dim(1), filter.dim(2), filter.dim(3))
-        let groupOut = outC / groups
-        let x = input.pointer(Int16.self), out = output.pointer(Int16.self)
+        let groupC = node.inputs[1]!.dim(3)
+        let x = node.inputs[0]!.pointer(Int16.self), out = node.outputs[0].pointer(Int16.self)
         product.weights.withUnsafeBufferPointer { weights in
-            var o = 0
-            for n in 0..<batches {
-                for oy in 0..<geometryH.output {
-                    for ox in 0..<geometryW.output {
-                        for channel in 0..<outC {
-                            let g = channel / groupOut
-                            var sum = 0.0
-                            for ky in 0..<kh {
-                                let y = oy * options.strideH - geometryH.padBefore + ky * options.dilationH
-                                guard y >= 0, y < inH else { continue }
-                                for kx in 0..<kw {
-                                    let px = ox * options.strideW - geometryW.padBefore + kx * options.dilationW
-                                    guard px >= 0, px < inW else { continue }
-                                    let pixel = x + ((n * inH + y) * inW + px) * inC + g * groupC
-                                    let taps = weights.baseAddress! + ((channel * kh + ky) * kw + kx) * groupC
-                                    for c in 0..<groupC { sum += Double(pixel[c]) * taps[c] }
-                                }
-                            }
-                            let accumulator = Int64(sum) &+ (product.bias.isEmpty ? 0 : product.bias[channel])
-                            out[o] = Int16(truncatingIfNeeded: product.requantization.applyWide(accumulator, channel: channel))
-                            o += 1
-                        }
-                    }
+            forEachGroupedOutput { o, channel, inputBase, filterBase, taps in
+                var sum = 0.0
+                for tap in taps {
+                    let pixel = x + inputBase + tap.pixel, w = weights.baseAddress! + filterBase + tap.filter
+                    for c in 0..<groupC { sum += Double(pixel[c]) * w[c] }
                 }
+                let accumulator = Int64(sum) &+ (product.bias.isEmpty ? 0 : product.bias[channel])
+                out[o] = Int16(truncatingIfNeeded: product.requantization.applyWide(accumulator, channel: channel))
             }
         }
     }
