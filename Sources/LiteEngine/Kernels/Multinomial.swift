@@ -22,6 +22,9 @@ final class Multinomial: RandomKernel {
         seedGenerator()
     }
 
+    /// One row's cumulative weights.
+    override var scratchBytes: Int { saturatingProduct(node.inputs[0]?.shape.last ?? 0, 8) }
+
     override func run(_ context: RunContext) throws {
         let logits = node.inputs[0]!, output = node.outputs[0]
         let batch = logits.shape[0], classes = logits.shape[1], samples = output.shape[1]
@@ -29,8 +32,7 @@ final class Multinomial: RandomKernel {
         // TensorFlow skips 256 blocks per pair of values a run could take, for samples rounded up to fours.
         generator.skip(UInt64(batch) &* UInt64((samples + 3) / 4 * 4) &* 2 &* 256)
         var block = (UInt32(0), UInt32(0), UInt32(0), UInt32(0)), used = 4
-        let cumulative = UnsafeMutablePointer<Double>.allocate(capacity: max(classes, 1))
-        defer { cumulative.deallocate() }
+        let cumulative = context.scratch.assumingMemoryBound(to: Double.self)
         for row in 0..<batch {
             let values = logits.pointer(Float.self) + row * classes
             var largest = -Float.greatestFiniteMagnitude
