@@ -633,6 +633,9 @@ qcase("q_mean_hw_keepdims", [(2, 5, 6, 40)], lambda x: tf.reduce_mean(x, axis=[1
 qcase("q_uint8_mean_hw_keepdims", [(1, 7, 7, 24)], lambda x: tf.reduce_mean(x, axis=[1, 2], keepdims=True), io="uint8")
 qcase("q_average_pool", [(1, 8, 9, 5)], lambda x: tf.nn.avg_pool2d(x, 2, 2, "VALID"))
 qcase("q_max_pool", [(1, 9, 7, 6)], lambda x: tf.nn.max_pool2d(x, 3, 2, "SAME"))
+# Wide enough for the vector path (16 bytes of channels at a time, the last piece overlapping; 8 lanes for int16).
+qcase("q_max_pool_wide", [(1, 12, 11, 40)], lambda x: tf.nn.max_pool2d(x, 2, 2, "VALID"))
+qcase("q_average_pool_wide", [(1, 9, 9, 33)], lambda x: tf.nn.avg_pool2d(x, 3, 2, "SAME"))
 qcase("q_arg_max", [(3, 7)], lambda x: tf.argmax(x, axis=1) + 0)
 q_conv_w, q_conv_b = const(3, 3, 4, 8), const(8)
 qcase("q_conv_per_channel_relu6", [(1, 9, 9, 4)], lambda x: tf.nn.relu6(tf.nn.bias_add(tf.nn.conv2d(x, q_conv_w, 1, "SAME"), q_conv_b)))
@@ -723,6 +726,7 @@ q16case("q16_logistic", [(2, 5, 7)], tf.sigmoid, low=-6, high=6)
 q16case("q16_tanh", [(2, 5, 7)], tf.tanh, low=-3, high=3)
 q16case("q16_average_pool", [(1, 8, 9, 5)], lambda x: tf.nn.avg_pool2d(x, 2, 2, "VALID"))
 q16case("q16_max_pool", [(1, 9, 7, 6)], lambda x: tf.nn.max_pool2d(x, 3, 2, "SAME"))
+q16case("q16_max_pool_wide", [(1, 10, 9, 20)], lambda x: tf.nn.max_pool2d(x, 3, 1, "SAME"))
 q16case("q16_concatenation_scales", [(1, 4, 4, 3), (1, 4, 4, 5)], lambda x, y: tf.concat([x, 3.0 * y], axis=3))
 q16case("q16_pad", [(1, 3, 4, 2)], lambda x: tf.pad(x, [[0, 0], [1, 2], [2, 1], [0, 0]]))
 q16case("q16_transpose_reshape", [(2, 3, 4, 5)], lambda x: tf.reshape(tf.transpose(x, [0, 3, 1, 2]), [2, 5, 12]))
@@ -942,6 +946,25 @@ def built_uint8_resize_bilinear(in_shape, size, align_corners=False, half_pixel_
         o = g.fb.ResizeBilinearOptionsT()
         o.alignCorners, o.halfPixelCenters = align_corners, half_pixel_centers
         g.operator(g.fb.BuiltinOperator.RESIZE_BILINEAR, [x, size_tensor], [y], g.fb.BuiltinOptions.ResizeBilinearOptions, o)
+        return g.build([x], [y])
+    return build
+
+
+def built_uint8_pool(op, shape, filter_size, stride, padding, activation):
+    """uint8 MAX_POOL_2D / AVERAGE_POOL_2D with a fused activation (older uint8 models; the converter folds the
+    activation into the output's range instead)."""
+    def build():
+        g = GraphBuilder()
+        quantization = (0.04, 121)
+        geometry = [(n - filter_size) // stride + 1 if padding == "VALID" else -(-n // stride) for n in shape[1:3]]
+        x = g.tensor("x", shape, dtype=np.uint8, quantization=quantization)
+        y = g.tensor("y", [shape[0]] + geometry + [shape[3]], dtype=np.uint8, quantization=quantization)
+        o = g.fb.Pool2DOptionsT()
+        o.padding = getattr(g.fb.Padding, padding)
+        o.strideH = o.strideW = stride
+        o.filterHeight = o.filterWidth = filter_size
+        o.fusedActivationFunction = getattr(g.fb.ActivationFunctionType, activation)
+        g.operator(getattr(g.fb.BuiltinOperator, op), [x], [y], g.fb.BuiltinOptions.Pool2DOptions, o)
         return g.build([x], [y])
     return build
 
@@ -1638,6 +1661,12 @@ def convert(c):
 def ops_of(model_bytes):
     interp = litert.Interpreter(model_content=model_bytes)
     return sorted({op["op_name"] for op in interp._get_ops_details()})
+
+
+case("q_uint8_max_pool_relu6_built", [(1, 9, 10, 24)], built=True, inputs=[np.random.default_rng(31).integers(0, 256, size=(1, 9, 10, 24))])(
+    built_uint8_pool("MAX_POOL_2D", (1, 9, 10, 24), 3, 2, "SAME", "RELU6"))
+case("q_uint8_average_pool_relu_built", [(1, 8, 8, 20)], built=True, inputs=[np.random.default_rng(32).integers(0, 256, size=(1, 8, 8, 20))])(
+    built_uint8_pool("AVERAGE_POOL_2D", (1, 8, 8, 20), 2, 2, "VALID", "RELU"))
 
 
 def main():
