@@ -446,6 +446,25 @@ final class KernelConsistencyTests: XCTestCase {
         }
     }
 
+    /// Widths whose last panel of the packed product is narrower than 32 (24, 32 + 8, 32 + 16, 32 + 24, 64 + 8, ...), on one
+    /// row (the column-group path) and on several (the tiles), split over one and two threads.
+    func testPackedProductWithANarrowLastPanelMatchesReference() throws {
+        for (trial, units) in [24, 36, 40, 42, 47, 48, 56, 72, 80, 88, 1001].enumerated() {
+            for rows in [1, 3, 17] {
+                let depth = 5 + trial * 7
+                let x = random(rows * depth), w = random(units * depth), b = random(units)
+                let output = tensor(3, [1])
+                let kernel = try FullyConnected(node([tensor(0, [rows, depth], x), tensor(1, [units, depth], w), tensor(2, [units], b)], [output]))
+                kernel.activation = try activationRange(activations[trial % activations.count])
+                try run(kernel, threads: 1 + rows % 2)
+                XCTAssertEqual(kernel.packed != nil, PackedFilterGEMM.make(filter: w, n: units, k: depth, bias: b) != nil)
+                assertNear(output.toArray(of: Float.self),
+                           try FullyConnected.reference(input: x, rows: rows, weights: w, units: units, bias: b, activation: activations[trial % activations.count]),
+                           "fully connected \(rows)x\(depth) -> \(units)")
+            }
+        }
+    }
+
     /// Hybrid FULLY_CONNECTED (float input, int8 weights, inputs quantized per row) against TFLite's integer sums
     /// computed here, from one value a row to rows of three slices: the packed float product must give the exact sums.
     func testHybridFullyConnectedSumsAreExact() throws {

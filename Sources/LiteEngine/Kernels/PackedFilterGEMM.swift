@@ -32,8 +32,11 @@ final class PackedFilterGEMM: @unchecked Sendable {
     let n: Int, k: Int
     /// Output channels per panel: 32, or 16 or 8 for narrow layers.
     let panelWidth: Int
+    /// The last panel's width: in AVX-512 builds the narrowest of 8, 16, 24 and 32 that holds the columns left over, so
+    /// a layer of 24 (or 36, 42, 72) channels does not multiply 8 (or 28, 22, 24) columns of zero padding at every step.
+    let lastPanelWidth: Int
     private let panels: Int
-    /// Panel p at `packed + p · (k + 1) · panelWidth`: panelWidth biases, then k rows of panelWidth filter values;
+    /// Panel p at `packed + p · (k + 1) · panelWidth`: its width in biases, then k rows of that many filter values;
     /// 64-byte aligned.
     private let packed: UnsafeMutablePointer<Float>
 
@@ -47,23 +50,37 @@ final class PackedFilterGEMM: @unchecked Sendable {
         #endif
         self.panelWidth = panelWidth
         panels = (n + panelWidth - 1) / panelWidth
-        let count = panels * (k + 1) * panelWidth
+        let leftOver = n - (panels - 1) * panelWidth
+        #if LITE_AVX512_VNNI
+        lastPanelWidth = min((leftOver + 7) / 8 * 8, panelWidth)
+        #else
+        lastPanelWidth = panelWidth
+        #endif
+        let count = (panels - 1) * (k + 1) * panelWidth + (k + 1) * lastPanelWidth
         packed = allocateAligned(Float.self, count: count)
         packed.initialize(repeating: 0, count: count)
         for p in 0..<panels {
             let panel = packed + p * (k + 1) * panelWidth
-            let width = min(panelWidth, n - p * panelWidth)
+            let stride = p == panels - 1 ? lastPanelWidth : panelWidth
+            let width = min(stride, n - p * panelWidth)
             if let bias { panel.update(from: bias + p * panelWidth, count: width) }
-            // Row by row of the panel: each row's panelWidth values written in order, read from the panel's
-            // channels, whose next values stay in cache for the rows that follow.
+            // Row by row of the panel: each row's values written in order, read from the panel's channels, whose next
+            // values stay in cache for the rows that follow.
             let source = filter + p * panelWidth * k
-            var destination = panel + panelWidth
+            var destination = panel + stride
             for i in 0..<k {
                 for j in 0..<width { destination[j] = source[j &* k &+ i] }
-                destination += panelWidth
+                destination += stride
             }
         }
     }
+
+    /// Panel p's biases, followed by its k rows.
+    @inline(__always)
+    private func panelStart(_ p: Int) -> UnsafePointer<Float> { UnsafePointer(packed + p &* (k &+ 1) &* panelWidth) }
+
+    @inline(__always)
+    private func width(ofPanel p: Int) -> Int { p == panels &- 1 ? lastPanelWidth : panelWidth }
 
     deinit { deallocateAligned(packed) }
 
@@ -112,9 +129,18 @@ final class PackedFilterGEMM: @unchecked Sendable {
         #if LITE_AVX2 || LITE_AVX512_VNNI
         guard rows > 0 else { return }
         if rows == 1 {
-            let groups = (n + 63) / 64
-            parallelFor(groups, threads: threads, workPerItem: 64 * k) { groupRange in
-                for g in groupRange { oneRow(columnGroup: g, a: a, c: c, activation: activation) }
+            // Groups of 64 columns over the panels of full width; a narrower last panel is one item more.
+            let narrowLast = lastPanelWidth < panelWidth
+            let fullBlocks = narrowLast ? (panels - 1) * (panelWidth / 8) : (n + 7) / 8
+            let groups = (fullBlocks + 7) / 8
+            parallelFor(groups + (narrowLast ? 1 : 0), threads: threads, workPerItem: 64 * k) { groupRange in
+                for g in groupRange {
+                    if g == groups {
+                        lastPanelRow(a: a, c: c, activation: activation)
+                    } else {
+                        oneRow(columnGroup: g, blocks: fullBlocks, a: a, c: c, activation: activation)
+                    }
+                }
             }
             return
         }
@@ -146,8 +172,8 @@ final class PackedFilterGEMM: @unchecked Sendable {
     /// Blocks of 8 columns past n repeat the last real block and are not stored. AVX registers in AVX-512 builds
     /// too: the product streams the filter from memory once, and 8 chains keep up with it.
     @inline(__always)
-    private func oneRow(columnGroup g: Int, a: Rows, c: UnsafeMutablePointer<Float>, activation: (Float, Float)) {
-        let blocksPerPanel = panelWidth / 8, blocks = (n + 7) / 8
+    private func oneRow(columnGroup g: Int, blocks: Int, a: Rows, c: UnsafeMutablePointer<Float>, activation: (Float, Float)) {
+        let blocksPerPanel = panelWidth / 8
         let first = g &* 8, count = min(8, blocks &- first)
         func block(_ j: Int) -> UnsafePointer<Float> {
             let b = first &+ min(j, count &- 1)
@@ -176,6 +202,31 @@ final class PackedFilterGEMM: @unchecked Sendable {
             storeFirst(min(8, n &- column), of: _mm256_min_ps(high, _mm256_max_ps(low, v)), at: c + column)
         }
         store(0, c0); store(1, c1); store(2, c2); store(3, c3); store(4, c4); store(5, c5); store(6, c6); store(7, c7)
+    }
+
+    /// One row of A times a last panel narrower than the others (8, 16 or 24 columns: up to three AVX registers, a
+    /// narrower panel computing its last block again), each an in-order chain of multiply-adds over k like
+    /// ``oneRow(columnGroup:blocks:a:c:activation:)``'s.
+    @inline(__always)
+    private func lastPanelRow(a: Rows, c: UnsafeMutablePointer<Float>, activation: (Float, Float)) {
+        let p = panels &- 1, stride = lastPanelWidth, column0 = p &* panelWidth
+        let w = panelStart(p), second = min(8, stride &- 8), third = min(16, stride &- 8)
+        var c0 = _mm256_loadu_ps(w), c1 = _mm256_loadu_ps(w + second), c2 = _mm256_loadu_ps(w + third)
+        var o = stride
+        for s in 0..<a.segments {
+            let x = a.pointer(0, s)
+            for i in 0..<a.segmentLength {
+                let v = _mm256_set1_ps(x[i])
+                c0 = _mm256_fmadd_ps(v, _mm256_loadu_ps(w + o), c0)
+                c1 = _mm256_fmadd_ps(v, _mm256_loadu_ps(w + (o &+ second)), c1)
+                c2 = _mm256_fmadd_ps(v, _mm256_loadu_ps(w + (o &+ third)), c2)
+                o &+= stride
+            }
+        }
+        let low = _mm256_set1_ps(activation.0), high = _mm256_set1_ps(activation.1)
+        for (offset, v) in [(0, c0), (8, c1), (16, c2)] where offset < stride && offset < n &- column0 {
+            storeFirst(min(8, n &- column0 &- offset), of: _mm256_min_ps(high, _mm256_max_ps(low, v)), at: c + (column0 &+ offset))
+        }
     }
 
     /// Stores the first `count` (1...8) lanes of v at o. Without `vmaskmovps`, which AMD's cores run as many
@@ -296,9 +347,10 @@ final class PackedFilterGEMM: @unchecked Sendable {
     #if LITE_AVX512_VNNI
     @inline(__always)
     private func anyTile(_ t: Int, panel p: Int, a: Rows, rows: Int, c: UnsafeMutablePointer<Float>, ldc: Int, activation: (Float, Float)) {
-        switch panelWidth {
+        switch width(ofPanel: p) {
         case 8: tile8(t, panel: p, a: a, rows: rows, c: c, ldc: ldc, activation: activation)
         case 16: tile16(t, panel: p, a: a, rows: rows, c: c, ldc: ldc, activation: activation)
+        case 24: tile24(t, panel: p, a: a, rows: rows, c: c, ldc: ldc, activation: activation)
         default: tile(t, panel: p, a: a, rows: rows, c: c, ldc: ldc, activation: activation)
         }
     }
@@ -310,7 +362,7 @@ final class PackedFilterGEMM: @unchecked Sendable {
         let first = t * Self.tileRows, valid = min(Self.tileRows, rows - first)
         let r0 = first, r1 = first + min(1, valid - 1), r2 = first + min(2, valid - 1), r3 = first + min(3, valid - 1)
         let r4 = first + min(4, valid - 1), r5 = first + min(5, valid - 1), r6 = first + min(6, valid - 1), r7 = first + min(7, valid - 1)
-        var w = UnsafePointer(packed + p * (k + 1) * 32)
+        var w = panelStart(p)
         let b0 = _mm512_loadu_ps(w), b1 = _mm512_loadu_ps(w + 16)
         var c00 = b0, c01 = b1, c10 = b0, c11 = b1, c20 = b0, c21 = b1, c30 = b0, c31 = b1
         var c40 = b0, c41 = b1, c50 = b0, c51 = b1, c60 = b0, c61 = b1, c70 = b0, c71 = b1
@@ -342,15 +394,67 @@ final class PackedFilterGEMM: @unchecked Sendable {
         // max(low, v) then min(high, v): with a NaN in v the instructions return v, so NaN passes through as in
         // the reference's `v < low ? low : v`.
         let low = _mm512_set1_ps(activation.0), high = _mm512_set1_ps(activation.1)
-        let columns = min(32, n - p * 32)
+        let column0 = p * panelWidth, columns = min(32, n - column0)
         let mask0 = __mmask16(truncatingIfNeeded: columns >= 16 ? 0xFFFF : (1 << columns) - 1)
         let mask1 = __mmask16(truncatingIfNeeded: columns >= 32 ? 0xFFFF : columns > 16 ? (1 << (columns - 16)) - 1 : 0)
-        let out = c + first * ldc + p * 32
+        let out = c + first * ldc + column0
         func store(_ r: Int, _ v0: __m512, _ v1: __m512) {
             guard r < valid else { return }
             let o = out + r * ldc
             _mm512_mask_storeu_ps(o, mask0, _mm512_min_ps(high, _mm512_max_ps(low, v0)))
             _mm512_mask_storeu_ps(o + 16, mask1, _mm512_min_ps(high, _mm512_max_ps(low, v1)))
+        }
+        store(0, c00, c01); store(1, c10, c11); store(2, c20, c21); store(3, c30, c31)
+        store(4, c40, c41); store(5, c50, c51); store(6, c60, c61); store(7, c70, c71)
+    }
+
+    /// One 8x24 tile of C (a last panel of 24): an AVX-512 and an AVX register a row, three quarters of the
+    /// multiply-adds of an 8x32 tile on a layer of 24 channels.
+    @inline(__always)
+    private func tile24(_ t: Int, panel p: Int, a: Rows, rows: Int, c: UnsafeMutablePointer<Float>, ldc: Int, activation: (Float, Float)) {
+        let first = t * Self.tileRows, valid = min(Self.tileRows, rows - first)
+        let r0 = first, r1 = first + min(1, valid - 1), r2 = first + min(2, valid - 1), r3 = first + min(3, valid - 1)
+        let r4 = first + min(4, valid - 1), r5 = first + min(5, valid - 1), r6 = first + min(6, valid - 1), r7 = first + min(7, valid - 1)
+        var w = panelStart(p)
+        let b0 = _mm512_loadu_ps(w), b1 = _mm256_loadu_ps(w + 16)
+        var c00 = b0, c01 = b1, c10 = b0, c11 = b1, c20 = b0, c21 = b1, c30 = b0, c31 = b1
+        var c40 = b0, c41 = b1, c50 = b0, c51 = b1, c60 = b0, c61 = b1, c70 = b0, c71 = b1
+        w += 24
+        for s in 0..<a.segments {
+            let a0 = a.pointer(r0, s), a1 = a.pointer(r1, s), a2 = a.pointer(r2, s), a3 = a.pointer(r3, s)
+            let a4 = a.pointer(r4, s), a5 = a.pointer(r5, s), a6 = a.pointer(r6, s), a7 = a.pointer(r7, s)
+            for i in 0..<a.segmentLength {
+                let w0 = _mm512_loadu_ps(w), w1 = _mm256_loadu_ps(w + 16)
+                w += 24
+                var x = _mm512_set1_ps(a0[i])
+                c00 = _mm512_fmadd_ps(x, w0, c00); c01 = _mm256_fmadd_ps(_mm512_castps512_ps256(x), w1, c01)
+                x = _mm512_set1_ps(a1[i])
+                c10 = _mm512_fmadd_ps(x, w0, c10); c11 = _mm256_fmadd_ps(_mm512_castps512_ps256(x), w1, c11)
+                x = _mm512_set1_ps(a2[i])
+                c20 = _mm512_fmadd_ps(x, w0, c20); c21 = _mm256_fmadd_ps(_mm512_castps512_ps256(x), w1, c21)
+                x = _mm512_set1_ps(a3[i])
+                c30 = _mm512_fmadd_ps(x, w0, c30); c31 = _mm256_fmadd_ps(_mm512_castps512_ps256(x), w1, c31)
+                x = _mm512_set1_ps(a4[i])
+                c40 = _mm512_fmadd_ps(x, w0, c40); c41 = _mm256_fmadd_ps(_mm512_castps512_ps256(x), w1, c41)
+                x = _mm512_set1_ps(a5[i])
+                c50 = _mm512_fmadd_ps(x, w0, c50); c51 = _mm256_fmadd_ps(_mm512_castps512_ps256(x), w1, c51)
+                x = _mm512_set1_ps(a6[i])
+                c60 = _mm512_fmadd_ps(x, w0, c60); c61 = _mm256_fmadd_ps(_mm512_castps512_ps256(x), w1, c61)
+                x = _mm512_set1_ps(a7[i])
+                c70 = _mm512_fmadd_ps(x, w0, c70); c71 = _mm256_fmadd_ps(_mm512_castps512_ps256(x), w1, c71)
+            }
+        }
+        let low = _mm512_set1_ps(activation.0), high = _mm512_set1_ps(activation.1)
+        let low8 = _mm256_set1_ps(activation.0), high8 = _mm256_set1_ps(activation.1)
+        let column0 = p * panelWidth, columns = min(24, n - column0)
+        let mask0 = __mmask16(truncatingIfNeeded: columns >= 16 ? 0xFFFF : (1 << columns) - 1)
+        let mask1 = __mmask8(truncatingIfNeeded: columns >= 24 ? 0xFF : columns > 16 ? (1 << (columns - 16)) - 1 : 0)
+        let out = c + first * ldc + column0
+        func store(_ r: Int, _ v0: __m512, _ v1: __m256) {
+            guard r < valid else { return }
+            let o = out + r * ldc
+            _mm512_mask_storeu_ps(o, mask0, _mm512_min_ps(high, _mm512_max_ps(low, v0)))
+            _mm256_mask_storeu_ps(o + 16, mask1, _mm256_min_ps(high8, _mm256_max_ps(low8, v1)))
         }
         store(0, c00, c01); store(1, c10, c11); store(2, c20, c21); store(3, c30, c31)
         store(4, c40, c41); store(5, c50, c51); store(6, c60, c61); store(7, c70, c71)
@@ -362,7 +466,7 @@ final class PackedFilterGEMM: @unchecked Sendable {
         let first = t * Self.tileRows, valid = min(Self.tileRows, rows - first)
         let r0 = first, r1 = first + min(1, valid - 1), r2 = first + min(2, valid - 1), r3 = first + min(3, valid - 1)
         let r4 = first + min(4, valid - 1), r5 = first + min(5, valid - 1), r6 = first + min(6, valid - 1), r7 = first + min(7, valid - 1)
-        var w = UnsafePointer(packed + p * (k + 1) * 16)
+        var w = panelStart(p)
         let b = _mm512_loadu_ps(w)
         var c0 = b, c1 = b, c2 = b, c3 = b, c4 = b, c5 = b, c6 = b, c7 = b
         w += 16
@@ -383,9 +487,9 @@ final class PackedFilterGEMM: @unchecked Sendable {
             }
         }
         let low = _mm512_set1_ps(activation.0), high = _mm512_set1_ps(activation.1)
-        let columns = min(16, n - p * 16)
+        let column0 = p * panelWidth, columns = min(16, n - column0)
         let mask = __mmask16(truncatingIfNeeded: columns >= 16 ? 0xFFFF : (1 << columns) - 1)
-        let out = c + first * ldc + p * 16
+        let out = c + first * ldc + column0
         func store(_ r: Int, _ v: __m512) {
             guard r < valid else { return }
             _mm512_mask_storeu_ps(out + r * ldc, mask, _mm512_min_ps(high, _mm512_max_ps(low, v)))
@@ -400,7 +504,7 @@ final class PackedFilterGEMM: @unchecked Sendable {
         let first = t * Self.tileRows, valid = min(Self.tileRows, rows - first)
         let r0 = first, r1 = first + min(1, valid - 1), r2 = first + min(2, valid - 1), r3 = first + min(3, valid - 1)
         let r4 = first + min(4, valid - 1), r5 = first + min(5, valid - 1), r6 = first + min(6, valid - 1), r7 = first + min(7, valid - 1)
-        var w = UnsafePointer(packed + p * (k + 1) * 8)
+        var w = panelStart(p)
         let b = _mm256_loadu_ps(w)
         var c0 = b, c1 = b, c2 = b, c3 = b, c4 = b, c5 = b, c6 = b, c7 = b
         w += 8
@@ -421,9 +525,9 @@ final class PackedFilterGEMM: @unchecked Sendable {
             }
         }
         let low = _mm256_set1_ps(activation.0), high = _mm256_set1_ps(activation.1)
-        let columns = min(8, n - p * 8)
+        let column0 = p * panelWidth, columns = min(8, n - column0)
         let mask = __mmask8(truncatingIfNeeded: columns >= 8 ? 0xFF : (1 << columns) - 1)
-        let out = c + first * ldc + p * 8
+        let out = c + first * ldc + column0
         func store(_ r: Int, _ v: __m256) {
             guard r < valid else { return }
             _mm256_mask_storeu_ps(out + r * ldc, mask, _mm256_min_ps(high, _mm256_max_ps(low, v)))
