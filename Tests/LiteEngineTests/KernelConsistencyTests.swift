@@ -447,10 +447,11 @@ final class KernelConsistencyTests: XCTestCase {
     }
 
     /// Widths whose last panel of the packed product is narrower than 32 (24, 32 + 8, 32 + 16, 32 + 24, 64 + 8, ...), on one
-    /// row (the column-group path) and on several (the tiles), split over one and two threads.
+    /// row (the column-group path), on several (the tiles; 10, 17 and 49 end in one or two single rows), split over one
+    /// and two threads.
     func testPackedProductWithANarrowLastPanelMatchesReference() throws {
         for (trial, units) in [24, 36, 40, 42, 47, 48, 56, 72, 80, 88, 1001].enumerated() {
-            for rows in [1, 3, 17] {
+            for rows in [1, 2, 3, 10, 17, 49] {
                 let depth = 5 + trial * 7
                 let x = random(rows * depth), w = random(units * depth), b = random(units)
                 let output = tensor(3, [1])

@@ -107,6 +107,14 @@ final class PackedFilterGEMM: @unchecked Sendable {
             if let indirection { return indirection[row &* segments &+ segment] }
             return a + row &* lda
         }
+
+        /// The same rows from `row` on.
+        func starting(at row: Int) -> Rows {
+            if let indirection {
+                return Rows(a: a, lda: lda, indirection: indirection + row * segments, segments: segments, segmentLength: segmentLength)
+            }
+            return Rows(a: a + row * lda, lda: lda, indirection: nil, segments: segments, segmentLength: segmentLength)
+        }
     }
 
     /// `c[r, 0..<n] = clamp(a[r, 0..<k] · Fᵀ + bias, low, high)` for `r` in `0..<rows`.
@@ -128,22 +136,37 @@ final class PackedFilterGEMM: @unchecked Sendable {
     private func run(_ a: Rows, count rows: Int, c: UnsafeMutablePointer<Float>, ldc: Int, activation: (Float, Float), threads: Int) {
         #if LITE_AVX2 || LITE_AVX512_VNNI
         guard rows > 0 else { return }
-        if rows == 1 {
-            // Groups of 64 columns over the panels of full width; a narrower last panel is one item more.
-            let narrowLast = lastPanelWidth < panelWidth
-            let fullBlocks = narrowLast ? (panels - 1) * (panelWidth / 8) : (n + 7) / 8
-            let groups = (fullBlocks + 7) / 8
-            parallelFor(groups + (narrowLast ? 1 : 0), threads: threads, workPerItem: 64 * k) { groupRange in
-                for g in groupRange {
-                    if g == groups {
-                        lastPanelRow(a: a, c: c, activation: activation)
-                    } else {
-                        oneRow(columnGroup: g, blocks: fullBlocks, a: a, c: c, activation: activation)
-                    }
+        // One or two rows past the last whole tile run as single rows (each streams the filter once, at about half a
+        // tile's rate), not as a tile that computes all of its rows for them: a 7x7 layer's 49 rows are six tiles of
+        // eight and one row, not seven tiles of which the last computes the same row eight times.
+        let leftOver = rows % Self.tileRows
+        let singleRows = rows == 1 ? 1 : leftOver <= 2 ? leftOver : 0
+        let tiledRows = rows - singleRows
+        if tiledRows > 0 { runTiles(a, count: tiledRows, c: c, ldc: ldc, activation: activation, threads: threads) }
+        for r in tiledRows..<rows { runSingleRow(a.starting(at: r), c: c + r * ldc, activation: activation, threads: threads) }
+        #endif
+    }
+
+    #if LITE_AVX2 || LITE_AVX512_VNNI
+    /// One row of A times all of F.
+    private func runSingleRow(_ a: Rows, c: UnsafeMutablePointer<Float>, activation: (Float, Float), threads: Int) {
+        // Groups of 64 columns over the panels of full width; a narrower last panel is one item more.
+        let narrowLast = lastPanelWidth < panelWidth
+        let fullBlocks = narrowLast ? (panels - 1) * (panelWidth / 8) : (n + 7) / 8
+        let groups = (fullBlocks + 7) / 8
+        parallelFor(groups + (narrowLast ? 1 : 0), threads: threads, workPerItem: 64 * k) { groupRange in
+            for g in groupRange {
+                if g == groups {
+                    lastPanelRow(a: a, c: c, activation: activation)
+                } else {
+                    oneRow(columnGroup: g, blocks: fullBlocks, a: a, c: c, activation: activation)
                 }
             }
-            return
         }
+    }
+
+    /// `rows` rows of A in tiles of ``tileRows`` (the last tile may be partial).
+    private func runTiles(_ a: Rows, count rows: Int, c: UnsafeMutablePointer<Float>, ldc: Int, activation: (Float, Float), threads: Int) {
         let tiles = (rows + Self.tileRows - 1) / Self.tileRows
         let panelWork = Self.tileRows * panelWidth * k
         if n > rows {
@@ -162,10 +185,8 @@ final class PackedFilterGEMM: @unchecked Sendable {
                 }
             }
         }
-        #endif
     }
 
-    #if LITE_AVX2 || LITE_AVX512_VNNI
     /// One row of A (a classifier's last layer on its one pixel) times 64 columns of F: columns 64g ..< 64g + 64 in
     /// eight AVX registers, each an in-order chain of multiply-adds over k. A 6-row tile would compute the row six
     /// times over, and a single panel's two chains would wait on the multiply-add latency at every step of k.
