@@ -291,8 +291,12 @@ final class QuantizedGEMM {
     /// layers, one or two channel blocks wide, spent most of their time setting that up for every four rows).
     func run(rows: UnsafePointer<Int8>, rowCount: Int, rowStride: Int, output: UnsafeMutableRawPointer, threads: Int) {
         #if LITE_AVX512_VNNI
-        let blocks = (rowCount + Self.rowsPerBlock - 1) / Self.rowsPerBlock
-        parallelFor(blocks, threads: threads, minimumChunk: 2, workPerItem: Self.rowsPerBlock * paddedChannels * depth) { range in
+        // Blocks of 8 rows when there are few rows to share between threads: in blocks of 16, a 7x7 layer's 49 rows
+        // went 32 to one thread and 17 to the other.
+        let blockRows = threads > 1 && rowCount < 256 ? 8 : Self.rowsPerBlock
+        let blocks = (rowCount + blockRows - 1) / blockRows
+        parallelFor(blocks, threads: threads, minimumChunk: blockRows == Self.rowsPerBlock ? 2 : 1,
+                    workPerItem: blockRows * paddedChannels * depth) { range in
             let accumulators = allocateAligned(Int32.self, count: Self.rowsPerBlock * paddedChannels)
             let rowSums = allocateAligned(Int32.self, count: Self.rowsPerBlock)
             defer {
@@ -300,8 +304,8 @@ final class QuantizedGEMM {
                 deallocateAligned(rowSums)
             }
             for block in range {
-                let first = block * Self.rowsPerBlock
-                let count = min(Self.rowsPerBlock, rowCount - first)
+                let first = block * blockRows
+                let count = min(blockRows, rowCount - first)
                 let blockRows = rows + first * rowStride
                 if activationsUnsigned {
                     multiplyBlock(UnsignedActivations.self, blockRows, count: count, rowStride: rowStride, into: accumulators)
