@@ -12,7 +12,14 @@ import _Builtin_intrinsics.intel
 ///
 /// Layers with at most 16 output channels use panels of 16 (one AVX-512 register a row), and with at most 8
 /// panels of 8 (one AVX register a row): a first layer with 8 output channels (MobileNetV1 0.25) computed three
-/// quarters of a 32-wide tile on zero padding, and took a third of the model's time.
+/// quarters of a 32-wide tile on zero padding, and took a third of the model's time. For the same reason the last
+/// panel of a wider layer is only as wide as it needs to be, 8, 16, 24 or 32 (an 8x24 tile is an AVX-512 and an
+/// AVX register a row).
+///
+/// Rows go in tiles of 8; one or two rows left after the last whole tile take the one-row path (see below) rather
+/// than a tile that would compute its first row eight times. With more than one thread the tiles are shared out;
+/// on one thread a layer whose filter is larger than its input runs panel by panel instead, each panel through
+/// every tile, so the filter is read once.
 ///
 /// Builds with AVX2 but not AVX-512 use panels of 16 and a 6x16 tile in 12 AVX registers (XNNPACK's AVX2 shape),
 /// or for layers of at most 8 output channels panels of 8 and a 6x8 tile (also for a last panel with at most 8 real
