@@ -29,12 +29,18 @@ public final class Interpreter: @unchecked Sendable {
         /// over memory less, but that node's own output tensor then holds clamped values, and the LOGISTIC's output is
         /// never written. Off to compare every intermediate tensor with another runtime.
         public var fusesActivations: Bool
+        /// Most steps a WHILE loop may take in one run; a loop whose condition is still true then fails the run with
+        /// an error, so a corrupt or hostile model cannot keep the caller busy for long (16,777,216 steps of a small
+        /// body take about a minute). ``Interpreter/cancel()`` bounds a run's time instead.
+        public var maximumLoopIterations: Int
 
-        public init(threads: Int = 1, numerics: Numerics = .fast, memoryLimit: Int = 4 << 30, fusesActivations: Bool = true) {
+        public init(threads: Int = 1, numerics: Numerics = .fast, memoryLimit: Int = 4 << 30, fusesActivations: Bool = true,
+                    maximumLoopIterations: Int = 1 << 24) {
             self.threads = max(1, threads)
             self.numerics = numerics
             self.memoryLimit = memoryLimit
             self.fusesActivations = fusesActivations
+            self.maximumLoopIterations = max(0, maximumLoopIterations)
         }
     }
 

@@ -7,12 +7,9 @@ import XCTest
 /// error. (A crash would end the test process, failing the run.) The full run is
 /// `swift run -c release model-fuzz --cases 100000`.
 final class FuzzTests: XCTestCase {
-    /// Runs `count` mutated cases of `models` (WHILE loops ended at `maximumIterations`, so that a loop whose bound was
-    /// made huge ends in an error quickly): some must load, none may take 5 s.
-    func fuzz(_ models: [String], seed: UInt64, count: Int, maximumIterations: Int = While.maximumIterations) throws -> ModelFuzzer.Outcome {
-        let saved = While.maximumIterations
-        While.maximumIterations = maximumIterations
-        defer { While.maximumIterations = saved }
+    /// Runs `count` mutated cases of `models` (WHILE loops ended at the fuzzer's 10,000 steps, so that a loop whose bound
+    /// was made huge ends in an error quickly): some must load, none may take 5 s.
+    func fuzz(_ models: [String], seed: UInt64, count: Int) throws -> ModelFuzzer.Outcome {
         var fuzzer = ModelFuzzer(seed: seed, runBelowBytes: 300_000)
         let outcome = try fuzzer.run(models: models, count: count)
         XCTAssertGreaterThan(outcome.loaded, 0)
@@ -33,12 +30,9 @@ final class FuzzTests: XCTestCase {
         print("fuzz: \(outcome)")
     }
 
-    /// The WHILE and IF goldens: subgraph indices, loop variables and loop bounds mutated. The iteration limit is lowered
-    /// so that a loop whose bound was made huge ends in an error quickly.
+    /// The WHILE and IF goldens: subgraph indices, loop variables and loop bounds mutated. The fuzzer's iteration limit
+    /// (10,000) ends a loop whose bound was made huge in an error quickly.
     func testMutatedControlFlowModelsNeverCrash() throws {
-        let saved = While.maximumIterations
-        While.maximumIterations = 10_000
-        defer { While.maximumIterations = saved }
         let models = ["while_counted", "while_data_dependent", "while_keras3_lstm", "while_keras3_lstm_sequences", "if_then_branch"].map {
             TestPaths.goldens.appendingPathComponent("ops/\($0)/model.tflite").path
         }
@@ -80,8 +74,7 @@ final class FuzzTests: XCTestCase {
                      "q16_conv_grouped_two_groups_stride2_relu", "q_reduce_prod_axes_0_2_keep", "special_convolutions_and_pools"]
         let models = names.map { TestPaths.goldens.appendingPathComponent("ops/\($0)/model.tflite").path }
         let environment = ProcessInfo.processInfo.environment
-        _ = try fuzz(models, seed: UInt64(environment["FUZZ_SEED"] ?? "2029") ?? 2029, count: Int(environment["FUZZ_CASES"] ?? "5000") ?? 5000,
-                     maximumIterations: 10_000)
+        _ = try fuzz(models, seed: UInt64(environment["FUZZ_SEED"] ?? "2029") ?? 2029, count: Int(environment["FUZZ_CASES"] ?? "5000") ?? 5000)
     }
 
     /// Every op golden (about 420 single-op models, quantized and float, control flow, value-dependent shapes),
@@ -90,7 +83,7 @@ final class FuzzTests: XCTestCase {
     func testMutatedOpGoldensNeverCrash() throws {
         let models = ModelFuzzer.models(under: TestPaths.goldens.appendingPathComponent("ops").path)
         XCTAssertGreaterThan(models.count, 400)
-        _ = try fuzz(models, seed: 2030, count: 30_000, maximumIterations: 10_000)
+        _ = try fuzz(models, seed: 2030, count: 30_000)
     }
 }
 

@@ -26,18 +26,22 @@ public struct ModelFuzzer {
 
     var generator: SplitMix64
     let runBelowBytes: Int
+    let maximumLoopIterations: Int
 
     /// - Parameters:
     ///   - seed: the random seed; the same seed and models give the same cases.
     ///   - runBelowBytes: mutants of models smaller than this are also invoked when they load.
+    ///   - maximumLoopIterations: the interpreters' WHILE limit (a mutated loop bound would otherwise run up to the
+    ///     default 16,777,216 steps, about a minute, before its error).
     /// (case index, path): that case's mutant is written to the file before it is loaded.
     public var saveCase: (Int, String)?
     /// The index of the case being run.
     private var caseIndex = 0
 
-    public init(seed: UInt64, runBelowBytes: Int = 1 << 20) {
+    public init(seed: UInt64, runBelowBytes: Int = 1 << 20, maximumLoopIterations: Int = 10_000) {
         generator = SplitMix64(seed: seed)
         self.runBelowBytes = runBelowBytes
+        self.maximumLoopIterations = maximumLoopIterations
     }
 
     /// Runs `count` cases spread over `models` (paths), calling `progress` every 1000 cases.
@@ -126,7 +130,7 @@ public struct ModelFuzzer {
         if let (index, file) = saveCase, index == caseIndex { FileManager.default.createFile(atPath: file, contents: Data(view)) }
         do {
             let model = try TFLiteModel(storage: ModelBytes(unsafeBorrowing: view))
-            let interpreter = try Interpreter(model: model, options: .init(memoryLimit: 256 << 20))
+            let interpreter = try Interpreter(model: model, options: .init(memoryLimit: 256 << 20, maximumLoopIterations: maximumLoopIterations))
             outcome.loaded += 1
             if size < runBelowBytes, let limit = runBelowArena, interpreter.arenaBytes <= limit {
                 try interpreter.invoke()

@@ -11,11 +11,9 @@ import LiteFormat
 /// one iteration to the next (dynamic tensors), which is refused here. Inside a subgraph, shapes may depend on the
 /// loop variables' values (a Keras LSTM that returns its sequences writes step i by slicing its buffer at i): a
 /// subgraph whose plan cannot be built from shapes alone is planned again before every run from the values it is
-/// given (``Interpreter/planWithInputValues()``). A loop whose condition stays true for ``maximumIterations``
-/// iterations is an error, so a hostile model cannot hang a caller.
+/// given (``Interpreter/planWithInputValues()``). A loop whose condition stays true for the interpreter's
+/// ``Interpreter/Options/maximumLoopIterations`` iterations is an error, so a hostile model cannot hang a caller.
 final class While: Kernel {
-    /// Tests lower it to see the limit work.
-    nonisolated(unsafe) static var maximumIterations = 1 << 24
     let condition: Interpreter
     let body: Interpreter
     /// Whether each subgraph is planned from its inputs' values before every run.
@@ -101,7 +99,7 @@ final class While: Kernel {
 
     override func run(_ context: RunContext) throws {
         // Locals, not the class's properties: each property read in the loop would be a runtime exclusivity check.
-        let (condition, body, limit) = (condition, body, Self.maximumIterations)
+        let (condition, body, limit) = (condition, body, node.interpreterOptions.maximumLoopIterations)
         let (replansCondition, replansBody) = (replansCondition, replansBody)
         let variables = node.outputs
         let (bodyInputs, bodyOutputs, conditionInputs, carried, staged) = (bodyInputs, bodyOutputs, conditionInputs, carried, staged)
