@@ -276,11 +276,15 @@ final class QuantizedGEMMAVX2 {
             }
             return
         }
-        parallelFor(blocks, threads: threads, minimumChunk: 2, workPerItem: Self.rowsPerBlock * paddedChannels * depth) { range in
+        // Blocks of 8 rows when there are few rows to share between threads (as QuantizedGEMM's): in blocks of 16, a 7x7
+        // layer's 49 rows went 32 to one thread and 17 to the other.
+        let blockRows = threads > 1 && rowCount < 256 ? 8 : Self.rowsPerBlock
+        parallelFor((rowCount + blockRows - 1) / blockRows, threads: threads, minimumChunk: blockRows == Self.rowsPerBlock ? 2 : 1,
+                    workPerItem: blockRows * paddedChannels * depth) { range in
             withBuffers { widened, accumulators in
                 for block in range {
-                    let first = block * Self.rowsPerBlock
-                    multiply(first..<min(first + Self.rowsPerBlock, rowCount), channelBlocks: 0..<channelBlocks, widened: widened,
+                    let first = block * blockRows
+                    multiply(first..<min(first + blockRows, rowCount), channelBlocks: 0..<channelBlocks, widened: widened,
                              accumulators: accumulators)
                 }
             }
