@@ -128,28 +128,23 @@ func loadQuantized(_ pointer: UnsafeRawPointer, _ i: Int, signed: Bool) -> Int32
     signed ? Int32(pointer.load(fromByteOffset: i, as: Int8.self)) : Int32(pointer.load(fromByteOffset: i, as: UInt8.self))
 }
 
-/// `sums[d] += pixel[d]` (or `max`, with `maximum`) over `pixels` consecutive pixels of `depth` uint8 or int8
-/// channels: one contiguous pass that vectorizes, for pooling and means over H and W.
+/// `sums[d] += pixel[d]` over `pixels` consecutive pixels of `depth` uint8 or int8 channels: one contiguous pass that
+/// vectorizes, for average pooling and means over H and W.
 @inline(__always)
-func accumulatePixels(_ source: UnsafeRawPointer, pixels: Int, depth: Int, signed: Bool, maximum: Bool = false, into sums: UnsafeMutablePointer<Int32>) {
+func accumulatePixels(_ source: UnsafeRawPointer, pixels: Int, depth: Int, signed: Bool, into sums: UnsafeMutablePointer<Int32>) {
     if signed {
-        accumulatePixels(source.assumingMemoryBound(to: Int8.self), pixels: pixels, depth: depth, maximum: maximum, into: sums)
+        accumulatePixels(source.assumingMemoryBound(to: Int8.self), pixels: pixels, depth: depth, into: sums)
     } else {
-        accumulatePixels(source.assumingMemoryBound(to: UInt8.self), pixels: pixels, depth: depth, maximum: maximum, into: sums)
+        accumulatePixels(source.assumingMemoryBound(to: UInt8.self), pixels: pixels, depth: depth, into: sums)
     }
 }
 
 /// The same over typed elements (int16 too).
 @inline(__always)
-func accumulatePixels<Element: BinaryInteger>(_ source: UnsafePointer<Element>, pixels: Int, depth: Int, maximum: Bool = false,
-                                              into sums: UnsafeMutablePointer<Int32>) {
+func accumulatePixels<Element: BinaryInteger>(_ source: UnsafePointer<Element>, pixels: Int, depth: Int, into sums: UnsafeMutablePointer<Int32>) {
     for i in 0..<pixels {
         let pixel = source + i * depth
-        if maximum {
-            for d in 0..<depth { sums[d] = max(sums[d], Int32(truncatingIfNeeded: pixel[d])) }
-        } else {
-            for d in 0..<depth { sums[d] &+= Int32(truncatingIfNeeded: pixel[d]) }
-        }
+        for d in 0..<depth { sums[d] &+= Int32(truncatingIfNeeded: pixel[d]) }
     }
 }
 
