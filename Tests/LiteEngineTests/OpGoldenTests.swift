@@ -223,7 +223,7 @@ final class OpGoldenTests: XCTestCase {
     /// the type's extremes for integer ones; the same shapes): each node must finish or throw a typed error, never
     /// trap. Outputs are not checked (LiteRT's own differ between its kernels on such values).
     func testEveryOpSurvivesSpecialInputValues() throws {
-        let floats: [Float] = [.nan, .infinity, -.infinity, 3e38, -3e38, 1e-45, -0.0, 1, -1, 65504, 1e10, -1e10]
+        let floats: [Float] = [.nan, .infinity, -.infinity, 3e38, -3e38, .leastNonzeroMagnitude, -0.0, 1, -1, 65504, 1e10, -1e10]
         var ran = 0, failed = 0
         for (name, entry) in try cases() {
             let folder = TestPaths.goldens.appendingPathComponent("ops/\(name)")

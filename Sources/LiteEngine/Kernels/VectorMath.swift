@@ -95,8 +95,8 @@ func applySigmoid(_ input: UnsafePointer<Float>, into output: UnsafeMutablePoint
     if i < count {
         var lanes = SIMD8<Float>(repeating: 0)
         for k in 0..<(count - i) { lanes[k] = input[i + k] }
-        let x = unsafeBitCast(lanes, to: __m256.self), f = sigmoid8(x)
-        let result = unsafeBitCast(multiplyingByInput ? _mm256_mul_ps(x, f) : f, to: SIMD8<Float>.self)
+        let x: __m256 = lanes, f = sigmoid8(x)
+        let result: SIMD8<Float> = multiplyingByInput ? _mm256_mul_ps(x, f) : f
         for k in 0..<(count - i) { output[i + k] = result[k] }
     }
     #else
@@ -177,8 +177,7 @@ extension SIMD where Scalar == Float {
 extension SIMD16: MultiplyAdd where Scalar == Float {
     @inline(__always) static func multiplyAdd(_ c: Self, _ a: Self, _ b: Self) -> Self {
         #if LITE_AVX512_VNNI
-        return unsafeBitCast(_mm512_fmadd_ps(unsafeBitCast(a, to: __m512.self), unsafeBitCast(b, to: __m512.self), unsafeBitCast(c, to: __m512.self)),
-                             to: Self.self)
+        return _mm512_fmadd_ps(a, b, c)
         #elseif LITE_AVX2
         return Self(lowHalf: .multiplyAdd(c.lowHalf, a.lowHalf, b.lowHalf), highHalf: .multiplyAdd(c.highHalf, a.highHalf, b.highHalf))
         #else
@@ -188,8 +187,7 @@ extension SIMD16: MultiplyAdd where Scalar == Float {
 
     @inline(__always) static func clamp(_ v: Self, _ low: Self, _ high: Self) -> Self {
         #if LITE_AVX512_VNNI
-        return unsafeBitCast(_mm512_min_ps(unsafeBitCast(high, to: __m512.self),
-                                           _mm512_max_ps(unsafeBitCast(low, to: __m512.self), unsafeBitCast(v, to: __m512.self))), to: Self.self)
+        return _mm512_min_ps(high, _mm512_max_ps(low, v))
         #elseif LITE_AVX2
         return Self(lowHalf: .clamp(v.lowHalf, low.lowHalf, high.lowHalf), highHalf: .clamp(v.highHalf, low.highHalf, high.highHalf))
         #else
@@ -201,8 +199,7 @@ extension SIMD16: MultiplyAdd where Scalar == Float {
 extension SIMD8: MultiplyAdd where Scalar == Float {
     @inline(__always) static func multiplyAdd(_ c: Self, _ a: Self, _ b: Self) -> Self {
         #if LITE_AVX2
-        return unsafeBitCast(_mm256_fmadd_ps(unsafeBitCast(a, to: __m256.self), unsafeBitCast(b, to: __m256.self), unsafeBitCast(c, to: __m256.self)),
-                             to: Self.self)
+        return _mm256_fmadd_ps(a, b, c)
         #else
         return c + a * b
         #endif
@@ -210,8 +207,7 @@ extension SIMD8: MultiplyAdd where Scalar == Float {
 
     @inline(__always) static func clamp(_ v: Self, _ low: Self, _ high: Self) -> Self {
         #if LITE_AVX2
-        return unsafeBitCast(_mm256_min_ps(unsafeBitCast(high, to: __m256.self),
-                                           _mm256_max_ps(unsafeBitCast(low, to: __m256.self), unsafeBitCast(v, to: __m256.self))), to: Self.self)
+        return _mm256_min_ps(high, _mm256_max_ps(low, v))
         #else
         return clampLanes(v, low, high)
         #endif
@@ -221,8 +217,7 @@ extension SIMD8: MultiplyAdd where Scalar == Float {
 extension SIMD4: MultiplyAdd where Scalar == Float {
     @inline(__always) static func multiplyAdd(_ c: Self, _ a: Self, _ b: Self) -> Self {
         #if LITE_AVX2
-        return unsafeBitCast(_mm_fmadd_ps(unsafeBitCast(a, to: __m128.self), unsafeBitCast(b, to: __m128.self), unsafeBitCast(c, to: __m128.self)),
-                             to: Self.self)
+        return _mm_fmadd_ps(a, b, c)
         #else
         return c + a * b
         #endif
@@ -230,8 +225,7 @@ extension SIMD4: MultiplyAdd where Scalar == Float {
 
     @inline(__always) static func clamp(_ v: Self, _ low: Self, _ high: Self) -> Self {
         #if LITE_AVX2
-        return unsafeBitCast(_mm_min_ps(unsafeBitCast(high, to: __m128.self),
-                                        _mm_max_ps(unsafeBitCast(low, to: __m128.self), unsafeBitCast(v, to: __m128.self))), to: Self.self)
+        return _mm_min_ps(high, _mm_max_ps(low, v))
         #else
         return clampLanes(v, low, high)
         #endif

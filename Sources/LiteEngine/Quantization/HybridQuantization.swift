@@ -264,8 +264,8 @@ enum HybridQuantization {
             highs = _mm256_max_ps(v, highs)
             i += 8
         }
-        low = unsafeBitCast(lows, to: SIMD8<Float>.self).min()
-        high = unsafeBitCast(highs, to: SIMD8<Float>.self).max()
+        low = lows.min()
+        high = highs.max()
         #endif
         while i < count {
             let v = values[i]
