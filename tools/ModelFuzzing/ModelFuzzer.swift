@@ -127,7 +127,7 @@ public struct ModelFuzzer {
         defer { for (offset, value) in undo.reversed() { buffer[offset] = value } }
 
         let view = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[0..<length])
-        if let (index, file) = saveCase, index == caseIndex { FileManager.default.createFile(atPath: file, contents: Data(view)) }
+        if let (index, file) = saveCase, index == caseIndex { _ = FileManager.default.createFile(atPath: file, contents: Data(view)) }
         do {
             let model = try TFLiteModel(storage: ModelBytes(unsafeBorrowing: view))
             let interpreter = try Interpreter(model: model, options: .init(memoryLimit: 256 << 20, maximumLoopIterations: maximumLoopIterations))

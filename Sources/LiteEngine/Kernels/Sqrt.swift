@@ -18,7 +18,8 @@ final class Sqrt: UnaryElementwise, FloatUnaryOperation {
         smallestValid = qi.zeroPoint
         lookupTable = QuantizedLookupTable(type: input.type) { x in
             let root = (qi.scale * Float(x - qi.zeroPoint)).squareRoot() / qo.scale
-            let steps = root.isFinite && root < 2_147_483_000 ? Int32(root.rounded(.towardZero)) : high
+            // Any root from 1e9 on clamps to `high` below, and Int32 holds every smaller one.
+            let steps = root.isFinite && root < 1e9 ? Int32(root.rounded(.towardZero)) : high
             return min(max(steps &+ qo.zeroPoint, low), high)
         }
         output.shape = input.shape

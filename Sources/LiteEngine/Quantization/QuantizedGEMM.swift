@@ -1011,7 +1011,7 @@ func storeBytes8(_ bytes: __m128i, count: Int, to destination: UnsafeMutableRawP
 /// uint8 or int8, widened sixteen at a time to int32 lanes. AVX2 and AVX-512 builds use the widening loads directly:
 /// the standard library's generic conversion is sometimes left as a call in large loops (measured: a third of the
 /// depthwise kernel's time).
-protocol QuantizedByte: FixedWidthInteger & SIMDScalar {
+protocol QuantizedByte: FixedWidthInteger & SIMDScalar & Codable {
     static func widen16(_ pointer: UnsafeRawPointer) -> SIMD16<Int32>
 }
 
