@@ -142,8 +142,16 @@ class Pool2D: Kernel {
                     for ox in 0..<outW {
                         let x0 = max(ox * options.strideW - padW, 0), columns = x0 ..< max(x0, min(ox * options.strideW - padW + options.filterW, inW))
                         let out = dst + ((b * outH + oy) * outW + ox) * channels
-                        // Channels in eights, the last eight overlapping the ones before (the same values again).
+                        // Channels in sixteens (AVX-512) or eights, the last piece overlapping the ones before (the same
+                        // values again).
                         var c = 0
+                        #if LITE_AVX512_VNNI
+                        while c < channels && channels >= 16 {
+                            c = min(c, channels - 16)
+                            Self.windowMaximum16(image, rows, columns, width: inW, channels: channels, from: c, out, low, high)
+                            c += 16
+                        }
+                        #endif
                         while c < channels && channels >= 8 {
                             c = min(c, channels - 8)
                             Self.windowMaximum8(image, rows, columns, width: inW, channels: channels, from: c, out, low, high)
@@ -236,6 +244,21 @@ extension Pool2D {
         if Element.self == UInt8.self { return _mm_min_epu8(a, b) }
         if Element.self == Int8.self { return _mm_min_epi8(a, b) }
         return _mm_min_epi16(a, b)
+    }
+    #endif
+
+    #if LITE_AVX512_VNNI
+    /// ``windowMaximum8(_:_:_:width:channels:from:_:_:_:)`` for 16 channels in one AVX-512 register.
+    @inline(__always)
+    static func windowMaximum16(_ image: UnsafePointer<Float>, _ rows: Range<Int>, _ columns: Range<Int>, width: Int,
+                                channels: Int, from channel: Int, _ out: UnsafeMutablePointer<Float>, _ low: Float, _ high: Float) {
+        var maximum = _mm512_set1_ps(-.greatestFiniteMagnitude)
+        for y in rows {
+            for x in columns {
+                maximum = _mm512_max_ps(_mm512_loadu_ps(image + ((y &* width &+ x) &* channels &+ channel)), maximum)
+            }
+        }
+        _mm512_storeu_ps(out + channel, _mm512_min_ps(_mm512_set1_ps(high), _mm512_max_ps(_mm512_set1_ps(low), maximum)))
     }
     #endif
 
