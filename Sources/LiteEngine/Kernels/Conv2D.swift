@@ -177,33 +177,20 @@ final class Conv2D: Kernel {
     private var int8DepthwiseTaps: [Int32]?
 
     private func runInt8Depthwise(_ requantization: ChannelRequantization, _ taps: [Int32], scratch: UnsafeMutableRawPointer) throws {
-        let input = node.inputs[0]!, filter = node.inputs[1]!, output = node.outputs[0]
-        let (batches, inH, inW, channels) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
-        let (kh, kw) = (filter.dim(1), filter.dim(2))
+        let input = node.inputs[0]!, output = node.outputs[0], channels = input.dim(3)
         let inputZero = try QuantizedTensorInfo(input).zeroPoint
         let x = input.pointer(Int8.self), out = output.pointer(Int8.self)
         let bias = optionalInput(2).map { UnsafePointer($0.pointer(Int32.self)) }
         let sums = scratch.assumingMemoryBound(to: Int32.self)
-        var o = 0
-        taps.withUnsafeBufferPointer { taps in
-            for n in 0..<batches {
-                for oy in 0..<geometryH.output {
-                    for ox in 0..<geometryW.output {
-                        if let bias { sums.update(from: bias, count: channels) } else { sums.update(repeating: 0, count: channels) }
-                        for ky in 0..<kh {
-                            let y = oy * options.strideH - geometryH.padBefore + ky * options.dilationH
-                            guard y >= 0, y < inH else { continue }
-                            for kx in 0..<kw {
-                                let px = ox * options.strideW - geometryW.padBefore + kx * options.dilationW
-                                guard px >= 0, px < inW else { continue }
-                                let pixel = x + ((n * inH + y) * inW + px) * channels, row = taps.baseAddress! + (ky * kw + kx) * channels
-                                for c in 0..<channels { sums[c] &+= (Int32(pixel[c]) &- inputZero) &* row[c] }
-                            }
-                        }
-                        for c in 0..<channels { out[o + c] = Int8(truncatingIfNeeded: requantization.apply(sums[c], channel: c)) }
-                        o += channels
-                    }
+        taps.withUnsafeBufferPointer { laidOut in
+            forEachOutputPixel(filterStride: channels) { pixel, receptiveField in
+                if let bias { sums.update(from: bias, count: channels) } else { sums.update(repeating: 0, count: channels) }
+                for tap in receptiveField {
+                    let values = x + tap.pixel, row = laidOut.baseAddress! + tap.filter
+                    for c in 0..<channels { sums[c] &+= (Int32(values[c]) &- inputZero) &* row[c] }
                 }
+                let o = pixel * channels
+                for c in 0..<channels { out[o + c] = Int8(truncatingIfNeeded: requantization.apply(sums[c], channel: c)) }
             }
         }
     }
@@ -226,16 +213,29 @@ final class Conv2D: Kernel {
 
     /// Every output of a grouped convolution in order, for the integer reference loops (int8, int16):
     /// `body(output index, channel, input offset of the channel's group, filter offset of the channel, taps)`, the taps
-    /// being the receptive field's positions inside the image (padding left out), each as the offset of its input
-    /// pixel and of its first filter value, in (ky, kx) order; they are found once per output pixel.
+    /// as ``forEachOutputPixel(filterStride:_:)`` gives them (the filter offsets within one channel's filter).
     @inline(__always)
     private func forEachGroupedOutput(_ body: (Int, Int, Int, Int, [(pixel: Int, filter: Int)]) -> Void) {
-        let input = node.inputs[0]!, filter = node.inputs[1]!
-        let (batches, inH, inW, inC) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
+        let filter = node.inputs[1]!
         let (outC, kh, kw, groupC) = (filter.dim(0), filter.dim(1), filter.dim(2), filter.dim(3))
         let groupOut = outC / groups
+        forEachOutputPixel(filterStride: groupC) { pixel, taps in
+            for channel in 0..<outC {
+                body(pixel * outC + channel, channel, channel / groupOut * groupC, channel * kh * kw * groupC, taps)
+            }
+        }
+    }
+
+    /// Every output pixel in order: `body(pixel index, taps)`, the taps being the receptive field's positions inside
+    /// the image (padding left out) in (ky, kx) order, each as the offset of its input pixel and `(ky·kw + kx)·
+    /// filterStride`; they are found once per output pixel.
+    @inline(__always)
+    private func forEachOutputPixel(filterStride: Int, _ body: (Int, [(pixel: Int, filter: Int)]) -> Void) {
+        let input = node.inputs[0]!, filter = node.inputs[1]!
+        let (batches, inH, inW, inC) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
+        let (kh, kw) = (filter.dim(1), filter.dim(2))
         var taps: [(pixel: Int, filter: Int)] = []
-        var o = 0
+        var pixel = 0
         for n in 0..<batches {
             for oy in 0..<geometryH.output {
                 for ox in 0..<geometryW.output {
@@ -246,13 +246,11 @@ final class Conv2D: Kernel {
                         for kx in 0..<kw {
                             let px = ox * options.strideW - geometryW.padBefore + kx * options.dilationW
                             guard px >= 0, px < inW else { continue }
-                            taps.append((((n * inH + y) * inW + px) * inC, (ky * kw + kx) * groupC))
+                            taps.append((((n * inH + y) * inW + px) * inC, (ky * kw + kx) * filterStride))
                         }
                     }
-                    for channel in 0..<outC {
-                        body(o, channel, channel / groupOut * groupC, channel * kh * kw * groupC, taps)
-                        o += 1
-                    }
+                    body(pixel, taps)
+                    pixel += 1
                 }
             }
         }
