@@ -31,6 +31,7 @@ struct InkCommand: ParsableCommand {
     @Option(help: "Decoding: weight of the language model.") var lmWeight: Double?
     @Option(help: "Decoding: bonus per character.") var characterBonus: Double?
     @Option(help: "Decoding: weight of the character network's opinion on a lone character (0: the LSTM alone).") var characterWeight: Double?
+    @Option(help: "Shapes: weight of the geometry network's opinion (0: the LSTM alone).") var shapeGeometryWeight: Double?
     @Flag(help: "Also read a leaning line upright and average the two readings (slower, a little more accurate).") var slantCorrection = false
 
     func validate() throws {
@@ -40,6 +41,9 @@ struct InkCommand: ParsableCommand {
             throw ValidationError("give an ink FILE, --batch FILE or --render FILE")
         }
         guard maxCandidates > 0 else { throw ValidationError("--max-candidates must be positive") }
+        for (name, weight) in [("--character-weight", characterWeight), ("--shape-geometry-weight", shapeGeometryWeight)] {
+            if let weight, !weight.isFinite { throw ValidationError("\(name) must be a finite number") }
+        }
     }
 
     func run() throws {
@@ -61,6 +65,7 @@ struct InkCommand: ParsableCommand {
         if let lmWeight { options.languageModelWeight = lmWeight }
         if let characterBonus { options.characterBonus = characterBonus }
         if let characterWeight { options.characterModelWeight = characterWeight }
+        if let shapeGeometryWeight { options.shapeGeometryWeight = shapeGeometryWeight }
         options.slantCorrection = slantCorrection
         let recognizer = DigitalInkRecognizer.digitalInkRecognizer(options: options)
         var context = DigitalInkRecognitionContext(preContext: preContext)

@@ -20,9 +20,16 @@ struct InkGoldens: Decodable {
     struct Synthetic: Decodable { var text: String; var strokes: [[[Float]]] }
     /// A picture of a sample's ink (or of `strokes`) and the character network's LiteRT outputs on it.
     struct Picture: Decodable { var sample: Int?; var name: String?; var strokes: [[[Float]]]?; var picture: [Float]; var outputs: [Float] }
+    /// tools/ink/shape_geometry.py's features of a Quick, Draw! drawing (`file`, `line`) or of `strokes`, and the
+    /// geometry network's LiteRT outputs on them.
+    struct Geometry: Decodable {
+        var file: String?; var line: Int?; var label: String?; var name: String?; var strokes: [[[Float]]]?
+        var features: [Double]; var outputs: [Float]
+    }
     var samples: [Sample]
     var models: [ModelOutput]
     var pictures: [Picture]
+    var geometry: [Geometry]
     var synthetic: [Synthetic]
 
     static let shared: InkGoldens = {
@@ -323,9 +330,10 @@ final class DigitalInkRecognizerTests: XCTestCase {
     }
 
     func testRandomInksNeverCrash() throws {
-        let r = recognizer()
         var generator = SystemRandomNumberGenerator()
-        for _ in 0..<30 {
+        let recognizers = [recognizer(.english), recognizer(.shapes)]
+        for n in 0..<60 {
+            let r = recognizers[n % 2]
             let strokes = (0..<Int.random(in: 0...6, using: &generator)).map { _ in
                 Stroke(points: (0..<Int.random(in: 0...25, using: &generator)).map { _ in
                     let special: [Float] = [0, -0, 1e30, -1e30, .leastNonzeroMagnitude, 1e-30]
@@ -470,6 +478,96 @@ final class DigitalInkRecognizerTests: XCTestCase {
         XCTAssertEqual(result.candidates.count, 10)
         XCTAssertEqual(result.candidates.first?.text, sample.label)
         XCTAssertTrue(result.candidates.allSatisfy { $0.score != nil })
+    }
+}
+
+final class InkShapeGeometryTests: XCTestCase {
+    private func strokes(_ golden: InkGoldens.Geometry) throws -> [[StrokePoint]] {
+        if let file = golden.file, let line = golden.line {
+            return try InkGoldens.ink(file: file, line: line, untimed: true).strokes.map { $0.points }
+        }
+        return golden.strokes!.map { $0.map { StrokePoint(x: $0[0], y: $0[1]) } }
+    }
+
+    /// The recognizer measures an ink as tools/ink/shape_geometry.py measured the training data, to the last bits
+    /// (both sides use the C library's atan2, cos and sin).
+    func testFeaturesEqualThePythonTrainingFeatures() throws {
+        XCTAssertGreaterThanOrEqual(InkGoldens.shared.geometry.count, 15)
+        for golden in InkGoldens.shared.geometry {
+            let features = InkShapeGeometry.features(try strokes(golden))
+            XCTAssertEqual(features.count, InkShapeGeometry.count)
+            XCTAssertEqual(golden.features.count, InkShapeGeometry.count)
+            for (k, (a, b)) in zip(features, golden.features).enumerated() {
+                XCTAssertLessThanOrEqual(abs(a - b), 1e-12 * max(1, abs(b)), "feature \(k) of \(golden.name ?? golden.label ?? "")")
+            }
+        }
+    }
+
+    /// Our engine runs the geometry network as LiteRT does.
+    func testTheGeometryNetworkMatchesLiteRT() throws {
+        let path = Paths.packageRoot.appendingPathComponent("models/ink-shapes.geometry.tflite").path
+        let network = try InkShapeGeometry(path: path, classes: 10, threads: 1)
+        for golden in InkGoldens.shared.geometry {
+            let logProbabilities = try network.logProbabilities(try strokes(golden))
+            XCTAssertEqual(golden.outputs.count, 10)
+            let largest = golden.outputs.max()!
+            let logSum = largest + log(golden.outputs.reduce(0) { $0 + exp($1 - largest) })
+            var worst: Float = 0
+            for (a, b) in zip(logProbabilities, golden.outputs) { worst = max(worst, abs(a - (b - logSum))) }
+            // Float32 sums in another order: the error grows with the logits' size.
+            let magnitude = golden.outputs.map(abs).max()!
+            XCTAssertLessThan(worst, 1e-5 * max(10, magnitude), "network on \(golden.name ?? golden.label ?? "")")
+        }
+    }
+
+    /// The option's default is the weight tools/ink/train_shape_geometry.py chose on the validation drawings for the
+    /// shipped network.
+    func testTheDefaultWeightIsTheOneTrainingChose() throws {
+        let url = Paths.packageRoot.appendingPathComponent("models/ink-shapes.geometry.training.json")
+        let training = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as! [String: Any]
+        let options = DigitalInkRecognizerOptions(model: DigitalInkRecognitionModel(modelIdentifier: .shapes))
+        XCTAssertEqual(options.shapeGeometryWeight, (training["weight"] as! NSNumber).doubleValue)
+    }
+
+    /// The geometry network changes the shapes model's reading: with weight 0 the scores are the LSTM's alone, and
+    /// with the default they are still -log(probabilities) that sum to one.
+    func testTheGeometryOpinionJoinsTheLSTMs() throws {
+        var alone = DigitalInkRecognizerOptions(model: DigitalInkRecognitionModel(modelIdentifier: .shapes))
+        alone.shapeGeometryWeight = 0
+        let both = DigitalInkRecognizerOptions(model: DigitalInkRecognitionModel(modelIdentifier: .shapes))
+        var changed = 0
+        for golden in InkGoldens.shared.geometry.prefix(10) {
+            let ink = Ink(strokes: try strokes(golden).map { Stroke(points: $0) })
+            let a = try DigitalInkRecognizer(options: alone).recognize(ink: ink).candidates
+            let b = try DigitalInkRecognizer(options: both).recognize(ink: ink).candidates
+            XCTAssertEqual(b.count, 10)
+            XCTAssertEqual(b.reduce(0) { $0 + exp(-Double($1.score!)) }, 1, accuracy: 1e-4)
+            let scoreA = Dictionary(uniqueKeysWithValues: a.map { ($0.text, $0.score!) })
+            if b.contains(where: { abs($0.score! - scoreA[$0.text]!) > 1e-3 }) { changed += 1 }
+        }
+        XCTAssertEqual(changed, 10)
+    }
+
+    func testANonFiniteWeightIsATypedError() throws {
+        var options = DigitalInkRecognizerOptions(model: DigitalInkRecognitionModel(modelIdentifier: .shapes))
+        options.shapeGeometryWeight = .nan
+        XCTAssertThrowsError(try DigitalInkRecognizer(options: options).recognize(ink: InkGoldens.shared.synthetic("world"))) { error in
+            guard case TaskError.invalidArgument = error else { return XCTFail("\(error)") }
+        }
+    }
+
+    /// A huge ink (20,000 one-point strokes around a circle: every point on the hull) is measured in bounded work:
+    /// the resampling, the hull searches and the profile are capped, and every feature is a finite number.
+    func testAHugeInkIsMeasuredInBoundedWork() {
+        let strokes = (0..<DigitalInkRecognizer.maximumStrokes).map { k -> [StrokePoint] in
+            let angle = 2 * Double.pi * Double(k) / Double(DigitalInkRecognizer.maximumStrokes)
+            return [StrokePoint(x: Float(1000 * cos(angle)), y: Float(1000 * sin(angle)))]
+        }
+        let features = InkShapeGeometry.features(strokes)
+        XCTAssertTrue(features.allSatisfy(\.isFinite))
+        XCTAssertEqual(features[15], 1, "every direction has ink")
+        let scribble = [(0..<DigitalInkRecognizer.maximumPoints).map { StrokePoint(x: Float($0 % 7) * 1e30, y: Float($0 % 13) * -1e30) }]
+        XCTAssertTrue(InkShapeGeometry.features(scribble).allSatisfy(\.isFinite))
     }
 }
 

@@ -9,6 +9,10 @@
   on the features of some of those inks (every frame of a short ink, every 5th frame of a long one);
 - pictures: character_data.py's pictures of some of those inks (and of a dot and a dash), with LiteRT's outputs of
   models/ink-en.characters.tflite on them;
+- geometry: shape_geometry.py's features of Quick, Draw! drawings (by file and line: one of each category of its
+  validation part, and three sketches of other categories) and of made inks (a dot, a point drawn twice, a dash, a ring
+  of 400 dots whose hull is thinned, a 3,000-point zigzag resampled coarsely), with LiteRT's outputs of
+  models/ink-shapes.geometry.tflite on them;
 - synthetic: Hershey-font inks of a few words (hershey.py, fixed seed), with the word each spells, for the
   recognizer's behaviour tests (pre-context, several lines, words out of order).
 """
@@ -22,6 +26,8 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hershey  # noqa: E402
 import ink_data  # noqa: E402
+import shape_data  # noqa: E402
+import shape_geometry  # noqa: E402
 from ink_features import features, untimed  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
@@ -106,6 +112,24 @@ def main():
         entry["outputs"] = r(litert(characters, picture[:, :, None])) if os.path.exists(characters) else []
         pictures.append(entry)
 
+    geometry = []
+    geometry_model = os.path.join(ROOT, "models", "ink-shapes.geometry.tflite")
+    categories = ["circle", "square", "triangle", "hexagon", "octagon", "line", "star", "diamond", "zigzag", "squiggle"]
+    for category in categories + [None, None, None]:
+        skip = 0 if category else sum(e.get("label") not in categories for e in geometry)
+        n, d = line_of("quickdraw.ndjson.gz", lambda d, c=category: (d["label"] == c if c else d["label"] not in categories)
+                       and shape_data._part(d.get("writer", "") + d["label"]) == "validation", skip)
+        geometry.append(dict(file="quickdraw.ndjson.gz", line=n, label=d["label"], strokes=[s for s in d["strokes"] if s]))
+    ring = [[[round(1000 * np.cos(2 * np.pi * k / 400)), round(1000 * np.sin(2 * np.pi * k / 400))]] for k in range(400)]
+    made = [("dot", [[[5, 5]]]), ("point drawn twice", [[[3, 4], [3, 4]]]), ("dash", [[[0, 0], [40, 1], [90, 0]]]),
+            ("ring of dots", ring), ("zigzag", [[[i, (i % 2) * 300] for i in range(3000)]])]
+    geometry += [dict(name=name, strokes=strokes) for name, strokes in made]
+    for entry in geometry:
+        entry["features"] = shape_geometry.features(entry["strokes"])
+        entry["outputs"] = r(litert(geometry_model, np.array(entry["features"], np.float32)))
+        if "name" not in entry:
+            del entry["strokes"]  # read from ../shared/ink by the test
+
     rng = np.random.default_rng(7)
     synthetic = []
     for text in ["world", "ument", "hello", "the quick", "brown fox"]:
@@ -113,7 +137,8 @@ def main():
         synthetic.append(dict(text=text, strokes=[[[round(p[0], 2), round(p[1], 2)] for p in s] for s in strokes]))
 
     with open(OUT, "w") as f:
-        json.dump(dict(note="made by tools/ink/make_ink_goldens.py", samples=samples, models=models, pictures=pictures, synthetic=synthetic), f)
+        json.dump(dict(note="made by tools/ink/make_ink_goldens.py", samples=samples, models=models, pictures=pictures, geometry=geometry,
+                       synthetic=synthetic), f)
     print(f"wrote {OUT}: {len(samples)} feature samples, {len(models)} model outputs, {len(synthetic)} synthetic inks, {os.path.getsize(OUT)} bytes")
 
 

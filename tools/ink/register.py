@@ -9,7 +9,7 @@ ENTRIES = [
     dict(name="ink-en", task="digital-ink", description="English handwriting: 2x bidirectional LSTM(96) + CTC over printable ASCII, trained by tools/ink/train_text.py",
          file="ink-en.tflite", bundled="models/ink-en.tflite", aliases=["en"], defaultFor="digital-ink",
          license="Apache-2.0 (this project); trained on UNIPEN (CC BY 4.0) and Hershey fonts, see models/README.md"),
-    dict(name="ink-shapes", task="digital-ink", description="Hand-drawn shapes: bidirectional LSTM classifier, trained by tools/ink/train_shapes.py",
+    dict(name="ink-shapes", task="digital-ink", description="Hand-drawn shapes: bidirectional LSTM classifier (tools/ink/train_shapes.py) with a geometry network beside it (train_shape_geometry.py)",
          file="ink-shapes.tflite", bundled="models/ink-shapes.tflite", aliases=["zxx-Zsym-x-shapes", "shapes"], defaultFor=None,
          license="Apache-2.0 (this project); trained on Quick, Draw! (CC BY 4.0) and synthetic shapes, see models/README.md"),
 ]

@@ -28,6 +28,11 @@ public struct DigitalInkRecognizerOptions: Sendable {
     /// How much the character network's opinion counts when an ink is one character on its own (see
     /// ``DigitalInkRecognizer``; 0 leaves the LSTM's reading alone). Not an ML Kit option.
     public var characterModelWeight = 1.0
+    /// How much the shape geometry network's opinion counts for a shapes model with a `<model>.geometry.tflite`
+    /// beside it (``InkShapeGeometry``): its log-probabilities times this are added to the LSTM's; 0 leaves the
+    /// LSTM alone. Chosen on Quick, Draw!'s validation drawings by tools/ink/train_shape_geometry.py. Not an ML Kit
+    /// option.
+    public var shapeGeometryWeight = 0.25
 
     public init(model: DigitalInkRecognitionModel) {
         self.model = model
@@ -62,6 +67,8 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
         var languageModel: InkLanguageModel?
         /// Text models with a `<model>.characters.tflite` beside them: the network that reads a lone character as a picture.
         var characterClassifier: InkCharacterClassifier?
+        /// Shape models with a `<model>.geometry.tflite` beside them: the network that reads the ink's geometry.
+        var shapeGeometry: InkShapeGeometry?
         /// Text models: the byte of class k + 1. Shape models: the class names.
         var alphabet: [UInt8]
         var shapeNames: [String]
@@ -171,14 +178,18 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
         if FileManager.default.fileExists(atPath: base + ".labels.txt") {
             let text = try String(contentsOfFile: base + ".labels.txt", encoding: .utf8)
             let names = text.split(separator: "\n").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-            loaded = LoadedModel(interpreter: interpreter, languageModel: nil, characterClassifier: nil, alphabet: [], shapeNames: names)
+            let geometry = base + ".geometry.tflite"
+            let shapeGeometry = FileManager.default.fileExists(atPath: geometry)
+                ? try InkShapeGeometry(path: geometry, classes: names.count, threads: options.threads) : nil
+            loaded = LoadedModel(interpreter: interpreter, languageModel: nil, characterClassifier: nil, shapeGeometry: shapeGeometry,
+                                 alphabet: [], shapeNames: names)
         } else {
             let lexicon = base + ".lexicon.tsv"
             let languageModel = FileManager.default.fileExists(atPath: lexicon) ? try InkLanguageModel.shared(path: lexicon) : nil
             let characters = base + ".characters.tflite"
             let characterClassifier = FileManager.default.fileExists(atPath: characters) ? try InkCharacterClassifier(path: characters, threads: options.threads) : nil
             loaded = LoadedModel(interpreter: interpreter, languageModel: languageModel, characterClassifier: characterClassifier,
-                                 alphabet: Array(32...126), shapeNames: [])
+                                 shapeGeometry: nil, alphabet: Array(32...126), shapeNames: [])
         }
         self.loaded = loaded
         return loaded
@@ -217,9 +228,21 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
         // The shapes model reads shapes, not drawing speed: it was trained on inks with the synthetic clock only.
         let untimed = strokes.map { stroke in (stroke.index, stroke.points.map { StrokePoint(x: $0.x, y: $0.y) }) }
         let features = try InkFeatures(strokes: untimed, writingAreaHeight: context.writingArea?.height)
-        let (logits, classes) = try logProbabilities(features, model: model)
+        var (logits, classes) = try logProbabilities(features, model: model)
         guard classes == model.shapeNames.count, logits.count == classes else {
             throw TaskError.model("the shapes model has \(classes) outputs per ink but \(model.shapeNames.count) labels")
+        }
+        guard options.shapeGeometryWeight.isFinite else {
+            throw TaskError.invalidArgument("shapeGeometryWeight must be a finite number; got \(options.shapeGeometryWeight)")
+        }
+        if let geometry = model.shapeGeometry, options.shapeGeometryWeight != 0 {
+            // The two opinions multiplied (weighted), renormalized so that a score stays -log(probability).
+            let opinion = try geometry.logProbabilities(strokes.map(\.points))
+            let weight = Float(options.shapeGeometryWeight)
+            for c in logits.indices { logits[c] += weight * opinion[c] }
+            let largest = logits.max()!
+            let logSum = largest + logf(logits.reduce(0) { $0 + expf($1 - largest) })
+            for c in logits.indices { logits[c] -= logSum }
         }
         let ranked = (0..<classes).sorted { logits[$0] > logits[$1] }.prefix(max(1, options.maxResultCount))
         return DigitalInkRecognitionResult(candidates: ranked.map { DigitalInkRecognitionCandidate(text: model.shapeNames[$0], score: -logits[$0]) })
