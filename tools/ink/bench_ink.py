@@ -5,9 +5,11 @@
 
 1. The network alone at the median held-out word length: our `vision-cli bench models/ink-en.tflite
    --input-shape 1,T,5` against LiteRT (XNNPACK and built-in kernels) on the same shape, 1 thread, medians; the same
-   for the shapes network and for the character network on its one 32x32 picture.
+   for the shapes network, for the character network on its one 32x32 picture and for the shapes model's geometry
+   network on its 30 features.
 2. Whole recognitions (checks, features, network, beam search with the language model, segments) of the first
-   N held-out UNIPEN words through `vision-cli ink --batch --jsonl`: mean, median and 90th percentile per word.
+   N held-out UNIPEN words through `vision-cli ink --batch --jsonl`: mean, median and 90th percentile per word; and
+   of the held-out Quick, Draw! drawings with the shapes model (features, LSTM, geometry, geometry network).
 """
 import argparse
 import datetime
@@ -45,7 +47,8 @@ def main():
     lengths = sorted(len(features(d["strokes"])) for d in words)
     t = lengths[len(lengths) // 2]
     rows = []
-    for name, shape in (("ink-en.tflite", [1, t, 5]), ("ink-shapes.tflite", [1, t, 5]), ("ink-en.characters.tflite", [1, 32, 32, 1])):
+    for name, shape in (("ink-en.tflite", [1, t, 5]), ("ink-shapes.tflite", [1, t, 5]), ("ink-en.characters.tflite", [1, 32, 32, 1]),
+                        ("ink-shapes.geometry.tflite", [1, 30])):
         model = os.path.join(ROOT, "models", name)
         o = min(ours_network(args.cli, model, shape, 200) for _ in range(2))
         x = min(litert_bench(model, 1, 200, 10, shape=shape)["median_ms"] for _ in range(2))
@@ -58,6 +61,12 @@ def main():
     summary = (f"Whole recognitions of {n} held-out UNIPEN words (median {t} resampled points; checks, features, network, "
                f"beam search with the language model, segments), 1 thread: mean {sum(ms) / n:.2f} ms, median {ms[n // 2]:.2f} ms, "
                f"90th percentile {ms[n * 9 // 10]:.2f} ms per word.")
+    import shape_data
+    shapes = run_cli(args.cli, shape_data.held_out_quickdraw(), "zxx-Zsym-x-shapes")
+    shape_ms = sorted(r["ms"] for r in shapes)
+    m = len(shape_ms)
+    summary += (f" Whole recognitions of the {m} held-out Quick, Draw! drawings with the shapes model: mean {sum(shape_ms) / m:.2f} ms, "
+                f"median {shape_ms[m // 2]:.2f} ms, 90th percentile {shape_ms[m * 9 // 10]:.2f} ms.")
     print(summary)
     block = ["<!-- bench_ink:start -->",
              f"{datetime.date.today().isoformat()}, 1 thread, medians of 200 runs (best of 2).", "",

@@ -34,6 +34,9 @@ def main():
     ch = json.load(open(os.path.join(ROOT, "models", "ink-en.characters.training.json")))
     ch_size = os.path.getsize(os.path.join(ROOT, "models", "ink-en.characters.tflite"))
     sh_size = os.path.getsize(os.path.join(ROOT, "models", "ink-shapes.tflite"))
+    geo = json.load(open(os.path.join(ROOT, "models", "ink-shapes.geometry.training.json")))
+    geo_size = os.path.getsize(os.path.join(ROOT, "models", "ink-shapes.geometry.tflite"))
+    geo_best = geo["history"][geo["best_epoch"] - 1]
     all_runs = runs(en)
     run_lines = []
     for k, r in enumerate(all_runs, 1):
@@ -104,11 +107,24 @@ no timing (trained on the synthetic clock only; the recognizer drops the ink's t
 pen reads like a finger. Quick, Draw! is split by a hash of drawer and category: half is the held-out test set below,
 a third of the other half ({sh.get('quickdraw_validation', 0)} drawings) chooses the checkpoint together with synthetic shapes of another seed.
 
+Beside it, **ink-shapes.geometry.tflite**, a second opinion that does not read the pen path: {geo['features']} geometric features
+of the whole ink (`shape_geometry.py`, after the CALI recognizer: ratios between the convex hull, its largest inscribed
+triangle and quadrilateral and its enclosing rectangle; how the pen turns; the Fourier magnitudes of a radial profile)
+into a dense network of 64 and 64 ReLU units, {geo['parameters']:,} parameters, {geo_size / 1e3:.0f} kB. `tools/ink/train_shape_geometry.py`,
+{geo['minutes']:.0f} minutes, {geo['epochs']} epochs over {geo['training_inks']:,} inks (the LSTM's data: {geo['synthetic']:,} synthetic, {geo['quickdraw_train']}
+Quick, Draw! drawings with {geo['quickdraw_copies']} copies each, {geo['other_sketches']:,} other sketches twice), the checkpoint chosen as the LSTM's
+(epoch {geo['best_epoch']}). The recognizer adds {geo['weight']} times its log-probabilities to the LSTM's: the weight of
+{", ".join(geo['fused_quickdraw_validation_cross_entropy'])} under which the validation drawings' labels are likeliest (cross-entropy
+{", ".join(f"{c:.2f}" for c in geo['fused_quickdraw_validation_cross_entropy'].values())}; right of {geo['quickdraw_validation']}:
+{", ".join(str(c) for c in geo['fused_quickdraw_validation_correct'].values())}, the LSTM alone {geo['lstm_quickdraw_validation_correct']}, the geometry alone
+{geo['geometry_quickdraw_validation_correct']}: counts a drawing or two apart, too few to choose by).
+
 | held-out set | samples | top-1 | target |
 |---|---|---|---|
-| synthetic shapes of another seed (half of the checkpoint choice{harder_text}) | 1000 | {best_shapes['validation_accuracy']:.1%} | at least 95%: {mark(best_shapes['validation_accuracy'] >= 0.95)} |
-| Quick, Draw! validation part (the other half of the checkpoint choice) | {sh.get('quickdraw_validation', 0)} | {best_shapes.get('quickdraw_validation_accuracy', float('nan')):.1%} | |
-| Quick, Draw! held-out half (shape categories + 150 sketches of other categories as "other") | {shapes['samples']} | {shapes['top1']:.1%} | at least 95%: {mark(shapes['top1'] >= 0.95)} |
+| synthetic shapes of another seed (half of the checkpoint choice{harder_text}), the LSTM | 1000 | {best_shapes['validation_accuracy']:.1%} | at least 95%: {mark(best_shapes['validation_accuracy'] >= 0.95)} |
+| the same kind of shapes (another draw), the geometry network | 1000 | {geo_best['validation_accuracy']:.1%} | |
+| Quick, Draw! validation part (the other half of the checkpoint choice), the LSTM; the geometry network; both | {sh.get('quickdraw_validation', 0)} | {best_shapes.get('quickdraw_validation_accuracy', float('nan')):.1%}; {geo['geometry_quickdraw_validation_correct'] / geo['quickdraw_validation']:.1%}; {geo['fused_quickdraw_validation_correct'][str(geo['weight'])] / geo['quickdraw_validation']:.1%} | |
+| Quick, Draw! held-out half (shape categories + 150 sketches of other categories as "other"), the recognizer (both) | {shapes['samples']} | {shapes['top1']:.1%} | at least 95%: {mark(shapes['top1'] >= 0.95)} |
 
 Quick, Draw! is hard here: many of its drawings are unfinished (a hexagon of three sides), its "diamond" is often a
 gem, and some "other" sketches are shapes (a sun drawn as a star). The most frequent confusions:
