@@ -26,6 +26,8 @@ import math
 
 import numpy as np
 
+from ink_features import resample
+
 STEP = 0.02
 MAX_POINTS = 2000           # resampled points at most; a longer ink is resampled more coarsely
 MAX_INSCRIBED_HULL = 64     # the inscribed triangle and quadrilateral are searched over at most this many hull points,
@@ -42,24 +44,8 @@ def _distance(dx, dy):
 
 
 def _resample(stroke, step):
-    """Points every `step` of arc length along the polyline, then its last point (as ink_features.resample)."""
-    points = [stroke[0]]
-    walked = 0.0
-    for i in range(1, len(stroke)):
-        a, b = stroke[i - 1], stroke[i]
-        length = _distance(b[0] - a[0], b[1] - a[1])
-        if length == 0.0:
-            continue
-        position = 0.0
-        while walked + (length - position) >= step:
-            position += step - walked
-            t = position / length
-            points.append((a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1])))
-            walked = 0.0
-        walked += length - position
-    if walked > 1e-9:
-        points.append(stroke[-1])
-    return points
+    """Points every `step` of arc length along the polyline, then its last point (ink_features.resample)."""
+    return [tuple(p) for p in resample(np.array(stroke, np.float64), step).tolist()]
 
 
 def _cross(o, a, b):

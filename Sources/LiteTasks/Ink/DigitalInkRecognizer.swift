@@ -211,14 +211,7 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
         var values = output.toArray(of: Float.self)
         let classes = output.shape.last ?? 0
         guard classes > 0, values.count % classes == 0 else { throw TaskError.model("unexpected ink model output \(output)") }
-        for row in stride(from: 0, to: values.count, by: classes) {
-            var largest = -Float.infinity
-            for c in row..<(row + classes) { largest = max(largest, values[c]) }
-            var sum: Float = 0
-            for c in row..<(row + classes) { sum += expf(values[c] - largest) }
-            let logSum = largest + logf(sum)
-            for c in row..<(row + classes) { values[c] -= logSum }
-        }
+        for row in stride(from: 0, to: values.count, by: classes) { values.formLogSoftmax(row..<(row + classes)) }
         return (values, classes)
     }
 
@@ -240,9 +233,7 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
             let opinion = try geometry.logProbabilities(strokes.map(\.points))
             let weight = Float(options.shapeGeometryWeight)
             for c in logits.indices { logits[c] += weight * opinion[c] }
-            let largest = logits.max()!
-            let logSum = largest + logf(logits.reduce(0) { $0 + expf($1 - largest) })
-            for c in logits.indices { logits[c] -= logSum }
+            logits.formLogSoftmax()
         }
         let ranked = (0..<classes).sorted { logits[$0] > logits[$1] }.prefix(max(1, options.maxResultCount))
         return DigitalInkRecognitionResult(candidates: ranked.map { DigitalInkRecognitionCandidate(text: model.shapeNames[$0], score: -logits[$0]) })

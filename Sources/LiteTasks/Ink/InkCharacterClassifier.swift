@@ -46,9 +46,7 @@ struct InkCharacterClassifier {
             try interpreter.invoke()
         }
         var logits = try TaskError.wrap { try interpreter.output(at: 0) }.toArray(of: Float.self)
-        let largest = logits.max() ?? 0
-        let logSum = largest + logf(logits.reduce(0) { $0 + expf($1 - largest) })
-        for i in logits.indices { logits[i] -= logSum }
+        logits.formLogSoftmax()
         return logits
     }
 

@@ -151,7 +151,7 @@ public struct InkFeatures: Sendable {
 
     /// Points every `step` of arc length along the polyline, then its last point, each with the index of the
     /// input point that ends its segment.
-    static func resample(_ stroke: [SIMD3<Double>]) -> [(point: SIMD3<Double>, source: Int)] {
+    static func resample(_ stroke: [SIMD3<Double>], step: Double = InkFeatures.step) -> [(point: SIMD3<Double>, source: Int)] {
         var out: [(point: SIMD3<Double>, source: Int)] = [(stroke[0], 0)]
         var walked = 0.0  // arc length since the last emitted point; always < step between segments
         for i in 1..<max(stroke.count, 1) {

@@ -59,9 +59,7 @@ struct InkShapeGeometry {
             try interpreter.invoke()
         }
         var logits = try TaskError.wrap { try interpreter.output(at: 0) }.toArray(of: Float.self)
-        let largest = logits.max() ?? 0
-        let logSum = largest + logf(logits.reduce(0) { $0 + expf($1 - largest) })
-        for i in logits.indices { logits[i] -= logSum }
+        logits.formLogSoftmax()
         return logits
     }
 
@@ -183,25 +181,9 @@ struct InkShapeGeometry {
         return r
     }
 
-    /// Points every `step` of arc length along the polyline, then its last point.
+    /// Points every `step` of arc length along the polyline, then its last point (``InkFeatures``'s resampling).
     static func resample(_ stroke: [Point], step: Double) -> [Point] {
-        var points = [stroke[0]]
-        var walked = 0.0
-        for i in stroke.indices.dropFirst() {
-            let a = stroke[i - 1], b = stroke[i]
-            let length = distance(b.x - a.x, b.y - a.y)
-            if length == 0 { continue }
-            var position = 0.0
-            while walked + (length - position) >= step {
-                position += step - walked
-                let t = position / length
-                points.append(Point(a.x + t * (b.x - a.x), a.y + t * (b.y - a.y)))
-                walked = 0
-            }
-            walked += length - position
-        }
-        if walked > 1e-9 { points.append(stroke[stroke.count - 1]) }
-        return points
+        InkFeatures.resample(stroke.map { SIMD3($0.x, $0.y, 0) }, step: step).map { Point($0.point.x, $0.point.y) }
     }
 
     static func cross(_ o: Point, _ a: Point, _ b: Point) -> Double {
