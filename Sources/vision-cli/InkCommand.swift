@@ -221,10 +221,14 @@ enum InkFile {
     }
 }
 
-/// Reads lines of a text file, gunzipping it when it is gzip'd (zlib reads plain files as they are).
+/// Reads lines of a text file, gunzipping it when it is gzip'd (zlib reads plain files as they are). Lines are split
+/// at newline bytes only, so a line with a NUL byte in it is one (bad) line, not the start of a merged one.
 final class LineReader {
     private let file: gzFile
-    private var buffer = [CChar](repeating: 0, count: 1 << 16)
+    private var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    /// Bytes read from the file and not yet returned.
+    private var pending = ArraySlice<UInt8>()
+    private var atEnd = false
 
     init(path: String) throws {
         guard let file = gzopen(path, "rb") else { throw ValidationError("cannot open \(path)") }
@@ -238,17 +242,28 @@ final class LineReader {
     func next(maximumBytes: Int = .max) -> (text: String?, bytes: Int)? {
         var line = [UInt8]()
         var bytes = 0
+        func finished() -> (text: String?, bytes: Int) {
+            (bytes > maximumBytes ? nil : String(decoding: line, as: UTF8.self), bytes)
+        }
         while true {
-            guard gzgets(file, &buffer, Int32(buffer.count)) != nil else {
-                return bytes == 0 ? nil : (bytes > maximumBytes ? nil : String(decoding: line, as: UTF8.self), bytes)
+            if pending.isEmpty {
+                if atEnd { return bytes == 0 ? nil : finished() }
+                pending = []  // drop the view of `buffer` before refilling it
+                let count = gzread(file, &buffer, UInt32(buffer.count))
+                if count <= 0 {
+                    atEnd = true
+                    continue
+                }
+                pending = buffer[0..<Int(count)]
             }
-            let chunk = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
-            let ends = chunk.last == UInt8(ascii: "\n")
-            bytes += chunk.count - (ends ? 1 : 0)
-            if bytes <= maximumBytes { line += ends ? chunk.dropLast() : chunk[...] } else { line = [] }
-            if ends {
+            let newline = pending.firstIndex(of: UInt8(ascii: "\n"))
+            let chunk = pending[..<(newline ?? pending.endIndex)]
+            pending = newline.map { pending[($0 + 1)...] } ?? []
+            bytes += chunk.count
+            if bytes <= maximumBytes { line += chunk } else { line = [] }
+            if newline != nil {
                 if bytes == 0 { continue }
-                return (bytes > maximumBytes ? nil : String(decoding: line, as: UTF8.self), bytes)
+                return finished()
             }
         }
     }

@@ -110,6 +110,21 @@ final class CLITests: XCTestCase {
         XCTAssertNotNil(records[2]["candidates"])
     }
 
+    /// A batch line with a NUL byte in it is one bad line: the lines after it keep their own records and indices
+    /// (the reader split at NUL and merged such a line with the next), and blank lines are skipped.
+    func testABatchLineWithANulByteIsOneBadLine() throws {
+        let folder = try temporaryDirectory()
+        let good = Data("{\"label\": \"-\", \"strokes\": [[[0, 0, 0], [30, 1, 100], [60, 0, 200]]]}\n".utf8)
+        let bad = Data("{\"label\": \"x\", \"str".utf8) + Data([0]) + Data("okes\": [[[0, 0]]]}\n".utf8)
+        let batch = folder.appendingPathComponent("batch.ndjson")
+        try (good + bad + good + Data("\n".utf8) + good).write(to: batch)
+        let lines = try cli(["ink", "--batch", batch.path, "--jsonl"]).out.split(separator: "\n")
+        let records = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+        XCTAssertEqual(records.map { $0["index"] as? Int }, [0, 1, 2, 3])
+        XCTAssertTrue((records[1]["error"] as? String)?.contains("line 2 is not a JSON object") ?? false, "\(records[1])")
+        for k in [0, 2, 3] where k < records.count { XCTAssertNotNil(records[k]["candidates"], "record \(k)") }
+    }
+
     /// The main job through the registry (../shared/models as the mirror, a fresh cache): the default model says
     /// chickadee, `--model birds` the Black-capped Chickadee; a bad image among several is reported, the others
     /// still classified, and the exit status is 1.
