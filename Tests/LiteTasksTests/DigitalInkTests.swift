@@ -548,6 +548,16 @@ final class InkShapeGeometryTests: XCTestCase {
         XCTAssertEqual(changed, 10)
     }
 
+    /// A network that does not fit (another model's file, or the wrong number of classes) is a model error at load.
+    func testAMismatchedNetworkIsAModelError() throws {
+        let models = Paths.packageRoot.appendingPathComponent("models")
+        for (file, classes) in [("ink-shapes.geometry.tflite", 9), ("ink-en.characters.tflite", 10), ("ink-shapes.tflite", 10)] {
+            XCTAssertThrowsError(try InkShapeGeometry(path: models.appendingPathComponent(file).path, classes: classes, threads: 1), file) { error in
+                guard case TaskError.model = error else { return XCTFail("\(file): \(error)") }
+            }
+        }
+    }
+
     func testANonFiniteWeightIsATypedError() throws {
         var options = DigitalInkRecognizerOptions(model: DigitalInkRecognitionModel(modelIdentifier: .shapes))
         options.shapeGeometryWeight = .nan

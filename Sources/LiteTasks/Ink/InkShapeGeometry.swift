@@ -31,12 +31,11 @@ struct InkShapeGeometry {
     typealias Point = SIMD2<Double>
 
     let interpreter: Interpreter
-    let classes: Int
 
+    /// Loads the network at `path`, checking it maps ``count`` features to `classes` scores.
     init(path: String, classes: Int, threads: Int) throws {
         let model = try TaskError.wrap { try TFLiteModel(path: path) }
         interpreter = try TaskError.wrap { try Interpreter(model: model, options: .init(threads: threads)) }
-        self.classes = classes
         guard interpreter.inputCount == 1, interpreter.outputCount == 1 else {
             throw TaskError.model("a shape geometry model has one input (features) and one output; \(path) has \(interpreter.inputCount) and \(interpreter.outputCount)")
         }
