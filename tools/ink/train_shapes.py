@@ -115,6 +115,8 @@ def main():
     parser.add_argument("--train-on-validation", action="store_true",
                         help="also train on Quick, Draw!'s validation part (a third more real drawings) and export the last epoch's "
                              "weights, since nothing is left to choose a checkpoint on (the held-out half stays untouched)")
+    parser.add_argument("--label-smoothing", type=float, default=0.0,
+                        help="cross-entropy against labels smoothed by this much (a less overconfident network)")
     parser.add_argument("--output", default=os.path.join(ROOT, "models", "ink-shapes.tflite"))
     args = parser.parse_args()
     started = time.time()
@@ -148,12 +150,12 @@ def main():
     tf.random.set_seed(args.seed)
     model = build_model(dropout=args.dropout)
     optimizer = tf.keras.optimizers.Adam(2e-3, clipnorm=5.0)
-    loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    loss_fn = tf.keras.losses.CategoricalCrossentropy(from_logits=True, label_smoothing=args.label_smoothing)
 
     @tf.function(reduce_retracing=True)
     def step(x, y):
         with tf.GradientTape() as tape:
-            loss = loss_fn(y, model(x, training=True))
+            loss = loss_fn(tf.one_hot(y, len(shape_data.SHAPES)), model(x, training=True))
         optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
         return loss
 
@@ -186,7 +188,7 @@ def main():
         f.write("\n".join(shape_data.SHAPES) + "\n")
     with open(base + ".training.json", "w") as f:
         json.dump(dict(units=UNITS, parameters=int(export.count_params()), training_shapes=len(items), quickdraw_train=len(real),
-                       synthetic=args.synthetic, quickdraw_copies=args.copies, dropout=args.dropout, varied=args.varied, other_sketches=len(others), quickdraw_validation=len(real_validation),
+                       synthetic=args.synthetic, quickdraw_copies=args.copies, dropout=args.dropout, label_smoothing=args.label_smoothing, varied=args.varied, other_sketches=len(others), quickdraw_validation=len(real_validation),
                        best_validation_accuracy=best[0], history=history, seed=args.seed,
                        minutes=(time.time() - started) / 60, tensorflow=tf.__version__), f, indent=1)
     print(f"wrote {args.output}: mean of synthetic and Quick, Draw! validation accuracy {best[0]:.4f}", flush=True)
