@@ -58,6 +58,9 @@ def main():
     lexicon_words = sum(1 for _ in open(os.path.join(ROOT, "models", "ink-en.lexicon.tsv")))
     copies_text = ("augmented copies: an affine map, a smooth warp, a third with a stroke's end left off" if sh.get("varied") else "affine copies")
     dropout_text = f"; dropout {sh['dropout']:g} on the pooled features while training" if sh.get("dropout") else ""
+    if sh.get("label_smoothing"):
+        dropout_text += (f"; labels smoothed by {sh['label_smoothing']:g} (a network less sure of its errors, whose scores the geometry "
+                         "network's can outweigh)")
     harder_text = "; hexagons and octagons drawn irregular since the shape_data.py of this run, harder than before" if sh.get("varied") else ""
     cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "this machine")
 
@@ -113,11 +116,10 @@ triangle and quadrilateral and its enclosing rectangle; how the pen turns; the F
 into a dense network of 64 and 64 ReLU units, {geo['parameters']:,} parameters, {geo_size / 1e3:.0f} kB. `tools/ink/train_shape_geometry.py`,
 {geo['minutes']:.0f} minutes, {geo['epochs']} epochs over {geo['training_inks']:,} inks (the LSTM's data: {geo['synthetic']:,} synthetic, {geo['quickdraw_train']}
 Quick, Draw! drawings with {geo['quickdraw_copies']} copies each, {geo['other_sketches']:,} other sketches twice), the checkpoint chosen as the LSTM's
-(epoch {geo['best_epoch']}). The recognizer adds {geo['weight']} times its log-probabilities to the LSTM's: the weight of
-{", ".join(geo['fused_quickdraw_validation_cross_entropy'])} under which the validation drawings' labels are likeliest (cross-entropy
-{", ".join(f"{c:.2f}" for c in geo['fused_quickdraw_validation_cross_entropy'].values())}; right of {geo['quickdraw_validation']}:
-{", ".join(str(c) for c in geo['fused_quickdraw_validation_correct'].values())}, the LSTM alone {geo['lstm_quickdraw_validation_correct']}, the geometry alone
-{geo['geometry_quickdraw_validation_correct']}: counts a drawing or two apart, too few to choose by).
+(epoch {geo['best_epoch']}). The recognizer adds {geo['weight']} times its log-probabilities to the LSTM's: of the weights
+{", ".join(geo['fused_quickdraw_validation_correct'])} (0: the LSTM alone), the one that reads the most of the {geo['quickdraw_validation']} validation
+drawings right ({", ".join(str(c) for c in geo['fused_quickdraw_validation_correct'].values())}; the geometry alone {geo['geometry_quickdraw_validation_correct']}), among equals the one under which
+their labels are likeliest (cross-entropy {", ".join(f"{c:.2f}" for c in geo['fused_quickdraw_validation_cross_entropy'].values())}).
 
 | held-out set | samples | top-1 | target |
 |---|---|---|---|
