@@ -7,9 +7,10 @@ The LSTM (train_shapes.py) reads the pen path; this network reads shape_geometry
 whole ink (hull, inscribed triangle and quadrilateral, enclosing rectangle, turning, radial profile), which say
 "five points" or "four corners" however the drawing was stroked. Data as train_shapes.py's: synthetic shapes, Quick,
 Draw!'s training drawings with `--copies` warped copies (train_shapes.varied), `--other-sketches` sketches of other
-categories as "other". Model: 30 -> 64 -> 64 -> 10 (ReLU), the features' standardization folded into the first
-layer at export; Adam, cross-entropy, `--epochs`, exported is the epoch with the best mean of the synthetic and
-Quick, Draw! validation accuracies (as train_shapes.py chooses).
+categories as "other". Model: `--ensemble` networks of 30 -> 64 -> 64 -> 10 (ReLU), trained with successive seeds,
+their logits averaged in the exported model (runs of one network differ by a few validation drawings), the features'
+standardization folded into each first layer at export; Adam, cross-entropy, `--epochs`, each network's checkpoint
+the epoch with the best mean of the synthetic and Quick, Draw! validation accuracies (as train_shapes.py chooses).
 
 The recognizer adds `weight` times this network's log-probabilities to the LSTM's; the weight is chosen here on
 Quick, Draw!'s validation part (the LSTM read by LiteRT; the most drawings right, then the least cross-entropy of the
@@ -98,6 +99,7 @@ def main():
     parser.add_argument("--copies", type=int, default=20)
     parser.add_argument("--other-sketches", type=int, default=3000)
     parser.add_argument("--epochs", type=int, default=60)
+    parser.add_argument("--ensemble", type=int, default=3, help="networks trained with seeds seed, seed+1, ...; the model averages their logits")
     parser.add_argument("--shapes-model", default=os.path.join(ROOT, "models", "ink-shapes.tflite"))
     parser.add_argument("--output", default=os.path.join(ROOT, "models", "ink-shapes.geometry.tflite"))
     args = parser.parse_args()
@@ -116,36 +118,50 @@ def main():
           f"{time.time() - started:.0f} s", flush=True)
 
     import tensorflow as tf
-    tf.random.set_seed(args.seed)
     mean, std = x.mean(axis=0), np.maximum(x.std(axis=0), 1e-6)
     normalize = lambda m: ((m - mean) / std).astype(np.float32)  # noqa: E731
-    regularizer = tf.keras.regularizers.l2(1e-4)
-    model = tf.keras.Sequential([tf.keras.Input((shape_geometry.COUNT,)),
-                                 tf.keras.layers.Dense(64, activation="relu", kernel_regularizer=regularizer),
-                                 tf.keras.layers.Dropout(0.1),
-                                 tf.keras.layers.Dense(64, activation="relu", kernel_regularizer=regularizer),
-                                 tf.keras.layers.Dense(len(shape_data.SHAPES))])
-    model.compile(tf.keras.optimizers.Adam(1e-3), tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
-    history, best = [], (-1.0, None, 0)
-    for epoch in range(1, args.epochs + 1):
-        if epoch == int(args.epochs * 0.7):
-            model.optimizer.learning_rate.assign(2e-4)
-        fit = model.fit(normalize(x), y, batch_size=128, epochs=1, shuffle=True, verbose=0)
-        synthetic_accuracy = float((model.predict(normalize(xs), verbose=0).argmax(1) == synthetic_labels).mean())
-        real_accuracy = float((model.predict(normalize(xr), verbose=0).argmax(1) == real_labels).mean())
-        history.append(dict(epoch=epoch, loss=float(fit.history["loss"][0]), validation_accuracy=synthetic_accuracy,
-                            quickdraw_validation_accuracy=real_accuracy))
-        print(json.dumps(history[-1]), flush=True)
-        if (synthetic_accuracy + real_accuracy) / 2 > best[0]:
-            best = ((synthetic_accuracy + real_accuracy) / 2, model.get_weights(), epoch)
+    members = []
+    for member in range(args.ensemble):
+        tf.random.set_seed(args.seed + member)
+        regularizer = tf.keras.regularizers.l2(1e-4)
+        model = tf.keras.Sequential([tf.keras.Input((shape_geometry.COUNT,)),
+                                     tf.keras.layers.Dense(64, activation="relu", kernel_regularizer=regularizer),
+                                     tf.keras.layers.Dropout(0.1),
+                                     tf.keras.layers.Dense(64, activation="relu", kernel_regularizer=regularizer),
+                                     tf.keras.layers.Dense(len(shape_data.SHAPES))])
+        model.compile(tf.keras.optimizers.Adam(1e-3), tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+        history, best = [], (-1.0, None, 0)
+        for epoch in range(1, args.epochs + 1):
+            if epoch == int(args.epochs * 0.7):
+                model.optimizer.learning_rate.assign(2e-4)
+            fit = model.fit(normalize(x), y, batch_size=128, epochs=1, shuffle=True, verbose=0)
+            synthetic_accuracy = float((model.predict(normalize(xs), verbose=0).argmax(1) == synthetic_labels).mean())
+            real_accuracy = float((model.predict(normalize(xr), verbose=0).argmax(1) == real_labels).mean())
+            history.append(dict(epoch=epoch, loss=float(fit.history["loss"][0]), validation_accuracy=synthetic_accuracy,
+                                quickdraw_validation_accuracy=real_accuracy))
+            print(json.dumps(dict(member=member, **history[-1])), flush=True)
+            if (synthetic_accuracy + real_accuracy) / 2 > best[0]:
+                best = ((synthetic_accuracy + real_accuracy) / 2, model.get_weights(), epoch)
+        # Standardization folded into the first layer: W' = W / std (per input row), b' = b - (mean / std) W.
+        weights = [w.astype(np.float64) for w in best[1]]
+        weights[0], weights[1] = weights[0] / std[:, None], weights[1] - (mean / std) @ weights[0]
+        members.append(dict(weights=[w.astype(np.float32) for w in weights], best_epoch=best[2], best_validation_accuracy=best[0],
+                            history=history))
 
-    # Standardization folded into the first layer: W' = W / std (per input row), b' = b - (mean / std) W.
-    weights = [w.astype(np.float64) for w in best[1]]
-    weights[0], weights[1] = weights[0] / std[:, None], weights[1] - (mean / std) @ weights[0]
-    export = tf.keras.Sequential([tf.keras.Input((shape_geometry.COUNT,), batch_size=1, name="shape_geometry"),
-                                  tf.keras.layers.Dense(64, activation="relu"), tf.keras.layers.Dense(64, activation="relu"),
-                                  tf.keras.layers.Dense(len(shape_data.SHAPES), name="shape_logits")])
-    export.set_weights([w.astype(np.float32) for w in weights])
+    # One model: the members side by side on the same input, their logits averaged.
+    features_in = tf.keras.Input((shape_geometry.COUNT,), batch_size=1, name="shape_geometry")
+    logits = []
+    for m, member in enumerate(members):
+        layers = [tf.keras.layers.Dense(64, activation="relu"), tf.keras.layers.Dense(64, activation="relu"),
+                  tf.keras.layers.Dense(len(shape_data.SHAPES))]
+        h = features_in
+        for layer in layers:
+            h = layer(h)
+        for layer, (kernel, bias) in zip(layers, zip(member["weights"][::2], member["weights"][1::2])):
+            layer.set_weights([kernel, bias])
+        logits.append(h)
+    output = tf.keras.layers.Average(name="shape_logits")(logits) if len(logits) > 1 else logits[0]
+    export = tf.keras.Model(features_in, output)
     with open(args.output, "wb") as f:
         f.write(tf.lite.TFLiteConverter.from_keras_model(export).convert())
 
@@ -157,9 +173,11 @@ def main():
     # without label smoothing, confident errors made it best for the LSTM alone, which reads fewer drawings right.
     cross_entropy = {w: float(-log_softmax(lstm + w * geometry)[np.arange(len(real_labels)), real_labels].mean()) for w in WEIGHTS}
     weight = max(WEIGHTS, key=lambda w: (fused[w], -cross_entropy[w]))
+    synthetic_accuracy = float((export.predict(xs.astype(np.float32), verbose=0).argmax(1) == synthetic_labels).mean())
     summary = dict(features=shape_geometry.COUNT, parameters=int(export.count_params()), training_inks=len(x), quickdraw_train=real_count,
                    quickdraw_copies=args.copies, other_sketches=other_count, synthetic=args.synthetic, epochs=args.epochs,
-                   best_epoch=best[2], best_validation_accuracy=best[0], history=history, seed=args.seed,
+                   ensemble=args.ensemble, members=[{k: v for k, v in m.items() if k != "weights"} for m in members],
+                   synthetic_validation_accuracy=synthetic_accuracy, seed=args.seed,
                    quickdraw_validation=len(real_labels), lstm_quickdraw_validation_correct=int((lstm.argmax(1) == real_labels).sum()),
                    geometry_quickdraw_validation_correct=int((geometry.argmax(1) == real_labels).sum()),
                    fused_quickdraw_validation_correct={str(w): c for w, c in fused.items()},
