@@ -36,7 +36,10 @@ def main():
     sh_size = os.path.getsize(os.path.join(ROOT, "models", "ink-shapes.tflite"))
     geo = json.load(open(os.path.join(ROOT, "models", "ink-shapes.geometry.training.json")))
     geo_size = os.path.getsize(os.path.join(ROOT, "models", "ink-shapes.geometry.tflite"))
-    geo_best = geo["history"][geo["best_epoch"] - 1]
+    geo_members = geo.get("members") or [dict(best_epoch=geo["best_epoch"])]
+    geo_synthetic = geo.get("synthetic_validation_accuracy", geo.get("history", [{}])[geo.get("best_epoch", 1) - 1].get("validation_accuracy"))
+    geo_networks = (f"{len(geo_members)} dense networks of 64 and 64 ReLU units trained with successive seeds, their logits averaged"
+                    if len(geo_members) > 1 else "a dense network of 64 and 64 ReLU units")
     all_runs = runs(en)
     run_lines = []
     for k, r in enumerate(all_runs, 1):
@@ -113,10 +116,10 @@ a third of the other half ({sh.get('quickdraw_validation', 0)} drawings) chooses
 Beside it, **ink-shapes.geometry.tflite**, a second opinion that does not read the pen path: {geo['features']} geometric features
 of the whole ink (`shape_geometry.py`, after the CALI recognizer: ratios between the convex hull, its largest inscribed
 triangle and quadrilateral and its enclosing rectangle; how the pen turns; the Fourier magnitudes of a radial profile)
-into a dense network of 64 and 64 ReLU units, {geo['parameters']:,} parameters, {geo_size / 1e3:.0f} kB. `tools/ink/train_shape_geometry.py`,
-{geo['minutes']:.0f} minutes, {geo['epochs']} epochs over {geo['training_inks']:,} inks (the LSTM's data: {geo['synthetic']:,} synthetic, {geo['quickdraw_train']}
-Quick, Draw! drawings with {geo['quickdraw_copies']} copies each, {geo['other_sketches']:,} other sketches twice), the checkpoint chosen as the LSTM's
-(epoch {geo['best_epoch']}). The recognizer adds {geo['weight']} times its log-probabilities to the LSTM's: of the weights
+into {geo_networks}, {geo['parameters']:,} parameters, {geo_size / 1e3:.0f} kB. `tools/ink/train_shape_geometry.py`,
+{geo['minutes']:.0f} minutes, {geo['epochs']} epochs{" each" if len(geo_members) > 1 else ""} over {geo['training_inks']:,} inks (the LSTM's data: {geo['synthetic']:,} synthetic, {geo['quickdraw_train']}
+Quick, Draw! drawings with {geo['quickdraw_copies']} copies each, {geo['other_sketches']:,} other sketches twice), each checkpoint chosen as the LSTM's
+(epoch {", ".join(str(m['best_epoch']) for m in geo_members)}). The recognizer adds {geo['weight']} times its log-probabilities to the LSTM's: of the weights
 {", ".join(geo['fused_quickdraw_validation_correct'])} (0: the LSTM alone), the one that reads the most of the {geo['quickdraw_validation']} validation
 drawings right ({", ".join(str(c) for c in geo['fused_quickdraw_validation_correct'].values())}; the geometry alone {geo['geometry_quickdraw_validation_correct']}), among equals the one under which
 their labels are likeliest (cross-entropy {", ".join(f"{c:.2f}" for c in geo['fused_quickdraw_validation_cross_entropy'].values())}).
@@ -124,7 +127,7 @@ their labels are likeliest (cross-entropy {", ".join(f"{c:.2f}" for c in geo['fu
 | held-out set | samples | top-1 | target |
 |---|---|---|---|
 | synthetic shapes of another seed (half of the checkpoint choice{harder_text}), the LSTM | 1000 | {best_shapes['validation_accuracy']:.1%} | at least 95%: {mark(best_shapes['validation_accuracy'] >= 0.95)} |
-| the same kind of shapes (another draw), the geometry network | 1000 | {geo_best['validation_accuracy']:.1%} | |
+| the same kind of shapes (another draw), the geometry network | 1000 | {geo_synthetic:.1%} | |
 | Quick, Draw! validation part (the other half of the checkpoint choice), the LSTM; the geometry network; both | {sh.get('quickdraw_validation', 0)} | {best_shapes.get('quickdraw_validation_accuracy', float('nan')):.1%}; {geo['geometry_quickdraw_validation_correct'] / geo['quickdraw_validation']:.1%}; {geo['fused_quickdraw_validation_correct'][str(geo['weight'])] / geo['quickdraw_validation']:.1%} | |
 | Quick, Draw! held-out half (shape categories + 150 sketches of other categories as "other"), the recognizer (both) | {shapes['samples']} | {shapes['top1']:.1%} | at least 95%: {mark(shapes['top1'] >= 0.95)} |
 
