@@ -89,6 +89,7 @@ def main():
     parser.add_argument("--copies", type=int, default=1, help="affine copies of every cut-out character")
     parser.add_argument("--dropout", type=float, default=0.3)
     parser.add_argument("--cuts-cache", help="keep the cut-out characters here (JSON) and reuse them")
+    parser.add_argument("--label-smoothing", type=float, default=0.0, help="cross-entropy against labels smoothed by this much")
     parser.add_argument("--output", default=os.path.join(ROOT, "models", "ink-en.characters.tflite"))
     args = parser.parse_args()
     started = time.time()
@@ -105,7 +106,8 @@ def main():
     class_weight = np.minimum((len(y) / len(CHARACTERS)) / np.maximum(per_class, 1), 20.0)
     model = build_model(tf)
     free = build_model(tf, batch_size=None, dropout=args.dropout)  # the same network with any batch size, trained; `model` exports it
-    free.compile(tf.keras.optimizers.Adam(1e-3), tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    free.compile(tf.keras.optimizers.Adam(1e-3), tf.keras.losses.CategoricalCrossentropy(from_logits=True, label_smoothing=args.label_smoothing))
+    targets = np.eye(len(CHARACTERS), dtype=np.float32)[y]
     history, best, epoch = [], (np.inf, None), 0
     budget = args.minutes * 60
     train_started = time.time()
@@ -113,7 +115,7 @@ def main():
         epoch += 1
         if time.time() - train_started > 0.6 * budget:
             free.optimizer.learning_rate.assign(2e-4)
-        loss = free.fit(x, y, sample_weight=class_weight[y].astype(np.float32), batch_size=128, epochs=1, verbose=0, shuffle=True).history["loss"][0]
+        loss = free.fit(x, targets, sample_weight=class_weight[y].astype(np.float32), batch_size=128, epochs=1, verbose=0, shuffle=True).history["loss"][0]
         z = free.predict(xv, verbose=0).astype(np.float64)
         log_p = z - z.max(1, keepdims=True)
         log_p -= np.log(np.exp(log_p).sum(1, keepdims=True))
@@ -129,7 +131,7 @@ def main():
     base = os.path.splitext(args.output)[0]
     with open(base + ".training.json", "w") as f:
         json.dump(dict(parameters=int(model.count_params()), training_pictures=int(len(y)), **counts, validation_characters=int(len(yv)),
-                       hershey_per_class=args.hershey_per_class, copies=args.copies, dropout=args.dropout, best_validation_cross_entropy=best[0], history=history, seed=args.seed,
+                       hershey_per_class=args.hershey_per_class, copies=args.copies, dropout=args.dropout, label_smoothing=args.label_smoothing, best_validation_cross_entropy=best[0], history=history, seed=args.seed,
                        minutes=(time.time() - started) / 60, tensorflow=tf.__version__), f, indent=1)
     print(f"wrote {args.output}: validation cross-entropy {best[0]:.4f}", flush=True)
 
