@@ -88,7 +88,7 @@ Beside it, **ink-en.characters.tflite**, the character network that also reads a
 {ch_size / 1e6:.2f} MB (with the LSTM {(en_size + ch_size) / 1e6:.2f} MB: {mark(en_size + ch_size <= 5e6)} against 5 MB). `tools/ink/train_characters.py`,
 {ch['minutes']:.0f} minutes ({len(ch['history'])} epochs), every class weighing the same: {ch['cut_characters']:,} real characters cut out of the
 training writers' words by ink-en.tflite (`character_cuts.py`) and as many affine copies (half stair-stepped on a coarse
-pixel grid, as a mouse draws), {ch['unipen_character_copies']:,} copies of UNIPEN characters, {ch['hershey']:,} Hershey glyphs. Validation
+pixel grid, as a mouse draws), {ch['unipen_character_copies']:,} copies of UNIPEN characters, {ch['hershey']:,} Hershey glyphs{f"; labels smoothed by {ch['label_smoothing']:g}" if ch.get("label_smoothing") else ""}. Validation
 (the checkpoint): {ch['validation_characters']:,} characters cut out of the validation writers' words, cross-entropy {ch['best_validation_cross_entropy']:.3f}.
 
 **Measured** (`python3 tools/ink/evaluate.py`, release build, 1 thread, decoding as shipped: beam 64, a lexicon of {lexicon_words:,} words,
