@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from ink_features import resample
+from ink_features import distance, resample
 
 STEP = 0.02
 MAX_POINTS = 2000           # resampled points at most; a longer ink is resampled more coarsely
@@ -37,10 +37,6 @@ HARMONICS = 12
 SHARP_TURN = 0.8            # radians between the directions 2 samples before and 2 after a point
 COUNT = 18 + HARMONICS
 CAP = 20.0                  # the unbounded features (counts, lengths, turning) are clipped here
-
-
-def _distance(dx, dy):
-    return math.sqrt(dx * dx + dy * dy)
 
 
 def _resample(stroke, step):
@@ -82,9 +78,9 @@ def _area(polygon):
 def _perimeter(polygon, closed):
     total = 0.0
     for i in range(1, len(polygon)):
-        total += _distance(polygon[i][0] - polygon[i - 1][0], polygon[i][1] - polygon[i - 1][1])
+        total += distance(polygon[i][0] - polygon[i - 1][0], polygon[i][1] - polygon[i - 1][1])
     if closed and len(polygon) > 2:
-        total += _distance(polygon[0][0] - polygon[-1][0], polygon[0][1] - polygon[-1][1])
+        total += distance(polygon[0][0] - polygon[-1][0], polygon[0][1] - polygon[-1][1])
     return total
 
 
@@ -99,7 +95,7 @@ def _enclosing_rectangle(h):
     best_area, best_perimeter = math.inf, 0.0
     for i in range(len(h)):
         a, b = h[i], h[(i + 1) % len(h)]
-        length = _distance(b[0] - a[0], b[1] - a[1])
+        length = distance(b[0] - a[0], b[1] - a[1])
         if length == 0.0:
             continue
         ux, uy = (b[0] - a[0]) / length, (b[1] - a[1]) / length
@@ -171,7 +167,7 @@ def features(strokes):
     radius_sum = radius_squares = 0.0
     for p in points:
         dx, dy = p[0] - cx, p[1] - cy
-        r = _distance(dx, dy)
+        r = distance(dx, dy)
         radius_sum += r
         radius_squares += r * r
         b = int((math.atan2(dy, dx) + math.pi) / (2 * math.pi) * BINS) % BINS
@@ -197,7 +193,7 @@ def features(strokes):
             angle = 2 * math.pi * k * b / BINS
             re += profile[b] * math.cos(angle)
             im -= profile[b] * math.sin(angle)
-        harmonics.append(_distance(re, im) / max(profile_mean * BINS, 1e-6))
+        harmonics.append(distance(re, im) / max(profile_mean * BINS, 1e-6))
 
     sharp = turning = 0.0
     for s in resampled:
@@ -208,7 +204,7 @@ def features(strokes):
             turning += turn
             sharp += turn > SHARP_TURN
     first, last = strokes[0][0], strokes[-1][-1]
-    closure = _distance(last[0] - first[0], last[1] - first[1]) / max(ink_length, 1e-6)
+    closure = distance(last[0] - first[0], last[1] - first[1]) / max(ink_length, 1e-6)
     safe_area = max(hull_area, 1e-6)
     return [
         float(min(len(strokes), 20)), math.log1p(len(strokes)),

@@ -33,6 +33,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import shape_data  # noqa: E402
 import shape_geometry  # noqa: E402
 from ink_features import features as ink_features, untimed  # noqa: E402
+from make_ink_goldens import litert  # noqa: E402
 from train_shapes import affine, varied  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
@@ -72,19 +73,8 @@ def training_inks(args, rng):
 
 
 def lstm_log_probabilities(path, inks):
-    """The shapes LSTM's log-probabilities under LiteRT, a fresh interpreter per ink (its state is in variable tensors)."""
-    from ai_edge_litert.interpreter import Interpreter, OpResolverType
-    out = []
-    for strokes in inks:
-        f = ink_features(untimed(strokes))
-        it = Interpreter(path, experimental_op_resolver_type=OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
-        inp = it.get_input_details()[0]["index"]
-        it.resize_tensor_input(inp, [1, *f.shape])
-        it.allocate_tensors()
-        it.set_tensor(inp, f[None])
-        it.invoke()
-        out.append(it.get_tensor(it.get_output_details()[0]["index"])[0])
-    return log_softmax(np.array(out, np.float64))
+    """The shapes LSTM's log-probabilities under LiteRT (a fresh interpreter per ink: its state is in variable tensors)."""
+    return log_softmax(np.array([litert(path, ink_features(untimed(strokes))) for strokes in inks], np.float64))
 
 
 def log_softmax(x):

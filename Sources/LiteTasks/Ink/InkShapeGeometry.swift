@@ -99,7 +99,7 @@ struct InkShapeGeometry {
         var radiusSum = 0.0, radiusSquares = 0.0
         for p in points {
             let dx = p.x - centroid.x, dy = p.y - centroid.y
-            let r = distance(dx, dy)
+            let r = InkFeatures.hypot(dx, dy)
             radiusSum += r
             radiusSquares += r * r
             let b = Int((atan2(dy, dx) + Double.pi) / (2 * Double.pi) * Double(bins)) % bins
@@ -135,7 +135,7 @@ struct InkShapeGeometry {
                 re += profile[b] * cos(angle)
                 im -= profile[b] * sin(angle)
             }
-            magnitudes.append(distance(re, im) / max(profileMean * Double(bins), 1e-6))
+            magnitudes.append(InkFeatures.hypot(re, im) / max(profileMean * Double(bins), 1e-6))
         }
 
         var sharp = 0.0, turning = 0.0
@@ -149,7 +149,7 @@ struct InkShapeGeometry {
             }
         }
         let first = strokes[0][0], last = strokes[strokes.count - 1][strokes[strokes.count - 1].count - 1]
-        let closure = distance(last.x - first.x, last.y - first.y) / max(inkLength, 1e-6)
+        let closure = InkFeatures.hypot(last.x - first.x, last.y - first.y) / max(inkLength, 1e-6)
         let safeArea = max(hullArea, 1e-6)
         return [
             Double(min(strokes.count, 20)), log1p(Double(strokes.count)),
@@ -165,9 +165,6 @@ struct InkShapeGeometry {
             hullArea, min(radiusSpread, cap), coverage, profileSpread, profileRange,
         ] + magnitudes
     }
-
-    /// sqrt(dx^2 + dy^2) with IEEE operations only (not hypot), as the Python does.
-    static func distance(_ dx: Double, _ dy: Double) -> Double { (dx * dx + dy * dy).squareRoot() }
 
     /// Python's `x % m` for floats: the remainder with the sign of `m`.
     static func floorModulo(_ x: Double, _ m: Double) -> Double {
@@ -219,10 +216,10 @@ struct InkShapeGeometry {
     static func perimeter(_ polygon: [Point], closed: Bool) -> Double {
         var total = 0.0
         for i in polygon.indices.dropFirst() {
-            total += distance(polygon[i].x - polygon[i - 1].x, polygon[i].y - polygon[i - 1].y)
+            total += InkFeatures.hypot(polygon[i].x - polygon[i - 1].x, polygon[i].y - polygon[i - 1].y)
         }
         if closed && polygon.count > 2 {
-            total += distance(polygon[0].x - polygon[polygon.count - 1].x, polygon[0].y - polygon[polygon.count - 1].y)
+            total += InkFeatures.hypot(polygon[0].x - polygon[polygon.count - 1].x, polygon[0].y - polygon[polygon.count - 1].y)
         }
         return total
     }
@@ -238,7 +235,7 @@ struct InkShapeGeometry {
         var bestArea = Double.infinity, bestPerimeter = 0.0
         for i in hull.indices {
             let a = hull[i], b = hull[(i + 1) % hull.count]
-            let length = distance(b.x - a.x, b.y - a.y)
+            let length = InkFeatures.hypot(b.x - a.x, b.y - a.y)
             if length == 0 { continue }
             let ux = (b.x - a.x) / length, uy = (b.y - a.y) / length
             var lowU = Double.infinity, lowV = Double.infinity, highU = -Double.infinity, highV = -Double.infinity
