@@ -220,6 +220,7 @@ def main():
     parser.add_argument("--pixel-grid", type=float, default=0.0, help="share of augmented copies snapped to a coarse pixel grid (mouse or finger on a small canvas)")
     parser.add_argument("--cut-characters-at", type=float, help="at this fraction of the budget, cut real isolated characters out of the training words "
                         "the model being trained reads, and train on them too for the rest of the run (the cutting itself took 9 minutes here)")
+    parser.add_argument("--label-smoothing", type=float, default=0.0, help="each frame's CTC target mixed with this share of a uniform guess")
     parser.add_argument("--cut-characters-below", type=float, help="as --cut-characters-at, but after the first epoch whose validation greedy CER is "
                         "below this (0.2, say): a time fraction cuts too early on a slow machine, from a model that reads too little")
     args = parser.parse_args()
@@ -263,7 +264,15 @@ def main():
     def step(x, y, xl, yl):
         with tf.GradientTape() as tape:
             logits = model(x, training=True)
-            loss = tf.reduce_mean(tf.nn.ctc_loss(y, logits, yl, xl, logits_time_major=False, blank_index=0))
+            loss = tf.nn.ctc_loss(y, logits, yl, xl, logits_time_major=False, blank_index=0)
+            if args.label_smoothing:
+                # CTC's gradient at frame t is p_t - g_t (g_t: the frame's posterior over alignments); adding
+                # e * sum_t CE(uniform, p_t) makes it p_t - ((1 - e) g_t + e / CLASSES): label smoothing of each
+                # frame's soft target, over the frames the sequence really has.
+                frames = tf.sequence_mask(xl, tf.shape(logits)[1], dtype=logits.dtype)
+                uniform = -tf.reduce_mean(tf.nn.log_softmax(logits), axis=-1)
+                loss = (1 - args.label_smoothing) * loss + args.label_smoothing * tf.reduce_sum(uniform * frames, axis=1)
+            loss = tf.reduce_mean(loss)
         gradients = tape.gradient(loss, model.trainable_variables)
         optimizer.apply_gradients(zip(gradients, model.trainable_variables))
         return loss
@@ -317,7 +326,7 @@ def main():
                    seed=args.seed, tensorflow=tf.__version__, resumed_from=args.resume, learning_rate=args.learning_rate,
                    augmented_copies=args.copies, pixel_grid=args.pixel_grid, single_characters=args.single_characters, speed_range=args.speed_range,
                    cut_characters_with=args.cut_characters_with, cut_characters_at=args.cut_characters_at,
-                   cut_characters_below=args.cut_characters_below)
+                   cut_characters_below=args.cut_characters_below, label_smoothing=args.label_smoothing)
     previous = os.path.splitext(args.resume)[0] + ".training.json" if args.resume else None
     if previous and os.path.exists(previous):
         summary["resumed_run"] = json.load(open(previous))
