@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Joins trained "en" models into one .tflite that averages their per-point log-probabilities.
+"""Joins trained "en" models into one .tflite that averages their per-point log-probabilities, or shapes models
+(`--shapes`) into one that averages their per-ink log-probabilities.
 
     python3 tools/ink/ensemble.py A.tflite B.tflite [...] --output models/ink-en.tflite
+    python3 tools/ink/ensemble.py --shapes A.tflite B.tflite [...] --output models/ink-shapes.tflite
 
 Each model is read back into Keras (train_text.weights_from_tflite, checked against LiteRT's outputs here), and the
 graph computes mean(log_softmax(model_k(features))): a product-of-experts reading the recognizer decodes like a single
@@ -19,6 +21,8 @@ os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import shape_data  # noqa: E402
+import train_shapes  # noqa: E402
 import train_text  # noqa: E402
 
 
@@ -36,19 +40,20 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("models", nargs="+")
     parser.add_argument("--output", required=True)
+    parser.add_argument("--shapes", action="store_true", help="the models are shapes models (train_shapes.py)")
     args = parser.parse_args()
     import tensorflow as tf
     x = np.random.default_rng(0).normal(0, 1, (1, 40, 5)).astype(np.float32)
     inputs = tf.keras.Input((None, 5), batch_size=1, name="ink_features")
     members = []
     for k, path in enumerate(args.models):
-        model = train_text.build_model(batch_size=1)
+        model = train_shapes.build_model(batch_size=1) if args.shapes else train_text.build_model(batch_size=1)
         model._name = f"member{k}"
-        train_text.weights_from_tflite(path, model)
+        train_text.weights_from_tflite(path, model, classes=len(shape_data.SHAPES) if args.shapes else train_text.CLASSES)
         difference = np.abs(model(x).numpy() - litert_logits(path, x)).max()
         assert difference < 1e-2, f"{path}: weights read back differ from LiteRT by {difference}"
         members.append(tf.keras.layers.Lambda(tf.nn.log_softmax, name=f"log_probabilities{k}")(model(inputs)))
-    average = tf.keras.layers.Average(name="character_log_probabilities")(members) if len(members) > 1 else members[0]
+    average = tf.keras.layers.Average(name="shape_log_probabilities" if args.shapes else "character_log_probabilities")(members) if len(members) > 1 else members[0]
     ensemble = tf.keras.Model(inputs, average)
     with open(args.output, "wb") as f:
         f.write(tf.lite.TFLiteConverter.from_keras_model(ensemble).convert())

@@ -128,10 +128,11 @@ def build_model(batch_size=None):
     return tf.keras.Model(inputs, logits)
 
 
-def weights_from_tflite(path, model):
-    """Sets `model`'s weights from an exported ink-en.tflite (to continue training it): each fused LSTM op's gate
-    matrices (TFLite's input order i, f, c, o) back into Keras' concatenated kernels; the op reading a REVERSE_V2
-    output is the backward half of its Bidirectional layer. Checked by comparing outputs afterwards."""
+def weights_from_tflite(path, model, classes=CLASSES):
+    """Sets `model`'s weights from an exported ink-en.tflite (to continue training it), or another model of
+    bidirectional LSTM layers and a last dense layer of `classes` outputs: each fused LSTM op's gate matrices
+    (TFLite's input order i, f, c, o) back into Keras' concatenated kernels; the op reading a REVERSE_V2 output is
+    the backward half of its Bidirectional layer. Checked by comparing outputs afterwards."""
     from ai_edge_litert.interpreter import Interpreter
     it = Interpreter(path)
     it.allocate_tensors()
@@ -156,7 +157,7 @@ def weights_from_tflite(path, model):
         add = next(op for op in ops if op["op_name"] == "ADD")
         def constant(k):
             try:
-                return t(k).size == CLASSES
+                return t(k).size == classes
             except ValueError:  # an intermediate tensor has no data
                 return False
         bias_index = next(k for k in add["inputs"] if constant(k))
