@@ -40,14 +40,7 @@ struct InkCharacterClassifier {
 
     /// Log-probabilities of ``characters`` for the ink `strokes` read as one character.
     func logProbabilities(_ strokes: [InkLayout.IndexedStroke]) throws -> [Float] {
-        let picture = Self.raster(strokes.map { $0.points })
-        try TaskError.wrap {
-            try interpreter.copy(picture, toInputAt: 0)
-            try interpreter.invoke()
-        }
-        var logits = try TaskError.wrap { try interpreter.output(at: 0) }.toArray(of: Float.self)
-        logits.formLogSoftmax()
-        return logits
+        try interpreter.logProbabilities(of: Self.raster(strokes.map { $0.points }))
     }
 
     /// The ink drawn as a `size` x `size` picture (row-major, 0 background, up to 1 ink): its larger side scaled to

@@ -52,14 +52,7 @@ struct InkShapeGeometry {
 
     /// Log-probabilities of the shape classes for the ink `strokes`.
     func logProbabilities(_ strokes: [[StrokePoint]]) throws -> [Float] {
-        let values = Self.features(strokes).map(Float.init)
-        try TaskError.wrap {
-            try interpreter.copy(values, toInputAt: 0)
-            try interpreter.invoke()
-        }
-        var logits = try TaskError.wrap { try interpreter.output(at: 0) }.toArray(of: Float.self)
-        logits.formLogSoftmax()
-        return logits
+        try interpreter.logProbabilities(of: Self.features(strokes).map(Float.init))
     }
 
     // MARK: Features

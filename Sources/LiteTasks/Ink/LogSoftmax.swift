@@ -1,4 +1,5 @@
 import Foundation
+import LiteEngine
 
 extension Array where Element == Float {
     /// Turns the logits in `range` into log-probabilities (log-softmax) in place; the largest logit is taken out
@@ -15,4 +16,18 @@ extension Array where Element == Float {
 
     /// The whole array's logits as log-probabilities.
     mutating func formLogSoftmax() { formLogSoftmax(indices) }
+}
+
+extension Interpreter {
+    /// Runs a network of one float input and one output of logits (the ink's small classifiers) on `input` and
+    /// returns the output as log-probabilities.
+    func logProbabilities(of input: [Float]) throws -> [Float] {
+        try TaskError.wrap {
+            try copy(input, toInputAt: 0)
+            try invoke()
+        }
+        var logits = try TaskError.wrap { try output(at: 0) }.toArray(of: Float.self)
+        logits.formLogSoftmax()
+        return logits
+    }
 }
