@@ -130,6 +130,7 @@ their labels are likeliest (cross-entropy {", ".join(f"{c:.2f}" for c in geo['fu
 | the same kind of shapes (another draw), the geometry network | 1000 | {geo_synthetic:.1%} | |
 | Quick, Draw! validation part (the other half of the checkpoint choice), the LSTM; the geometry network; both | {sh.get('quickdraw_validation', 0)} | {best_shapes.get('quickdraw_validation_accuracy', float('nan')):.1%}; {geo['geometry_quickdraw_validation_correct'] / geo['quickdraw_validation']:.1%}; {geo['fused_quickdraw_validation_correct'][str(geo['weight'])] / geo['quickdraw_validation']:.1%} | |
 | Quick, Draw! held-out half (shape categories + 150 sketches of other categories as "other"), the recognizer (both) | {shapes['samples']} | {shapes['top1']:.1%} | at least 95%: {mark(shapes['top1'] >= 0.95)} |
+| the same drawings against a person's reading (`tools/ink/shapes_review.tsv`: {shapes['not_their_label']} are not their label to a person, so a reader that agrees with a person on every one scores at most {shapes['best_possible_against_labels']:.1%} against the labels) | {shapes['samples']} | {shapes['top1_person_reading']:.1%} | |
 
 Quick, Draw! is hard here: many of its drawings are unfinished (a hexagon of three sides), its "diamond" is often a
 gem, and some "other" sketches are shapes (a sun drawn as a star). The most frequent confusions:
