@@ -120,8 +120,37 @@ def _regular(n, rng, radius_jitter=0.08, angle_jitter=0.0):
     return [(math.cos(a) * (1 + rng.normal(0, radius_jitter)), math.sin(a) * (1 + rng.normal(0, radius_jitter))) for a in angles]
 
 
-def synthetic(label, rng):
-    """Strokes of one synthetic `label` shape, as lists of [x, y] in pixel-like units (y down)."""
+def _decorations(pieces, rng):
+    """One to three marks people add to a shape in Quick, Draw! (the lines inside a tent or a gem, an eye inside a
+    pyramid, a line drawn again beside an edge): short strokes inside the shape's box, a small loop, or a copy of
+    one edge moved off it by up to a fifth of the shape's size."""
+    points = np.concatenate([np.asarray(p, dtype=float) for p in pieces])
+    lo, hi = points.min(0), points.max(0)
+    size = max(float((hi - lo).max()), 1e-6)
+    marks = []
+    for _ in range(int(rng.integers(1, 4))):
+        kind = rng.random()
+        if kind < 0.55:
+            a = lo + (hi - lo) * rng.uniform(0.2, 0.8, 2)
+            angle, length = rng.uniform(0, 2 * math.pi), size * rng.uniform(0.15, 0.5)
+            marks.append([tuple(a), tuple(a + length * np.array([math.cos(angle), math.sin(angle)]))])
+        elif kind < 0.75:
+            c, r = lo + (hi - lo) * rng.uniform(0.35, 0.65, 2), size * rng.uniform(0.05, 0.12)
+            t = np.linspace(0, 2 * math.pi, 12)
+            marks.append(list(zip(c[0] + r * np.cos(t), c[1] + 0.6 * r * np.sin(t))))
+        else:
+            piece = np.asarray(pieces[int(rng.integers(len(pieces)))], dtype=float)
+            k = int(rng.integers(len(piece) - 1)) if len(piece) > 1 else 0
+            edge = piece[k:k + 2]
+            offset = rng.normal(0, 1, 2)
+            marks.append([tuple(q) for q in edge + size * rng.uniform(0.05, 0.2) * offset / max(np.hypot(*offset), 1e-6)])
+    return pieces + marks
+
+
+def synthetic(label, rng, decorated=0.0):
+    """Strokes of one synthetic `label` shape, as lists of [x, y] in pixel-like units (y down); a closed shape is
+    given `_decorations` with probability `decorated` (0 draws nothing for it, so the stream of shapes is that of
+    before the option)."""
     wobble = rng.uniform(0.0, 0.03)
     pieces = []
     if label == "circle":
@@ -217,6 +246,8 @@ def synthetic(label, rng):
             pieces = [list(zip(np.cos(t), np.sin(t)))]
         else:  # a pentagon (not a shape class; a seven-cornered one is left out: people drawing octagons miscount)
             pieces = _closed(_regular(5, rng, 0.15), rng, 2)
+    if decorated > 0 and label not in ("line", "arrow", "other") and rng.random() < decorated:
+        pieces = _decorations(pieces, rng)
     # A random affine map: rotation (not for rectangles mostly, people draw them upright), scale, shear.
     rotate = rng.uniform(-math.pi, math.pi) if label not in ("rectangle", "diamond", "star", "triangle") or rng.random() < 0.2 else rng.normal(0, 0.1)
     sx, sy = rng.uniform(0.8, 1.25, 2)

@@ -64,11 +64,11 @@ def varied(strokes, rng):
     return out
 
 
-def synthetic_set(count, seed):
+def synthetic_set(count, seed, decorated=0.0):
     rng = np.random.default_rng(seed)
     weights = np.array([1.5 if k == "other" else 1.0 for k in shape_data.SHAPES])
     labels = rng.choice(len(shape_data.SHAPES), size=count, p=weights / weights.sum())
-    return [(features(shape_data.synthetic(shape_data.SHAPES[k], rng)), int(k)) for k in labels]
+    return [(features(shape_data.synthetic(shape_data.SHAPES[k], rng, decorated)), int(k)) for k in labels]
 
 
 def build_model(batch_size=None, dropout=0.0):
@@ -117,11 +117,13 @@ def main():
                              "weights, since nothing is left to choose a checkpoint on (the held-out half stays untouched)")
     parser.add_argument("--label-smoothing", type=float, default=0.0,
                         help="cross-entropy against labels smoothed by this much (a less overconfident network)")
+    parser.add_argument("--decorated", type=float, default=0.0,
+                        help="share of the synthetic closed shapes drawn with marks inside or beside them (shape_data._decorations)")
     parser.add_argument("--output", default=os.path.join(ROOT, "models", "ink-shapes.tflite"))
     args = parser.parse_args()
     started = time.time()
     rng = np.random.default_rng(args.seed)
-    items = synthetic_set(args.synthetic, args.seed)
+    items = synthetic_set(args.synthetic, args.seed, args.decorated)
     # The shapes model reads no timing (the recognizer gives it the synthetic clock), like the synthetic shapes.
     real = [dict(d, strokes=untimed(d["strokes"])) for d in shape_data.quickdraw("train")]
     if args.train_on_validation:
@@ -188,7 +190,7 @@ def main():
         f.write("\n".join(shape_data.SHAPES) + "\n")
     with open(base + ".training.json", "w") as f:
         json.dump(dict(units=UNITS, parameters=int(export.count_params()), training_shapes=len(items), quickdraw_train=len(real),
-                       synthetic=args.synthetic, quickdraw_copies=args.copies, dropout=args.dropout, label_smoothing=args.label_smoothing, varied=args.varied, other_sketches=len(others), quickdraw_validation=len(real_validation),
+                       synthetic=args.synthetic, quickdraw_copies=args.copies, dropout=args.dropout, label_smoothing=args.label_smoothing, decorated=args.decorated, varied=args.varied, other_sketches=len(others), quickdraw_validation=len(real_validation),
                        best_validation_accuracy=best[0], history=history, seed=args.seed,
                        minutes=(time.time() - started) / 60, tensorflow=tf.__version__), f, indent=1)
     print(f"wrote {args.output}: mean of synthetic and Quick, Draw! validation accuracy {best[0]:.4f}", flush=True)
