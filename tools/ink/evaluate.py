@@ -122,17 +122,19 @@ def shapes(cli, limit):
     return result
 
 
-def shapes_review(samples):
-    """{index: what a person calls the drawing, or "either"} from shapes_review.tsv, for the drawings that are not
-    their label to a person; checks that the held-out list is the one that was reviewed."""
+def shapes_review(samples, split="test"):
+    """{index: what a person calls the drawing, or "either"} from shapes_review.tsv for one part of Quick, Draw!, for
+    the drawings that are not their label to a person; checks that the list is the one that was reviewed."""
     review = {}
     with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "shapes_review.tsv")) as f:
         for line in f:
-            if line.startswith("#") or line.startswith("index\t") or not line.strip():
+            if line.startswith("#") or line.startswith("split\t") or not line.strip():
                 continue
-            index, category, label, person, _ = line.rstrip("\n").split("\t")
+            part, index, category, label, person, _ = line.rstrip("\n").split("\t")
+            if part != split:
+                continue
             d = samples[int(index)]
-            assert (d["category"], d["label"]) == (category, label), f"held-out drawing {index} is {d['category']}, reviewed as {category}"
+            assert (d["category"], d["label"]) == (category, label), f"{split} drawing {index} is {d['category']}, reviewed as {category}"
             review[int(index)] = person
     return review
 

@@ -3,7 +3,7 @@
 and what `vision-cli ink` reads, so a person can check the labels and the misreadings (shapes_review.tsv was made
 from these sheets).
 
-    python3 tools/ink/shape_sheet.py [--misses] [--out /tmp/shapes] [--cli PATH]
+    python3 tools/ink/shape_sheet.py [--split test|validation] [--misses | --blind] [--out /tmp/shapes] [--cli PATH]
 
 Writes OUT-0.png, OUT-1.png, ... of 60 drawings each, sorted by label and category; a misreading is in red.
 """
@@ -31,20 +31,28 @@ def draw(cell, d, index, read, ox, oy):
             cell.line(line, fill="black", width=2)
         elif line:
             cell.ellipse([line[0][0] - 1, line[0][1] - 1, line[0][0] + 1, line[0][1] + 1], fill="black")
-    cell.text((ox + 3, oy + 2), f"{index} {d['label']} > {read}", fill="red" if read != d["label"] else "green")
+    if read is None:
+        cell.text((ox + 3, oy + 2), f"{index} {d['label']}", fill="black")
+    else:
+        cell.text((ox + 3, oy + 2), f"{index} {d['label']} > {read}", fill="red" if read != d["label"] else "green")
     cell.text((ox + 3, oy + 13), d["category"][:22], fill="blue")
     cell.rectangle([ox, oy, ox + CELL - 1, oy + CELL - 1], outline="gray")
 
 
 def main():
     parser = argparse.ArgumentParser()
+    parser.add_argument("--split", default="test", choices=["test", "validation"], help="Quick, Draw!'s held-out half or its validation part")
     parser.add_argument("--misses", action="store_true", help="only the drawings read as something other than their label")
+    parser.add_argument("--blind", action="store_true", help="do not show what the recognizer reads (for a review that does not lean on it)")
     parser.add_argument("--out", default="/tmp/shapes", help="prefix of the PNGs")
     parser.add_argument("--cli", default=os.path.join(evaluate.ROOT, ".build-native", "release", "vision-cli"))
     args = parser.parse_args()
-    samples = shape_data.held_out_quickdraw()
-    results = evaluate.run_cli(args.cli, samples, "zxx-Zsym-x-shapes")
-    rows = [(i, d, r["candidates"][0]["text"] if r.get("candidates") else "error") for i, (d, r) in enumerate(zip(samples, results))]
+    samples = shape_data.quickdraw(args.split)
+    if args.blind:
+        rows = [(i, d, None) for i, d in enumerate(samples)]
+    else:
+        results = evaluate.run_cli(args.cli, samples, "zxx-Zsym-x-shapes")
+        rows = [(i, d, r["candidates"][0]["text"] if r.get("candidates") else "error") for i, (d, r) in enumerate(zip(samples, results))]
     if args.misses:
         rows = [row for row in rows if row[2] != row[1]["label"]]
     rows.sort(key=lambda row: (row[1]["label"], row[1]["category"], row[0]))
