@@ -7,7 +7,7 @@ Data (shape_data.py): synthetic hand-drawn shapes of every class, the training p
 categories (each drawing also `--copies` more times under a random affine map) and `--other-sketches` more of its
 other categories as "other" (each with one affine copy), all without their timing: the model reads shapes, not
 speed (the recognizer drops the timing too). Features are the text model's
-(ink_features.py). Model: a bidirectional LSTM of 64 units, the maximum over time, and a dense layer over the
+(ink_features.py). Model: a bidirectional LSTM of 64 units (`--units`), the maximum over time, and a dense layer over the
 classes; Adam, cross-entropy, a fixed wall-clock budget; exported is the checkpoint with the best mean of two
 accuracies: on held-out synthetic shapes (another seed) and on Quick, Draw!'s validation part (real drawings of
 writers trained on nowhere; the test half stays untouched).
@@ -71,10 +71,10 @@ def synthetic_set(count, seed, decorated=0.0):
     return [(features(shape_data.synthetic(shape_data.SHAPES[k], rng, decorated)), int(k)) for k in labels]
 
 
-def build_model(batch_size=None, dropout=0.0):
+def build_model(batch_size=None, dropout=0.0, units=UNITS):
     import tensorflow as tf
     inputs = tf.keras.Input((None, 5), batch_size=batch_size, name="ink_features")
-    x = tf.keras.layers.Bidirectional(tf.keras.layers.LSTM(UNITS, return_sequences=True), name="bilstm")(inputs)
+    x = tf.keras.layers.Bidirectional(tf.keras.layers.LSTM(units, return_sequences=True), name="bilstm")(inputs)
     x = tf.keras.layers.GlobalMaxPooling1D()(x)
     if dropout > 0:  # training only: the exported model is built without it
         x = tf.keras.layers.Dropout(dropout)(x)
@@ -119,6 +119,7 @@ def main():
                         help="cross-entropy against labels smoothed by this much (a less overconfident network)")
     parser.add_argument("--decorated", type=float, default=0.0,
                         help="share of the synthetic closed shapes drawn with marks inside or beside them (shape_data._decorations)")
+    parser.add_argument("--units", type=int, default=UNITS, help="LSTM units each way")
     parser.add_argument("--output", default=os.path.join(ROOT, "models", "ink-shapes.tflite"))
     args = parser.parse_args()
     started = time.time()
@@ -150,7 +151,7 @@ def main():
 
     import tensorflow as tf
     tf.random.set_seed(args.seed)
-    model = build_model(dropout=args.dropout)
+    model = build_model(dropout=args.dropout, units=args.units)
     optimizer = tf.keras.optimizers.Adam(2e-3, clipnorm=5.0)
     loss_fn = tf.keras.losses.CategoricalCrossentropy(from_logits=True, label_smoothing=args.label_smoothing)
 
@@ -181,7 +182,7 @@ def main():
         if acc > best[0] or args.train_on_validation:
             best = (acc, model.get_weights())
 
-    export = build_model(batch_size=1)
+    export = build_model(batch_size=1, units=args.units)
     export.set_weights(best[1])
     with open(args.output, "wb") as f:
         f.write(tf.lite.TFLiteConverter.from_keras_model(export).convert())
@@ -189,7 +190,7 @@ def main():
     with open(base + ".labels.txt", "w") as f:
         f.write("\n".join(shape_data.SHAPES) + "\n")
     with open(base + ".training.json", "w") as f:
-        json.dump(dict(units=UNITS, parameters=int(export.count_params()), training_shapes=len(items), quickdraw_train=len(real),
+        json.dump(dict(units=args.units, parameters=int(export.count_params()), training_shapes=len(items), quickdraw_train=len(real),
                        synthetic=args.synthetic, quickdraw_copies=args.copies, dropout=args.dropout, label_smoothing=args.label_smoothing, decorated=args.decorated, varied=args.varied, other_sketches=len(others), quickdraw_validation=len(real_validation),
                        best_validation_accuracy=best[0], history=history, seed=args.seed,
                        minutes=(time.time() - started) / 60, tensorflow=tf.__version__), f, indent=1)
