@@ -106,37 +106,34 @@ def shapes(cli, limit):
     samples = shape_data.held_out_quickdraw()
     samples = samples[:limit] if limit else samples
     results = run_cli(cli, samples, "zxx-Zsym-x-shapes")
-    top1 = sum(bool(r.get("candidates")) and r["candidates"][0]["text"] == d["label"] for d, r in zip(samples, results))
     read = [r["candidates"][0]["text"] if r.get("candidates") else "error" for r in results]
     misses = [(d["label"], t) for d, t in zip(samples, read) if t != d["label"]]
-    result = dict(set="quickdraw shapes, held-out half", samples=len(samples), top1=top1 / len(samples), confusions=confusions(misses))
+    result = dict(set="quickdraw shapes, held-out half", samples=len(samples), top1=1 - len(misses) / len(samples), confusions=confusions(misses))
     if not limit:
-        review = shapes_review(samples)
-        # "either" drawings count as right when read as their label or as anything a person could call them: here,
-        # as their label only, which is what the labels say.
-        person = [review.get(i, d["label"]) for i, d in enumerate(samples)]
-        person = [p if p != "either" else d["label"] for p, d in zip(person, samples)]
-        result.update(top1_person_reading=sum(t == p for t, p in zip(read, person)) / len(samples),
-                      not_their_label=sum(v not in ("either",) for v in review.values()),
-                      best_possible_against_labels=sum(review.get(i) in (None, "either") for i in range(len(samples))) / len(samples))
+        person = person_readings(samples)
+        not_their_label = sum(p != d["label"] for p, d in zip(person, samples))
+        result.update(top1_person_reading=sum(t == p for t, p in zip(read, person)) / len(samples), not_their_label=not_their_label,
+                      best_possible_against_labels=1 - not_their_label / len(samples))
     return result
 
 
-def shapes_review(samples, split="test"):
-    """{index: what a person calls the drawing, or "either"} from shapes_review.tsv for one part of Quick, Draw!, for
-    the drawings that are not their label to a person; checks that the list is the one that was reviewed."""
-    review = {}
+def person_readings(samples, split="test"):
+    """What a person calls each drawing of one part of Quick, Draw! (`samples`, in shape_data.quickdraw(split)'s
+    order), from shapes_review.tsv: its label unless the review names something else (a drawing that could be read
+    either way keeps its label); checks that the list is the one that was reviewed."""
+    person = [d["label"] for d in samples]
     with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "shapes_review.tsv")) as f:
         for line in f:
             if line.startswith("#") or line.startswith("split\t") or not line.strip():
                 continue
-            part, index, category, label, person, _ = line.rstrip("\n").split("\t")
+            part, index, category, label, reading, _ = line.rstrip("\n").split("\t")
             if part != split:
                 continue
             d = samples[int(index)]
             assert (d["category"], d["label"]) == (category, label), f"{split} drawing {index} is {d['category']}, reviewed as {category}"
-            review[int(index)] = person
-    return review
+            if reading != "either":
+                person[int(index)] = reading
+    return person
 
 
 def main():
