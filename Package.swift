@@ -1,9 +1,17 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 import PackageDescription
+
+/// The engine, reader and image code are optimized in debug builds too: `swift run vision-cli classify` and
+/// `swift test` would otherwise spend seconds per image in unoptimized kernels (Docs/architecture.md). Debug builds
+/// keep `-enable-testing`, so `@testable import` still works. Since tools version 6.2, unsafe flags no longer keep
+/// a package from being used as a versioned dependency.
+let optimizedInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
+/// C code at -O2 in every configuration, with floating-point contraction off so that results do not depend on
+/// whether the compiler fuses a multiply and an add (the microkernels fuse explicitly where they mean to).
+let optimizedC: [CSetting] = [.unsafeFlags(["-O2", "-ffp-contract=off"])]
 
 let package = Package(
     name: "LiteVision",
-    platforms: [.macOS(.v13)],
     products: [
         /// The .tflite reader alone: FlatBuffers, FlexBuffers and the TensorFlow Lite schema.
         .library(name: "LiteFormat", targets: ["LiteFormat"]),
@@ -36,10 +44,16 @@ let package = Package(
         /// HTTP downloads through libcurl opened at the first download (not linked: FoundationNetworking would load
         /// libcurl and ~30 TLS and network libraries into every process at start).
         .target(name: "CHTTPGet"),
-        .target(name: "LiteFormat"),
-        .target(name: "LiteEngine", dependencies: ["LiteFormat", "COpenBLAS"]),
-        .target(name: "LiteImage", dependencies: ["CImageCodecs"]),
-        .target(name: "LiteTasks", dependencies: ["LiteEngine", "LiteImage", "CHTTPGet"]),
+        /// The engine's microkernels in C, one folder per instruction-set level; each file is compiled for its level
+        /// with clang's `target` attribute and reached only through LiteEngine's run-time KernelConfiguration.
+        .target(name: "CLiteKernels", cSettings: optimizedC),
+        /// Files compiled into the library (models/registry.json, the digital ink models), so a binary copied
+        /// anywhere finds them without the checkout.
+        .target(name: "CBundledFiles", cSettings: [.headerSearchPath("../../models")]),
+        .target(name: "LiteFormat", swiftSettings: optimizedInDebug),
+        .target(name: "LiteEngine", dependencies: ["LiteFormat", "COpenBLAS", "CLiteKernels"], swiftSettings: optimizedInDebug),
+        .target(name: "LiteImage", dependencies: ["CImageCodecs"], swiftSettings: optimizedInDebug),
+        .target(name: "LiteTasks", dependencies: ["LiteEngine", "LiteImage", "CHTTPGet", "CBundledFiles"]),
         .executableTarget(
             name: "vision-cli",
             dependencies: [

@@ -14,6 +14,10 @@ public enum EngineError: Error, CustomStringConvertible, Sendable {
     case invalidArgument(String)
     /// ``Interpreter/cancel()`` stopped the invocation (before `node`, counted in the subgraph that was running).
     case cancelled(node: Int)
+    /// `LITEVISION_ISA` asked for microkernels of an instruction-set level this CPU does not have.
+    case instructionSetUnavailable(requested: InstructionSetLevel, available: InstructionSetLevel)
+    /// A system library the engine needs could not be loaded; `package` is the Debian package that provides it.
+    case libraryUnavailable(library: String, package: String, reason: String)
 
     public var description: String {
         switch self {
@@ -23,6 +27,10 @@ public enum EngineError: Error, CustomStringConvertible, Sendable {
         case let .invalidNode(node, op, reason): return "node \(node) (\(op)): \(reason)"
         case let .invalidArgument(reason): return reason
         case let .cancelled(node): return "cancelled before node \(node)"
+        case let .instructionSetUnavailable(requested, available):
+            return "LITEVISION_ISA=\(requested) needs CPU features this machine lacks (highest available: \(available))"
+        case let .libraryUnavailable(library, package, reason):
+            return "\(library) could not be loaded (install the Debian package \(package)): \(reason)"
         }
     }
 }

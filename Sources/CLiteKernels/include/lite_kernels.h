@@ -1,0 +1,10 @@
+#ifndef LITE_KERNELS_H
+#define LITE_KERNELS_H
+
+// The engine's microkernels, one header per family. Every x86 kernel is compiled for one instruction-set level
+// (the file's `#pragma clang attribute` target) and is reached only through LiteEngine's KernelConfiguration, which
+// selects it after lite_cpu_features() says the CPU has that level. Declarations of x86 kernels are visible only on
+// x86-64, so Swift code that names one must sit under `#if arch(x86_64)`.
+#include "lite_cpu.h"
+
+#endif
