@@ -72,7 +72,7 @@ let package = Package(
         .testTarget(name: "LiteTasksTests", dependencies: ["LiteTasks", "TrackingEvaluation", "CZlib"], exclude: ["Goldens"]),
         .testTarget(
             name: "LiteEngineTests",
-            dependencies: ["LiteEngine", "LiteTasks", "ModelFuzzing", "vision-cli"],
+            dependencies: ["LiteEngine", "LiteTasks", "ModelFuzzing", "vision-cli", "CLiteKernels"],
             exclude: ["Goldens"]
         ),
         .executableTarget(

@@ -4,8 +4,8 @@
 # runs unreliable; see Docs/benchmarks.md).
 #
 #   git worktree add /tmp/base <commit> && (cd /tmp/base && swift build -c release --product vision-cli \
-#       --scratch-path /tmp/base-build $(tools/swift-flags.sh))
-#   tools/ab_bench.sh /tmp/base-build/release/vision-cli .build-native/release/vision-cli 300 5 1 /tmp/layers/f_*.tflite
+#       --scratch-path /tmp/base-build)
+#   tools/ab_bench.sh /tmp/base-build/release/vision-cli .build/release/vision-cli 300 5 1 /tmp/layers/f_*.tflite
 #
 # usage: ab_bench.sh CLI_A CLI_B RUNS ROUNDS THREADS MODEL...
 set -euo pipefail

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Times vision-cli and LiteRT on the same models in one run and prints the ratios as a Markdown table.
 
-    python3 tools/bench_vs_litert.py [--cli PATH] [--runs N] [--rounds N] [--threads 1 2] [--write Docs/benchmarks.md]
+    python3 tools/bench_vs_litert.py [--cli PATH] [--reference-cli PATH] [--runs N] [--rounds N] [--threads 1 2]
+                                     [--write Docs/benchmarks.md]
 
 For each model and thread count it alternates our engine, LiteRT with XNNPACK (its default) and LiteRT's
 built-in kernels (BUILTIN_WITHOUT_DEFAULT_DELEGATES), `--rounds` times, and keeps each one's best median, so
 that a burst of load on this shared machine does not land on one side only. Without --cli it builds with
-tools/build.sh.
+tools/build.sh (a plain `swift build -c release`). Each row says which instruction-set level our kernels ran at.
+`--reference-cli` adds another build of vision-cli (say, an older commit's) to the same rounds, for A/B checks.
 """
 import argparse
 import datetime
@@ -62,6 +64,7 @@ def main():
     p.add_argument("--threads", type=int, nargs="+", default=[1])
     p.add_argument("--models", nargs="+", default=DEFAULT_MODELS)
     p.add_argument("--write")
+    p.add_argument("--reference-cli", help="another vision-cli build timed in the same rounds (column 'reference')")
     a = p.parse_args()
     cli = a.cli or subprocess.run([os.path.join(HERE, "build.sh")], check=True, capture_output=True, text=True).stdout.strip()
 
@@ -70,27 +73,36 @@ def main():
     for rel in a.models:
         model = os.path.join(MODELS, rel)
         for threads in a.threads:
-            best = {"ours": None, "xnnpack": None, "builtin": None}
+            best = {"ours": None, "xnnpack": None, "builtin": None, "reference": None}
+            isa = "?"
             load = None
             for _ in range(a.rounds):
                 runs = a.runs if "quickdraw" not in rel else max(5, a.runs // 10)
                 r = ours(cli, model, threads, runs)
                 blas = r.get("blas_core", blas)
+                isa = r.get("isa", isa)
+                if a.reference_cli:
+                    best["reference"] = min(best["reference"] or 1e9, ours(a.reference_cli, model, threads, runs)["median_ms"])
                 best["ours"] = min(best["ours"] or 1e9, r["median_ms"])
                 load = min(load or 1e9, r["load_ms"])
                 best["xnnpack"] = min(best["xnnpack"] or 1e9, litert_bench(model, threads, runs)["median_ms"])
                 best["builtin"] = min(best["builtin"] or 1e9, litert_bench(model, threads, max(5, runs // 3), builtin=True)["median_ms"])
-            rows.append((rel, threads, best["ours"], best["xnnpack"], best["builtin"], load))
-            print(f"{os.path.basename(rel):50s} {threads}t  ours {best['ours']:7.2f} ms  XNNPACK {best['xnnpack']:7.2f} ms "
-                  f"({best['ours'] / best['xnnpack']:.2f}x)  built-in {best['builtin']:7.2f} ms ({best['ours'] / best['builtin']:.2f}x)  load {load:.2f} ms",
-                  flush=True)
+            rows.append((rel, threads, isa, best["ours"], best["xnnpack"], best["builtin"], load, best["reference"]))
+            reference = f"  reference {best['reference']:7.2f} ms ({best['ours'] / best['reference']:.2f}x)" if best["reference"] else ""
+            print(f"{os.path.basename(rel):50s} {threads}t {isa}  ours {best['ours']:7.2f} ms  XNNPACK {best['xnnpack']:7.2f} ms "
+                  f"({best['ours'] / best['xnnpack']:.2f}x)  built-in {best['builtin']:7.2f} ms ({best['ours'] / best['builtin']:.2f}x)  "
+                  f"load {load:.2f} ms{reference}", flush=True)
 
-    flags = subprocess.run([os.path.join(HERE, "swift-flags.sh")], capture_output=True, text=True).stdout.strip() or "(none)"
-    table = ["| model | threads | ours (ms) | LiteRT XNNPACK (ms) | ours / XNNPACK | LiteRT built-in (ms) | ours / built-in | our load (ms) |",
-             "|---|---|---|---|---|---|---|---|"]
-    for rel, threads, o, x, b, load in rows:
-        table.append(f"| {os.path.basename(rel)} | {threads} | {o:.2f} | {x:.2f} | {o / x:.2f} | {b:.2f} | {o / b:.2f} | {load:.2f} |")
-    machine = (f"{cpu_name()}, {os.cpu_count()} cores; OpenBLAS kernels: {blas}; Swift flags: `{flags}`; "
+    header = "| model | threads | kernels | ours (ms) | LiteRT XNNPACK (ms) | ours / XNNPACK | LiteRT built-in (ms) | ours / built-in | our load (ms) |"
+    if a.reference_cli:
+        header += " reference build (ms) | ours / reference |"
+    table = [header, "|" + "---|" * (header.count("|") - 1)]
+    for rel, threads, isa, o, x, b, load, ref in rows:
+        line = f"| {os.path.basename(rel)} | {threads} | {isa} | {o:.2f} | {x:.2f} | {o / x:.2f} | {b:.2f} | {o / b:.2f} | {load:.2f} |"
+        if a.reference_cli:
+            line += f" {ref:.2f} | {o / ref:.2f} |"
+        table.append(line)
+    machine = (f"{cpu_name()}, {os.cpu_count()} cores; OpenBLAS kernels: {blas}; our binary: plain `swift build -c release`; "
                f"medians of {a.runs} runs, best of {a.rounds} alternating rounds; {datetime.date.today().isoformat()}")
     print()
     print("\n".join(table))

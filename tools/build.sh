@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Release build of vision-cli tuned for this CPU, in .build-native (see tools/swift-flags.sh).
+# Release build of vision-cli: a plain `swift build -c release`, the build every user and dependent gets. The
+# engine picks its kernels for the CPU at run time (Docs/architecture.md), so no CPU flags are needed.
 # Prints the path of the binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# shellcheck disable=SC2046
-swift build -c release --product vision-cli --scratch-path .build-native $(tools/swift-flags.sh) >&2
-echo "$PWD/.build-native/release/vision-cli"
+swift build -c release --product vision-cli >&2
+echo "$PWD/.build/release/vision-cli"

@@ -3,7 +3,7 @@
 uniform over the type) and prints the largest difference of their first outputs, relative to the output's largest
 magnitude for float outputs; 8-bit outputs must be equal byte for byte.
 
-    python3 tools/compare_with_litert.py MODEL.tflite... [--cli .build-native/release/vision-cli]
+    python3 tools/compare_with_litert.py MODEL.tflite... [--cli .build/release/vision-cli]
 """
 import argparse
 import os
@@ -17,7 +17,7 @@ from ai_edge_litert import interpreter as litert
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("models", nargs="+")
-    p.add_argument("--cli", default=os.path.join(os.path.dirname(__file__), "..", ".build-native", "release", "vision-cli"))
+    p.add_argument("--cli", default=os.path.join(os.path.dirname(__file__), "..", ".build", "release", "vision-cli"))
     a = p.parse_args()
     worst = 0.0
     for model in a.models:

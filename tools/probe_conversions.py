@@ -304,7 +304,7 @@ def main():
     p.add_argument("--suite", nargs="+", choices=["keras2", "keras3", "functions", "resized"], default=["keras2", "functions"])
     p.add_argument("--modes", nargs="+", choices=MODES, default=MODES)
     p.add_argument("--only", help="one case name")
-    p.add_argument("--cli", default=os.path.join(HERE, "..", ".build-native", "release", "vision-cli"))
+    p.add_argument("--cli", default=os.path.join(HERE, "..", ".build", "release", "vision-cli"))
     p.add_argument("--child", nargs=2, metavar=("SUITE", "NAME"), help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.child:

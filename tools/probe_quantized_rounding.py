@@ -65,7 +65,7 @@ def reduce_model(op, dtype, shape, axes, keep, qx, qy):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--cli", default=os.path.join(HERE, "..", ".build-native", "release", "vision-cli"))
+    p.add_argument("--cli", default=os.path.join(HERE, "..", ".build", "release", "vision-cli"))
     cli = p.parse_args().cli
     rng = np.random.default_rng(1)
 

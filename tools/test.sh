@@ -1,28 +1,39 @@
 #!/usr/bin/env bash
 # The project's test command: installs what is missing, records LiteRT's outputs on the real models
-# (tools/make_model_goldens.py), then runs every Swift test and ends with one "N passed, M failed" line.
+# (tools/make_model_goldens.py), runs every Swift test at the instruction-set level the CPU selects, then the
+# engine's golden and consistency tests again at every lower level this CPU has (LITEVISION_ISA), so every kernel
+# path that can run here is checked against LiteRT in every run. Ends with one "N passed, M failed" line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh
 python3 tools/make_model_goldens.py
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
 status=0
-# The CPU flags of release builds (tools/swift-flags.sh), so the kernels tested are the ones benchmarked; on
-# CPUs with AVX-512 VNNI that includes the int8 dot-product kernels (LITE_EXPECT_VNNI tells the tests), on
-# other AVX2 CPUs the int16 GEMM (LITE_EXPECT_AVX2).
-flags=$(tools/swift-flags.sh)
-case "$flags" in *LITE_AVX512_VNNI*) export LITE_EXPECT_VNNI=1 ;; *) export LITE_EXPECT_VNNI=0 ;; esac
-case "$flags" in *LITE_AVX2*) export LITE_EXPECT_AVX2=1 ;; *) export LITE_EXPECT_AVX2=0 ;; esac
-# -O in the debug configuration (which keeps @testable imports and overflow checks): the SIMD kernels are
-# intrinsics that unoptimized code calls one by one, and on an AVX2 machine the suite took 34 minutes that way,
-# 1.7 with -O (2026-11-25).
-# shellcheck disable=SC2086
-swift test $flags -Xswiftc -O "$@" 2>&1 | tee "$log" || status=$?
-summary=$(grep -E "^[[:space:]]*Executed [0-9]+ tests?, with [0-9]+ failures?" "$log" | tail -n 1 || true)
-if [ -n "$summary" ]; then
+# Debug build: Package.swift optimizes the engine, reader and image code in debug builds too.
+swift build --build-tests 2>&1 | tee "$logs/build.log" || exit 1
+swift test --skip-build "$@" 2>&1 | tee "$logs/run-default.log" || status=$?
+# The tests that compare kernels with LiteRT and with each other, at each level below the detected one.
+per_level='LiteEngineTests.(OpGoldenTests|ModelGoldenTests|KernelConsistencyTests|FastRequantizationTests|InstructionSetTests)|LiteTasksTests.(ClassifierGoldenTests|DetectionGoldenTests)'
+levels=$(.build/debug/vision-cli cpu --levels)
+detected=$(echo "$levels" | tail -n 1)
+for level in $levels; do
+  [ "$level" = "$detected" ] && continue
+  echo "== tests at LITEVISION_ISA=$level (this CPU: $detected)"
+  LITEVISION_ISA=$level swift test --skip-build --filter "$per_level" 2>&1 | tee "$logs/run-$level.log" || status=$?
+done
+passed=0 failed=0
+for log in "$logs"/run-*.log; do
+  summary=$(grep -E "^[[:space:]]*Executed [0-9]+ tests?, with [0-9]+ failures?" "$log" | tail -n 1 || true)
+  if [ -z "$summary" ]; then
+    echo "no test summary in $(basename "$log")" >&2
+    status=1
+    continue
+  fi
   total=$(echo "$summary" | sed -E 's/.*Executed ([0-9]+) tests?.*/\1/')
-  failed=$(echo "$summary" | sed -E 's/.*with ([0-9]+) failures?.*/\1/')
-  echo "$((total - failed)) passed, $failed failed"
-fi
+  failures=$(echo "$summary" | sed -E 's/.*with ([0-9]+) failures?.*/\1/')
+  passed=$((passed + total - failures))
+  failed=$((failed + failures))
+done
+echo "$passed passed, $failed failed"
 exit "$status"

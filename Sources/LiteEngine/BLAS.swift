@@ -36,10 +36,25 @@ public enum BLAS {
         let corename: String
     }
 
-    static let library: Library = load()
+    /// The library, or why it could not be loaded. Loaded once, at the first model load.
+    static let loaded: Result<Library, EngineError> = load()
+
+    /// Throws ``EngineError/libraryUnavailable(library:package:reason:)`` when OpenBLAS cannot be loaded. Every
+    /// ``Interpreter`` calls it before preparing a kernel, so kernels can use ``library`` unconditionally.
+    public static func requireLoaded() throws {
+        if case let .failure(error) = loaded { throw error }
+    }
+
+    /// The loaded library; only reached by kernels of an interpreter whose initializer called ``requireLoaded()``.
+    static var library: Library {
+        switch loaded {
+        case let .success(library): return library
+        case let .failure(error): preconditionFailure("BLAS used without requireLoaded(): \(error)")
+        }
+    }
 
     /// The OpenBLAS kernel family in use ("SkylakeX", "Haswell", ...).
-    public static var coreName: String { library.corename }
+    public static var coreName: String { (try? loaded.get())?.corename ?? "unavailable" }
 
     /// The kernel family this CPU should use, from /proc/cpuinfo flags; nil when OpenBLAS's own choice is fine.
     static func preferredCoreType() -> String? {
@@ -64,7 +79,10 @@ public enum BLAS {
         return nil
     }
 
-    private static func load() -> Library {
+    /// The Debian package whose library `load()` opens.
+    static let package = "libopenblas0 (or libopenblas-dev)"
+
+    private static func load() -> Result<Library, EngineError> {
         // An explicit LITEVISION_BLAS_CORETYPE wins; otherwise the CPU decides. A pre-set OPENBLAS_CORETYPE is
         // overridden on purpose: images and CI machines set it to conservative families (Haswell, Prescott)
         // that cost 30-70% of convolution speed on AVX-512 CPUs.
@@ -74,7 +92,8 @@ public enum BLAS {
             setenv("OPENBLAS_CORETYPE", core, 1)
         }
         setenv("OPENBLAS_NUM_THREADS", "1", 1)
-        let names = ["libopenblas.so.0", "libopenblas.so", "libopenblas.dylib"]
+        // LITEVISION_OPENBLAS names the library file to open instead (a custom build, or a test of the missing case).
+        let names = getenv("LITEVISION_OPENBLAS").map { [String(cString: $0)] } ?? ["libopenblas.so.0", "libopenblas.so", "libopenblas.dylib"]
         // DYNAMIC_ARCH OpenBLAS binds about 12,000 symbols of its own (the kernel tables of every CPU family) when
         // it is opened. Looked up in the global scope first, each one walks the ~50 libraries a Swift program with
         // Foundation has loaded before reaching OpenBLAS: 8 ms of a one-shot process on an AVX2 EPYC. Its own scope
@@ -85,10 +104,11 @@ public enum BLAS {
         let flags = RTLD_LAZY | RTLD_LOCAL
         #endif
         guard let handle = names.lazy.compactMap({ dlopen($0, flags) }).first else {
-            fatalError("LiteEngine needs OpenBLAS (apt-get install libopenblas-dev): \(String(cString: dlerror()))")
+            let reason = dlerror().map { String(cString: $0) } ?? "not found"
+            return .failure(.libraryUnavailable(library: "OpenBLAS", package: package, reason: reason))
         }
         guard let sgemm = dlsym(handle, "cblas_sgemm"), let sgemv = dlsym(handle, "cblas_sgemv"), let dgemm = dlsym(handle, "cblas_dgemm") else {
-            fatalError("OpenBLAS has no cblas_sgemm/sgemv/dgemm")
+            return .failure(.libraryUnavailable(library: "OpenBLAS", package: package, reason: "the library has no cblas_sgemm/sgemv/dgemm"))
         }
         // OpenBLAS computes on the calling thread only; the engine splits the rows across its own workers.
         if let setThreads = dlsym(handle, "openblas_set_num_threads") { unsafeBitCast(setThreads, to: SetThreadsFunction.self)(1) }
@@ -97,8 +117,8 @@ public enum BLAS {
            let name = unsafeBitCast(symbol, to: CorenameFunction.self)() {
             corename = String(cString: name)
         }
-        return Library(sgemm: unsafeBitCast(sgemm, to: SgemmFunction.self), sgemv: unsafeBitCast(sgemv, to: SgemvFunction.self), dgemm: unsafeBitCast(dgemm, to: DgemmFunction.self),
-                       corename: corename)
+        return .success(Library(sgemm: unsafeBitCast(sgemm, to: SgemmFunction.self), sgemv: unsafeBitCast(sgemv, to: SgemvFunction.self),
+                                dgemm: unsafeBitCast(dgemm, to: DgemmFunction.self), corename: corename))
     }
 
     /// Row-major `C = alpha * op(A) * op(B) + beta * C` with `op(A)` M x K and `op(B)` K x N.

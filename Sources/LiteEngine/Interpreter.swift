@@ -100,6 +100,9 @@ public final class Interpreter: @unchecked Sendable {
     /// (`loopBody`) has its `TensorListSetItem` slices fused (``TensorListSetItem``).
     init(model: TFLiteModel, subgraph index: Int, options: Options, enclosing: [Int], budget: SubgraphBudget, resources: ResourceVariables,
          cancellation: Cancellation = Cancellation(), loopBody: Bool = false) throws {
+        // Before any kernel is prepared: the forced instruction-set level must exist on this CPU, and OpenBLAS must load.
+        try KernelConfiguration.validate()
+        try BLAS.requireLoaded()
         guard budget.take() else {
             throw EngineError.format(.malformed(path: "subgraphs", reason: "control flow runs more than \(SubgraphBudget.limit) subgraph instances"))
         }

@@ -76,11 +76,13 @@ struct Bench: ParsableCommand {
                     print(String(format: "  %4d %@ %8.3f ms  -> %@", node, name as NSString, ms, outputs as NSString))
                 }
             }
-            print(String(format: "load %.2f ms  min %.3f ms  median %.3f ms  p90 %.3f ms  (%d runs, %d threads, OpenBLAS %@)",
-                         loadMs, minimum, median, p90, runs, threads, BLAS.coreName as NSString))
+            let isa = KernelConfiguration.current.level.description
+            print(String(format: "load %.2f ms  min %.3f ms  median %.3f ms  p90 %.3f ms  (%d runs, %d threads, kernels %@, OpenBLAS %@)",
+                         loadMs, minimum, median, p90, runs, threads, isa as NSString, BLAS.coreName as NSString))
             if json {
                 let object: [String: Any] = ["model": model, "load_ms": loadMs, "min_ms": minimum, "median_ms": median, "p90_ms": p90,
-                                             "runs": runs, "threads": threads, "numerics": numerics, "blas_core": BLAS.coreName]
+                                             "runs": runs, "threads": threads, "numerics": numerics, "blas_core": BLAS.coreName,
+                                             "isa": isa]
                 print(String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self))
             }
         } catch {

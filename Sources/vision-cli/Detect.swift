@@ -178,8 +178,13 @@ func expandImagePaths(_ paths: [String]) throws -> [String] {
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             let names = try FileManager.default.contentsOfDirectory(atPath: path).sorted()
             files += names.filter { extensions.contains(($0 as NSString).pathExtension.lowercased()) }.map { (path as NSString).appendingPathComponent($0) }
-        } else {
+        } else if FileManager.default.fileExists(atPath: path) {
             files.append(path)
+        } else {
+            throw ValidationError("""
+                no such image: \(path). Give the path of a PNG, JPEG, BMP or PPM file, or of a folder of them \
+                (a sample photo: cp ../shared/images/bird.png . on a machine with ../shared beside the checkout).
+                """)
         }
     }
     return files

@@ -6,7 +6,7 @@ struct VisionCLI: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vision-cli",
         abstract: "Run TensorFlow Lite models in pure Swift.",
-        subcommands: [Classify.self, Detect.self, Track.self, InkCommand.self, Models.self, Inspect.self, Run.self, Bench.self]
+        subcommands: [Classify.self, Detect.self, Track.self, InkCommand.self, Models.self, Inspect.self, Run.self, Bench.self, CPU.self]
     )
 }
 

@@ -40,7 +40,7 @@ def ours_network(cli, model, shape, runs):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--words", type=int, default=200)
-    parser.add_argument("--cli", default=os.path.join(ROOT, ".build-native", "release", "vision-cli"))
+    parser.add_argument("--cli", default=os.path.join(ROOT, ".build", "release", "vision-cli"))
     parser.add_argument("--write")
     args = parser.parse_args()
     words = ink_data.read("unipen-words", "test", limit=args.words)

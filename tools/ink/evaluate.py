@@ -140,7 +140,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--set", default="all", choices=["words", "omniglot", "characters", "shapes", "all"])
     parser.add_argument("--limit", type=int)
-    parser.add_argument("--cli", default=os.path.join(ROOT, ".build-native", "release", "vision-cli"), help="default: what tools/build.sh builds")
+    parser.add_argument("--cli", default=os.path.join(ROOT, ".build", "release", "vision-cli"), help="default: what tools/build.sh builds")
     parser.add_argument("--json", help="also write the results here")
     parser.add_argument("--split", default="test", choices=["test", "validation"], help="the UNIPEN writers the words come from")
     parser.add_argument("--character-weight", help="vision-cli ink --character-weight, for words and omniglot")

@@ -45,7 +45,7 @@ def main():
     parser.add_argument("--misses", action="store_true", help="only the drawings read as something other than their label")
     parser.add_argument("--blind", action="store_true", help="do not show what the recognizer reads (for a review that does not lean on it)")
     parser.add_argument("--out", default="/tmp/shapes", help="prefix of the PNGs")
-    parser.add_argument("--cli", default=os.path.join(evaluate.ROOT, ".build-native", "release", "vision-cli"))
+    parser.add_argument("--cli", default=os.path.join(evaluate.ROOT, ".build", "release", "vision-cli"))
     args = parser.parse_args()
     samples = shape_data.quickdraw(args.split)
     if args.blind:

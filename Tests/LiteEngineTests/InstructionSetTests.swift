@@ -1,0 +1,117 @@
+import CLiteKernels
+import Foundation
+@testable import LiteEngine
+import XCTest
+
+/// Run-time kernel dispatch: the CPU probe, `LITEVISION_ISA`, and the typed errors for a level the CPU lacks and
+/// for a missing OpenBLAS (both checked in a child process, where the environment is read afresh).
+final class InstructionSetTests: XCTestCase {
+    /// The levels follow the feature bits: each needs its own features and every lower level's.
+    func testLevelFromFeatureBits() {
+        let avx2 = UInt32(LITE_CPU_X86_AVX2)
+        let avx512 = UInt32(LITE_CPU_X86_AVX512F | LITE_CPU_X86_AVX512BW | LITE_CPU_X86_AVX512DQ | LITE_CPU_X86_AVX512VL)
+        let vnni = UInt32(LITE_CPU_X86_AVX512VNNI)
+        #if arch(x86_64)
+        XCTAssertEqual(InstructionSetLevel.level(features: 0), .baseline)
+        XCTAssertEqual(InstructionSetLevel.level(features: avx2), .avx2)
+        XCTAssertEqual(InstructionSetLevel.level(features: avx2 | avx512), .avx512)
+        XCTAssertEqual(InstructionSetLevel.level(features: avx2 | avx512 | vnni), .avx512vnni)
+        // AVX-512 without AVX2+FMA, or VNNI without the rest of AVX-512, does not raise the level.
+        XCTAssertEqual(InstructionSetLevel.level(features: avx512 | vnni), .baseline)
+        XCTAssertEqual(InstructionSetLevel.level(features: avx2 | vnni), .avx2)
+        XCTAssertEqual(InstructionSetLevel.level(features: avx2 | UInt32(LITE_CPU_X86_AVX512F)), .avx2)
+        #else
+        XCTAssertEqual(InstructionSetLevel.level(features: avx2 | avx512 | vnni), .baseline)
+        #endif
+    }
+
+    /// The probe agrees with the kernel's own view of the CPU in /proc/cpuinfo.
+    func testDetectedLevelMatchesProcCpuinfo() throws {
+        #if arch(x86_64)
+        let cpuinfo = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
+        guard let line = cpuinfo.split(separator: "\n").first(where: { $0.hasPrefix("flags") }) else { return XCTFail("no flags line") }
+        let flags = Set(line.split(separator: " ").map(String.init))
+        var expected = InstructionSetLevel.baseline
+        if flags.isSuperset(of: ["avx2", "fma"]) {
+            expected = .avx2
+            if flags.isSuperset(of: ["avx512f", "avx512bw", "avx512dq", "avx512vl"]) {
+                expected = flags.contains("avx512_vnni") ? .avx512vnni : .avx512
+            }
+        }
+        XCTAssertEqual(InstructionSetLevel.detected, expected)
+        #endif
+    }
+
+    func testResolvingTheRequestedLevel() {
+        XCTAssertEqual(KernelConfiguration.resolve(requested: nil, detected: .avx2).configuration.level, .avx2)
+        XCTAssertEqual(KernelConfiguration.resolve(requested: "", detected: .avx512).configuration.level, .avx512)
+        let lowered = KernelConfiguration.resolve(requested: "baseline", detected: .avx2)
+        XCTAssertEqual(lowered.configuration.level, .baseline)
+        XCTAssertNil(lowered.error)
+        XCTAssertEqual(KernelConfiguration.resolve(requested: "AVX2", detected: .avx512vnni).configuration.level, .avx2)
+
+        // Above the CPU: the detected level stays in use, and validate() reports the error.
+        let above = KernelConfiguration.resolve(requested: "avx512vnni", detected: .avx2)
+        XCTAssertEqual(above.configuration.level, .avx2)
+        guard case .instructionSetUnavailable(.avx512vnni, .avx2)? = above.error else { return XCTFail("\(String(describing: above.error))") }
+        XCTAssertTrue(above.error!.description.contains("highest available: avx2"), above.error!.description)
+
+        let unknown = KernelConfiguration.resolve(requested: "sse9", detected: .avx2)
+        XCTAssertEqual(unknown.configuration.level, .avx2)
+        XCTAssertTrue(unknown.error?.description.contains("known: baseline, avx2, avx512, avx512vnni") ?? false)
+    }
+
+    /// The level in use is the one `LITEVISION_ISA` asked for (tools/test.sh runs the golden tests at every level
+    /// the CPU has this way), else the detected one.
+    func testCurrentLevelFollowsTheEnvironment() throws {
+        try KernelConfiguration.validate()
+        if let requested = ProcessInfo.processInfo.environment["LITEVISION_ISA"], !requested.isEmpty {
+            XCTAssertEqual(KernelConfiguration.current.level.description, requested.lowercased())
+        } else {
+            XCTAssertEqual(KernelConfiguration.current.level, InstructionSetLevel.detected)
+        }
+    }
+
+    /// A forced level this CPU lacks, or one that does not exist, is a clear error at model load: exit status 1
+    /// with the reason, never an illegal-instruction signal.
+    func testForcedLevelAboveTheCPUIsAnError() throws {
+        let model = try TestPaths.model("classification/mobilenet_v1_0.25_128_quant.tflite")
+        if InstructionSetLevel.detected < .avx512vnni {
+            let result = try runCLI(["bench", model, "--runs", "1"], environment: ["LITEVISION_ISA": "avx512vnni"])
+            XCTAssertEqual(result.status, 1, result.err)
+            XCTAssertEqual(result.reason, .exit)
+            XCTAssertTrue(result.err.contains("LITEVISION_ISA=avx512vnni needs CPU features this machine lacks"), result.err)
+        }
+        let unknown = try runCLI(["bench", model, "--runs", "1"], environment: ["LITEVISION_ISA": "sse9"])
+        XCTAssertEqual(unknown.status, 1, unknown.err)
+        XCTAssertTrue(unknown.err.contains("is not an instruction-set level"), unknown.err)
+        let cpu = try runCLI(["cpu"], environment: ["LITEVISION_ISA": "baseline"])
+        XCTAssertEqual(cpu.status, 0, cpu.err)
+        XCTAssertTrue(cpu.out.contains("kernels: baseline"), cpu.out)
+    }
+
+    /// OpenBLAS that cannot be loaded is a typed error at model load naming the package to install.
+    func testMissingOpenBLASIsAnErrorNotACrash() throws {
+        let model = try TestPaths.model("classification/mobilenet_v2_1.0_224_dequant_float.tflite")
+        let result = try runCLI(["bench", model, "--runs", "1"], environment: ["LITEVISION_OPENBLAS": "/nonexistent/libopenblas.so.0"])
+        XCTAssertEqual(result.reason, .exit, "killed by a signal: \(result.err)")
+        XCTAssertEqual(result.status, 1, result.err)
+        XCTAssertTrue(result.err.contains("OpenBLAS could not be loaded (install the Debian package libopenblas0"), result.err)
+        XCTAssertTrue(result.err.contains("/nonexistent/libopenblas.so.0"), result.err)
+    }
+
+    private func runCLI(_ arguments: [String], environment: [String: String]) throws
+        -> (status: Int32, reason: Process.TerminationReason, out: String, err: String) {
+        let process = Process()
+        process.executableURL = CLITests.binary
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile(), errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, process.terminationReason, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    }
+}
