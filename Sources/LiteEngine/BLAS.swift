@@ -56,27 +56,14 @@ public enum BLAS {
     /// The OpenBLAS kernel family in use ("SkylakeX", "Haswell", ...).
     public static var coreName: String { (try? loaded.get())?.corename ?? "unavailable" }
 
-    /// The kernel family this CPU should use, from /proc/cpuinfo flags; nil when OpenBLAS's own choice is fine.
+    /// The kernel family this CPU should use, from the engine's own CPU probe (``InstructionSetLevel/detected``:
+    /// cpuid and the registers the OS saves); nil when OpenBLAS's own choice is fine.
     static func preferredCoreType() -> String? {
-        // /proc files report size 0, so read them with stdio rather than Foundation's sized reads.
-        guard let file = fopen("/proc/cpuinfo", "r") else { return nil }
-        defer { fclose(file) }
-        var line: UnsafeMutablePointer<CChar>?
-        var capacity = 0
-        defer { free(line) }
-        var flagsLine: Substring?
-        while getline(&line, &capacity, file) > 0, let line {
-            let text = String(cString: line)
-            if text.hasPrefix("flags") {
-                flagsLine = Substring(text.trimmingCharacters(in: .newlines))
-                break
-            }
+        switch InstructionSetLevel.detected {
+        case .avx512, .avx512vnni: return "SkylakeX"
+        case .avx2: return "Haswell"
+        case .baseline: return nil
         }
-        guard let flagsLine else { return nil }
-        let flags = Set(flagsLine.split(separator: " ").map(String.init))
-        if ["avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512cd"].allSatisfy(flags.contains) { return "SkylakeX" }
-        if ["avx2", "fma"].allSatisfy(flags.contains) { return "Haswell" }
-        return nil
     }
 
     /// The Debian package whose library `load()` opens.
