@@ -79,9 +79,11 @@ public final class ModelManager: @unchecked Sendable {
         return registry.isDownloaded(entry)
     }
 
-    /// The cached file of a downloaded model, else nil.
+    /// The cached file of a downloaded model, else nil. A model bundled with the library is first copied into the
+    /// cache (its bytes are in the binary, not in a file; ``DigitalInkRecognizer`` reads them from there).
     public func localPath(of model: RemoteModel) -> String? {
         guard let entry = try? registry.model(named: model.registryName), registry.isDownloaded(entry) else { return nil }
+        if entry.bundled != nil { return try? registry.fetch(entry).path }
         return registry.cachedPath(entry).path
     }
 
@@ -92,7 +94,7 @@ public final class ModelManager: @unchecked Sendable {
 
     /// Starts downloading `model` in the background and returns its progress (bytes). When it ends,
     /// `.mlkitModelDownloadDidSucceed` or `.mlkitModelDownloadDidFail` is posted on the default center with the
-    /// model (and the error) in `userInfo`. A model already cached succeeds at once.
+    /// model (and the error) in `userInfo`. A model already cached, or bundled with the library, succeeds at once.
     @discardableResult
     public func download(_ model: RemoteModel, conditions: ModelDownloadConditions = ModelDownloadConditions()) -> Progress {
         let progress = Progress(totalUnitCount: 1)
@@ -100,9 +102,11 @@ public final class ModelManager: @unchecked Sendable {
             do {
                 let entry = try registry.model(named: model.registryName)
                 progress.totalUnitCount = Int64(entry.size)
-                _ = try registry.fetch(entry) { done, total in
-                    progress.totalUnitCount = Int64(total)
-                    progress.completedUnitCount = Int64(min(done, total))
+                if entry.bundled == nil || !registry.isDownloaded(entry) {
+                    _ = try registry.fetch(entry) { done, total in
+                        progress.totalUnitCount = Int64(total)
+                        progress.completedUnitCount = Int64(min(done, total))
+                    }
                 }
                 progress.completedUnitCount = progress.totalUnitCount
                 self.announce(model, error: nil)
@@ -114,7 +118,7 @@ public final class ModelManager: @unchecked Sendable {
     }
 
     /// Downloads `model` and returns its cached path (async form of ``download(_:conditions:)``, which also
-    /// posts the notifications).
+    /// posts the notifications). A model bundled with the library is copied into the cache for the path.
     public func download(_ model: RemoteModel, conditions: ModelDownloadConditions = ModelDownloadConditions()) async throws -> String {
         let entry = try registry.model(named: model.registryName)
         let registry = self.registry

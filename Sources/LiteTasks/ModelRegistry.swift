@@ -15,12 +15,16 @@ public struct RegisteredModel: Codable, Sendable, Equatable {
     public var aliases: [String]
     /// The task this model is the default for, if any ("image-classification", "object-detection", ...).
     public var defaultFor: String?
-    /// For a model this project made and ships (the digital ink models): its path relative to the package root.
-    /// Such a model is always "downloaded", is never fetched, and cannot be deleted.
+    /// For a model this project made and ships (the digital ink models): its path in the package ("models/ink-en.tflite").
+    /// The file is compiled into the library (``BundledFiles``, by its last path component), so such a model is always
+    /// "downloaded" and cannot be deleted; `fetch` only writes a copy into the cache for whoever needs a file.
     public var bundled: String?
 
     /// The file name in the cache.
     public var cacheFileName: String { "\(name)-\(sha256.prefix(12)).tflite" }
+
+    /// For a bundled model, its name among ``BundledFiles`` ("ink-en.tflite").
+    public var bundledName: String? { bundled.map { ($0 as NSString).lastPathComponent } }
 }
 
 /// The model registry and its per-user cache.
@@ -39,25 +43,30 @@ public struct ModelRegistry: Sendable {
 
     struct File: Codable { var version: Int; var models: [RegisteredModel] }
 
-    /// The registry shipped with the package (models/registry.json), or the file named by `LITEVISION_REGISTRY`.
+    /// The registry shipped with the package (models/registry.json, compiled into the library: ``BundledFiles``), or
+    /// the file named by `LITEVISION_REGISTRY`.
     public static func bundled(mirror: String? = nil, cacheDirectory: String? = nil) throws -> ModelRegistry {
-        let environment = ProcessInfo.processInfo.environment
-        let path = environment["LITEVISION_REGISTRY"] ?? Self.packageRoot.appendingPathComponent("models/registry.json").path
-        return try ModelRegistry(path: path, mirror: mirror, cacheDirectory: cacheDirectory)
-    }
-
-    /// The package checkout this library was built from (the registry and docs live there).
-    public static var packageRoot: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        if let path = ProcessInfo.processInfo.environment["LITEVISION_REGISTRY"] {
+            return try ModelRegistry(path: path, mirror: mirror, cacheDirectory: cacheDirectory)
+        }
+        guard let data = BundledFiles.data(named: "registry.json") else {
+            throw TaskError.notFound("model registry: this build of LiteTasks has no bundled registry.json (see Sources/CBundledFiles/bundled_files.S); set LITEVISION_REGISTRY")
+        }
+        return try ModelRegistry(data: data, source: "registry.json (bundled)", mirror: mirror, cacheDirectory: cacheDirectory)
     }
 
     public init(path: String, mirror: String? = nil, cacheDirectory: String? = nil) throws {
         guard let data = FileManager.default.contents(atPath: path) else { throw TaskError.notFound("model registry \(path)") }
+        try self.init(data: data, source: path, mirror: mirror, cacheDirectory: cacheDirectory)
+    }
+
+    /// The registry in `data` (registry.json's format); `source` names it in errors.
+    public init(data: Data, source: String, mirror: String? = nil, cacheDirectory: String? = nil) throws {
         let models: [RegisteredModel]
         do {
             models = try JSONDecoder().decode(File.self, from: data).models
         } catch {
-            throw TaskError.io("model registry \(path) is not valid: \(error)")
+            throw TaskError.io("model registry \(source) is not valid: \(error)")
         }
         self.init(models: models, mirror: mirror, cacheDirectory: cacheDirectory)
     }
@@ -88,20 +97,29 @@ public struct ModelRegistry: Sendable {
         return model
     }
 
-    /// Where `model` is (or would be) cached.
+    /// Where `model` is (or would be) cached. A bundled model is there only once `fetch` wrote a copy of it.
     public func cachedPath(_ model: RegisteredModel) -> URL {
-        if let bundled = model.bundled { return Self.packageRoot.appendingPathComponent(bundled) }
-        return cacheDirectory.appendingPathComponent(model.cacheFileName)
+        cacheDirectory.appendingPathComponent(model.cacheFileName)
     }
 
+    /// The bytes of a bundled model compiled into the library (nil for other models, or when this build lacks it).
+    public func bundledBytes(_ model: RegisteredModel) -> UnsafeRawBufferPointer? {
+        model.bundledName.flatMap(BundledFiles.bytes(named:))
+    }
+
+    /// Whether `model` can be used without fetching: it is cached, or it is bundled with the library.
     public func isDownloaded(_ model: RegisteredModel) -> Bool {
-        FileManager.default.fileExists(atPath: cachedPath(model).path)
+        if model.bundled != nil { return bundledBytes(model) != nil }
+        return FileManager.default.fileExists(atPath: cachedPath(model).path)
     }
 
     /// Deletes the cached copy of `model` (and any partial download). Returns whether something was removed.
     @discardableResult
     public func remove(_ model: RegisteredModel) throws -> Bool {
         if let bundled = model.bundled {
+            // The model lives in the library; only a copy `fetch` wrote into the cache can go, and that copy is
+            // removed, but the model stays available.
+            _ = try? FileManager.default.removeItem(at: cachedPath(model))
             throw TaskError.failedPrecondition("\(model.name) ships with the package (\(bundled)) and cannot be deleted")
         }
         var removed = false
@@ -112,11 +130,14 @@ public struct ModelRegistry: Sendable {
         return removed
     }
 
-    /// A local path to `model`, fetching it first if needed. `progress` gets (bytes so far, total bytes).
+    /// A local path to `model`, fetching it first if needed. `progress` gets (bytes so far, total bytes). A bundled
+    /// model is copied from the library into the cache (checked like any other).
     public func fetch(_ model: RegisteredModel, retries: Int = 3, progress: ((Int, Int) -> Void)? = nil) throws -> URL {
         let destination = cachedPath(model)
         if FileManager.default.fileExists(atPath: destination.path) { return destination }
-        if let bundled = model.bundled { throw TaskError.notFound("\(model.name) should ship with the package at \(bundled), but the file is missing") }
+        if let bundled = model.bundled, bundledBytes(model) == nil {
+            throw TaskError.notFound("\(model.name) should ship with the package (\(bundled)), but this build of LiteTasks does not contain it (Sources/CBundledFiles/bundled_files.S)")
+        }
         do {
             try FileManager.default.createDirectory(at: cacheDirectory, withIntermediateDirectories: true)
         } catch {
@@ -124,10 +145,20 @@ public struct ModelRegistry: Sendable {
         }
         let partial = partialPath(model)
         var sources: [(label: String, copy: (Int) throws -> Void)] = []
-        if let mirrorFile = mirrorSource(model) {
+        if let bytes = bundledBytes(model) {
+            sources.append(("bundled \(model.bundledName ?? model.name)", { offset in
+                let output = try appendHandle(partial, offset: offset)
+                defer { try? output.close() }
+                output.write(Data(bytes[min(offset, bytes.count)...]))
+                progress?(bytes.count, model.size)
+            }))
+        }
+        if model.bundled == nil, let mirrorFile = mirrorSource(model) {
             sources.append(("mirror \(mirrorFile.path)", { offset in try copy(from: mirrorFile, to: partial, offset: offset, total: model.size, progress: progress) }))
         }
-        sources.append((model.url, { offset in try download(model, to: partial, offset: offset, progress: progress) }))
+        if model.bundled == nil {
+            sources.append((model.url, { offset in try download(model, to: partial, offset: offset, progress: progress) }))
+        }
         var failures: [String] = []
         for source in sources {
             for _ in 0..<max(1, retries) {

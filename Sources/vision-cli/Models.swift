@@ -25,7 +25,7 @@ struct Models: ParsableCommand {
             }
             let nameWidth = registry.models.map(\.name.count).max() ?? 4
             for model in registry.models {
-                let cached = registry.isDownloaded(model) ? "cached" : "-"
+                let cached = !registry.isDownloaded(model) ? "-" : model.bundled != nil ? "bundled" : "cached"
                 let size = String(format: "%.1f MB", Double(model.size) / 1e6)
                 let defaultNote = model.defaultFor.map { " (default for \($0))" } ?? ""
                 let aliases = model.aliases.isEmpty ? "" : " [\(model.aliases.joined(separator: ", "))]"
@@ -85,9 +85,9 @@ struct RegistryLocation: ParsableArguments {
     }
 }
 
-/// Fetches with a progress bar on stderr when it has to copy or download.
+/// Fetches with a progress bar on stderr when it has to copy or download (a bundled model is written into the cache).
 func fetchWithProgress(_ registry: ModelRegistry, _ model: RegisteredModel) throws -> URL {
-    if registry.isDownloaded(model) { return registry.cachedPath(model) }
+    if FileManager.default.fileExists(atPath: registry.cachedPath(model).path) { return registry.cachedPath(model) }
     let bar = ProgressBar(label: "fetch \(model.name)", total: model.size)
     let url = try registry.fetch(model) { done, total in bar.update(done, total: total) }
     bar.finish()

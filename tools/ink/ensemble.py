@@ -21,6 +21,7 @@ os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bundled  # noqa: E402
 import shape_data  # noqa: E402
 import train_shapes  # noqa: E402
 import train_text  # noqa: E402
@@ -63,6 +64,7 @@ def main():
         summaries.append(json.load(open(record)) if os.path.exists(record) else dict(file=path))
     with open(os.path.splitext(args.output)[0] + ".training.json", "w") as f:
         json.dump(dict(ensemble_of=summaries, parameters=int(ensemble.count_params()), tensorflow=tf.__version__), f, indent=1)
+    bundled.touch_if_bundled(args.output)
     print(f"wrote {args.output} ({os.path.getsize(args.output) / 1e6:.2f} MB, {ensemble.count_params():,} parameters)")
 
 

@@ -17,6 +17,8 @@ and the character n-gram model from this file (Sources/LiteTasks/Ink/InkLanguage
 import os
 import re
 
+import bundled
+
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 WORD = re.compile(r"^[a-z]+('[a-z]+)?$")
 
@@ -77,6 +79,7 @@ def main():
     with open(out, "w") as f:
         for w, c in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
             f.write(f"{w}\t{c}\tN\n" if w in names else f"{w}\t{c}\n")
+    bundled.touch_if_bundled(out)
     print(f"wrote {out}: {len(counts)} words, {len(names)} names")
 
 

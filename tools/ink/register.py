@@ -4,6 +4,8 @@ import hashlib
 import json
 import os
 
+import bundled
+
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 ENTRIES = [
     dict(name="ink-en", task="digital-ink", description="English handwriting: 2x bidirectional LSTM(96) + CTC over printable ASCII, trained by tools/ink/train_text.py",
@@ -34,6 +36,7 @@ def main():
     with open(path, "w") as out:
         json.dump(registry, out, indent=1)
         out.write("\n")
+    bundled.touch_if_bundled(path)
     print(f"registry: {len(models)} models")
 
 

@@ -28,6 +28,7 @@ os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bundled  # noqa: E402
 import hershey  # noqa: E402
 import ink_data  # noqa: E402
 from character_data import CHARACTERS  # noqa: E402
@@ -151,6 +152,7 @@ def main():
                        validation_characters=len(validation), hershey_per_class=args.hershey_per_class, copies=args.copies,
                        dropout=args.dropout, best_validation_cross_entropy=best[0], history=history, seed=args.seed,
                        minutes=(time.time() - started) / 60, tensorflow=tf.__version__), f, indent=1)
+    bundled.touch_if_bundled(args.output)
     print(f"wrote {args.output}: validation cross-entropy {best[0]:.4f}", flush=True)
 
 

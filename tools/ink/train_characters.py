@@ -25,6 +25,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bundled  # noqa: E402
 import character_data  # noqa: E402
 import hershey  # noqa: E402
 import ink_data  # noqa: E402
@@ -133,6 +134,7 @@ def main():
         json.dump(dict(parameters=int(model.count_params()), training_pictures=int(len(y)), **counts, validation_characters=int(len(yv)),
                        hershey_per_class=args.hershey_per_class, copies=args.copies, dropout=args.dropout, label_smoothing=args.label_smoothing, best_validation_cross_entropy=best[0], history=history, seed=args.seed,
                        minutes=(time.time() - started) / 60, tensorflow=tf.__version__), f, indent=1)
+    bundled.touch_if_bundled(args.output)
     print(f"wrote {args.output}: validation cross-entropy {best[0]:.4f}", flush=True)
 
 

@@ -30,6 +30,7 @@ os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bundled  # noqa: E402
 import shape_data  # noqa: E402
 import shape_geometry  # noqa: E402
 from ink_features import features as ink_features, untimed  # noqa: E402
@@ -175,6 +176,7 @@ def main():
                    minutes=(time.time() - started) / 60, tensorflow=tf.__version__)
     with open(os.path.splitext(args.output)[0] + ".training.json", "w") as f:
         json.dump(summary, f, indent=1)
+    bundled.touch_if_bundled(args.output)
     print(f"wrote {args.output}: Quick, Draw! validation {summary['lstm_quickdraw_validation_correct']} (LSTM), "
           f"{summary['geometry_quickdraw_validation_correct']} (geometry), {fused} (both, by weight), cross-entropy {cross_entropy}; weight {weight}",
           flush=True)

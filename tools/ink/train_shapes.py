@@ -24,6 +24,7 @@ os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bundled  # noqa: E402
 import shape_data  # noqa: E402
 from ink_features import features, untimed  # noqa: E402
 
@@ -194,6 +195,7 @@ def main():
                        synthetic=args.synthetic, quickdraw_copies=args.copies, dropout=args.dropout, label_smoothing=args.label_smoothing, decorated=args.decorated, varied=args.varied, other_sketches=len(others), quickdraw_validation=len(real_validation),
                        best_validation_accuracy=best[0], history=history, seed=args.seed,
                        minutes=(time.time() - started) / 60, tensorflow=tf.__version__), f, indent=1)
+    bundled.touch_if_bundled(args.output)
     print(f"wrote {args.output}: mean of synthetic and Quick, Draw! validation accuracy {best[0]:.4f}", flush=True)
 
 

@@ -31,6 +31,7 @@ os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bundled  # noqa: E402
 import hershey  # noqa: E402
 import ink_data  # noqa: E402
 from ink_data import greedy, edit_distance  # noqa: E402
@@ -334,6 +335,7 @@ def main():
         summary["minutes_total"] = summary["minutes"] + summary["resumed_run"].get("minutes_total", summary["resumed_run"]["minutes"])
     with open(os.path.splitext(args.output)[0] + ".training.json", "w") as f:
         json.dump(summary, f, indent=1)
+    bundled.touch_if_bundled(args.output)
     print(f"wrote {args.output}: validation greedy CER {best[0]:.4f}", flush=True)
 
 

@@ -160,34 +160,31 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
 
     private func load() throws -> LoadedModel {
         if let loaded { return loaded }
-        let manager = options.modelManager
-        guard let path = manager.localPath(of: options.model) else {
-            throw TaskError.failedPrecondition("the digital ink model \(options.model.modelIdentifier) is not downloaded; download it with ModelManager.download(_:conditions:)")
-        }
-        let model = try TaskError.wrap { try TFLiteModel(path: path) }
+        let files = try InkModelFiles(options.model, manager: options.modelManager)
+        let name = files.model
+        let model = try files.tfliteModel(name)
         let interpreter = try TaskError.wrap { try Interpreter(model: model, options: .init(threads: options.threads)) }
         guard interpreter.inputCount == 1, interpreter.outputCount == 1 else {
-            throw TaskError.model("an ink model has one input (features) and one output; \(path) has \(interpreter.inputCount) and \(interpreter.outputCount)")
+            throw TaskError.model("an ink model has one input (features) and one output; \(name) has \(interpreter.inputCount) and \(interpreter.outputCount)")
         }
         let input = try TaskError.wrap { try interpreter.input(at: 0) }
         guard input.rank == 3, input.shape.last == InkFeatures.width, input.type == .float32 else {
-            throw TaskError.model("an ink model's input is float32 [1, time, \(InkFeatures.width)]; \(path) has \(input)")
+            throw TaskError.model("an ink model's input is float32 [1, time, \(InkFeatures.width)]; \(name) has \(input)")
         }
-        let base = (path as NSString).deletingPathExtension
         let loaded: LoadedModel
-        if FileManager.default.fileExists(atPath: base + ".labels.txt") {
-            let text = try String(contentsOfFile: base + ".labels.txt", encoding: .utf8)
-            let names = text.split(separator: "\n").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-            let geometry = base + ".geometry.tflite"
-            let shapeGeometry = FileManager.default.fileExists(atPath: geometry)
-                ? try InkShapeGeometry(path: geometry, classes: names.count, threads: options.threads) : nil
+        if let labels = try files.text(files.sidecar(".labels.txt")) {
+            let names = labels.split(separator: "\n").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            let geometry = files.sidecar(".geometry.tflite")
+            let shapeGeometry = files.exists(geometry)
+                ? try InkShapeGeometry(model: files.tfliteModel(geometry), name: geometry, classes: names.count, threads: options.threads) : nil
             loaded = LoadedModel(interpreter: interpreter, languageModel: nil, characterClassifier: nil, shapeGeometry: shapeGeometry,
                                  alphabet: [], shapeNames: names)
         } else {
-            let lexicon = base + ".lexicon.tsv"
-            let languageModel = FileManager.default.fileExists(atPath: lexicon) ? try InkLanguageModel.shared(path: lexicon) : nil
-            let characters = base + ".characters.tflite"
-            let characterClassifier = FileManager.default.fileExists(atPath: characters) ? try InkCharacterClassifier(path: characters, threads: options.threads) : nil
+            let lexicon = files.sidecar(".lexicon.tsv")
+            let languageModel = files.exists(lexicon) ? try files.languageModel(lexicon) : nil
+            let characters = files.sidecar(".characters.tflite")
+            let characterClassifier = files.exists(characters)
+                ? try InkCharacterClassifier(model: files.tfliteModel(characters), name: characters, threads: options.threads) : nil
             loaded = LoadedModel(interpreter: interpreter, languageModel: languageModel, characterClassifier: characterClassifier,
                                  shapeGeometry: nil, alphabet: Array(32...126), shapeNames: [])
         }

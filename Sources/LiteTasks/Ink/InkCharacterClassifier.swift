@@ -22,7 +22,11 @@ struct InkCharacterClassifier {
     let interpreter: Interpreter
 
     init(path: String, threads: Int) throws {
-        let model = try TaskError.wrap { try TFLiteModel(path: path) }
+        try self.init(model: try TaskError.wrap { try TFLiteModel(path: path) }, name: path, threads: threads)
+    }
+
+    /// The network `model`; `name` names it in errors.
+    init(model: TFLiteModel, name path: String, threads: Int) throws {
         interpreter = try TaskError.wrap { try Interpreter(model: model, options: .init(threads: threads)) }
         guard interpreter.inputCount == 1, interpreter.outputCount == 1 else {
             throw TaskError.model("a character model has one input (a picture) and one output; \(path) has \(interpreter.inputCount) and \(interpreter.outputCount)")

@@ -76,11 +76,24 @@ public final class InkLanguageModel: @unchecked Sendable {
 
     /// The model of the lexicon file at `path`, loaded once per process.
     public static func shared(path: String) throws -> InkLanguageModel {
+        try shared(key: path) { try InkLanguageModel(path: path) }
+    }
+
+    /// The model of the lexicon compiled into the library as `name` (``BundledFiles``, "ink-en.lexicon.tsv"),
+    /// loaded once per process.
+    public static func shared(bundled name: String) throws -> InkLanguageModel {
+        try shared(key: "bundled:" + name) {
+            guard let data = BundledFiles.data(named: name) else { throw TaskError.notFound("language model \(name) is not bundled") }
+            return try InkLanguageModel(data: data, name: name)
+        }
+    }
+
+    private static func shared(key: String, load: () throws -> InkLanguageModel) throws -> InkLanguageModel {
         cacheLock.lock()
         defer { cacheLock.unlock() }
-        if let model = cache[path] { return model }
-        let model = try InkLanguageModel(path: path)
-        cache[path] = model
+        if let model = cache[key] { return model }
+        let model = try load()
+        cache[key] = model
         return model
     }
 
@@ -88,7 +101,12 @@ public final class InkLanguageModel: @unchecked Sendable {
     /// optional apostrophes, at most 255 of them, and counts positive numbers up to 10^15.
     public convenience init(path: String) throws {
         guard let data = FileManager.default.contents(atPath: path) else { throw TaskError.notFound("language model \(path) does not exist") }
-        let lexicon = try data.withUnsafeBytes { try Lexicon(parsing: $0, path: path) }
+        try self.init(data: data, name: path)
+    }
+
+    /// The lexicon in `data` (the format of ``init(path:)``); `name` names it in errors.
+    public convenience init(data: Data, name: String) throws {
+        let lexicon = try data.withUnsafeBytes { try Lexicon(parsing: $0, path: name) }
         try self.init(lexicon: lexicon)
     }
 

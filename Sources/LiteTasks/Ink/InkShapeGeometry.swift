@@ -34,7 +34,11 @@ struct InkShapeGeometry {
 
     /// Loads the network at `path`, checking it maps ``count`` features to `classes` scores.
     init(path: String, classes: Int, threads: Int) throws {
-        let model = try TaskError.wrap { try TFLiteModel(path: path) }
+        try self.init(model: try TaskError.wrap { try TFLiteModel(path: path) }, name: path, classes: classes, threads: threads)
+    }
+
+    /// The network `model`; `name` names it in errors.
+    init(model: TFLiteModel, name path: String, classes: Int, threads: Int) throws {
         interpreter = try TaskError.wrap { try Interpreter(model: model, options: .init(threads: threads)) }
         guard interpreter.inputCount == 1, interpreter.outputCount == 1 else {
             throw TaskError.model("a shape geometry model has one input (features) and one output; \(path) has \(interpreter.inputCount) and \(interpreter.outputCount)")

@@ -1,0 +1,76 @@
+// The files of models/ that the library loads (the registry and the digital ink models), compiled into the binary
+// so that a vision-cli or a program using LiteTasks copied anywhere finds them without the checkout.
+//
+// `.incbin` finds the files through the target's header search path (Package.swift: `-I models/`). SwiftPM does
+// not know about that dependency: after models/ changes (retraining, tools/ink/register.py, a new lexicon), touch
+// this file or the next build keeps the old bytes. tools/ink's scripts touch it when they write into models/, and
+// Tests/LiteTasksTests/BundledFilesTests.swift fails on a stale build (the bundled bytes differ from models/).
+//
+// To bundle another file: add a FILE line below and a `"name"` to the same place in the table; the registry's
+// `bundled` entries must all be here (BundledFilesTests checks it).
+//
+// ELF only (Linux, the BSDs), 64-bit only (the table holds 8-byte pointers and sizes, lite_bundled_file on LP64).
+// Mach-O and COFF spell sections differently (`.section __DATA,__const`, no `.type`, a leading underscore on C
+// symbols); there this file assembles to nothing and lite_bundled_files() reports no files (bundled_files.c), so
+// the registry and the ink models are then not found.
+
+#if defined(__ELF__) && defined(__LP64__)
+
+// One bundled file: its bytes at lite_bundled_<id>, aligned to 64 bytes like ModelBytes(copying:), so that a
+// .tflite's tensor buffers are as aligned in memory as in the file; its name at lite_bundled_<id>_name.
+#define FILE(id, path)                      \
+    .section .rodata.lite_bundled, "a", @progbits; \
+    .balign 64;                             \
+lite_bundled_##id:                          \
+    .incbin path;                           \
+lite_bundled_##id##_end:                    \
+    .section .rodata.lite_bundled_names, "a", @progbits; \
+lite_bundled_##id##_name:                   \
+    .asciz path
+
+FILE(registry, "registry.json")
+FILE(ink_en, "ink-en.tflite")
+FILE(ink_en_characters, "ink-en.characters.tflite")
+FILE(ink_en_lexicon, "ink-en.lexicon.tsv")
+FILE(ink_shapes, "ink-shapes.tflite")
+FILE(ink_shapes_geometry, "ink-shapes.geometry.tflite")
+FILE(ink_shapes_labels, "ink-shapes.labels.txt")
+
+// A row of lite_bundled_table: { name, bytes, size } as lite_bundled_file lays it out on LP64.
+#define ROW(id)                             \
+    .quad lite_bundled_##id##_name;         \
+    .quad lite_bundled_##id;                \
+    .quad lite_bundled_##id##_end - lite_bundled_##id
+
+    // Pointers need relocating at load in a position-independent executable: .data.rel.ro, read-only after that.
+    .section .data.rel.ro.lite_bundled, "aw", @progbits
+    .balign 8
+    .globl lite_bundled_table
+    .hidden lite_bundled_table
+    .type lite_bundled_table, @object
+lite_bundled_table:
+    ROW(registry)
+    ROW(ink_en)
+    ROW(ink_en_characters)
+    ROW(ink_en_lexicon)
+    ROW(ink_shapes)
+    ROW(ink_shapes_geometry)
+    ROW(ink_shapes_labels)
+lite_bundled_table_end:
+    .size lite_bundled_table, lite_bundled_table_end - lite_bundled_table
+
+    .section .rodata.lite_bundled_names, "a", @progbits
+    .balign 8
+    .globl lite_bundled_table_count
+    .hidden lite_bundled_table_count
+    .type lite_bundled_table_count, @object
+lite_bundled_table_count:
+    .quad (lite_bundled_table_end - lite_bundled_table) / 24
+    .size lite_bundled_table_count, 8
+
+#endif
+
+// No executable stack (without this note the linker assumes this object needs one).
+#if defined(__ELF__)
+    .section .note.GNU-stack, "", @progbits
+#endif

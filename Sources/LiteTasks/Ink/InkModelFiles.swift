@@ -1,0 +1,67 @@
+import Foundation
+import LiteEngine
+import LiteFormat
+
+/// Where a digital ink model and its sidecar files are (`<model>.labels.txt`, `.lexicon.tsv`, `.characters.tflite`,
+/// `.geometry.tflite`): compiled into the library (``BundledFiles``) for the models the project ships, else beside the
+/// model's file in the cache. Files are named by path on disk and by their models/ name when bundled.
+struct InkModelFiles {
+    /// Whether the names are of ``BundledFiles`` rather than paths.
+    let bundled: Bool
+    /// The network's file.
+    let model: String
+    /// The model's name without its extension: sidecars are this plus a suffix.
+    let base: String
+
+    init(_ model: DigitalInkRecognitionModel, manager: ModelManager) throws {
+        if let entry = try? manager.registry.model(named: model.registryName), let name = entry.bundledName {
+            guard BundledFiles.bytes(named: name) != nil else {
+                throw TaskError.failedPrecondition("the digital ink model \(model.modelIdentifier) ships with the package as \(entry.bundled ?? name), but this build of LiteTasks does not contain it (Sources/CBundledFiles/bundled_files.S)")
+            }
+            bundled = true
+            self.model = name
+        } else {
+            guard let path = manager.localPath(of: model) else {
+                throw TaskError.failedPrecondition("the digital ink model \(model.modelIdentifier) is not downloaded; download it with ModelManager.download(_:conditions:)")
+            }
+            bundled = false
+            self.model = path
+        }
+        base = (self.model as NSString).deletingPathExtension
+    }
+
+    /// The name of the sidecar file with this suffix (".labels.txt").
+    func sidecar(_ suffix: String) -> String { base + suffix }
+
+    func exists(_ name: String) -> Bool {
+        bundled ? BundledFiles.bytes(named: name) != nil : FileManager.default.fileExists(atPath: name)
+    }
+
+    /// The network in file `name`: the binary's bytes as they are when bundled, else the file mapped.
+    func tfliteModel(_ name: String) throws -> TFLiteModel {
+        if bundled {
+            guard let bytes = BundledFiles.bytes(named: name) else { throw TaskError.notFound("\(name) is not bundled") }
+            return try TaskError.wrap { try TFLiteModel(storage: ModelBytes(unsafeBorrowing: bytes)) }
+        }
+        return try TaskError.wrap { try TFLiteModel(path: name) }
+    }
+
+    /// The UTF-8 text of file `name`, or nil when there is no such file.
+    func text(_ name: String) throws -> String? {
+        guard exists(name) else { return nil }
+        let data: Data
+        if bundled {
+            data = BundledFiles.data(named: name) ?? Data()
+        } else {
+            guard let contents = FileManager.default.contents(atPath: name) else { throw TaskError.io("cannot read \(name)") }
+            data = contents
+        }
+        guard let text = String(data: data, encoding: .utf8) else { throw TaskError.io("\(name) is not UTF-8 text") }
+        return text
+    }
+
+    /// The language model of lexicon file `name`, loaded once per process.
+    func languageModel(_ name: String) throws -> InkLanguageModel {
+        bundled ? try InkLanguageModel.shared(bundled: name) : try InkLanguageModel.shared(path: name)
+    }
+}
