@@ -1,7 +1,5 @@
+import CLiteKernels
 import LiteFormat
-#if LITE_AVX2 || LITE_AVX512_VNNI
-import _Builtin_intrinsics.intel
-#endif
 
 /// ADD: a + b with broadcasting and a fused activation; float32, or uint8/int8 with TFLite's integer
 /// arithmetic (add.cc, optimized_ops AddElementwise): both inputs are shifted left by 20 bits, rescaled to
@@ -33,6 +31,11 @@ class Add: BinaryElementwise {
     }
 
     var quantized: QuantizedParameters?
+    #if arch(x86_64)
+    /// The exact ADD kernels for `fast` numerics on inputs of one shape (``addsExactlyInRegisters(_:)``), chosen at
+    /// prepare from ``KernelConfiguration/current``.
+    var exactKernels: ElementwiseKernels?
+    #endif
     enum Sum: FloatBinaryOperation { @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a + b } }
     enum Difference: FloatBinaryOperation { @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a - b } }
 
@@ -67,6 +70,9 @@ class Add: BinaryElementwise {
                                                Double(m2), Double(sign: .plus, exponent: s2, significand: 1),
                                                Double(mo), so > 0 ? Double(sign: .plus, exponent: so, significand: 1) : 1,
                                                so > 0 ? 1 : Double(sign: .plus, exponent: so, significand: 1)))
+        #if arch(x86_64)
+        exactKernels = a.type == .int16 ? nil : Self.exactKernels(for: quantized!, KernelConfiguration.current)
+        #endif
         output.shape = try broadcastShape(a.shape, b.shape)
     }
 
@@ -131,12 +137,24 @@ class Add: BinaryElementwise {
         if a.type == .int16 { return addInt16(a, b, output, q) }
         let signed = a.type == .int8
         let pa = UnsafeRawPointer(a.data!), pb = UnsafeRawPointer(b.data!), out = output.data!
-        if node.numerics == .fast && a.shape == b.shape && Self.addsExactlyInRegisters(q) {
-            parallelFor(a.elementCount, threads: context.threads, minimumChunk: 64, workPerItem: 4) { range in
-                Self.addExact(pa + range.lowerBound, pb + range.lowerBound, out + range.lowerBound, range.count, q, signed: signed)
+        #if arch(x86_64)
+        if node.numerics == .fast && a.shape == b.shape, let kernels = exactKernels {
+            var parameters = Self.kernelParameters(q)
+            withUnsafePointer(to: &parameters) { parameters in
+                parallelFor(a.elementCount, threads: context.threads, minimumChunk: 64, workPerItem: 4) { range in
+                    let (start, count) = (range.lowerBound, range.count)
+                    if signed {
+                        kernels.addS8((pa + start).assumingMemoryBound(to: Int8.self), (pb + start).assumingMemoryBound(to: Int8.self),
+                                      (out + start).assumingMemoryBound(to: Int8.self), count, parameters)
+                    } else {
+                        kernels.addU8((pa + start).assumingMemoryBound(to: UInt8.self), (pb + start).assumingMemoryBound(to: UInt8.self),
+                                      (out + start).assumingMemoryBound(to: UInt8.self), count, parameters)
+                    }
+                }
             }
             return
         }
+        #endif
         if node.numerics == .fast && a.shape == b.shape {
             parallelFor(a.elementCount, threads: context.threads, minimumChunk: 64, workPerItem: 8) { range in
                 let (start, count) = (range.lowerBound, range.count)
@@ -235,121 +253,27 @@ extension Add {
     }
 }
 
+#if arch(x86_64)
 extension Add {
-    /// Whether `addExact` runs: an AVX-512 or AVX2 build, and an output rescale whose right shift keeps its rounding
-    /// inside 32-bit lanes (see `addExact`); AVX2 also needs the inputs' total shifts at most 62.
-    static func addsExactlyInRegisters(_ q: QuantizedParameters) -> Bool {
-        guard q.outputShift >= -22 else { return false }
-        return QuantizedGEMM.isUsed || (QuantizedGEMMAVX2.isUsed && q.shift1 >= -31 && q.shift2 >= -31)
+    /// The kernels that add exactly in registers (`lite_q8_vadd`), or nil: a configuration that has them, and an output
+    /// rescale whose right shift keeps its rounding inside 32-bit lanes; the AVX2 kernel also needs the inputs' total
+    /// shifts at most 62. The kernels compute the integer ADD above exactly: see lite_elementwise.h.
+    static func exactKernels(for q: QuantizedParameters, _ configuration: KernelConfiguration) -> ElementwiseKernels? {
+        guard q.outputShift >= -22, let kernels = configuration.elementwise,
+              q.shift1 >= kernels.addMinimumInputShift, q.shift2 >= kernels.addMinimumInputShift else { return nil }
+        return kernels
     }
 
-    /// `fast` numerics for inputs of one shape in AVX-512 builds: the integer ADD above, exactly, 16 elements per step
-    /// (AVX2 builds: 8).
-    /// Each input's rescale `SaturatingRoundingDoublingHighMul(x, m) >> s` is `⌊(x·m + 2^30) / 2^(31+s)⌋` (the high
-    /// multiply is `⌊(x·m + 2^30) / 2^31⌋` for either sign of the product, and floors nest), one 64-bit add and shift;
-    /// x = (value + offset)·2^20 is below 2^29 in magnitude, so the saturating case never arises. The output rescale
-    /// rounds ties away from zero, done as in `QuantizedDepthwiseDotProduct`: `t = ⌊(sum·m + 2^30) / 2^31⌋ + K` with
-    /// `K = 2^(r-1) + zero·2^r`, one less where `t < K` (a negative high product) and r > 0, then `t >> r`. Both input
-    /// rescales halve at least, so |sum| < 2^30, |t - K| < 2^30 and |K| < 2^30 for r ≤ 22: t fits int32.
-    static func addExact(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ out: UnsafeMutableRawPointer, _ count: Int,
-                         _ q: QuantizedParameters, signed: Bool) {
-        #if LITE_AVX512_VNNI
-        let right = -q.outputShift
-        let k = (right > 0 ? Int64(1) << (right - 1) : 0) + Int64(q.outputOffset) << right
-        let offset1 = _mm512_set1_epi32(q.offset1), offset2 = _mm512_set1_epi32(q.offset2)
-        let m1 = _mm512_set1_epi64(Int64(q.multiplier1)), m2 = _mm512_set1_epi64(Int64(q.multiplier2))
-        let mo = _mm512_set1_epi64(Int64(q.outputMultiplier))
-        let nudge = _mm512_set1_epi64(1 << 30), outputNudge = _mm512_set1_epi64((1 << 30) + k << 31)
-        let shift1 = _mm_cvtsi64_si128(Int64(31 - q.shift1)), shift2 = _mm_cvtsi64_si128(Int64(31 - q.shift2))
-        let shift31 = _mm_cvtsi64_si128(31), outputShift = _mm_cvtsi64_si128(Int64(right))
-        let offsetK = SIMD16<Int32>(repeating: Int32(truncatingIfNeeded: k)), tieAdjust = SIMD16<Int32>(repeating: right > 0 ? 1 : 0)
-        let lowest = _mm512_set1_epi32(q.low), highest = _mm512_set1_epi32(q.high)
-        // `(x·m + nudge) >> shift` per lane, x in 32-bit lanes, m and nudge in 64-bit ones.
-        @inline(__always) func rescale(_ x: __m512i, _ m: __m512i, _ nudge: __m512i, _ shift: __m128i) -> __m512i {
-            let even = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(x, m), nudge), shift)
-            let odd = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), m), nudge), shift)
-            return joinEvenOddLanes(even, odd)
-        }
-        @inline(__always) func widen(_ pointer: UnsafeRawPointer, _ mask: UInt16) -> __m512i {
-            let bytes = _mm_maskz_loadu_epi8(mask, pointer)
-            return signed ? _mm512_cvtepi8_epi32(bytes) : _mm512_cvtepu8_epi32(bytes)
-        }
-        var i = 0
-        while i < count {
-            let mask = UInt16(truncatingIfNeeded: count - i >= 16 ? 0xFFFF : (1 << (count - i)) - 1)
-            let x = _mm512_slli_epi32(_mm512_add_epi32(widen(a + i, mask), offset1), 20)
-            let y = _mm512_slli_epi32(_mm512_add_epi32(widen(b + i, mask), offset2), 20)
-            let sum = _mm512_add_epi32(rescale(x, m1, nudge, shift1), rescale(y, m2, nudge, shift2))
-            var t = unsafeBitCast(rescale(sum, mo, outputNudge, shift31), to: SIMD16<Int32>.self)
-            t.replace(with: t &- tieAdjust, where: t .< offsetK)
-            let v = _mm512_min_epi32(_mm512_max_epi32(_mm512_sra_epi32(unsafeBitCast(t, to: __m512i.self), outputShift), lowest), highest)
-            let bytes = _mm512_cvtepi32_epi8(v)
-            if mask == 0xFFFF {
-                _mm_storeu_si128((out + i).assumingMemoryBound(to: __m128i_u.self), bytes)
-            } else {
-                _mm_mask_storeu_epi8(out + i, mask, bytes)
-            }
-            i += 16
-        }
-        #elseif LITE_AVX2
-        let right = -q.outputShift
-        let k = (right > 0 ? Int64(1) << (right - 1) : 0) + Int64(q.outputOffset) << right
-        let offset1 = _mm256_set1_epi32(q.offset1), offset2 = _mm256_set1_epi32(q.offset2)
-        let m1 = _mm256_set1_epi64x(Int64(q.multiplier1)), m2 = _mm256_set1_epi64x(Int64(q.multiplier2))
-        let mo = _mm256_set1_epi64x(Int64(q.outputMultiplier))
-        // AVX2 shifts 64-bit lanes right only logically: (t + 2^63 as unsigned) >> s = (t >> s) + 2^(63-s), so the
-        // nudges carry 2^63 and the shifted bias is taken off after.
-        @inline(__always) func biased(_ nudge: Int64, _ shift: Int64) -> (__m256i, __m256i, __m128i) {
-            (_mm256_set1_epi64x(nudge &+ Int64.min), _mm256_set1_epi64x(1 &<< (63 &- shift)), _mm_cvtsi64_si128(shift))
-        }
-        let input1 = biased(1 << 30, Int64(31 - q.shift1)), input2 = biased(1 << 30, Int64(31 - q.shift2))
-        let output = biased((1 << 30) + k << 31, 31)
-        let outputShift = _mm_cvtsi64_si128(Int64(right))
-        let offsetK = _mm256_set1_epi32(Int32(truncatingIfNeeded: k)), tieAdjust = _mm256_set1_epi32(right > 0 ? -1 : 0)
-        let lowest = _mm256_set1_epi32(q.low), highest = _mm256_set1_epi32(q.high)
-        // `(x·m + nudge) >> shift` per lane, x in 32-bit lanes, m and nudge in 64-bit ones.
-        @inline(__always) func rescale(_ x: __m256i, _ m: __m256i, _ shift: (__m256i, __m256i, __m128i)) -> __m256i {
-            let even = _mm256_sub_epi64(_mm256_srl_epi64(_mm256_add_epi64(_mm256_mul_epi32(x, m), shift.0), shift.2), shift.1)
-            let odd = _mm256_sub_epi64(_mm256_srl_epi64(_mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), m), shift.0), shift.2), shift.1)
-            return joinEvenOddLanes8(even, odd)
-        }
-        @inline(__always) func eight(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer) -> __m128i {
-            @inline(__always) func widen(_ pointer: UnsafeRawPointer) -> __m256i {
-                let bytes = _mm_loadl_epi64(pointer.assumingMemoryBound(to: __m128i_u.self))
-                return signed ? _mm256_cvtepi8_epi32(bytes) : _mm256_cvtepu8_epi32(bytes)
-            }
-            let x = _mm256_slli_epi32(_mm256_add_epi32(widen(a), offset1), 20)
-            let y = _mm256_slli_epi32(_mm256_add_epi32(widen(b), offset2), 20)
-            let sum = _mm256_add_epi32(rescale(x, m1, input1), rescale(y, m2, input2))
-            var t = rescale(sum, mo, output)
-            t = _mm256_add_epi32(t, _mm256_and_si256(_mm256_cmpgt_epi32(offsetK, t), tieAdjust))
-            let v = _mm256_min_epi32(_mm256_max_epi32(_mm256_sra_epi32(t, outputShift), lowest), highest)
-            return packBytes8(v, unsigned: !signed)
-        }
-        var i = 0
-        while i + 8 <= count {
-            _mm_storel_epi64((out + i).assumingMemoryBound(to: __m128i_u.self), eight(a + i, b + i))
-            i += 8
-        }
-        if i < count {
-            // The last values through 8-byte buffers, so that no load or store passes the tensors' ends.
-            var tail: (UInt64, UInt64, UInt64) = (0, 0, 0)
-            withUnsafeMutableBytes(of: &tail) { buffer in
-                let base = buffer.baseAddress!
-                base.copyMemory(from: a + i, byteCount: count - i)
-                (base + 8).copyMemory(from: b + i, byteCount: count - i)
-                _mm_storel_epi64((base + 16).assumingMemoryBound(to: __m128i_u.self), eight(base, base + 8))
-                (out + i).copyMemory(from: base + 16, byteCount: count - i)
-            }
-        }
-        #else
-        preconditionFailure("Add.addExact needs a build with LITE_AVX2 or LITE_AVX512_VNNI")
-        #endif
+    /// `q` as the kernels' parameters (the left shift is 20, the 8-bit types').
+    static func kernelParameters(_ q: QuantizedParameters) -> lite_q8_add_params {
+        lite_q8_add_params(input1_offset: q.offset1, input2_offset: q.offset2, output_offset: q.outputOffset,
+                           input1_multiplier: q.multiplier1, input2_multiplier: q.multiplier2, output_multiplier: q.outputMultiplier,
+                           input1_shift: Int32(q.shift1), input2_shift: Int32(q.shift2), output_shift: Int32(q.outputShift),
+                           output_min: q.low, output_max: q.high)
     }
 }
+#endif
 
-extension Add {
-}
 
 /// Calls `body(outputIndex, aIndex, bIndex)` for every output element of a numpy broadcast.
 @inline(__always)

@@ -1,6 +1,4 @@
-#if LITE_AVX2
-import _Builtin_intrinsics.intel
-#endif
+import CLiteKernels
 import LiteFormat
 
 /// MUL: a * b with broadcasting and a fused activation; float32, or uint8/int8 with TFLite's integer arithmetic
@@ -23,6 +21,11 @@ final class Mul: BinaryElementwise, FloatBinaryOperation {
     }
 
     var quantized: QuantizedBinaryParameters?
+    #if arch(x86_64)
+    /// The vector MUL kernels (`fast` numerics), chosen at prepare from ``KernelConfiguration/current``; nil where
+    /// the configuration has none or the rescale's shift is outside what a 32-bit lane takes (hostile scales).
+    var vectorKernels: ElementwiseKernels?
+    #endif
 
     override func prepare() throws {
         if try prepareIntegers() { return }
@@ -41,6 +44,9 @@ final class Mul: BinaryElementwise, FloatBinaryOperation {
                                                                 zeroPoint: qo.zeroPoint, typeMin: typeMin, typeMax: typeMax)
         quantized = QuantizedBinaryParameters(offset1: -qa.zeroPoint, offset2: -qb.zeroPoint, outputOffset: qo.zeroPoint,
                                         multiplier: multiplier, shift: shift, low: low, high: high)
+        #if arch(x86_64)
+        vectorKernels = multiplier >= 0 && (-31...30).contains(shift) ? KernelConfiguration.current.elementwise : nil
+        #endif
         output.shape = try broadcastShape(a.shape, b.shape)
     }
 
@@ -61,14 +67,16 @@ final class Mul: BinaryElementwise, FloatBinaryOperation {
         @inline(__always) func run<Element: FixedWidthInteger>(_: Element.Type) {
             let x = UnsafePointer<Element>(OpaquePointer(a.data!)), y = UnsafePointer<Element>(OpaquePointer(b.data!))
             let out = output.data!.assumingMemoryBound(to: Element.self)
-            #if LITE_AVX2
-            let rescale = node.numerics == .fast ? vectorRescale : nil
+            #if arch(x86_64)
+            let kernels = node.numerics == .fast ? vectorKernels : nil
+            var parameters = lite_q_mul_params(input1_offset: q.offset1, input2_offset: q.offset2, output_offset: q.outputOffset,
+                                               multiplier: q.multiplier, shift: Int32(q.shift), output_min: q.low, output_max: q.high)
             #endif
             forEachBroadcastRun(aShape: a.shape, bShape: b.shape, outShape: output.shape) { o, ia, stepA, ib, stepB, count in
                 var k = 0
-                #if LITE_AVX2
-                if let rescale {
-                    k = Mul.multiplyEight(x, ia, stepA, y, ib, stepB, out + o, count, q, rescale)
+                #if arch(x86_64)
+                if let kernels {
+                    k = Mul.multiplyEight(x + ia, stepA, y + ib, stepB, out + o, count, &parameters, kernels)
                 }
                 #endif
                 while k < count {
@@ -87,27 +95,24 @@ final class Mul: BinaryElementwise, FloatBinaryOperation {
         }
     }
 
-    #if LITE_AVX2
-    private var vectorRescale: EightLaneRescale? { quantized.flatMap { EightLaneRescale(multiplier: $0.multiplier, shift: $0.shift) } }
-
-    /// The products of the whole groups of eight in a run, exactly as the scalar loop (`fast` numerics in AVX2
-    /// builds); returns how many it wrote. A step of 0 repeats the operand's one value in every lane.
+    #if arch(x86_64)
+    /// The products of the whole groups of eight in a run, exactly as the scalar loop; returns how many it wrote. A
+    /// step of 0 repeats the operand's one value in every lane.
     @inline(__always)
-    static func multiplyEight<Element: FixedWidthInteger>(_ x: UnsafePointer<Element>, _ ia: Int, _ stepA: Int, _ y: UnsafePointer<Element>, _ ib: Int,
-                                                          _ stepB: Int, _ out: UnsafeMutablePointer<Element>, _ count: Int, _ q: QuantizedBinaryParameters,
-                                                          _ rescale: EightLaneRescale) -> Int {
-        let offset1 = _mm256_set1_epi32(q.offset1), offset2 = _mm256_set1_epi32(q.offset2), zero = _mm256_set1_epi32(q.outputOffset)
-        let low = _mm256_set1_epi32(q.low), high = _mm256_set1_epi32(q.high)
-        let repeatedA = _mm256_set1_epi32(Int32(x[ia]) &+ q.offset1), repeatedB = _mm256_set1_epi32(Int32(y[ib]) &+ q.offset2)
-        var k = 0
-        while k + 8 <= count {
-            let va = stepA == 0 ? repeatedA : _mm256_add_epi32(widenEight(x + ia + k), offset1)
-            let vb = stepB == 0 ? repeatedB : _mm256_add_epi32(widenEight(y + ib + k), offset2)
-            let value = _mm256_add_epi32(rescale.apply(_mm256_mullo_epi32(va, vb)), zero)
-            storeEight(_mm256_min_epi32(_mm256_max_epi32(value, low), high), out + k)
-            k += 8
+    static func multiplyEight<Element: FixedWidthInteger>(_ x: UnsafePointer<Element>, _ stepA: Int, _ y: UnsafePointer<Element>, _ stepB: Int,
+                                                          _ out: UnsafeMutablePointer<Element>, _ count: Int,
+                                                          _ parameters: UnsafePointer<lite_q_mul_params>, _ kernels: ElementwiseKernels) -> Int {
+        @inline(__always) func cast<T>(_ p: UnsafePointer<Element>, _: T.Type) -> UnsafePointer<T> { UnsafeRawPointer(p).assumingMemoryBound(to: T.self) }
+        @inline(__always) func cast<T>(_ p: UnsafeMutablePointer<Element>, _: T.Type) -> UnsafeMutablePointer<T> {
+            UnsafeMutableRawPointer(p).assumingMemoryBound(to: T.self)
         }
-        return k
+        if Element.self == Int8.self {
+            return kernels.mulS8(cast(x, Int8.self), stepA, cast(y, Int8.self), stepB, cast(out, Int8.self), count, parameters)
+        }
+        if Element.self == UInt8.self {
+            return kernels.mulU8(cast(x, UInt8.self), stepA, cast(y, UInt8.self), stepB, cast(out, UInt8.self), count, parameters)
+        }
+        return kernels.mulS16(cast(x, Int16.self), stepA, cast(y, Int16.self), stepB, cast(out, Int16.self), count, parameters)
     }
     #endif
 }

@@ -1,6 +1,4 @@
-#if LITE_AVX2 || LITE_AVX512_VNNI
-import _Builtin_intrinsics.intel
-#endif
+import CLiteKernels
 import LiteFormat
 
 /// AVERAGE_POOL_2D and MAX_POOL_2D over NHWC float tensors.
@@ -24,6 +22,11 @@ class Pool2D: Kernel {
     /// Clamp range of the integer path (uint8/int8: same scale and zero point in and out, as TFLite requires).
     var quantizedRange: (Int32, Int32)?
 
+    #if arch(x86_64)
+    /// The MAX_POOL_2D row kernels, from ``KernelConfiguration/current`` at prepare (nil at baseline and for averages).
+    var maximumKernels: ElementwiseKernels?
+    #endif
+
     override func prepare() throws {
         let input = try self.input(0), output = try self.output(0)
         try expectType(input, .float32, .uint8, .int8, .int16)
@@ -38,6 +41,9 @@ class Pool2D: Kernel {
         geometryH = try SpatialGeometry(input: input.dim(1), filter: options.filterH, stride: options.strideH, dilation: 1, padding: options.padding)
         geometryW = try SpatialGeometry(input: input.dim(2), filter: options.filterW, stride: options.strideW, dilation: 1, padding: options.padding)
         if input.type == .float32 { output.type = .float32 }
+        #if arch(x86_64)
+        maximumKernels = isAverage ? nil : KernelConfiguration.current.elementwise
+        #endif
         output.shape = [input.dim(0), geometryH.output, geometryW.output, input.dim(3)]
     }
 
@@ -57,12 +63,26 @@ class Pool2D: Kernel {
         let (outH, outW) = (geometryH.output, geometryW.output)
         let options = self.options, padH = geometryH.padBefore, padW = geometryW.padBefore, average = isAverage
         guard channels > 0 else { return }
+        #if arch(x86_64)
+        // The row kernels take channels 16 bytes at a time: at least 16 bytes of them.
+        let rowKernels = channels * MemoryLayout<Element>.size >= 16 ? maximumKernels : nil
+        // Read by every thread: not an inout argument.
+        let geometry = UnsafeMutablePointer<lite_pool_row_geometry>.allocate(capacity: 1)
+        geometry.initialize(to: rowGeometry(width: inW, channels: channels))
+        defer { geometry.deallocate() }
+        #endif
         parallelFor(batches * outH, threads: threads, workPerItem: outW * channels * options.filterH * options.filterW) { rowRange in
             withUnsafeTemporaryAllocation(of: Int32.self, capacity: average ? channels : 0) { acc in
                 for by in rowRange {
                     let b = by / outH, oy = by % outH
                     let y0 = max(oy * options.strideH - padH, 0), rows = y0 ..< max(y0, min(oy * options.strideH - padH + options.filterH, inH))
                     let image = src + b * inH * inW * channels
+                    #if arch(x86_64)
+                    if let rowKernels {
+                        Self.maximumRow(image, rows, geometry, dst + (b * outH + oy) * outW * channels, range, rowKernels)
+                        continue
+                    }
+                    #endif
                     for ox in 0..<outW {
                         let x0 = max(ox * options.strideW - padW, 0), columns = x0 ..< max(x0, min(ox * options.strideW - padW + options.filterW, inW))
                         let out = dst + ((b * outH + oy) * outW + ox) * channels
@@ -90,32 +110,10 @@ class Pool2D: Kernel {
 
     /// The largest value of each channel over a window of `image` (HWC, `width` pixels a row), clamped to `range` and
     /// stored at `out`. An empty window gives the type's lowest value, clamped, as TFLite's loop starting there does.
-    /// With AVX2 the channels go 16 bytes at a time (the last piece overlapping the one before: the same maxima again).
     @inline(__always)
     static func windowMaximum<Element: FixedWidthInteger>(_ image: UnsafePointer<Element>, _ rows: Range<Int>, _ columns: Range<Int>, width: Int,
                                                           channels: Int, _ out: UnsafeMutablePointer<Element>, _ range: (Int32, Int32)) {
         var c = 0
-        #if LITE_AVX2 || LITE_AVX512_VNNI
-        let lanes = 16 / MemoryLayout<Element>.size
-        if channels >= lanes {
-            let low = Element(truncatingIfNeeded: range.0), high = Element(truncatingIfNeeded: range.1)
-            let lowVector = splat(low), highVector = splat(high)
-            while c < channels {
-                c = min(c, channels - lanes)
-                var maximum = splat(Element.min)
-                for y in rows {
-                    for x in columns {
-                        let v = _mm_loadu_si128(UnsafeRawPointer(image + ((y &* width &+ x) &* channels &+ c)).assumingMemoryBound(to: __m128i_u.self))
-                        maximum = laneMaximum(maximum, v, Element.self)
-                    }
-                }
-                maximum = laneMinimum(laneMaximum(maximum, lowVector, Element.self), highVector, Element.self)
-                _mm_storeu_si128(UnsafeMutableRawPointer(out + c).assumingMemoryBound(to: __m128i_u.self), maximum)
-                c += lanes
-            }
-            return
-        }
-        #endif
         while c < channels {
             var maximum = Element.min
             for y in rows { for x in columns { maximum = max(maximum, image[(y * width + x) * channels + c]) } }
@@ -132,38 +130,16 @@ class Pool2D: Kernel {
         let src = input.floats, dst = output.floats
         let options = self.options, padH = geometryH.padBefore, padW = geometryW.padBefore, average = isAverage
         let (low, high) = activation
-        #if LITE_AVX2 || LITE_AVX512_VNNI
-        if !average {
+        #if arch(x86_64)
+        if !average, let kernels = maximumKernels {
+            let geometry = UnsafeMutablePointer<lite_pool_row_geometry>.allocate(capacity: 1)
+            geometry.initialize(to: rowGeometry(width: inW, channels: channels))
+            defer { geometry.deallocate() }
             parallelFor(batches * outH, threads: context.threads, workPerItem: 4 * outW * channels * options.filterH * options.filterW) { range in
                 for by in range {
                     let b = by / outH, oy = by % outH
-                    let y0 = max(oy * options.strideH - padH, 0), rows = y0 ..< max(y0, min(oy * options.strideH - padH + options.filterH, inH))
-                    let image = UnsafePointer(src + b * inH * inW * channels)
-                    for ox in 0..<outW {
-                        let x0 = max(ox * options.strideW - padW, 0), columns = x0 ..< max(x0, min(ox * options.strideW - padW + options.filterW, inW))
-                        let out = dst + ((b * outH + oy) * outW + ox) * channels
-                        // Channels in sixteens (AVX-512) or eights, the last piece overlapping the ones before (the same
-                        // values again).
-                        var c = 0
-                        #if LITE_AVX512_VNNI
-                        while c < channels && channels >= 16 {
-                            c = min(c, channels - 16)
-                            Self.windowMaximum16(image, rows, columns, width: inW, channels: channels, from: c, out, low, high)
-                            c += 16
-                        }
-                        #endif
-                        while c < channels && channels >= 8 {
-                            c = min(c, channels - 8)
-                            Self.windowMaximum8(image, rows, columns, width: inW, channels: channels, from: c, out, low, high)
-                            c += 8
-                        }
-                        while c < channels {
-                            var maximum = -Float.greatestFiniteMagnitude
-                            for y in rows { for x in columns { let v = image[(y * inW + x) * channels + c]; if v > maximum { maximum = v } } }
-                            out[c] = min(max(maximum, low), high)
-                            c += 1
-                        }
-                    }
+                    let y0 = max(oy * options.strideH - padH, 0), y1 = max(y0, min(oy * options.strideH - padH + options.filterH, inH))
+                    kernels.maxPoolF32(src + b * inH * inW * channels, y0, y1, geometry, dst + (b * outH + oy) * outW * channels, low, high)
                 }
             }
             return
@@ -203,62 +179,32 @@ class Pool2D: Kernel {
 }
 
 extension Pool2D {
-    #if LITE_AVX2 || LITE_AVX512_VNNI
-    /// The maximum of 8 channels from `channel` on over a window of `image` (HWC, `width` pixels a row), clamped
-    /// and stored at `out + channel`, in one AVX register. The running maximum starts at -greatestFiniteMagnitude
-    /// and `vmaxps(v, maximum)` keeps it when v is not larger, NaN included, as TFLite's `std::max` loop does.
-    /// (Swift's SIMD comparisons compile to a lane-by-lane loop through memory here: 10x slower than the scalar code.)
+    #if arch(x86_64)
+    /// The row kernels' horizontal geometry for an input `width` pixels wide.
+    func rowGeometry(width: Int, channels: Int) -> lite_pool_row_geometry {
+        lite_pool_row_geometry(input_width: width, channels: channels, output_width: geometryW.output, stride: options.strideW,
+                               pad_left: geometryW.padBefore, filter_width: options.filterW)
+    }
+
+    /// One output row of quantized MAX_POOL_2D (the rows `rows` of `image`) by the row kernel of `Element`: each window's
+    /// maxima as ``windowMaximum(_:_:_:width:channels:_:_:)`` computes them, 16 bytes of channels at a time.
     @inline(__always)
-    static func windowMaximum8(_ image: UnsafePointer<Float>, _ rows: Range<Int>, _ columns: Range<Int>, width: Int,
-                               channels: Int, from channel: Int, _ out: UnsafeMutablePointer<Float>, _ low: Float, _ high: Float) {
-        var maximum = _mm256_set1_ps(-.greatestFiniteMagnitude)
-        for y in rows {
-            for x in columns {
-                maximum = _mm256_max_ps(_mm256_loadu_ps(image + ((y &* width &+ x) &* channels &+ channel)), maximum)
-            }
+    static func maximumRow<Element: FixedWidthInteger>(_ image: UnsafePointer<Element>, _ rows: Range<Int>, _ geometry: UnsafePointer<lite_pool_row_geometry>,
+                                                       _ out: UnsafeMutablePointer<Element>, _ range: (Int32, Int32), _ kernels: ElementwiseKernels) {
+        let (start, end) = (rows.lowerBound, rows.upperBound)
+        if Element.self == UInt8.self {
+            kernels.maxPoolU8(UnsafeRawPointer(image).assumingMemoryBound(to: UInt8.self), start, end, geometry,
+                              UnsafeMutableRawPointer(out).assumingMemoryBound(to: UInt8.self),
+                              UInt8(truncatingIfNeeded: range.0), UInt8(truncatingIfNeeded: range.1))
+        } else if Element.self == Int8.self {
+            kernels.maxPoolS8(UnsafeRawPointer(image).assumingMemoryBound(to: Int8.self), start, end, geometry,
+                              UnsafeMutableRawPointer(out).assumingMemoryBound(to: Int8.self),
+                              Int8(truncatingIfNeeded: range.0), Int8(truncatingIfNeeded: range.1))
+        } else {
+            kernels.maxPoolS16(UnsafeRawPointer(image).assumingMemoryBound(to: Int16.self), start, end, geometry,
+                               UnsafeMutableRawPointer(out).assumingMemoryBound(to: Int16.self),
+                               Int16(truncatingIfNeeded: range.0), Int16(truncatingIfNeeded: range.1))
         }
-        _mm256_storeu_ps(out + channel, _mm256_min_ps(_mm256_set1_ps(high), _mm256_max_ps(_mm256_set1_ps(low), maximum)))
-    }
-    #endif
-
-    #if LITE_AVX2 || LITE_AVX512_VNNI
-    /// `value` in every lane of a 128-bit register (16 int8/uint8 or 8 int16 lanes).
-    @inline(__always)
-    static func splat<Element: FixedWidthInteger>(_ value: Element) -> __m128i {
-        switch MemoryLayout<Element>.size {
-        case 1: return _mm_set1_epi8(CChar(truncatingIfNeeded: value))
-        default: return _mm_set1_epi16(Int16(truncatingIfNeeded: value))
-        }
-    }
-
-    /// Lane-wise maximum for the element type: signed or unsigned bytes, or signed 16-bit lanes.
-    @inline(__always)
-    static func laneMaximum<Element: FixedWidthInteger>(_ a: __m128i, _ b: __m128i, _: Element.Type) -> __m128i {
-        if Element.self == UInt8.self { return _mm_max_epu8(a, b) }
-        if Element.self == Int8.self { return _mm_max_epi8(a, b) }
-        return _mm_max_epi16(a, b)
-    }
-
-    @inline(__always)
-    static func laneMinimum<Element: FixedWidthInteger>(_ a: __m128i, _ b: __m128i, _: Element.Type) -> __m128i {
-        if Element.self == UInt8.self { return _mm_min_epu8(a, b) }
-        if Element.self == Int8.self { return _mm_min_epi8(a, b) }
-        return _mm_min_epi16(a, b)
-    }
-    #endif
-
-    #if LITE_AVX512_VNNI
-    /// ``windowMaximum8(_:_:_:width:channels:from:_:_:_:)`` for 16 channels in one AVX-512 register.
-    @inline(__always)
-    static func windowMaximum16(_ image: UnsafePointer<Float>, _ rows: Range<Int>, _ columns: Range<Int>, width: Int,
-                                channels: Int, from channel: Int, _ out: UnsafeMutablePointer<Float>, _ low: Float, _ high: Float) {
-        var maximum = _mm512_set1_ps(-.greatestFiniteMagnitude)
-        for y in rows {
-            for x in columns {
-                maximum = _mm512_max_ps(_mm512_loadu_ps(image + ((y &* width &+ x) &* channels &+ channel)), maximum)
-            }
-        }
-        _mm512_storeu_ps(out + channel, _mm512_min_ps(_mm512_set1_ps(high), _mm512_max_ps(_mm512_set1_ps(low), maximum)))
     }
     #endif
 

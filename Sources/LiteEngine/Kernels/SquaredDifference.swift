@@ -1,6 +1,4 @@
-#if LITE_AVX2
-import _Builtin_intrinsics.intel
-#endif
+import CLiteKernels
 
 /// SQUARED_DIFFERENCE: (a - b)² with broadcasting; float32, or int8 with TFLite's integer arithmetic
 /// (squared_difference.cc): each input, less its zero point and shifted left by 7, is rescaled to twice the larger
@@ -16,6 +14,12 @@ final class SquaredDifference: BinaryElementwise, FloatBinaryOperation {
     }
 
     var quantized: QuantizedParameters?
+    #if arch(x86_64)
+    /// The vector kernel (`fast` numerics), chosen at prepare from ``KernelConfiguration/current``; nil where the
+    /// configuration has none or a rescale is outside what a 32-bit lane takes (a negative multiplier, a shift
+    /// outside -31...30).
+    var vectorKernels: ElementwiseKernels?
+    #endif
 
     /// The left shift that makes room below the rescaled inputs' integer part (7 for int8, as TFLite's kernel).
     static let leftShift = 7
@@ -35,6 +39,10 @@ final class SquaredDifference: BinaryElementwise, FloatBinaryOperation {
         guard so <= 0 else { throw KernelError.unsupported("SQUARED_DIFFERENCE output rescale above one (output scale \(qo.scale))") }
         quantized = QuantizedParameters(offset1: -qa.zeroPoint, offset2: -qb.zeroPoint, outputOffset: qo.zeroPoint,
                                         multiplier1: m1, shift1: s1, multiplier2: m2, shift2: s2, outputMultiplier: mo, outputShift: so)
+        #if arch(x86_64)
+        let lanesTake = [(m1, s1), (m2, s2), (mo, so)].allSatisfy { $0.0 >= 0 && (-31...30).contains($0.1) }
+        vectorKernels = lanesTake ? KernelConfiguration.current.elementwise : nil
+        #endif
         output.shape = try broadcastShape(a.shape, b.shape)
     }
 
@@ -43,13 +51,18 @@ final class SquaredDifference: BinaryElementwise, FloatBinaryOperation {
         let a = node.inputs[0]!, b = node.inputs[1]!, output = node.outputs[0]
         let pa = UnsafePointer<Int8>(OpaquePointer(a.data!)), pb = UnsafePointer<Int8>(OpaquePointer(b.data!))
         let out = output.data!.assumingMemoryBound(to: Int8.self)
-        #if LITE_AVX2
-        let rescales = node.numerics == .fast ? vectorRescales : nil
+        #if arch(x86_64)
+        let kernels = node.numerics == .fast ? vectorKernels : nil
+        var parameters = lite_qs8_squared_difference_params(
+            input1_offset: q.offset1, input2_offset: q.offset2, output_offset: q.outputOffset, input1_multiplier: q.multiplier1,
+            input1_shift: Int32(q.shift1), input2_multiplier: q.multiplier2, input2_shift: Int32(q.shift2),
+            output_multiplier: q.outputMultiplier, output_shift: Int32(q.outputShift))
         #endif
         forEachBroadcastRun(aShape: a.shape, bShape: b.shape, outShape: output.shape) { o, ia, stepA, ib, stepB, count in
             var k = 0
-            #if LITE_AVX2
-            if let rescales { k = Self.squareEight(pa + ia, stepA, pb + ib, stepB, out + o, count, q, rescales) }
+            #if arch(x86_64)
+            // The whole groups of eight of the run, exactly as the loop below.
+            if let kernels { k = kernels.squaredDifferenceS8(pa + ia, stepA, pb + ib, stepB, out + o, count, &parameters) }
             #endif
             while k < count {
                 let x = (Int32(pa[ia + k * stepA]) + q.offset1) << Int32(Self.leftShift)
@@ -63,37 +76,4 @@ final class SquaredDifference: BinaryElementwise, FloatBinaryOperation {
             }
         }
     }
-
-    #if LITE_AVX2
-    private var vectorRescales: (EightLaneRescale, EightLaneRescale, EightLaneRescale)? {
-        guard let q = quantized, let r1 = EightLaneRescale(multiplier: q.multiplier1, shift: q.shift1),
-              let r2 = EightLaneRescale(multiplier: q.multiplier2, shift: q.shift2),
-              let ro = EightLaneRescale(multiplier: q.outputMultiplier, shift: q.outputShift) else { return nil }
-        return (r1, r2, ro)
-    }
-
-    /// The whole groups of eight of a run, exactly as the scalar loop (`fast` numerics in AVX2 builds); returns how
-    /// many it wrote. A step of 0 repeats the operand's one value in every lane.
-    @inline(__always)
-    static func squareEight(_ x: UnsafePointer<Int8>, _ stepA: Int, _ y: UnsafePointer<Int8>, _ stepB: Int, _ out: UnsafeMutablePointer<Int8>,
-                            _ count: Int, _ q: QuantizedParameters, _ r: (EightLaneRescale, EightLaneRescale, EightLaneRescale)) -> Int {
-        let offset1 = _mm256_set1_epi32(q.offset1), offset2 = _mm256_set1_epi32(q.offset2), zero = _mm256_set1_epi32(q.outputOffset)
-        let low = _mm256_set1_epi32(-128), high = _mm256_set1_epi32(127)
-        @inline(__always) func scaled(_ v: __m256i, _ offset: __m256i, _ rescale: EightLaneRescale) -> __m256i {
-            rescale.apply(_mm256_slli_epi32(_mm256_add_epi32(v, offset), Int32(leftShift)))
-        }
-        let repeatedA = scaled(broadcastByte(x, signed: true), offset1, r.0), repeatedB = scaled(broadcastByte(y, signed: true), offset2, r.1)
-        var k = 0
-        while k + 8 <= count {
-            let sa = stepA == 0 ? repeatedA : scaled(widenEightBytes(x + k, signed: true), offset1, r.0)
-            let sb = stepB == 0 ? repeatedB : scaled(widenEightBytes(y + k, signed: true), offset2, r.1)
-            let difference = _mm256_sub_epi32(sa, sb)
-            let value = _mm256_add_epi32(r.2.apply(_mm256_mullo_epi32(difference, difference)), zero)
-            let clamped = _mm256_min_epi32(_mm256_max_epi32(value, low), high)
-            _mm_storel_epi64(UnsafeMutableRawPointer(out + k).assumingMemoryBound(to: __m128i_u.self), packBytes8(clamped, unsigned: false))
-            k += 8
-        }
-        return k
-    }
-    #endif
 }

@@ -1,6 +1,4 @@
-#if LITE_AVX2
-import _Builtin_intrinsics.intel
-#endif
+import CLiteKernels
 import Foundation
 import LiteFormat
 
@@ -107,6 +105,11 @@ final class HybridMatrixProduct {
 }
 
 enum HybridQuantization {
+    #if arch(x86_64)
+    /// The vector quantization kernels of ``KernelConfiguration/current`` (nil at baseline).
+    private static let kernels = KernelConfiguration.current.elementwise
+    #endif
+
     /// The hybrid kernels' last step: `sums[i, r, c] · (weightScale[c] · imageScale[i]) + bias[c]`, clamped to
     /// `activation`, in place, for `images` images of `rows` rows of `channels` sums (TFLite's `float(acc) · scale +
     /// bias`; a FULLY_CONNECTED row is an image of one row). Rows are split over `threads`.
@@ -196,24 +199,14 @@ enum HybridQuantization {
     }
 
     /// `q − zeroPoint` as floats for each x, where q = clamp(round_half_away(zeroPoint + x · inverse), low, 127): the
-    /// rounding of ``roundedInt8(_:low:)`` in eight lanes (the product and the sum rounded apart, as TFLite's loop
-    /// computes them, never fused).
+    /// rounding of ``roundedInt8(_:low:)`` (the product and the sum rounded apart, as TFLite's loop computes them,
+    /// never fused), eight lanes at a time where the configuration has the kernel.
     @inline(__always)
     private static func quantizedValues(_ values: UnsafePointer<Float>, count: Int, inverse: Float, zeroPoint: Float, low: Float,
                                         into output: UnsafeMutablePointer<Float>) {
         var i = 0
-        #if LITE_AVX2
-        let scale = _mm256_set1_ps(inverse), zero = _mm256_set1_ps(zeroPoint), lowest = _mm256_set1_ps(low), highest = _mm256_set1_ps(127)
-        let half = _mm256_set1_ps(0.49999997), sign = _mm256_set1_ps(-0.0)
-        while i + 8 <= count {
-            let x = _mm256_add_ps(zero, _mm256_mul_ps(_mm256_loadu_ps(values + i), scale))
-            // x is never −0 (0 + (−0) is +0), so its sign bit says x < 0; clamped before the truncation, which
-            // keeps integer bounds, so it never sees a value beyond int32 (NaN clamps to `low`).
-            let nudged = _mm256_add_ps(x, _mm256_or_ps(half, _mm256_and_ps(x, sign)))
-            let q = _mm256_cvtepi32_ps(_mm256_cvttps_epi32(_mm256_min_ps(highest, _mm256_max_ps(nudged, lowest))))
-            _mm256_storeu_ps(output + i, _mm256_sub_ps(q, zero))
-            i += 8
-        }
+        #if arch(x86_64)
+        if let kernels { i = kernels.quantizeOffsetF32(values, count, inverse, zeroPoint, low, output) }
         #endif
         while i < count {
             output[i] = Float(roundedInt8(zeroPoint + values[i] * inverse, low: low)) - zeroPoint
@@ -256,16 +249,8 @@ enum HybridQuantization {
     private static func range(_ values: UnsafePointer<Float>, count: Int) -> (Float, Float) {
         var low: Float = 0, high: Float = 0
         var i = 0
-        #if LITE_AVX2
-        var lows = _mm256_setzero_ps(), highs = _mm256_setzero_ps()
-        while i + 8 <= count {
-            let v = _mm256_loadu_ps(values + i)
-            lows = _mm256_min_ps(v, lows)
-            highs = _mm256_max_ps(v, highs)
-            i += 8
-        }
-        low = lows.min()
-        high = highs.max()
+        #if arch(x86_64)
+        if let kernels { i = kernels.rangeF32(values, count, &low, &high) }
         #endif
         while i < count {
             let v = values[i]

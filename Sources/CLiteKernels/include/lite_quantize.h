@@ -1,0 +1,21 @@
+#ifndef LITE_QUANTIZE_H
+#define LITE_QUANTIZE_H
+
+// Dynamic-range (hybrid) quantization of float activations to int8: the range of a row and its quantized values.
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__x86_64__)
+/// The smallest and the largest of `values[0 ..< n]` and 0, where n is `count` rounded down to a multiple of 8:
+/// eight lanes of running minima (`vminps(v, low)`) and maxima starting at +0, so a lane takes a value only when it
+/// is strictly below (above) and NaN never enters; then the lanes reduced. Returns n; the caller folds in the rest.
+size_t lite_f32_rminmax__avx2(const float *values, size_t count, float *low, float *high);
+
+/// `q − zero_point` as floats for `values[0 ..< n]` (n: `count` rounded down to a multiple of 8), where
+/// q = clamp(round_half_away(zero_point + x · inverse), low, 127): the product and the sum rounded apart (never
+/// fused), then ±(1/2 − 2^-25) added by the sign of the sum and the result clamped and truncated. Returns n.
+size_t lite_f32_qs8_quantize_offset__avx2(const float *values, size_t count, float inverse, float zero_point, float low,
+                                          float *output);
+#endif
+
+#endif
