@@ -14,9 +14,16 @@ public struct KernelConfiguration: Sendable {
     /// The level whose microkernels run.
     public let level: InstructionSetLevel
 
+    // MARK: quantized kernels without 8-bit dot products (int16 GEMM, int32 depthwise, exact requantization)
+    /// The AVX2 kernels of quantized CONV_2D, FULLY_CONNECTED and DEPTHWISE_CONV_2D in `fast` numerics
+    /// (``QuantizedGEMMAVX2``, ``QuantizedDepthwiseConvolution``), nil below `avx2`.
+    let widenedQuantized: WidenedQuantizedKernels?
+    // MARK: end of the widened quantized kernels
+
     /// The configuration of `level`. Callers must have checked that the CPU has it; ``current`` does.
     init(level: InstructionSetLevel) {
         self.level = level
+        widenedQuantized = WidenedQuantizedKernels(level: level)
     }
 
     /// The configuration in use by this process.
