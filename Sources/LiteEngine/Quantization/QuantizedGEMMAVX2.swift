@@ -47,7 +47,8 @@ struct WidenedQuantizedKernels: @unchecked Sendable {
 /// Layout. Output channels are padded to blocks of 8 (one ymm register of int32 lanes), blocks go two at a time,
 /// and a pair's filter is stored step by step: for each two-deep slice of the depth, each block's 8 channels' two
 /// int16 weights, so the microkernel reads 64 consecutive bytes per step and broadcasts one 32-bit pair of a row's
-/// activations against them.
+/// activations against them. The widening, the tiles (4x16, 4x8, 1x16) and the requantization are C kernels
+/// (``WidenedQuantizedKernels``); the packing and the im2col walk stay here.
 final class QuantizedGEMMAVX2 {
     /// Whether the run-time configuration has the kernels (``KernelConfiguration/widenedQuantized``: AVX2 CPUs).
     static var isAvailable: Bool { KernelConfiguration.current.widenedQuantized != nil }
