@@ -9,5 +9,6 @@
 #include "lite_elementwise.h"
 #include "lite_pool.h"
 #include "lite_quantize.h"
+#include "lite_qs8_widened.h"
 
 #endif

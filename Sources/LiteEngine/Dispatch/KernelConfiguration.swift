@@ -22,6 +22,11 @@ public struct KernelConfiguration: Sendable {
     let elementwise: ElementwiseKernels?
     #endif
     // MARK: end elementwise
+    // MARK: quantized kernels without 8-bit dot products (int16 GEMM, int32 depthwise, exact requantization)
+    /// The AVX2 kernels of quantized CONV_2D, FULLY_CONNECTED and DEPTHWISE_CONV_2D in `fast` numerics
+    /// (``QuantizedGEMMAVX2``, ``QuantizedDepthwiseConvolution``), nil below `avx2`.
+    let widenedQuantized: WidenedQuantizedKernels?
+    // MARK: end of the widened quantized kernels
 
     /// The configuration of `level`. Callers must have checked that the CPU has it; ``current`` does.
     init(level: InstructionSetLevel) {
@@ -30,6 +35,7 @@ public struct KernelConfiguration: Sendable {
         #if arch(x86_64)
         elementwise = ElementwiseKernels(level: level)
         #endif
+        widenedQuantized = WidenedQuantizedKernels(level: level)
     }
 
     /// The configuration in use by this process.

@@ -1,3 +1,4 @@
+import CLiteKernels
 import LiteFormat
 
 /// The integer DEPTHWISE_CONV_2D of TFLite (reference/depthwiseconv_uint8.h, reference/integer_ops/depthwise_conv.h):
@@ -15,7 +16,7 @@ final class QuantizedDepthwiseConvolution {
     let filter: [Float]
     let bias: [Float]
     let exactInFloat: Bool
-    /// `fast` numerics in AVX2 builds, channel multiplier 1: the int32 SIMD kernel (`runIntegerSIMD`), with the
+    /// `fast` numerics on AVX2 CPUs, channel multiplier 1: the int32 SIMD kernel (`runIntegerSIMD`), with the
     /// filter widened to int32 minus its zero point as [KH*KW, padded channels] and the bias padded alike.
     let integerFilter: [Int32]
     let integerBias: [Int32]
@@ -23,6 +24,8 @@ final class QuantizedDepthwiseConvolution {
     let interiorBias: [Int32]
     let paddedChannels: Int
     let exactRequantization: ExactRequantization?
+    /// The configuration's C kernels when prepared: `runIntegerSIMD` runs `lite_qs8_dwconv_rows__avx2`.
+    let kernels: WidenedQuantizedKernels?
     /// `fast` numerics: float requantization (see ``ChannelRequantization/requantizeFast``).
     let fast: Bool
     /// `fast` numerics in AVX-512 VNNI builds, for the int8 layers it takes: the dot-product kernel.
@@ -64,6 +67,7 @@ final class QuantizedDepthwiseConvolution {
         let maxOffset = Int64(256 + abs(Int(inputInfo.zeroPoint)))
         exactInFloat = taps * maxOffset * 256 + (biasValues.map(abs).max() ?? 0) < 1 << 24
         paddedChannels = (channels + 15) & ~15
+        kernels = KernelConfiguration.current.widenedQuantized
         dotProduct = fast ? QuantizedDepthwiseDotProduct.make(input: input, filter: filterTensor, bias: biasTensor, filterZeroPoints: filterInfo.zeroPoints,
                                                               inputZeroPoint: inputInfo.zeroPoint, requantization: requantization) : nil
         if fast && (QuantizedGEMM.isUsed || QuantizedGEMMAVX2.isUsed) && requantization.shifts.allSatisfy({ $0 >= -31 }) && input.dim(3) == channels {
@@ -119,12 +123,46 @@ final class QuantizedDepthwiseConvolution {
     /// two 8-bit offsets are below 2^16 and a 3x3 filter sums nine, so int32 never overflows for real filters
     /// (the wrap-around arithmetic matches TFLite's int32 loop in any case).
     func runIntegerSIMD(input: Tensor, output: Tensor, geometry g: DepthwiseConv2D.Geometry, threads: Int) {
+        #if arch(x86_64)
+        if let kernels, let requantization = exactRequantization {
+            return runKernel(kernels, requantization, input: input, output: output, geometry: g, threads: threads)
+        }
+        #endif
         if signed {
             runIntegerSIMD(Int8.self, input: input, output: output, geometry: g, threads: threads)
         } else {
             runIntegerSIMD(UInt8.self, input: input, output: output, geometry: g, threads: threads)
         }
     }
+
+    #if arch(x86_64)
+    /// `runIntegerSIMD` in the C kernel, a range of output rows per call.
+    private func runKernel(_ kernels: WidenedQuantizedKernels, _ requantization: ExactRequantization, input: Tensor, output: Tensor,
+                           geometry g: DepthwiseConv2D.Geometry, threads: Int) {
+        let padded = paddedChannels
+        integerFilter.withUnsafeBufferPointer { filterBuffer in
+            integerBias.withUnsafeBufferPointer { biasBuffer in
+                interiorBias.withUnsafeBufferPointer { interiorBuffer in
+                    requantization.withKernelParameters { parameters in
+                        var convolution = lite_qs8_dwconv(
+                            input: UnsafeRawPointer(input.data!), output: UnsafeMutableRawPointer(output.data!), weights: filterBuffer.baseAddress,
+                            bias: biasBuffer.baseAddress, interior_bias: interiorBuffer.baseAddress, requantization: parameters,
+                            batches: g.batches, in_h: g.inH, in_w: g.inW, channels: g.outC, kh: g.kh, kw: g.kw, out_h: g.outH, out_w: g.outW,
+                            stride_h: g.strideH, stride_w: g.strideW, dilation_h: g.dilationH, dilation_w: g.dilationW, pad_h: g.padH, pad_w: g.padW,
+                            padded_channels: padded, input_zero_point: inputZeroPoint, is_signed: signed)
+                        withUnsafePointer(to: &convolution) { convolution in
+                            parallelFor(g.batches * g.outH, threads: threads, workPerItem: g.outW * g.outC * g.kh * g.kw) { range in
+                                let acc = allocateAligned(Int32.self, count: 4 * padded)
+                                defer { deallocateAligned(acc) }
+                                kernels.depthwiseRows(convolution, range.lowerBound, range.upperBound, acc)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    #endif
 
     private func runIntegerSIMD<Byte: QuantizedByte>(_: Byte.Type, input: Tensor, output: Tensor,
                                                                      geometry g: DepthwiseConv2D.Geometry, threads: Int) {
@@ -151,16 +189,10 @@ final class QuantizedDepthwiseConvolution {
                             if kyFirst == 0 && kyEnd == g.kh && channels % 16 == 0 && ox + 3 < g.outW && g.isInteriorX(ox) && g.isInteriorX(ox + 3) {
                                 fourInteriorPixels(src, g, weights: weights, b: b, oy: oy, ox: ox, into: acc)
                                 let out = dst + ((b * g.outH + oy) * g.outW + ox) * channels
-                                #if LITE_AVX2 && !LITE_AVX512_VNNI
-                                // Each eight channels' requantization data loaded once for the four pixels.
-                                requantization.requantizeBlock8(acc, accumulatorStride: padded, rows: 4, constants: noFactors, channels: 0..<channels,
-                                                                into: out, outputStride: channels, roundingUp: false)
-                                #else
                                 for i in 0..<4 {
                                     requantization.requantizeRow(acc + i * padded, constants: noFactors, rowSumFactors: noFactors, rowSum: 0,
                                                                  channels: channels, into: out + i * channels, roundingUp: false)
                                 }
-                                #endif
                                 ox += 4
                                 continue
                             }
@@ -213,13 +245,8 @@ final class QuantizedDepthwiseConvolution {
                                 c += width
                             }
                             let out = dst + ((b * g.outH + oy) * g.outW + ox) * channels
-                            #if LITE_AVX2 && !LITE_AVX512_VNNI
-                            requantization.requantizeBlock8(acc, accumulatorStride: padded, rows: 1, constants: noFactors, channels: 0..<channels,
-                                                            into: out, outputStride: channels, roundingUp: false)
-                            #else
                             requantization.requantizeRow(acc, constants: noFactors, rowSumFactors: noFactors, rowSum: 0, channels: channels,
                                                          into: out, roundingUp: false)
-                            #endif
                         }
                     }
                 }

@@ -1,5 +1,6 @@
+import CLiteKernels
 import LiteFormat
-#if LITE_AVX2 || LITE_AVX512_VNNI
+#if LITE_AVX512_VNNI
 import _Builtin_intrinsics.intel
 #endif
 
@@ -691,139 +692,38 @@ final class ExactRequantization {
         deallocateAligned(highWordShifts)
     }
 
-    #if LITE_AVX2
-    /// Channels c...c+7's requantization data in AVX2 registers; 64-bit values per even and per odd channel. With
-    /// `shiftsFromHighWords` the addends are the plain ones, `evenShifts` holds the eight int32 high-word shifts
-    /// and the other shift fields are unused.
-    private struct ChannelData8 {
-        let leftShifts, multipliers, oddMultipliers: __m256i
-        let evenAddends, oddAddends, evenShifts, oddShifts, evenBiases, oddBiases, evenCorrections, oddCorrections: __m256i
-    }
-
-    @inline(__always)
-    private func channelData8(_ c: Int, highWords: Bool) -> ChannelData8 {
-        @inline(__always) func load(_ pointer: UnsafeRawPointer) -> __m256i { _mm256_loadu_si256(pointer.assumingMemoryBound(to: __m256i_u.self)) }
-        let evenSlot = Self.slot(c), oddSlot = Self.slot(c + 1)
-        if highWords {
-            let unused = _mm256_setzero_si256()
-            return ChannelData8(leftShifts: load(leftShifts + c), multipliers: load(multipliers + c), oddMultipliers: load(oddMultipliers + c),
-                                evenAddends: load(addends + evenSlot), oddAddends: load(addends + oddSlot),
-                                evenShifts: load(highWordShifts + c), oddShifts: unused, evenBiases: unused, oddBiases: unused,
-                                evenCorrections: load(negativeCorrections + evenSlot), oddCorrections: load(negativeCorrections + oddSlot))
+    #if arch(x86_64)
+    /// This requantization as the C kernels read it (``WidenedQuantizedKernels``): pointers into its arrays, valid
+    /// inside `body`.
+    func withKernelParameters<Result>(_ body: (UnsafePointer<lite_qs8_requantization>) -> Result) -> Result {
+        correctedBlocks.withUnsafeBufferPointer { corrected in
+            var parameters = lite_qs8_requantization(
+                multipliers: multipliers, odd_multipliers: oddMultipliers, left_shifts: leftShifts, high_word_shifts: highWordShifts,
+                addends: addends, total_shifts: totalShifts, negative_corrections: negativeCorrections, biased_addends: biasedAddends,
+                shift_biases: shiftBiases, corrected_blocks: corrected.baseAddress, output_zero_point: outputZeroPoint, low: low, high: high,
+                uniform_row_sum_factor: uniformRowSumFactor ?? 0, has_uniform_row_sum_factor: uniformRowSumFactor != nil,
+                has_left_shifts: hasLeftShifts, folds_zero_point: foldsZeroPoint, shifts_from_high_words: shiftsFromHighWords)
+            return withUnsafePointer(to: &parameters) { body($0) }
         }
-        return ChannelData8(leftShifts: load(leftShifts + c), multipliers: load(multipliers + c), oddMultipliers: load(oddMultipliers + c),
-                            evenAddends: load(biasedAddends + evenSlot), oddAddends: load(biasedAddends + oddSlot),
-                            evenShifts: load(totalShifts + evenSlot), oddShifts: load(totalShifts + oddSlot),
-                            evenBiases: load(shiftBiases + evenSlot), oddBiases: load(shiftBiases + oddSlot),
-                            evenCorrections: load(negativeCorrections + evenSlot), oddCorrections: load(negativeCorrections + oddSlot))
-    }
-
-    /// `requantizeRow`'s arithmetic on eight int32 lanes `x` (accumulator plus constants), clamped to [low, high]:
-    /// the folded multiply-add-shift in 64-bit lanes, even and odd channels apart as `vpmuldq` multiplies them. AVX2
-    /// has no arithmetic 64-bit shift: `t >> s` is the logical shift of `t + 2^63` (in `biasedAddends`) less
-    /// `2^(63-s)` (`shiftBiases`); ties away from zero (`roundingUp` false) test the sign with `vpcmpgtq`.
-    ///
-    /// With `highWords` (every total shift at least 32), `t >> s` is `(t >> 32) >> (s - 32)`, floors composing: the
-    /// high 32 bits of each 64-bit t, gathered into one register, shifted by `vpsravd` (AVX2's arithmetic shift of
-    /// 32-bit lanes, with shifts past 31 filling with the sign as a floor does); no bias on either side of the shift.
-    @inline(__always)
-    private func rescale8(_ x: __m256i, _ data: ChannelData8, hasLeftShifts: Bool, foldsZeroPoint: Bool, roundingUp: Bool,
-                          highWords: Bool = false) -> __m256i {
-        // x·2^left wraps in int32 like TFLite's `x * (1 << left_shift)`.
-        let x = hasLeftShifts ? _mm256_sllv_epi32(x, data.leftShifts) : x
-        let evenProduct = _mm256_mul_epi32(x, data.multipliers), oddProduct = _mm256_mul_epi32(_mm256_srli_epi64(x, 32), data.oddMultipliers)
-        var evenTotal = _mm256_add_epi64(evenProduct, data.evenAddends), oddTotal = _mm256_add_epi64(oddProduct, data.oddAddends)
-        if !roundingUp {
-            let nudge = _mm256_set1_epi64x(1 << 30), noLanes = _mm256_setzero_si256()
-            let evenNegative = _mm256_cmpgt_epi64(noLanes, _mm256_add_epi64(evenProduct, nudge))
-            let oddNegative = _mm256_cmpgt_epi64(noLanes, _mm256_add_epi64(oddProduct, nudge))
-            evenTotal = _mm256_sub_epi64(evenTotal, _mm256_and_si256(evenNegative, data.evenCorrections))
-            oddTotal = _mm256_sub_epi64(oddTotal, _mm256_and_si256(oddNegative, data.oddCorrections))
-        }
-        var v: __m256i
-        if highWords {
-            let highHalves = _mm256_set1_epi64x(Int64(bitPattern: 0xFFFF_FFFF_0000_0000))
-            v = _mm256_srav_epi32(_mm256_or_si256(_mm256_srli_epi64(evenTotal, 32), _mm256_and_si256(oddTotal, highHalves)), data.evenShifts)
-        } else {
-            let even = _mm256_sub_epi64(_mm256_srlv_epi64(evenTotal, data.evenShifts), data.evenBiases)
-            let odd = _mm256_sub_epi64(_mm256_srlv_epi64(oddTotal, data.oddShifts), data.oddBiases)
-            v = joinEvenOddLanes8(even, odd)
-        }
-        if !foldsZeroPoint { v = _mm256_add_epi32(v, _mm256_set1_epi32(outputZeroPoint)) }
-        return _mm256_min_epi32(_mm256_max_epi32(v, _mm256_set1_epi32(low)), _mm256_set1_epi32(high))
     }
     #endif
 
     /// The AVX2 requantization of a block of rows (``QuantizedGEMMAVX2``, four depthwise pixels): `rows` rows of
     /// accumulators `accumulatorStride` apart, each `accumulator + constant[c]` (no row-sum term), rounding ties up
     /// (the GEMM kernels) or away from zero (`roundingUp` false), the bytes of `channels` (a range starting at a
-    /// multiple of 8) at row `i` of `output` at `i·outputStride + c`; eight channels per step (`rescale8`), whose data
-    /// is loaded once for all the rows. Total shifts must be at most 62 (right shifts up to 31).
-    @inline(__always)
+    /// multiple of 8) at row `i` of `output` at `i·outputStride + c`; eight channels per step, whose data is loaded
+    /// once for all the rows (`lite_qs8_requantize_block8__avx2`). Total shifts must be at most 62 (right shifts up
+    /// to 31). Needs ``KernelConfiguration/widenedQuantized``.
     func requantizeBlock8(_ accumulators: UnsafePointer<Int32>, accumulatorStride: Int, rows: Int, constants: UnsafePointer<Int32>,
                           channels: Range<Int>, into output: UnsafeMutableRawPointer, outputStride: Int, roundingUp: Bool = true) {
-        #if LITE_AVX2
-        // Values clamped to [low, high]: above 127 only uint8 outputs, below 0 only int8 ones; either pack fits both.
-        let unsignedOutput = high > 127
-        var c = channels.lowerBound
-        let highWords = shiftsFromHighWords
-        let common = highWords && !hasLeftShifts && foldsZeroPoint
-        let requestedRoundingUp = roundingUp
-        while c < channels.upperBound {
-            let roundingUp = requestedRoundingUp || !correctedBlocks[c >> 3]
-            if common && c &+ 16 <= channels.upperBound && roundingUp == (requestedRoundingUp || !correctedBlocks[(c >> 3) &+ 1]) {
-                // Sixteen channels at a time in the common case: both halves packed together into one 16-byte store.
-                let data0 = channelData8(c, highWords: true), data1 = channelData8(c &+ 8, highWords: true)
-                let constant0 = _mm256_loadu_si256(UnsafeRawPointer(constants + c).assumingMemoryBound(to: __m256i_u.self))
-                let constant1 = _mm256_loadu_si256(UnsafeRawPointer(constants + c + 8).assumingMemoryBound(to: __m256i_u.self))
-                @inline(__always) func finish16(_ i: Int, roundingUp: Bool) {
-                    let row = UnsafeRawPointer(accumulators + (i &* accumulatorStride &+ c))
-                    let a0 = _mm256_loadu_si256(row.assumingMemoryBound(to: __m256i_u.self))
-                    let a1 = _mm256_loadu_si256((row + 32).assumingMemoryBound(to: __m256i_u.self))
-                    let v0 = rescale8(_mm256_add_epi32(a0, constant0), data0, hasLeftShifts: false, foldsZeroPoint: true, roundingUp: roundingUp,
-                                      highWords: true)
-                    let v1 = rescale8(_mm256_add_epi32(a1, constant1), data1, hasLeftShifts: false, foldsZeroPoint: true, roundingUp: roundingUp,
-                                      highWords: true)
-                    _mm_storeu_si128((output + (i &* outputStride &+ c)).assumingMemoryBound(to: __m128i_u.self),
-                                     packBytes16(v0, v1, unsigned: unsignedOutput))
-                }
-                if roundingUp {
-                    for i in 0..<rows { finish16(i, roundingUp: true) }
-                } else {
-                    for i in 0..<rows { finish16(i, roundingUp: false) }
-                }
-                c += 16
-                continue
-            }
-            let data = channelData8(c, highWords: highWords)
-            let constant = _mm256_loadu_si256(UnsafeRawPointer(constants + c).assumingMemoryBound(to: __m256i_u.self))
-            let count = min(channels.upperBound - c, 8)
-            @inline(__always) func finish(_ i: Int, hasLeftShifts: Bool, foldsZeroPoint: Bool, roundingUp: Bool, highWords: Bool) {
-                let accumulator = _mm256_loadu_si256(UnsafeRawPointer(accumulators + (i &* accumulatorStride &+ c)).assumingMemoryBound(to: __m256i_u.self))
-                let v = rescale8(_mm256_add_epi32(accumulator, constant), data, hasLeftShifts: hasLeftShifts, foldsZeroPoint: foldsZeroPoint,
-                                 roundingUp: roundingUp, highWords: highWords)
-                storeBytes8(packBytes8(v, unsigned: unsignedOutput), count: count, to: output + (i &* outputStride &+ c))
-            }
-            // The flags are arguments so that the common cases are loops of their own without tests in them.
-            if !hasLeftShifts && foldsZeroPoint && highWords {
-                if roundingUp {
-                    for i in 0..<rows { finish(i, hasLeftShifts: false, foldsZeroPoint: true, roundingUp: true, highWords: true) }
-                } else {
-                    for i in 0..<rows { finish(i, hasLeftShifts: false, foldsZeroPoint: true, roundingUp: false, highWords: true) }
-                }
-            } else if !hasLeftShifts && foldsZeroPoint {
-                if roundingUp {
-                    for i in 0..<rows { finish(i, hasLeftShifts: false, foldsZeroPoint: true, roundingUp: true, highWords: false) }
-                } else {
-                    for i in 0..<rows { finish(i, hasLeftShifts: false, foldsZeroPoint: true, roundingUp: false, highWords: false) }
-                }
-            } else {
-                for i in 0..<rows { finish(i, hasLeftShifts: hasLeftShifts, foldsZeroPoint: foldsZeroPoint, roundingUp: roundingUp, highWords: highWords) }
-            }
-            c += 8
+        #if arch(x86_64)
+        guard let kernels = KernelConfiguration.current.widenedQuantized else { preconditionFailure("requantizeBlock8 needs the AVX2 kernels") }
+        withKernelParameters { parameters in
+            kernels.requantizeBlock8(parameters, accumulators, accumulatorStride, rows, constants, channels.lowerBound, channels.upperBound, output,
+                                     outputStride, roundingUp)
         }
         #else
-        preconditionFailure("requantizeBlock8 needs a build with LITE_AVX2")
+        preconditionFailure("requantizeBlock8 needs the AVX2 kernels of x86-64")
         #endif
     }
 
@@ -925,25 +825,15 @@ final class ExactRequantization {
             }
             c += 16
         }
-        #elseif LITE_AVX2
-        let unsignedOutput = high > 127
-        let uniformTerm = uniformRowSumFactor.map { _mm256_set1_epi32(0 &- $0 &* rowSum) }
-        let sum = _mm256_set1_epi32(rowSum)
-        @inline(__always) func load(_ pointer: UnsafeRawPointer) -> __m256i { _mm256_loadu_si256(pointer.assumingMemoryBound(to: __m256i_u.self)) }
-        var c = 0
-        while c < channels {
-            var x = _mm256_add_epi32(load(accumulators + c), load(constants + c))
-            if let uniformTerm {
-                x = _mm256_add_epi32(x, uniformTerm)
-            } else {
-                x = _mm256_sub_epi32(x, _mm256_mullo_epi32(load(rowSumFactors + c), sum))
-            }
-            let v = rescale8(x, channelData8(c, highWords: shiftsFromHighWords), hasLeftShifts: hasLeftShifts, foldsZeroPoint: foldsZeroPoint,
-                             roundingUp: roundingUp || !correctedBlocks[c >> 3], highWords: shiftsFromHighWords)
-            storeBytes8(packBytes8(v, unsigned: unsignedOutput), count: min(channels - c, 8), to: output + c)
-            c += 8
-        }
         #else
+        #if arch(x86_64)
+        if let kernels = KernelConfiguration.current.widenedQuantized {
+            withKernelParameters { parameters in
+                kernels.requantizeRow(parameters, accumulators, constants, rowSumFactors, rowSum, channels, output, roundingUp)
+            }
+            return
+        }
+        #endif
         let uniformTerm = uniformRowSumFactor.map { 0 &- $0 &* rowSum }
         for c in 0..<channels {
             let slot = Self.slot(c)
@@ -969,48 +859,9 @@ func joinEvenOddLanes(_ even: __m512i, _ odd: __m512i) -> __m512i {
 }
 #endif
 
-#if LITE_AVX2
-/// AVX2's `joinEvenOddLanes`: lane 2i is the low half of `even`'s 64-bit lane i, lane 2i+1 the low half of `odd`'s.
-@inline(__always)
-func joinEvenOddLanes8(_ even: __m256i, _ odd: __m256i) -> __m256i {
-    _mm256_or_si256(_mm256_and_si256(even, _mm256_set1_epi64x(0xFFFF_FFFF)), _mm256_slli_epi64(odd, 32))
-}
-
-/// Eight int32 lanes already clamped to an 8-bit type's range as eight bytes (the low 64 bits): each 128-bit half
-/// packed to int16, then to bytes (`unsigned`: uint8's saturation, else int8's; either is exact inside the range),
-/// and the halves' first four bytes joined.
-@inline(__always)
-func packBytes8(_ v: __m256i, unsigned: Bool) -> __m128i {
-    let words = _mm256_packs_epi32(v, v)
-    let packed = unsigned ? _mm256_packus_epi16(words, words) : _mm256_packs_epi16(words, words)
-    return _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4)))
-}
-
-/// Sixteen int32 lanes (`a` then `b`) already clamped to an 8-bit type's range as sixteen bytes: packed together
-/// to int16 and to bytes within each 128-bit half, then `a`'s two groups of four and `b`'s gathered in order.
-@inline(__always)
-func packBytes16(_ a: __m256i, _ b: __m256i, unsigned: Bool) -> __m128i {
-    // words: [a0-3 b0-3 | a4-7 b4-7]; bytes' 32-bit groups: [a0-3 b0-3 a0-3 b0-3 | a4-7 b4-7 a4-7 b4-7].
-    let words = _mm256_packs_epi32(a, b)
-    let packed = unsigned ? _mm256_packus_epi16(words, words) : _mm256_packs_epi16(words, words)
-    return _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 4, 1, 5, 0, 4, 1, 5)))
-}
-
-/// The first `count` (at most 8) of the low 8 bytes of `bytes`, stored without writing past them.
-@inline(__always)
-func storeBytes8(_ bytes: __m128i, count: Int, to destination: UnsafeMutableRawPointer) {
-    if count == 8 {
-        _mm_storel_epi64(destination.assumingMemoryBound(to: __m128i_u.self), bytes)
-    } else {
-        let word = UInt64(bitPattern: _mm_cvtsi128_si64(bytes))
-        for j in 0..<count { destination.storeBytes(of: UInt8(truncatingIfNeeded: word >> (8 * UInt64(j))), toByteOffset: j, as: UInt8.self) }
-    }
-}
-#endif
-
-/// uint8 or int8, widened sixteen at a time to int32 lanes. AVX2 and AVX-512 builds use the widening loads directly:
-/// the standard library's generic conversion is sometimes left as a call in large loops (measured: a third of the
-/// depthwise kernel's time).
+/// uint8 or int8, widened sixteen at a time to int32 lanes. AVX-512 builds use the widening loads directly: the
+/// standard library's generic conversion is sometimes left as a call in large loops (measured: a third of the
+/// depthwise kernel's time). On AVX2 CPUs the loops that widen bytes are C kernels (``WidenedQuantizedKernels``).
 protocol QuantizedByte: FixedWidthInteger & SIMDScalar & Codable {
     static func widen16(_ pointer: UnsafeRawPointer) -> SIMD16<Int32>
 }
@@ -1020,10 +871,6 @@ extension Int8: QuantizedByte {
     static func widen16(_ pointer: UnsafeRawPointer) -> SIMD16<Int32> {
         #if LITE_AVX512_VNNI
         return unsafeBitCast(_mm512_cvtepi8_epi32(_mm_loadu_si128(pointer.assumingMemoryBound(to: __m128i_u.self))), to: SIMD16<Int32>.self)
-        #elseif LITE_AVX2
-        let low = _mm256_cvtepi8_epi32(_mm_loadl_epi64(pointer.assumingMemoryBound(to: __m128i_u.self)))
-        let high = _mm256_cvtepi8_epi32(_mm_loadl_epi64((pointer + 8).assumingMemoryBound(to: __m128i_u.self)))
-        return SIMD16(lowHalf: unsafeBitCast(low, to: SIMD8<Int32>.self), highHalf: unsafeBitCast(high, to: SIMD8<Int32>.self))
         #else
         return SIMD16<Int32>(truncatingIfNeeded: pointer.loadUnaligned(as: SIMD16<Int8>.self))
         #endif
@@ -1035,10 +882,6 @@ extension UInt8: QuantizedByte {
     static func widen16(_ pointer: UnsafeRawPointer) -> SIMD16<Int32> {
         #if LITE_AVX512_VNNI
         return unsafeBitCast(_mm512_cvtepu8_epi32(_mm_loadu_si128(pointer.assumingMemoryBound(to: __m128i_u.self))), to: SIMD16<Int32>.self)
-        #elseif LITE_AVX2
-        let low = _mm256_cvtepu8_epi32(_mm_loadl_epi64(pointer.assumingMemoryBound(to: __m128i_u.self)))
-        let high = _mm256_cvtepu8_epi32(_mm_loadl_epi64((pointer + 8).assumingMemoryBound(to: __m128i_u.self)))
-        return SIMD16(lowHalf: unsafeBitCast(low, to: SIMD8<Int32>.self), highHalf: unsafeBitCast(high, to: SIMD8<Int32>.self))
         #else
         return SIMD16<Int32>(truncatingIfNeeded: pointer.loadUnaligned(as: SIMD16<UInt8>.self))
         #endif

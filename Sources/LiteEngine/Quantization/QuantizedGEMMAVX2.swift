@@ -1,7 +1,34 @@
+import CLiteKernels
 import LiteFormat
-#if LITE_AVX2
-import _Builtin_intrinsics.intel
-#endif
+
+/// The C kernels of quantized layers on CPUs without 8-bit dot products (Sources/CLiteKernels/x86/avx2/qs8_widened.c):
+/// the int16 GEMM of ``QuantizedGEMMAVX2``, the int32 depthwise convolution of ``QuantizedDepthwiseConvolution`` and
+/// ``ExactRequantization``'s block requantization. Every level from `avx2` up runs the AVX2 ones (the AVX-512
+/// levels have no kernels of their own for these); nil below `avx2`, and on other architectures.
+struct WidenedQuantizedKernels: @unchecked Sendable {
+    #if arch(x86_64)
+    let widen: @convention(c) (UnsafePointer<UInt8>?, Int, Int32, Bool, UnsafeMutablePointer<Int16>?) -> Void
+    let gemmBlock: @convention(c) (UnsafePointer<Int16>?, Int, Int, UnsafePointer<Int16>?, Int, Int, Int, Int, UnsafeMutablePointer<Int32>?) -> Void
+    let requantizeBlock8: @convention(c) (UnsafePointer<lite_qs8_requantization>?, UnsafePointer<Int32>?, Int, Int, UnsafePointer<Int32>?, Int, Int,
+                                          UnsafeMutableRawPointer?, Int, Bool) -> Void
+    let requantizeRow: @convention(c) (UnsafePointer<lite_qs8_requantization>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?,
+                                       Int32, Int, UnsafeMutableRawPointer?, Bool) -> Void
+    let depthwiseRows: @convention(c) (UnsafePointer<lite_qs8_dwconv>?, Int, Int, UnsafeMutablePointer<Int32>?) -> Void
+    #endif
+
+    init?(level: InstructionSetLevel) {
+        #if arch(x86_64)
+        guard level >= .avx2 else { return nil }
+        widen = lite_qs8_widen_s16__avx2
+        gemmBlock = lite_qs8_gemm_s16_block__avx2
+        requantizeBlock8 = lite_qs8_requantize_block8__avx2
+        requantizeRow = lite_qs8_requantize_row__avx2
+        depthwiseRows = lite_qs8_dwconv_rows__avx2
+        #else
+        return nil
+        #endif
+    }
+}
 
 /// The 8-bit GEMM of quantized CONV_2D in `fast` numerics on AVX2 CPUs without AVX-512 VNNI (where ``QuantizedGEMM``
 /// runs instead). AVX2 has no byte dot product that cannot saturate (`vpmaddubsw` adds two u8·s8 products into int16,
@@ -20,16 +47,11 @@ import _Builtin_intrinsics.intel
 /// Layout. Output channels are padded to blocks of 8 (one ymm register of int32 lanes), blocks go two at a time,
 /// and a pair's filter is stored step by step: for each two-deep slice of the depth, each block's 8 channels' two
 /// int16 weights, so the microkernel reads 64 consecutive bytes per step and broadcasts one 32-bit pair of a row's
-/// activations against them.
+/// activations against them. The widening, the tiles (4x16, 4x8, 1x16) and the requantization are C kernels
+/// (``WidenedQuantizedKernels``); the packing and the im2col walk stay here.
 final class QuantizedGEMMAVX2 {
-    /// Whether this build has the kernel (compiled with `-DLITE_AVX2` and `-mavx2` by tools/swift-flags.sh).
-    static var isAvailable: Bool {
-        #if LITE_AVX2
-        return true
-        #else
-        return false
-        #endif
-    }
+    /// Whether the run-time configuration has the kernels (``KernelConfiguration/widenedQuantized``: AVX2 CPUs).
+    static var isAvailable: Bool { KernelConfiguration.current.widenedQuantized != nil }
 
     /// Whether `fast` numerics take this kernel when available and ``QuantizedGEMM`` is not used. Tests turn it off
     /// to check the portable route in the same build.
@@ -62,6 +84,8 @@ final class QuantizedGEMMAVX2 {
     /// Per channel: the bias (padded channels 0).
     let biases: UnsafeMutablePointer<Int32>
     let requantization: ExactRequantization
+    /// The configuration's kernels when this GEMM was prepared (nil only where ``isAvailable`` is false).
+    let kernels: WidenedQuantizedKernels?
 
     init(filter: Tensor, filterZeroPoints: [Int32], bias: Tensor?, inputZeroPoint: Int32, signed: Bool,
          requantization: ChannelRequantization) {
@@ -83,6 +107,7 @@ final class QuantizedGEMMAVX2 {
         biases = allocateAligned(Int32.self, count: paddedChannels)
         for c in 0..<paddedChannels { biases[c] = c < channels ? bias.map { $0.pointer(Int32.self)[c] } ?? 0 : 0 }
         self.requantization = ExactRequantization(requantization, paddedChannels: paddedChannels)
+        kernels = KernelConfiguration.current.widenedQuantized
     }
 
     /// Writes the packed weights in the order they are stored (block pair, step, block, channel, the step's two
@@ -176,15 +201,20 @@ final class QuantizedGEMMAVX2 {
                                       geometryH: geometryH, geometryW: geometryW, options: options, interior: interior)
         }
 
-        /// Writes rows `rows` into `destination`, each `paddedDepth` long (padding taps and the depth's padding 0).
+        #if arch(x86_64)
+        /// Writes rows `rows` into `destination`, each `paddedDepth` long (padding taps and the depth's padding 0),
+        /// widening with the kernel `widen` (`x - zero` as int16).
         @inline(__always)
-        func write(_ rows: Range<Int>, into destination: UnsafeMutablePointer<Int16>) {
+        func write(_ rows: Range<Int>, into destination: UnsafeMutablePointer<Int16>, kernels: WidenedQuantizedKernels) {
+            @inline(__always) func widen(_ source: UnsafePointer<UInt8>, count: Int, into destination: UnsafeMutablePointer<Int16>) {
+                kernels.widen(source, count, zero, signed, destination)
+            }
             guard let c = convolution else {
                 if depth == paddedDepth {
-                    QuantizedGEMMAVX2.widen(source + rows.lowerBound * depth, count: rows.count * depth, zero: zero, signed: signed, into: destination)
+                    widen(source + rows.lowerBound * depth, count: rows.count * depth, into: destination)
                 } else {
                     for (i, r) in rows.enumerated() {
-                        QuantizedGEMMAVX2.widen(source + r * depth, count: depth, zero: zero, signed: signed, into: destination + i * paddedDepth)
+                        widen(source + r * depth, count: depth, into: destination + i * paddedDepth)
                         destination[i * paddedDepth + depth] = 0
                     }
                 }
@@ -200,16 +230,14 @@ final class QuantizedGEMMAVX2 {
                     let iy = oy * c.options.strideH - c.geometryH.padBefore + ky * c.options.dilationH
                     let rowInside = iy >= 0 && iy < c.inH
                     if rowInside && c.interior.contains(ox) {
-                        QuantizedGEMMAVX2.widen(source + ((b * c.inH + iy) * c.inW + ix0) * c.channels, count: span, zero: zero, signed: signed,
-                                                into: row + dst)
+                        widen(source + ((b * c.inH + iy) * c.inW + ix0) * c.channels, count: span, into: row + dst)
                         dst += span
                         continue
                     }
                     for kx in 0..<c.kw {
                         let ix = ix0 + kx * c.options.dilationW
                         if rowInside && ix >= 0 && ix < c.inW {
-                            QuantizedGEMMAVX2.widen(source + ((b * c.inH + iy) * c.inW + ix) * c.channels, count: c.channels, zero: zero, signed: signed,
-                                                    into: row + dst)
+                            widen(source + ((b * c.inH + iy) * c.inW + ix) * c.channels, count: c.channels, into: row + dst)
                         } else {
                             (row + dst).update(repeating: 0, count: c.channels)
                         }
@@ -219,26 +247,7 @@ final class QuantizedGEMMAVX2 {
                 if depth < paddedDepth { row[depth] = 0 }
             }
         }
-    }
-
-    /// `x - zero` for `count` bytes (int8 or uint8) as int16, sixteen at a time.
-    @inline(__always)
-    static func widen(_ source: UnsafePointer<UInt8>, count: Int, zero: Int32, signed: Bool, into destination: UnsafeMutablePointer<Int16>) {
-        var i = 0
-        #if LITE_AVX2
-        let zeros = _mm256_set1_epi16(Int16(truncatingIfNeeded: zero))
-        while i + 16 <= count {
-            let bytes = _mm_loadu_si128(UnsafeRawPointer(source + i).assumingMemoryBound(to: __m128i_u.self))
-            let wide = signed ? _mm256_cvtepi8_epi16(bytes) : _mm256_cvtepu8_epi16(bytes)
-            _mm256_storeu_si256(UnsafeMutableRawPointer(destination + i).assumingMemoryBound(to: __m256i_u.self), _mm256_sub_epi16(wide, zeros))
-            i += 16
-        }
         #endif
-        while i < count {
-            let x = signed ? Int32(Int8(bitPattern: source[i])) : Int32(source[i])
-            destination[i] = Int16(truncatingIfNeeded: x - zero)
-            i += 1
-        }
     }
 
     /// `output[r, c] = requantize(Σ_k row_r[k]·w[c, k] + bias[c])` for `rowCount` rows, in blocks of `rowsPerBlock`:
@@ -247,172 +256,56 @@ final class QuantizedGEMMAVX2 {
     /// Threads split the blocks, or, when there is only one (a fully connected layer, a classifier's last 1x1
     /// convolution), the channels.
     func run(rows: Rows, rowCount: Int, output: UnsafeMutableRawPointer, threads: Int) {
-        #if LITE_AVX2
+        #if arch(x86_64)
+        guard let kernels else { preconditionFailure("QuantizedGEMMAVX2.run needs the AVX2 kernels") }
         precondition(rows.depth == depth, "rows of depth \(rows.depth) for a GEMM of depth \(depth)")
         let blocks = (rowCount + Self.rowsPerBlock - 1) / Self.rowsPerBlock
         let channelBlocks = paddedChannels / Self.lanes
-        // Each thread's buffers: one block of widened rows and its accumulators.
-        @inline(__always) func withBuffers(_ body: (UnsafeMutablePointer<Int16>, UnsafeMutablePointer<Int32>) -> Void) {
-            let widened = allocateAligned(Int16.self, count: Self.rowsPerBlock * paddedDepth)
-            let accumulators = allocateAligned(Int32.self, count: Self.rowsPerBlock * paddedChannels)
-            defer { deallocateAligned(accumulators); deallocateAligned(widened) }
-            body(widened, accumulators)
-        }
-        @inline(__always) func multiply(_ rowRange: Range<Int>, channelBlocks: Range<Int>, widened: UnsafeMutablePointer<Int16>,
-                                        accumulators: UnsafeMutablePointer<Int32>) {
-            rows.write(rowRange, into: widened)
-            multiplyBlock(widened, count: rowRange.count, rowStride: paddedDepth, channelBlocks: channelBlocks, into: accumulators)
-            requantization.requantizeBlock8(accumulators, accumulatorStride: paddedChannels, rows: rowRange.count, constants: biases,
-                                            channels: channelBlocks.lowerBound * Self.lanes ..< min(channelBlocks.upperBound * Self.lanes, channels),
-                                            into: output + rowRange.lowerBound * channels, outputStride: channels)
-        }
-        if blocks == 1 {
-            // Pairs of channel blocks, as the filter is stored.
-            parallelFor((channelBlocks + 1) / 2, threads: threads, workPerItem: 2 * Self.lanes * rowCount * depth) { pairs in
-                withBuffers { widened, accumulators in
-                    multiply(0..<rowCount, channelBlocks: pairs.lowerBound * 2 ..< min(pairs.upperBound * 2, channelBlocks), widened: widened,
-                             accumulators: accumulators)
-                }
+        let (weights, biases, paddedDepth, paddedChannels, channels) = (self.weights, self.biases, self.paddedDepth, self.paddedChannels, self.channels)
+        requantization.withKernelParameters { requantization in
+            // Each thread's buffers: one block of widened rows and its accumulators.
+            @inline(__always) func withBuffers(_ body: (UnsafeMutablePointer<Int16>, UnsafeMutablePointer<Int32>) -> Void) {
+                let widened = allocateAligned(Int16.self, count: Self.rowsPerBlock * paddedDepth)
+                let accumulators = allocateAligned(Int32.self, count: Self.rowsPerBlock * paddedChannels)
+                defer { deallocateAligned(accumulators); deallocateAligned(widened) }
+                body(widened, accumulators)
             }
-            return
-        }
-        // Blocks of 8 rows when there are few rows to share between threads (as QuantizedGEMM's): in blocks of 16, a 7x7
-        // layer's 49 rows went 32 to one thread and 17 to the other.
-        let blockRows = threads > 1 && rowCount < 256 ? 8 : Self.rowsPerBlock
-        parallelFor((rowCount + blockRows - 1) / blockRows, threads: threads, minimumChunk: blockRows == Self.rowsPerBlock ? 2 : 1,
-                    workPerItem: blockRows * paddedChannels * depth) { range in
-            withBuffers { widened, accumulators in
-                for block in range {
-                    let first = block * blockRows
-                    multiply(first..<min(first + blockRows, rowCount), channelBlocks: 0..<channelBlocks, widened: widened,
-                             accumulators: accumulators)
+            // Widens the rows, multiplies them by the channel blocks `channelBlocks` four rows at a time (or one
+            // alone), then requantizes the block, each channel block's data loaded once for all of its rows.
+            @inline(__always) func multiply(_ rowRange: Range<Int>, channelBlocks: Range<Int>, widened: UnsafeMutablePointer<Int16>,
+                                            accumulators: UnsafeMutablePointer<Int32>) {
+                rows.write(rowRange, into: widened, kernels: kernels)
+                kernels.gemmBlock(widened, rowRange.count, paddedDepth, weights, paddedDepth, paddedChannels, channelBlocks.lowerBound,
+                                  channelBlocks.upperBound, accumulators)
+                kernels.requantizeBlock8(requantization, accumulators, paddedChannels, rowRange.count, biases, channelBlocks.lowerBound * Self.lanes,
+                                         min(channelBlocks.upperBound * Self.lanes, channels), output + rowRange.lowerBound * channels, channels, true)
+            }
+            if blocks == 1 {
+                // Pairs of channel blocks, as the filter is stored.
+                parallelFor((channelBlocks + 1) / 2, threads: threads, workPerItem: 2 * Self.lanes * rowCount * depth) { pairs in
+                    withBuffers { widened, accumulators in
+                        multiply(0..<rowCount, channelBlocks: pairs.lowerBound * 2 ..< min(pairs.upperBound * 2, channelBlocks), widened: widened,
+                                 accumulators: accumulators)
+                    }
+                }
+                return
+            }
+            // Blocks of 8 rows when there are few rows to share between threads (as QuantizedGEMM's): in blocks of 16, a 7x7
+            // layer's 49 rows went 32 to one thread and 17 to the other.
+            let blockRows = threads > 1 && rowCount < 256 ? 8 : Self.rowsPerBlock
+            parallelFor((rowCount + blockRows - 1) / blockRows, threads: threads, minimumChunk: blockRows == Self.rowsPerBlock ? 2 : 1,
+                        workPerItem: blockRows * paddedChannels * depth) { range in
+                withBuffers { widened, accumulators in
+                    for block in range {
+                        let first = block * blockRows
+                        multiply(first..<min(first + blockRows, rowCount), channelBlocks: 0..<channelBlocks, widened: widened,
+                                 accumulators: accumulators)
+                    }
                 }
             }
         }
         #else
-        preconditionFailure("QuantizedGEMMAVX2.run needs a build with LITE_AVX2")
+        preconditionFailure("QuantizedGEMMAVX2.run needs the AVX2 kernels of x86-64")
         #endif
     }
-
-    #if LITE_AVX2
-    /// `count` (at most 16) rows against the channel blocks `channelBlocks` (starting at an even block), four rows at
-    /// a time (rows past `count` repeat the last one; their accumulators are written but not used), or one row
-    /// alone.
-    @inline(__always)
-    private func multiplyBlock(_ rows: UnsafePointer<Int16>, count: Int, rowStride: Int, channelBlocks: Range<Int>,
-                               into accumulators: UnsafeMutablePointer<Int32>) {
-        let steps = paddedDepth / 2
-        if count == 1 {
-            var block = channelBlocks.lowerBound
-            while block < channelBlocks.upperBound {
-                let filter = UnsafeRawPointer(weights + block * Self.lanes * paddedDepth)
-                let pair = block + 2 <= channelBlocks.upperBound
-                Self.kernel1x16(UnsafeRawPointer(rows), filter: filter, steps: steps, pair: pair, out: accumulators + block * Self.lanes)
-                block += pair ? 2 : 1
-            }
-            return
-        }
-        let last = count - 1
-        @inline(__always) func row(_ i: Int) -> UnsafeRawPointer { UnsafeRawPointer(rows + min(i, last) * rowStride) }
-        var tile = 0
-        while tile < count {
-            let r = (row(tile), row(tile + 1), row(tile + 2), row(tile + 3))
-            let out = accumulators + tile * paddedChannels
-            var block = channelBlocks.lowerBound
-            while block < channelBlocks.upperBound {
-                let filter = UnsafeRawPointer(weights + block * Self.lanes * paddedDepth)
-                if block + 2 <= channelBlocks.upperBound {
-                    Self.kernel4x16(r, filter: filter, steps: steps, out: out + block * Self.lanes, stride: paddedChannels)
-                    block += 2
-                } else {
-                    Self.kernel4x8(r, filter: filter, steps: steps, out: out + block * Self.lanes, stride: paddedChannels)
-                    block += 1
-                }
-            }
-            tile += Self.rowsPerTile
-        }
-    }
-
-    /// One row x 16 channels (a block pair) or 8 (a last block alone): the matrix-vector product of a fully connected
-    /// layer, a quarter of the multiplies the 4-row kernels would spend on it.
-    @inline(never)
-    private static func kernel1x16(_ row: UnsafeRawPointer, filter: UnsafeRawPointer, steps: Int, pair: Bool, out: UnsafeMutablePointer<Int32>) {
-        var c0 = _mm256_setzero_si256(), c1 = c0
-        var w = filter
-        if pair {
-            for s in 0..<steps {
-                let x = broadcast(row, s)
-                c0 = multiplyAdd(c0, x, _mm256_loadu_si256(w.assumingMemoryBound(to: __m256i_u.self)))
-                c1 = multiplyAdd(c1, x, _mm256_loadu_si256((w + 32).assumingMemoryBound(to: __m256i_u.self)))
-                w += 64
-            }
-        } else {
-            for s in 0..<steps {
-                c0 = multiplyAdd(c0, broadcast(row, s), _mm256_loadu_si256(w.assumingMemoryBound(to: __m256i_u.self)))
-                w += 32
-            }
-        }
-        let o = UnsafeMutableRawPointer(out)
-        _mm256_storeu_si256(o.assumingMemoryBound(to: __m256i_u.self), c0)
-        if pair { _mm256_storeu_si256((o + 32).assumingMemoryBound(to: __m256i_u.self), c1) }
-    }
-
-    typealias FourRows = (UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer)
-
-    /// One row's activations at depth 2·step and 2·step + 1, in every 32-bit lane.
-    @inline(__always)
-    private static func broadcast(_ row: UnsafeRawPointer, _ step: Int) -> __m256i {
-        _mm256_set1_epi32(row.loadUnaligned(fromByteOffset: step &* 4, as: Int32.self))
-    }
-
-    @inline(__always)
-    private static func multiplyAdd(_ accumulator: __m256i, _ activations: __m256i, _ filter: __m256i) -> __m256i {
-        _mm256_add_epi32(accumulator, _mm256_madd_epi16(activations, filter))
-    }
-
-    /// 4 rows x 16 channels: 8 ymm accumulators, two filter loads and four broadcasts per step.
-    @inline(never)
-    private static func kernel4x16(_ r: FourRows, filter: UnsafeRawPointer, steps: Int, out: UnsafeMutablePointer<Int32>, stride: Int) {
-        var c00 = _mm256_setzero_si256(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00
-        var w = filter
-        for s in 0..<steps {
-            let w0 = _mm256_loadu_si256(w.assumingMemoryBound(to: __m256i_u.self))
-            let w1 = _mm256_loadu_si256((w + 32).assumingMemoryBound(to: __m256i_u.self))
-            var x = broadcast(r.0, s)
-            c00 = multiplyAdd(c00, x, w0); c01 = multiplyAdd(c01, x, w1)
-            x = broadcast(r.1, s)
-            c10 = multiplyAdd(c10, x, w0); c11 = multiplyAdd(c11, x, w1)
-            x = broadcast(r.2, s)
-            c20 = multiplyAdd(c20, x, w0); c21 = multiplyAdd(c21, x, w1)
-            x = broadcast(r.3, s)
-            c30 = multiplyAdd(c30, x, w0); c31 = multiplyAdd(c31, x, w1)
-            w += 64
-        }
-        @inline(__always) func store(_ i: Int, _ low: __m256i, _ high: __m256i) {
-            let o = UnsafeMutableRawPointer(out + i * stride)
-            _mm256_storeu_si256(o.assumingMemoryBound(to: __m256i_u.self), low)
-            _mm256_storeu_si256((o + 32).assumingMemoryBound(to: __m256i_u.self), high)
-        }
-        store(0, c00, c01); store(1, c10, c11); store(2, c20, c21); store(3, c30, c31)
-    }
-
-    /// 4 rows x 8 channels, for a last block that has no pair.
-    @inline(never)
-    private static func kernel4x8(_ r: FourRows, filter: UnsafeRawPointer, steps: Int, out: UnsafeMutablePointer<Int32>, stride: Int) {
-        var c0 = _mm256_setzero_si256(), c1 = c0, c2 = c0, c3 = c0
-        var w = filter
-        for s in 0..<steps {
-            let w0 = _mm256_loadu_si256(w.assumingMemoryBound(to: __m256i_u.self))
-            c0 = multiplyAdd(c0, broadcast(r.0, s), w0)
-            c1 = multiplyAdd(c1, broadcast(r.1, s), w0)
-            c2 = multiplyAdd(c2, broadcast(r.2, s), w0)
-            c3 = multiplyAdd(c3, broadcast(r.3, s), w0)
-            w += 32
-        }
-        @inline(__always) func store(_ i: Int, _ c: __m256i) {
-            _mm256_storeu_si256(UnsafeMutableRawPointer(out + i * stride).assumingMemoryBound(to: __m256i_u.self), c)
-        }
-        store(0, c0); store(1, c1); store(2, c2); store(3, c3)
-    }
-    #endif
 }
