@@ -14,9 +14,17 @@ public struct KernelConfiguration: Sendable {
     /// The level whose microkernels run.
     public let level: InstructionSetLevel
 
+    // MARK: AVX-512 VNNI quantized kernels (QuantizedGEMM, QuantizedDepthwiseDotProduct, ExactRequantization)
+    /// The 8-bit GEMM, depthwise dot-product and AVX-512 requantization kernels of `fast` quantized numerics; nil
+    /// below `avx512vnni`.
+    let quantizedDotProducts: QuantizedDotProductKernels?
+    // MARK: -
+
     /// The configuration of `level`. Callers must have checked that the CPU has it; ``current`` does.
     init(level: InstructionSetLevel) {
         self.level = level
+        // AVX-512 VNNI quantized kernels.
+        quantizedDotProducts = QuantizedDotProductKernels(level: level)
     }
 
     /// The configuration in use by this process.
