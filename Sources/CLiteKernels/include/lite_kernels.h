@@ -10,5 +10,6 @@
 #include "lite_pool.h"
 #include "lite_quantize.h"
 #include "lite_qs8_widened.h"
+#include "lite_qs8_vnni.h"
 
 #endif

@@ -27,6 +27,11 @@ public struct KernelConfiguration: Sendable {
     /// (``QuantizedGEMMAVX2``, ``QuantizedDepthwiseConvolution``), nil below `avx2`.
     let widenedQuantized: WidenedQuantizedKernels?
     // MARK: end of the widened quantized kernels
+    // MARK: AVX-512 VNNI quantized kernels (QuantizedGEMM, QuantizedDepthwiseDotProduct, ExactRequantization)
+    /// The 8-bit GEMM, depthwise dot-product and AVX-512 requantization kernels of `fast` quantized numerics; nil
+    /// below `avx512vnni`.
+    let quantizedDotProducts: QuantizedDotProductKernels?
+    // MARK: -
 
     /// The configuration of `level`. Callers must have checked that the CPU has it; ``current`` does.
     init(level: InstructionSetLevel) {
@@ -36,6 +41,8 @@ public struct KernelConfiguration: Sendable {
         elementwise = ElementwiseKernels(level: level)
         #endif
         widenedQuantized = WidenedQuantizedKernels(level: level)
+        // AVX-512 VNNI quantized kernels.
+        quantizedDotProducts = QuantizedDotProductKernels(level: level)
     }
 
     /// The configuration in use by this process.

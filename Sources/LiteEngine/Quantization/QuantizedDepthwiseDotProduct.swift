@@ -1,7 +1,5 @@
+import CLiteKernels
 import LiteFormat
-#if LITE_AVX512_VNNI
-import _Builtin_intrinsics.intel
-#endif
 
 /// int8 and uint8 DEPTHWISE_CONV_2D on AVX-512 VNNI (`fast` numerics; bit-exact with TFLite's integer kernel, like
 /// the int32 SIMD kernel it replaces for the filters it takes: channel multiplier 1, at most four rows high, int8
@@ -32,6 +30,9 @@ import _Builtin_intrinsics.intel
 /// of the 32-bit lanes finishes. That needs `t` to fit int32: layers are taken only when every accumulator is
 /// below 2^30 in magnitude after the left shift (|constant| + 255·Σ|w| or 128·Σ|w - w_zero|, checked at load; then |h| < 2^30 and
 /// |K| < 2^30 for r ≤ 22), which real layers are by far; the others keep the int32 kernel.
+///
+/// The kernel is C (`lite_qs8_dwconv__avx512vnni`), made only when ``KernelConfiguration/current`` selected the
+/// `avx512vnni` level (``QuantizedGEMM/isUsed``).
 final class QuantizedDepthwiseDotProduct {
     static let lanes = 16
 
@@ -61,6 +62,8 @@ final class QuantizedDepthwiseDotProduct {
     let low: Int32, high: Int32
     /// Whether every accumulator fits the requantization's 32-bit lanes (see the type's documentation).
     private let isBounded: Bool
+    /// The configuration's VNNI kernels when this kernel was made.
+    private let kernels: QuantizedDotProductKernels?
 
     /// The kernel for a layer it can run exactly, or nil.
     static func make(input: Tensor, filter: Tensor, bias: Tensor?, filterZeroPoints: [Int32], inputZeroPoint: Int32,
@@ -75,6 +78,7 @@ final class QuantizedDepthwiseDotProduct {
     }
 
     private init(filter: Tensor, bias: Tensor?, filterZeroPoints: [Int32], inputZeroPoint: Int32, requantization: ChannelRequantization) {
+        kernels = KernelConfiguration.current.quantizedDotProducts
         channels = filter.dim(3)
         blocks = (channels + Self.lanes - 1) / Self.lanes
         let kernelH = filter.dim(1), kernelW = filter.dim(2)
@@ -155,142 +159,33 @@ final class QuantizedDepthwiseDotProduct {
     static let maximumScratchBytes = 4 << 20
 
     func run(input: Tensor, output: Tensor, geometry g: DepthwiseConv2D.Geometry, threads: Int) {
-        #if LITE_AVX512_VNNI
+        #if arch(x86_64)
+        guard let kernels else { preconditionFailure("QuantizedDepthwiseDotProduct.run needs the avx512vnni kernel configuration") }
         guard g.batches > 0, g.outH > 0, g.outW > 0 else { return }
         let source = UnsafePointer<Int8>(OpaquePointer(input.data!)), destination = output.data!.assumingMemoryBound(to: Int8.self)
         let columns = Self.columns(g)
-        parallelFor(g.batches * g.outH, threads: threads, workPerItem: g.outW * g.outC * g.kh * g.kw) { range in
-            let interleaved = UnsafeMutableRawPointer.allocate(byteCount: columns * 64, alignment: 64)
-            defer { interleaved.deallocate() }
-            for row in range {
-                let b = row / g.outH, oy = row % g.outH
-                for block in 0..<blocks {
-                    interleave(source, g, b: b, oy: oy, block: block, columns: columns, into: interleaved)
-                    convolve(interleaved, g, block: block,
-                             into: destination + ((b * g.outH + oy) * g.outW) * channels + block * Self.lanes)
+        var parameters = lite_qs8_dwconv_vnni(
+            weights: UnsafeRawPointer(weights), weight_zero_points: UnsafeRawPointer(weightZeroPoints), constants: UnsafePointer(constants),
+            multipliers: UnsafePointer(multipliers), left_shifts: UnsafePointer(leftShifts), right_shifts: UnsafePointer(rightShifts),
+            offsets: UnsafePointer(offsets), rounds_away: UnsafePointer(roundsAway), nudges: UnsafePointer(nudges), channels: channels,
+            blocks: blocks, low: low, high: high, has_left_shifts: hasLeftShifts ? 1 : 0, is_uint8: isUInt8 ? 1 : 0,
+            input_zero_point: inputZeroPoint)
+        var geometry = lite_qs8_dwconv_geometry(
+            in_h: g.inH, in_w: g.inW, in_c: g.inC, kh: g.kh, kw: g.kw, out_h: g.outH, out_w: g.outW, stride_h: g.strideH,
+            stride_w: g.strideW, dilation_h: g.dilationH, dilation_w: g.dilationW, pad_h: g.padH, pad_w: g.padW)
+        withUnsafePointer(to: &parameters) { parameters in
+            withUnsafePointer(to: &geometry) { geometry in
+                parallelFor(g.batches * g.outH, threads: threads, workPerItem: g.outW * g.outC * g.kh * g.kw) { range in
+                    // Per output row and 16-channel block: the row's input columns interleaved four filter rows deep,
+                    // then each pixel's dot products and requantization.
+                    let interleaved = UnsafeMutableRawPointer.allocate(byteCount: columns * 64, alignment: 64)
+                    defer { interleaved.deallocate() }
+                    kernels.depthwise(parameters, geometry, source, destination, range.lowerBound, range.upperBound, columns, interleaved)
                 }
             }
         }
         #else
-        preconditionFailure("QuantizedDepthwiseDotProduct.run needs a build with LITE_AVX512_VNNI")
+        preconditionFailure("QuantizedDepthwiseDotProduct.run needs the avx512vnni kernel configuration")
         #endif
     }
-
-    #if LITE_AVX512_VNNI
-    /// For each input column `-padW ..< columns - padW` of output row `oy`, one 64-byte vector: channel i of the block
-    /// in lane i, its four bytes the column's inputs in filter rows 0...3 (flipped; padding holds `x_zero`).
-    @inline(__always)
-    private func interleave(_ source: UnsafePointer<Int8>, _ g: DepthwiseConv2D.Geometry, b: Int, oy: Int, block: Int, columns: Int,
-                            into interleaved: UnsafeMutableRawPointer) {
-        let first = block * Self.lanes
-        let width = min(Self.lanes, channels - first)
-        let loadMask = UInt16(truncatingIfNeeded: (1 << width) - 1)
-        let pad = _mm_set1_epi8(CChar(truncatingIfNeeded: inputZeroPoint))
-        let flip = _mm512_set1_epi32(Int32(bitPattern: 0x8080_8080))
-        // [r0 | r1 | r2 | r3] -> lane L holds dword L of each row (vpermd), then each lane's bytes go from
-        // [r0 a b c d, r1 a b c d, ...] to [r0 a, r1 a, r2 a, r3 a, r0 b, ...] (vpshufb).
-        let gather = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0)
-        let transpose = _mm512_set_epi64(0x0F0B_0703_0E0A_0602, 0x0D09_0501_0C08_0400, 0x0F0B_0703_0E0A_0602, 0x0D09_0501_0C08_0400,
-                                         0x0F0B_0703_0E0A_0602, 0x0D09_0501_0C08_0400, 0x0F0B_0703_0E0A_0602, 0x0D09_0501_0C08_0400)
-        let iy0 = oy * g.strideH - g.padH
-        // Where each filter row's input row starts (at this block's first channel), or nil for a row of padding.
-        func rowStart(_ ky: Int) -> UnsafePointer<Int8>? {
-            let iy = iy0 + ky * g.dilationH
-            return ky < g.kh && iy >= 0 && iy < g.inH ? source + ((b * g.inH + iy) * g.inW) * g.inC + first : nil
-        }
-        let (row0, row1, row2, row3) = (rowStart(0), rowStart(1), rowStart(2), rowStart(3))
-        let step = g.inC
-        @inline(__always) func load(_ row: UnsafePointer<Int8>?, _ offset: Int) -> __m128i {
-            guard let row else { return pad }
-            return _mm_maskz_loadu_epi8(loadMask, UnsafeRawPointer(row + offset))
-        }
-        @inline(__always) func store(_ column: Int, _ r0: __m128i, _ r1: __m128i, _ r2: __m128i, _ r3: __m128i) {
-            var rows = _mm512_castsi128_si512(r0)
-            rows = _mm512_mask_broadcast_i32x4(rows, 0x00F0, r1)
-            rows = _mm512_mask_broadcast_i32x4(rows, 0x0F00, r2)
-            rows = _mm512_mask_broadcast_i32x4(rows, 0xF000, r3)
-            let lanes = _mm512_shuffle_epi8(_mm512_permutexvar_epi32(gather, rows), transpose)
-            _mm512_store_si512(interleaved + column &* 64, _mm512_xor_si512(lanes, flip))
-        }
-        let insideFirst = min(g.padW, columns), insideEnd = min(max(g.inW + g.padW, insideFirst), columns)
-        for column in 0..<insideFirst { store(column, pad, pad, pad, pad) }
-        for column in insideFirst..<insideEnd {
-            let offset = (column &- g.padW) &* step
-            store(column, load(row0, offset), load(row1, offset), load(row2, offset), load(row3, offset))
-        }
-        for column in insideEnd..<columns { store(column, pad, pad, pad, pad) }
-    }
-
-    /// One block of 16 channels of every pixel of an output row: the dot products, then the requantization.
-    @inline(__always)
-    private func convolve(_ interleaved: UnsafeMutableRawPointer, _ g: DepthwiseConv2D.Geometry, block: Int,
-                          into output: UnsafeMutablePointer<Int8>) {
-        let c = block * Self.lanes
-        let width = min(Self.lanes, channels - c)
-        let storeMask = UInt16(truncatingIfNeeded: (1 << width) - 1)
-        func load(_ pointer: UnsafeRawPointer) -> __m512i { _mm512_loadu_si512(pointer) }
-        let start = load(constants + c)
-        let multiplier = load(multipliers + c), oddMultiplier = _mm512_srli_epi64(multiplier, 32)
-        let left = load(leftShifts + c), right = load(rightShifts + c)
-        let offset = UnsafeRawPointer(offsets + c).loadUnaligned(as: SIMD16<Int32>.self), awayOnes = UnsafeRawPointer(roundsAway + c).loadUnaligned(as: SIMD16<Int32>.self)
-        let evenNudge = load(nudges + c), oddNudge = load(nudges + c + 8)
-        let lowest = _mm512_set1_epi32(low), highest = _mm512_set1_epi32(high)
-        let filter = UnsafeRawPointer(weights + block * g.kw * 64)
-        let weightZero = load(weightZeroPoints + block * 64)
-        let columnStep = g.dilationW * 64, pixelStep = g.strideW * 64
-        var pixel = UnsafeRawPointer(interleaved)
-        for ox in 0..<g.outW {
-            var acc = start
-            if isUInt8 {
-                // d·w on the unsigned filter, less d·w_zero.
-                var correction = _mm512_setzero_si512()
-                if g.kw == 3 {
-                    let d0 = load(pixel), d1 = load(pixel + columnStep), d2 = load(pixel + 2 &* columnStep)
-                    acc = _mm512_dpbusd_epi32(acc, load(filter), d0)
-                    correction = _mm512_dpbusd_epi32(correction, weightZero, d0)
-                    acc = _mm512_dpbusd_epi32(acc, load(filter + 64), d1)
-                    correction = _mm512_dpbusd_epi32(correction, weightZero, d1)
-                    acc = _mm512_dpbusd_epi32(acc, load(filter + 128), d2)
-                    correction = _mm512_dpbusd_epi32(correction, weightZero, d2)
-                } else {
-                    var column = pixel, w = filter
-                    for _ in 0..<g.kw {
-                        let d = load(column)
-                        acc = _mm512_dpbusd_epi32(acc, load(w), d)
-                        correction = _mm512_dpbusd_epi32(correction, weightZero, d)
-                        column += columnStep
-                        w += 64
-                    }
-                }
-                acc = _mm512_sub_epi32(acc, correction)
-            } else if g.kw == 3 {
-                acc = _mm512_dpbusd_epi32(acc, load(pixel), load(filter))
-                acc = _mm512_dpbusd_epi32(acc, load(pixel + columnStep), load(filter + 64))
-                acc = _mm512_dpbusd_epi32(acc, load(pixel + 2 &* columnStep), load(filter + 128))
-            } else {
-                var column = pixel, w = filter
-                for _ in 0..<g.kw {
-                    acc = _mm512_dpbusd_epi32(acc, load(column), load(w))
-                    column += columnStep
-                    w += 64
-                }
-            }
-            if hasLeftShifts { acc = _mm512_sllv_epi32(acc, left) }
-            let even = _mm512_srai_epi64(_mm512_add_epi64(_mm512_mul_epi32(acc, multiplier), evenNudge), 31)
-            let odd = _mm512_srai_epi64(_mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(acc, 32), oddMultiplier), oddNudge), 31)
-            // t < K (h < 0): one less where ties round away from zero.
-            var t = unsafeBitCast(joinEvenOddLanes(even, odd), to: SIMD16<Int32>.self)
-            t.replace(with: t &- awayOnes, where: t .< offset)
-            let v = _mm512_min_epi32(_mm512_max_epi32(_mm512_srav_epi32(unsafeBitCast(t, to: __m512i.self), right), lowest), highest)
-            let bytes = _mm512_cvtepi32_epi8(v)
-            // A full block is a plain store: the masked form of the narrowing store is slow on some CPUs.
-            if width == Self.lanes {
-                _mm_storeu_si128(UnsafeMutableRawPointer(output + ox &* channels).assumingMemoryBound(to: __m128i_u.self), bytes)
-            } else {
-                _mm_mask_storeu_epi8(UnsafeMutableRawPointer(output + ox &* channels), storeMask, bytes)
-            }
-            pixel += pixelStep
-        }
-    }
-    #endif
 }

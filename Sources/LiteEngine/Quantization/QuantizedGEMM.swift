@@ -1,8 +1,43 @@
 import CLiteKernels
 import LiteFormat
 #if LITE_AVX512_VNNI
+#if LITE_AVX2
 import _Builtin_intrinsics.intel
 #endif
+
+/// The quantized microkernels of the `avx512vnni` level (Sources/CLiteKernels/include/lite_qs8_vnni.h): the 8-bit
+/// GEMM (``QuantizedGEMM``), the depthwise dot-product kernel (``QuantizedDepthwiseDotProduct``) and the AVX-512
+/// requantization of ``ExactRequantization``. ``KernelConfiguration`` holds them at `avx512vnni` only, the level of
+/// the builds that ran them; some need only AVX-512 F/BW/VL (their `__avx512` names) but are not selected at `avx512`.
+struct QuantizedDotProductKernels: Sendable {
+    #if arch(x86_64)
+    let gemmMultiplyBlock: @convention(c) (UnsafeRawPointer?, Int, Int, UnsafePointer<Int8>?, Int, Int, Int32, UnsafeMutablePointer<Int32>?) -> Void
+        = lite_qs8_gemm_multiply_block__avx512vnni
+    let gemmRowSums16: @convention(c) (UnsafePointer<Int8>?, Int, Int, Int, Int32, UnsafeMutablePointer<Int32>?) -> Void
+        = lite_qs8_gemm_row_sums16__avx512vnni
+    let gemmPackInterior: @convention(c) (UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, UnsafeMutablePointer<Int8>?, Int, Int, Int, Int, Int, Int,
+                                          Int, Int, Int, Int, Int, Int, Int8) -> Void
+        = lite_qs8_gemm_pack_interior__avx512
+    let requantizeRow: @convention(c) (UnsafePointer<lite_qs8_requantization>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?,
+                                       Int32, Int, UnsafeMutableRawPointer?, Int32) -> Void
+        = lite_qs8_requantize_row__avx512
+    let requantizeBlock: @convention(c) (UnsafePointer<lite_qs8_requantization>?, UnsafePointer<Int32>?, Int, Int, UnsafePointer<Int32>?,
+                                         UnsafePointer<Int32>?, UnsafeMutablePointer<Int32>?, Int, UnsafeMutableRawPointer?, Int) -> Void
+        = lite_qs8_requantize_block__avx512
+    let depthwise: @convention(c) (UnsafePointer<lite_qs8_dwconv_vnni>?, UnsafePointer<lite_qs8_dwconv_geometry>?, UnsafePointer<Int8>?,
+                                   UnsafeMutablePointer<Int8>?, Int, Int, Int, UnsafeMutableRawPointer?) -> Void
+        = lite_qs8_dwconv__avx512vnni
+    #endif
+
+    /// The kernels of `level`, nil below `avx512vnni` (and on other architectures).
+    init?(level: InstructionSetLevel) {
+        #if arch(x86_64)
+        guard level >= .avx512vnni else { return nil }
+        #else
+        return nil
+        #endif
+    }
+}
 
 /// The 8-bit GEMM of quantized CONV_2D in `fast` numerics on CPUs with AVX-512 VNNI: `vpdpbusd` multiplies 64
 /// unsigned by 64 signed bytes and adds each group of four products to an int32 lane, so the accumulators are
@@ -25,19 +60,16 @@ import _Builtin_intrinsics.intel
 /// Layout. Output channels are padded to blocks of 16 (one zmm register of int32 lanes); blocks are grouped four
 /// at a time, and a group's filter is stored step by step: for each four-deep slice of the depth, the four
 /// blocks' 16 lanes x 4 bytes, so the microkernel reads 256 consecutive bytes per step.
+///
+/// The microkernels are C (``QuantizedDotProductKernels``, lite_qs8_vnni.h), run only when
+/// ``KernelConfiguration/current`` selected the `avx512vnni` level.
 final class QuantizedGEMM {
-    /// Whether this build has the VNNI kernel (compiled with `-DLITE_AVX512_VNNI` and AVX-512 target features
-    /// by tools/swift-flags.sh on CPUs that have them); otherwise `fast` numerics keep the sgemm route.
-    static var isAvailable: Bool {
-        #if LITE_AVX512_VNNI
-        return true
-        #else
-        return false
-        #endif
-    }
+    /// Whether the configured level has the VNNI kernels (``KernelConfiguration``: `avx512vnni`, chosen on CPUs that
+    /// have it); otherwise `fast` numerics keep the AVX2 or sgemm route.
+    static var isAvailable: Bool { KernelConfiguration.current.quantizedDotProducts != nil }
 
     /// Whether `fast` numerics take this kernel (and the int32 depthwise kernel beside it) when available. Tests
-    /// turn it off to check, in the same build, the portable route that builds without VNNI take.
+    /// turn it off to check, in the same process, the route that levels without VNNI take.
     nonisolated(unsafe) static var isEnabled = true
 
     /// `isAvailable && isEnabled`, read when a model's kernels are prepared.
@@ -65,9 +97,12 @@ final class QuantizedGEMM {
     /// Per channel: `q`, the multiplier of the row sum, 64-byte aligned.
     let rowSumFactors: UnsafeMutablePointer<Int32>
     let requantization: ExactRequantization
+    /// The configuration's VNNI kernels when this GEMM was made (nil only where ``isAvailable`` is false).
+    let kernels: QuantizedDotProductKernels?
 
     init(filter: Tensor, filterZeroPoints: [Int32], bias: Tensor?, inputZeroPoint: Int32, signed: Bool,
          requantization: ChannelRequantization) throws {
+        kernels = KernelConfiguration.current.quantizedDotProducts
         channels = filter.dim(0)
         depth = filter.elementCount / max(channels, 1)
         guard depth < 65_000 else { throw KernelError.unsupported("quantized convolution depth \(depth) could overflow int32") }
@@ -191,16 +226,15 @@ final class QuantizedGEMM {
                 }
                 for ox in 0..<outW where !interior.contains(ox) { packByTap(ox) }
                 if interior.isEmpty { continue }
-                #if LITE_AVX512_VNNI
-                // Filter rows of at most 16 bytes (a first layer's 3x3 taps of 3 channels: 9) go one 16-byte store each.
-                if span <= 16 {
-                    packShortSpans(source: source, end: source + input.elementCount, outputRow: outputRow, columns: interior,
-                                   sourceRow: { ky in
-                                       let iy = oy * options.strideH - geometryH.padBefore + ky * options.dilationH
-                                       return iy >= 0 && iy < inH ? ((b * inH + iy) * inW) * channels : nil
-                                   },
-                                   kernelH: kh, span: span, step: options.strideW * channels,
-                                   firstColumn: (interior.lowerBound * options.strideW - geometryW.padBefore) * channels)
+                #if arch(x86_64)
+                if let kernels {
+                    // Filter rows of at most 16 bytes (a first layer's 3x3 taps of 3 channels: 9) go one 16-byte store
+                    // each, longer ones in masked 16-byte pieces.
+                    kernels.gemmPackInterior(source, source + input.elementCount, outputRow, rowLength, interior.lowerBound,
+                                             interior.upperBound, kh, span, options.strideW * channels,
+                                             (interior.lowerBound * options.strideW - geometryW.padBefore) * channels,
+                                             oy * options.strideH - geometryH.padBefore, options.dilationH, inH, b * inH * inW * channels,
+                                             inW * channels, padValue)
                     continue
                 }
                 #endif
@@ -223,67 +257,10 @@ final class QuantizedGEMM {
         }
     }
 
-    #if LITE_AVX512_VNNI
-    /// The interior `columns` of one output row when a filter row is `span` ≤ 16 bytes: filter row by filter row, each
-    /// column's span is one 16-byte load (the bytes past the span cleared; a masked load where 16 bytes would read
-    /// past `end`) and one store at its place in the column's row, whose bytes past the span are zeros that the
-    /// next filter row overwrites or that remain as the depth padding. A store that would reach past its row is
-    /// masked to it. `sourceRow(ky)` is the byte offset of input row ky's first pixel, nil above or below the image.
-    @inline(__always)
-    private func packShortSpans(source: UnsafePointer<UInt8>, end: UnsafePointer<UInt8>, outputRow: UnsafeMutablePointer<Int8>,
-                                columns: Range<Int>, sourceRow: (Int) -> Int?, kernelH kh: Int, span: Int, step: Int, firstColumn: Int) {
-        let rowLength = paddedDepth
-        let spanMask = UInt16(truncatingIfNeeded: (1 << span) - 1)
-        let spanBytes = _mm_maskz_mov_epi8(spanMask, _mm_set1_epi8(-1))
-        for ky in 0..<kh {
-            let offset = ky * span
-            let storeMask = UInt16(truncatingIfNeeded: (1 << min(rowLength - offset, 16)) - 1)
-            let masked = offset + 16 > rowLength
-            var destination = UnsafeMutableRawPointer(outputRow + columns.lowerBound * rowLength + offset)
-            guard let start = sourceRow(ky) else {
-                let padding = _mm_maskz_mov_epi8(spanMask, _mm_set1_epi8(shiftedInputZero))
-                for _ in columns {
-                    _mm_mask_storeu_epi8(destination, storeMask, padding)
-                    destination += rowLength
-                }
-                continue
-            }
-            var pointer = source + start + firstColumn
-            for _ in columns {
-                let bytes = pointer + 16 <= end
-                    ? _mm_and_si128(_mm_loadu_si128(UnsafeRawPointer(pointer).assumingMemoryBound(to: __m128i_u.self)), spanBytes)
-                    : _mm_maskz_loadu_epi8(spanMask, UnsafeRawPointer(pointer))
-                if masked {
-                    _mm_mask_storeu_epi8(destination, storeMask, bytes)
-                } else {
-                    _mm_storeu_si128(destination.assumingMemoryBound(to: __m128i_u.self), bytes)
-                }
-                pointer += step
-                destination += rowLength
-            }
-        }
-        // The depth padding, where the last filter row's store did not reach it (span + padding > 16).
-        let tail = kh * span
-        if tail < rowLength && (kh - 1) * span + 16 < rowLength {
-            for column in columns { (outputRow + column * rowLength + tail).update(repeating: 0, count: rowLength - tail) }
-        }
-    }
-    #endif
-
-    /// `count` bytes, sixteen at a time (no reads or writes past `count`: the last bytes by masked loads and stores
-    /// in AVX-512 builds, else a plain copy).
+    /// `count` bytes (the portable path; the VNNI kernels' packing copies in masked 16-byte pieces).
     @inline(__always)
     static func copy(_ source: UnsafePointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>, count: Int) {
-        #if LITE_AVX512_VNNI
-        var offset = 0
-        while offset < count {
-            let mask = UInt16(truncatingIfNeeded: count - offset >= 16 ? 0xFFFF : (1 << (count - offset)) - 1)
-            _mm_mask_storeu_epi8(UnsafeMutableRawPointer(destination + offset), mask, _mm_maskz_loadu_epi8(mask, UnsafeRawPointer(source + offset)))
-            offset += 16
-        }
-        #else
         destination.update(from: source, count: count)
-        #endif
     }
 
     /// `output[r, c] = requantize(Σ_k rows[r, k]·w'[c, k] + constant[c] - q[c]·Σ_k rows[r, k])` for `rowCount` rows
@@ -291,7 +268,8 @@ final class QuantizedGEMM {
     /// rows at a time, then each 16-channel block's requantization data is loaded once for all of its rows (narrow
     /// layers, one or two channel blocks wide, spent most of their time setting that up for every four rows).
     func run(rows: UnsafePointer<Int8>, rowCount: Int, rowStride: Int, output: UnsafeMutableRawPointer, threads: Int) {
-        #if LITE_AVX512_VNNI
+        #if arch(x86_64)
+        guard let kernels else { preconditionFailure("QuantizedGEMM.run needs the avx512vnni kernel configuration") }
         // Blocks of 8 rows when there are few rows to share between threads: in blocks of 16, a 7x7 layer's 49 rows
         // went 32 to one thread and 17 to the other.
         let blockRows = threads > 1 && rowCount < 256 ? 8 : Self.rowsPerBlock
@@ -308,282 +286,20 @@ final class QuantizedGEMM {
                 let first = block * blockRows
                 let count = min(blockRows, rowCount - first)
                 let blockRows = rows + first * rowStride
-                if activationsUnsigned {
-                    multiplyBlock(UnsignedActivations.self, blockRows, count: count, rowStride: rowStride, into: accumulators)
-                } else {
-                    multiplyBlock(UnsignedFilter.self, blockRows, count: count, rowStride: rowStride, into: accumulators)
-                }
-                rowSums16(blockRows, rowStride: rowStride, count: count, into: rowSums)
+                // `count` rows against every channel block (tiles of 8 rows x 16 or 32 channels for layers of one or two
+                // blocks, else 4 x 64), then each row's Σ_k row[k] (16 rows' reduced across lanes together).
+                kernels.gemmMultiplyBlock(weights, paddedChannels, paddedDepth, blockRows, count, rowStride, activationsUnsigned ? 1 : 0,
+                                          accumulators)
+                kernels.gemmRowSums16(blockRows, rowStride, count, paddedDepth, activationsUnsigned ? 1 : 0, rowSums)
                 requantization.requantizeBlock(accumulators, accumulatorStride: paddedChannels, rows: count, constants: channelConstants,
                                                rowSumFactors: rowSumFactors, rowSums: rowSums, channels: channels,
                                                into: output + first * channels, outputStride: channels)
             }
         }
         #else
-        preconditionFailure("QuantizedGEMM.run needs a build with LITE_AVX512_VNNI")
+        preconditionFailure("QuantizedGEMM.run needs the avx512vnni kernel configuration")
         #endif
     }
-
-    #if LITE_AVX512_VNNI
-    /// `Σ_k row[k]` over the padded depth for `count` (at most 16) rows `rowStride` apart, into `sums[0..<16]` (the
-    /// lanes past `count` repeat the last row). Each row's bytes are summed 64 at a time with `vpdpbusd` against
-    /// ones into 16 partial sums, and the 16 rows' partial sums are added across lanes together: pairs of rows
-    /// interleave and add within 128-bit lanes (32-bit, then 64-bit unpacks), then the four 128-bit lanes fold
-    /// in two permutes, leaving row i's sum in lane i (45 operations for 16 rows, not a reduction of 9 per row).
-    @inline(__always)
-    private func rowSums16(_ rows: UnsafePointer<Int8>, rowStride: Int, count: Int, into sums: UnsafeMutablePointer<Int32>) {
-        let ones = _mm512_set1_epi8(1)
-        let tailMask: UInt64 = paddedDepth % 64 == 0 ? ~0 : (1 << UInt64(paddedDepth % 64)) &- 1
-        @inline(__always) func partial(_ i: Int) -> __m512i {
-            let row = UnsafeRawPointer(rows + min(i, count - 1) * rowStride)
-            var sum = _mm512_setzero_si512()
-            var k = 0
-            while k + 64 <= paddedDepth {
-                let bytes = _mm512_loadu_si512(row + k)
-                sum = activationsUnsigned ? _mm512_dpbusd_epi32(sum, bytes, ones) : _mm512_dpbusd_epi32(sum, ones, bytes)
-                k += 64
-            }
-            if k < paddedDepth {
-                let bytes = _mm512_maskz_loadu_epi8(tailMask, row + k)
-                sum = activationsUnsigned ? _mm512_dpbusd_epi32(sum, bytes, ones) : _mm512_dpbusd_epi32(sum, ones, bytes)
-            }
-            return sum
-        }
-        // Two rows a and b -> per 128-bit lane [a0+a2, b0+b2, a1+a3, b1+b3].
-        @inline(__always) func pair(_ a: __m512i, _ b: __m512i) -> __m512i {
-            _mm512_add_epi32(_mm512_unpacklo_epi32(a, b), _mm512_unpackhi_epi32(a, b))
-        }
-        // Two pairs (rows a, b and c, d) -> per 128-bit lane that lane's [Σa, Σb, Σc, Σd].
-        @inline(__always) func quad(_ ab: __m512i, _ cd: __m512i) -> __m512i {
-            _mm512_add_epi32(_mm512_unpacklo_epi64(ab, cd), _mm512_unpackhi_epi64(ab, cd))
-        }
-        let q0 = quad(pair(partial(0), partial(1)), pair(partial(2), partial(3)))
-        let q1 = quad(pair(partial(4), partial(5)), pair(partial(6), partial(7)))
-        let q2 = quad(pair(partial(8), partial(9)), pair(partial(10), partial(11)))
-        let q3 = quad(pair(partial(12), partial(13)), pair(partial(14), partial(15)))
-        // 128-bit lanes [x.L0, x.L2, y.L0, y.L2] + [x.L1, x.L3, y.L1, y.L3]: applied twice, lane group g of the
-        // result is the sum of the four lanes of q_g.
-        let evenLanes = _mm512_set_epi64(13, 12, 9, 8, 5, 4, 1, 0), oddLanes = _mm512_set_epi64(15, 14, 11, 10, 7, 6, 3, 2)
-        @inline(__always) func fold(_ x: __m512i, _ y: __m512i) -> __m512i {
-            _mm512_add_epi32(_mm512_permutex2var_epi64(x, evenLanes, y), _mm512_permutex2var_epi64(x, oddLanes, y))
-        }
-        _mm512_storeu_si512(UnsafeMutableRawPointer(sums), fold(fold(q0, q1), fold(q2, q3)))
-    }
-
-    /// `count` (at most 16) rows against every channel block: `accumulators[i, c] = Σ_k row_i[k]·w'[c, k]`. Layers of
-    /// one or two channel blocks take eight rows a call (16 accumulators, as the four-row tiles of four blocks do),
-    /// wider ones four. Rows past `count` repeat the last one; their accumulators are written but not used.
-    @inline(__always)
-    private func multiplyBlock<Order: DotOperandOrder>(_ order: Order.Type, _ rows: UnsafePointer<Int8>, count: Int, rowStride: Int,
-                                                       into accumulators: UnsafeMutablePointer<Int32>) {
-        let last = count - 1
-        @inline(__always) func row(_ i: Int) -> UnsafePointer<Int8> { rows + min(i, last) * rowStride }
-        let blocks = paddedChannels / Self.lanes
-        var tile = 0
-        if blocks <= 2 {
-            let filter = UnsafeRawPointer(weights), steps = paddedDepth / 4
-            while tile < count {
-                let out = accumulators + tile * paddedChannels
-                let r = (row(tile), row(tile + 1), row(tile + 2), row(tile + 3), row(tile + 4), row(tile + 5), row(tile + 6), row(tile + 7))
-                if blocks == 2 {
-                    Self.kernel8x2(order, r, filter: filter, steps: steps, out: out, stride: paddedChannels)
-                } else {
-                    Self.kernel8x1(order, r, filter: filter, steps: steps, out: out, stride: paddedChannels)
-                }
-                tile += 8
-            }
-            return
-        }
-        while tile < count {
-            multiplyTile(order, row(tile), row(tile + 1), row(tile + 2), row(tile + 3), into: accumulators + tile * paddedChannels)
-            tile += Self.rowsPerTile
-        }
-    }
-
-    typealias EightRows = (UnsafePointer<Int8>, UnsafePointer<Int8>, UnsafePointer<Int8>, UnsafePointer<Int8>,
-                           UnsafePointer<Int8>, UnsafePointer<Int8>, UnsafePointer<Int8>, UnsafePointer<Int8>)
-
-    /// 8 rows x 16 channels (a layer of one channel block).
-    @inline(never)
-    private static func kernel8x1<Order: DotOperandOrder>(_ order: Order.Type, _ r: EightRows, filter: UnsafeRawPointer, steps: Int,
-                                                          out: UnsafeMutablePointer<Int32>, stride: Int) {
-        var c0 = _mm512_setzero_si512(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0, c7 = c0
-        var w = filter
-        for s in 0..<steps {
-            let w0 = _mm512_loadu_si512(w)
-            c0 = Order.dot(c0, w0, broadcast(r.0, s)); c1 = Order.dot(c1, w0, broadcast(r.1, s))
-            c2 = Order.dot(c2, w0, broadcast(r.2, s)); c3 = Order.dot(c3, w0, broadcast(r.3, s))
-            c4 = Order.dot(c4, w0, broadcast(r.4, s)); c5 = Order.dot(c5, w0, broadcast(r.5, s))
-            c6 = Order.dot(c6, w0, broadcast(r.6, s)); c7 = Order.dot(c7, w0, broadcast(r.7, s))
-            w += 64
-        }
-        @inline(__always) func store(_ i: Int, _ c: __m512i) { _mm512_storeu_si512(UnsafeMutableRawPointer(out + i * stride), c) }
-        store(0, c0); store(1, c1); store(2, c2); store(3, c3); store(4, c4); store(5, c5); store(6, c6); store(7, c7)
-    }
-
-    /// 8 rows x 32 channels (a layer of two channel blocks).
-    @inline(never)
-    private static func kernel8x2<Order: DotOperandOrder>(_ order: Order.Type, _ r: EightRows, filter: UnsafeRawPointer, steps: Int,
-                                                          out: UnsafeMutablePointer<Int32>, stride: Int) {
-        var c00 = _mm512_setzero_si512(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00
-        var c40 = c00, c41 = c00, c50 = c00, c51 = c00, c60 = c00, c61 = c00, c70 = c00, c71 = c00
-        var w = filter
-        for s in 0..<steps {
-            let w0 = _mm512_loadu_si512(w), w1 = _mm512_loadu_si512(w + 64)
-            var x = broadcast(r.0, s)
-            c00 = Order.dot(c00, w0, x); c01 = Order.dot(c01, w1, x)
-            x = broadcast(r.1, s)
-            c10 = Order.dot(c10, w0, x); c11 = Order.dot(c11, w1, x)
-            x = broadcast(r.2, s)
-            c20 = Order.dot(c20, w0, x); c21 = Order.dot(c21, w1, x)
-            x = broadcast(r.3, s)
-            c30 = Order.dot(c30, w0, x); c31 = Order.dot(c31, w1, x)
-            x = broadcast(r.4, s)
-            c40 = Order.dot(c40, w0, x); c41 = Order.dot(c41, w1, x)
-            x = broadcast(r.5, s)
-            c50 = Order.dot(c50, w0, x); c51 = Order.dot(c51, w1, x)
-            x = broadcast(r.6, s)
-            c60 = Order.dot(c60, w0, x); c61 = Order.dot(c61, w1, x)
-            x = broadcast(r.7, s)
-            c70 = Order.dot(c70, w0, x); c71 = Order.dot(c71, w1, x)
-            w += 128
-        }
-        @inline(__always) func store(_ i: Int, _ low: __m512i, _ high: __m512i) {
-            let o = UnsafeMutableRawPointer(out + i * stride)
-            _mm512_storeu_si512(o, low)
-            _mm512_storeu_si512(o + 64, high)
-        }
-        store(0, c00, c01); store(1, c10, c11); store(2, c20, c21); store(3, c30, c31)
-        store(4, c40, c41); store(5, c50, c51); store(6, c60, c61); store(7, c70, c71)
-    }
-
-    /// Four rows against every channel block: `accumulators[i, c] = Σ_k row_i[k]·w'[c, k]`.
-    @inline(__always)
-    private func multiplyTile<Order: DotOperandOrder>(_ order: Order.Type, _ r0: UnsafePointer<Int8>, _ r1: UnsafePointer<Int8>,
-                                                      _ r2: UnsafePointer<Int8>, _ r3: UnsafePointer<Int8>,
-                                                      into accumulators: UnsafeMutablePointer<Int32>) {
-        let steps = paddedDepth / 4
-        let blocks = paddedChannels / Self.lanes
-        let stride = paddedChannels
-        var block = 0
-        while block < blocks {
-            let groupBlocks = min(Self.blocksPerGroup, blocks - block)
-            let filter = UnsafeRawPointer(weights + block * Self.lanes * paddedDepth)
-            let out = accumulators + block * Self.lanes
-            if groupBlocks == 4 {
-                Self.kernel4x4(order, r0, r1, r2, r3, filter: filter, steps: steps, out: out, stride: stride)
-            } else {
-                var j = 0
-                if groupBlocks >= 2 {
-                    Self.kernel4x2(order, r0, r1, r2, r3, filter: filter, filterStep: groupBlocks * 64, steps: steps, out: out, stride: stride)
-                    j = 2
-                }
-                if j < groupBlocks {
-                    Self.kernel4x1(order, r0, r1, r2, r3, filter: filter + j * 64, filterStep: groupBlocks * 64, steps: steps,
-                                   out: out + j * Self.lanes, stride: stride)
-                }
-            }
-            block += groupBlocks
-        }
-    }
-
-    /// Which operand `vpdpbusd` reads as unsigned: the filter (int8 models) or the activations (uint8 models).
-    private protocol DotOperandOrder {
-        static func dot(_ accumulator: __m512i, _ filter: __m512i, _ activations: __m512i) -> __m512i
-    }
-    private enum UnsignedFilter: DotOperandOrder {
-        @inline(__always) static func dot(_ accumulator: __m512i, _ filter: __m512i, _ activations: __m512i) -> __m512i {
-            _mm512_dpbusd_epi32(accumulator, filter, activations)
-        }
-    }
-    private enum UnsignedActivations: DotOperandOrder {
-        @inline(__always) static func dot(_ accumulator: __m512i, _ filter: __m512i, _ activations: __m512i) -> __m512i {
-            _mm512_dpbusd_epi32(accumulator, activations, filter)
-        }
-    }
-
-    @inline(__always)
-    private static func broadcast(_ row: UnsafePointer<Int8>, _ step: Int) -> __m512i {
-        _mm512_set1_epi32(UnsafeRawPointer(row).loadUnaligned(fromByteOffset: step * 4, as: Int32.self))
-    }
-
-    /// 4 rows x 64 channels: 16 zmm accumulators, four filter loads and four broadcasts per step.
-    @inline(never)
-    private static func kernel4x4<Order: DotOperandOrder>(_ order: Order.Type, _ r0: UnsafePointer<Int8>, _ r1: UnsafePointer<Int8>, _ r2: UnsafePointer<Int8>, _ r3: UnsafePointer<Int8>,
-                                  filter: UnsafeRawPointer, steps: Int, out: UnsafeMutablePointer<Int32>, stride: Int) {
-        var c00 = _mm512_setzero_si512(), c01 = c00, c02 = c00, c03 = c00
-        var c10 = c00, c11 = c00, c12 = c00, c13 = c00
-        var c20 = c00, c21 = c00, c22 = c00, c23 = c00
-        var c30 = c00, c31 = c00, c32 = c00, c33 = c00
-        var w = filter
-        for s in 0..<steps {
-            let w0 = _mm512_loadu_si512(w), w1 = _mm512_loadu_si512(w + 64)
-            let w2 = _mm512_loadu_si512(w + 128), w3 = _mm512_loadu_si512(w + 192)
-            let x0 = broadcast(r0, s)
-            c00 = Order.dot(c00, w0, x0); c01 = Order.dot(c01, w1, x0)
-            c02 = Order.dot(c02, w2, x0); c03 = Order.dot(c03, w3, x0)
-            let x1 = broadcast(r1, s)
-            c10 = Order.dot(c10, w0, x1); c11 = Order.dot(c11, w1, x1)
-            c12 = Order.dot(c12, w2, x1); c13 = Order.dot(c13, w3, x1)
-            let x2 = broadcast(r2, s)
-            c20 = Order.dot(c20, w0, x2); c21 = Order.dot(c21, w1, x2)
-            c22 = Order.dot(c22, w2, x2); c23 = Order.dot(c23, w3, x2)
-            let x3 = broadcast(r3, s)
-            c30 = Order.dot(c30, w0, x3); c31 = Order.dot(c31, w1, x3)
-            c32 = Order.dot(c32, w2, x3); c33 = Order.dot(c33, w3, x3)
-            w += 256
-        }
-        let o0 = UnsafeMutableRawPointer(out), o1 = UnsafeMutableRawPointer(out + stride)
-        let o2 = UnsafeMutableRawPointer(out + 2 * stride), o3 = UnsafeMutableRawPointer(out + 3 * stride)
-        _mm512_storeu_si512(o0, c00); _mm512_storeu_si512(o0 + 64, c01); _mm512_storeu_si512(o0 + 128, c02); _mm512_storeu_si512(o0 + 192, c03)
-        _mm512_storeu_si512(o1, c10); _mm512_storeu_si512(o1 + 64, c11); _mm512_storeu_si512(o1 + 128, c12); _mm512_storeu_si512(o1 + 192, c13)
-        _mm512_storeu_si512(o2, c20); _mm512_storeu_si512(o2 + 64, c21); _mm512_storeu_si512(o2 + 128, c22); _mm512_storeu_si512(o2 + 192, c23)
-        _mm512_storeu_si512(o3, c30); _mm512_storeu_si512(o3 + 64, c31); _mm512_storeu_si512(o3 + 128, c32); _mm512_storeu_si512(o3 + 192, c33)
-    }
-
-    /// 4 rows x 32 channels, for a last group of two or three blocks.
-    @inline(never)
-    private static func kernel4x2<Order: DotOperandOrder>(_ order: Order.Type, _ r0: UnsafePointer<Int8>, _ r1: UnsafePointer<Int8>, _ r2: UnsafePointer<Int8>, _ r3: UnsafePointer<Int8>,
-                                  filter: UnsafeRawPointer, filterStep: Int, steps: Int, out: UnsafeMutablePointer<Int32>, stride: Int) {
-        var c00 = _mm512_setzero_si512(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00
-        var w = filter
-        for s in 0..<steps {
-            let w0 = _mm512_loadu_si512(w), w1 = _mm512_loadu_si512(w + 64)
-            let x0 = broadcast(r0, s), x1 = broadcast(r1, s), x2 = broadcast(r2, s), x3 = broadcast(r3, s)
-            c00 = Order.dot(c00, w0, x0); c01 = Order.dot(c01, w1, x0)
-            c10 = Order.dot(c10, w0, x1); c11 = Order.dot(c11, w1, x1)
-            c20 = Order.dot(c20, w0, x2); c21 = Order.dot(c21, w1, x2)
-            c30 = Order.dot(c30, w0, x3); c31 = Order.dot(c31, w1, x3)
-            w += filterStep
-        }
-        let o0 = UnsafeMutableRawPointer(out), o1 = UnsafeMutableRawPointer(out + stride)
-        let o2 = UnsafeMutableRawPointer(out + 2 * stride), o3 = UnsafeMutableRawPointer(out + 3 * stride)
-        _mm512_storeu_si512(o0, c00); _mm512_storeu_si512(o0 + 64, c01)
-        _mm512_storeu_si512(o1, c10); _mm512_storeu_si512(o1 + 64, c11)
-        _mm512_storeu_si512(o2, c20); _mm512_storeu_si512(o2 + 64, c21)
-        _mm512_storeu_si512(o3, c30); _mm512_storeu_si512(o3 + 64, c31)
-    }
-
-    /// 4 rows x 16 channels, for the last block of a group of one or three.
-    @inline(never)
-    private static func kernel4x1<Order: DotOperandOrder>(_ order: Order.Type, _ r0: UnsafePointer<Int8>, _ r1: UnsafePointer<Int8>, _ r2: UnsafePointer<Int8>, _ r3: UnsafePointer<Int8>,
-                                  filter: UnsafeRawPointer, filterStep: Int, steps: Int, out: UnsafeMutablePointer<Int32>, stride: Int) {
-        var c0 = _mm512_setzero_si512(), c1 = c0, c2 = c0, c3 = c0
-        var w = filter
-        for s in 0..<steps {
-            let w0 = _mm512_loadu_si512(w)
-            c0 = Order.dot(c0, w0, broadcast(r0, s))
-            c1 = Order.dot(c1, w0, broadcast(r1, s))
-            c2 = Order.dot(c2, w0, broadcast(r2, s))
-            c3 = Order.dot(c3, w0, broadcast(r3, s))
-            w += filterStep
-        }
-        _mm512_storeu_si512(UnsafeMutableRawPointer(out), c0)
-        _mm512_storeu_si512(UnsafeMutableRawPointer(out + stride), c1)
-        _mm512_storeu_si512(UnsafeMutableRawPointer(out + 2 * stride), c2)
-        _mm512_storeu_si512(UnsafeMutableRawPointer(out + 3 * stride), c3)
-    }
-    #endif
 }
 
 /// TFLite's integer requantization of rows of int32 accumulators, exact (unlike the double-precision replay of
@@ -592,7 +308,7 @@ final class QuantizedGEMM {
 /// `MultiplyByQuantizedMultiplier`'s (ties away from zero; ties up for `ChannelRequantization.upwardChannels`, whose
 /// negative-value corrections are 0).
 ///
-/// AVX-512 builds take 16 channels per step in int32 lanes: `vpmuldq` multiplies the even lanes, and the odd ones
+/// The `avx512vnni` level's C kernels (lite_qs8_requantize_row/block__avx512) take 16 channels per step in int32 lanes: `vpmuldq` multiplies the even lanes, and the odd ones
 /// after a 32-bit shift, into 64-bit products; each half is shifted by its channels' amounts and the two are
 /// interleaved back. Other builds (which only use it in tests) run the same arithmetic one channel at a time.
 final class ExactRequantization {
@@ -628,6 +344,11 @@ final class ExactRequantization {
     /// The row-sum factor when every channel has the same one (per-tensor or symmetric filters): then the row-sum
     /// term is one number per row.
     let uniformRowSumFactor: Int32?
+    #if arch(x86_64)
+    /// The `avx512vnni` level's kernels, when configured, and the C view of the data above they read.
+    private let vnniKernels: QuantizedDotProductKernels?
+    private let vnniParameters: UnsafeMutablePointer<lite_qs8_requantization>?
+    #endif
 
     init(_ requantization: ChannelRequantization, paddedChannels: Int, rowSumFactors: [Int32] = []) {
         let real = rowSumFactors.prefix(requantization.multipliers.count)
@@ -672,6 +393,22 @@ final class ExactRequantization {
         outputZeroPoint = requantization.outputZeroPoint
         low = requantization.low
         high = requantization.high
+        #if arch(x86_64)
+        // The avx512vnni level's C requantization (reads the arrays above, which live as long as this object).
+        vnniKernels = KernelConfiguration.current.quantizedDotProducts
+        if vnniKernels != nil {
+            let parameters = UnsafeMutablePointer<lite_qs8_requantization>.allocate(capacity: 1)
+            parameters.initialize(to: lite_qs8_requantization(
+                multipliers: UnsafePointer(multipliers), odd_multipliers: UnsafePointer(oddMultipliers), left_shifts: UnsafePointer(leftShifts),
+                addends: UnsafePointer(addends), total_shifts: UnsafePointer(totalShifts), negative_corrections: UnsafePointer(negativeCorrections),
+                output_zero_point: outputZeroPoint, low: low, high: high, has_left_shifts: hasLeftShifts ? 1 : 0,
+                folds_zero_point: foldsZeroPoint ? 1 : 0, has_uniform_row_sum_factor: uniformRowSumFactor == nil ? 0 : 1,
+                uniform_row_sum_factor: uniformRowSumFactor ?? 0))
+            vnniParameters = parameters
+        } else {
+            vnniParameters = nil
+        }
+        #endif
     }
 
     /// Where channel `c`'s 64-bit data is stored: even channels of a 16-channel group first, then odd ones.
@@ -690,6 +427,9 @@ final class ExactRequantization {
         deallocateAligned(biasedAddends)
         deallocateAligned(shiftBiases)
         deallocateAligned(highWordShifts)
+        #if arch(x86_64)
+        vnniParameters?.deallocate()
+        #endif
     }
 
     #if arch(x86_64)
@@ -734,49 +474,17 @@ final class ExactRequantization {
     func requantizeBlock(_ accumulators: UnsafePointer<Int32>, accumulatorStride: Int, rows: Int, constants: UnsafePointer<Int32>,
                          rowSumFactors: UnsafePointer<Int32>, rowSums: UnsafeMutablePointer<Int32>, channels: Int,
                          into output: UnsafeMutableRawPointer, outputStride: Int) {
-        #if LITE_AVX512_VNNI
-        let zero = _mm512_set1_epi32(outputZeroPoint), lowest = _mm512_set1_epi32(low), highest = _mm512_set1_epi32(high)
-        // With one factor for every channel, the row-sum term is one number per row: turn the sums into the terms.
-        if let factor = uniformRowSumFactor {
-            for i in 0..<rows { rowSums[i] = 0 &- factor &* rowSums[i] }
+        #if arch(x86_64)
+        if let kernels = vnniKernels, let vnniParameters {
+            kernels.requantizeBlock(vnniParameters, accumulators, accumulatorStride, rows, constants, rowSumFactors, rowSums, channels,
+                                    output, outputStride)
+            return
         }
-        let uniform = uniformRowSumFactor != nil
-        func load(_ pointer: UnsafeRawPointer) -> __m512i { _mm512_loadu_si512(pointer) }
-        var c = 0
-        while c < channels {
-            let constant = load(constants + c), factors = load(rowSumFactors + c)
-            let left = load(leftShifts + c), multiplier = load(multipliers + c), oddMultiplier = load(oddMultipliers + c)
-            let evenAddend = load(addends + c), oddAddend = load(addends + c + 8)
-            let evenShift = load(totalShifts + c), oddShift = load(totalShifts + c + 8)
-            let mask = UInt16(truncatingIfNeeded: (1 << min(channels - c, 16)) - 1)
-            // The flags are arguments so that the common case (one row-sum factor, no left shifts, the zero point in
-            // the addends) is a loop of its own without tests in it.
-            @inline(__always) func finish(_ i: Int, uniform: Bool, hasLeftShifts: Bool, foldsZeroPoint: Bool) {
-                let perRow = _mm512_set1_epi32(rowSums[i])
-                let term = uniform ? perRow : _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_mullo_epi32(factors, perRow))
-                var x = _mm512_add_epi32(_mm512_add_epi32(load(accumulators + (i &* accumulatorStride &+ c)), constant), term)
-                // x·2^left wraps in int32 like TFLite's `x * (1 << left_shift)`.
-                if hasLeftShifts { x = _mm512_sllv_epi32(x, left) }
-                let even = _mm512_srav_epi64(_mm512_add_epi64(_mm512_mul_epi32(x, multiplier), evenAddend), evenShift)
-                let odd = _mm512_srav_epi64(_mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), oddMultiplier), oddAddend), oddShift)
-                var v = joinEvenOddLanes(even, odd)
-                if !foldsZeroPoint { v = _mm512_add_epi32(v, zero) }
-                v = _mm512_min_epi32(_mm512_max_epi32(v, lowest), highest)
-                _mm_mask_storeu_epi8(output + (i &* outputStride &+ c), mask, _mm512_cvtepi32_epi8(v))
-            }
-            if uniform && !hasLeftShifts && foldsZeroPoint {
-                for i in 0..<rows { finish(i, uniform: true, hasLeftShifts: false, foldsZeroPoint: true) }
-            } else {
-                for i in 0..<rows { finish(i, uniform: uniform, hasLeftShifts: hasLeftShifts, foldsZeroPoint: foldsZeroPoint) }
-            }
-            c += 16
-        }
-        #else
+        #endif
         for i in 0..<rows {
             requantizeRow(accumulators + i * accumulatorStride, constants: constants, rowSumFactors: rowSumFactors, rowSum: rowSums[i],
                           channels: channels, into: output + i * outputStride)
         }
-        #endif
     }
 
     /// Requantizes one row of accumulators (`accumulator + constant[c] - factor[c]·rowSum`), storing `channels` bytes.
@@ -784,46 +492,29 @@ final class ExactRequantization {
     @inline(__always)
     func requantizeRow(_ accumulators: UnsafePointer<Int32>, constants: UnsafePointer<Int32>, rowSumFactors: UnsafePointer<Int32>, rowSum: Int32,
                        channels: Int, into output: UnsafeMutableRawPointer, roundingUp: Bool = true) {
-        #if LITE_AVX512_VNNI
-        let zero = _mm512_set1_epi32(outputZeroPoint), lowest = _mm512_set1_epi32(low), highest = _mm512_set1_epi32(high)
-        let nudge = _mm512_set1_epi64(1 << 30)
-        let uniformTerm = uniformRowSumFactor.map { _mm512_set1_epi32(0 &- $0 &* rowSum) }
-        let sum = _mm512_set1_epi32(rowSum)
-        func load(_ pointer: UnsafeRawPointer) -> __m512i { _mm512_loadu_si512(pointer) }
+        #if arch(x86_64)
+        if let kernels = vnniKernels, let vnniParameters {
+            kernels.requantizeRow(vnniParameters, accumulators, constants, rowSumFactors, rowSum, channels, output, roundingUp ? 1 : 0)
+            return
+        }
+        #endif
+        #if LITE_AVX2
+        let unsignedOutput = high > 127
+        let uniformTerm = uniformRowSumFactor.map { _mm256_set1_epi32(0 &- $0 &* rowSum) }
+        let sum = _mm256_set1_epi32(rowSum)
+        @inline(__always) func load(_ pointer: UnsafeRawPointer) -> __m256i { _mm256_loadu_si256(pointer.assumingMemoryBound(to: __m256i_u.self)) }
         var c = 0
         while c < channels {
-            var x = _mm512_add_epi32(load(accumulators + c), load(constants + c))
+            var x = _mm256_add_epi32(load(accumulators + c), load(constants + c))
             if let uniformTerm {
-                x = _mm512_add_epi32(x, uniformTerm)
+                x = _mm256_add_epi32(x, uniformTerm)
             } else {
-                x = _mm512_sub_epi32(x, _mm512_mullo_epi32(load(rowSumFactors + c), sum))
+                x = _mm256_sub_epi32(x, _mm256_mullo_epi32(load(rowSumFactors + c), sum))
             }
-            // x·2^left wraps in int32 like TFLite's `x * (1 << left_shift)`.
-            if hasLeftShifts { x = _mm512_sllv_epi32(x, load(leftShifts + c)) }
-            let even = _mm512_mul_epi32(x, load(multipliers + c))
-            let odd = _mm512_mul_epi32(_mm512_srli_epi64(x, 32), load(oddMultipliers + c))
-            let (evenAddend, oddAddend) = (load(addends + c), load(addends + c + 8))
-            var evenTotal = _mm512_add_epi64(even, evenAddend), oddTotal = _mm512_add_epi64(odd, oddAddend)
-            if !roundingUp {
-                let evenNegative = _mm512_srai_epi64(_mm512_add_epi64(even, nudge), 63)
-                let oddNegative = _mm512_srai_epi64(_mm512_add_epi64(odd, nudge), 63)
-                evenTotal = _mm512_sub_epi64(evenTotal, _mm512_and_si512(evenNegative, load(negativeCorrections + c)))
-                oddTotal = _mm512_sub_epi64(oddTotal, _mm512_and_si512(oddNegative, load(negativeCorrections + c + 8)))
-            }
-            let evenResult = _mm512_srav_epi64(evenTotal, load(totalShifts + c))
-            let oddResult = _mm512_srav_epi64(oddTotal, load(totalShifts + c + 8))
-            var v = joinEvenOddLanes(evenResult, oddResult)
-            if !foldsZeroPoint { v = _mm512_add_epi32(v, zero) }
-            v = _mm512_min_epi32(_mm512_max_epi32(v, lowest), highest)
-            // Clamped to the output type's range, so the low byte is the uint8 or int8 value.
-            let bytes = _mm512_cvtepi32_epi8(v)
-            let destination = (output + c).assumingMemoryBound(to: __m128i_u.self)
-            if c + 16 <= channels {
-                _mm_storeu_si128(destination, bytes)
-            } else {
-                _mm_mask_storeu_epi8(UnsafeMutableRawPointer(destination), UInt16((1 << (channels - c)) - 1), bytes)
-            }
-            c += 16
+            let v = rescale8(x, channelData8(c, highWords: shiftsFromHighWords), hasLeftShifts: hasLeftShifts, foldsZeroPoint: foldsZeroPoint,
+                             roundingUp: roundingUp || !correctedBlocks[c >> 3], highWords: shiftsFromHighWords)
+            storeBytes8(packBytes8(v, unsigned: unsignedOutput), count: min(channels - c, 8), to: output + c)
+            c += 8
         }
         #else
         #if arch(x86_64)
@@ -862,6 +553,48 @@ func joinEvenOddLanes(_ even: __m512i, _ odd: __m512i) -> __m512i {
 /// uint8 or int8, widened sixteen at a time to int32 lanes. AVX-512 builds use the widening loads directly: the
 /// standard library's generic conversion is sometimes left as a call in large loops (measured: a third of the
 /// depthwise kernel's time). On AVX2 CPUs the loops that widen bytes are C kernels (``WidenedQuantizedKernels``).
+#if LITE_AVX2
+/// AVX2's `joinEvenOddLanes`: lane 2i is the low half of `even`'s 64-bit lane i, lane 2i+1 the low half of `odd`'s.
+@inline(__always)
+func joinEvenOddLanes8(_ even: __m256i, _ odd: __m256i) -> __m256i {
+    _mm256_or_si256(_mm256_and_si256(even, _mm256_set1_epi64x(0xFFFF_FFFF)), _mm256_slli_epi64(odd, 32))
+}
+
+/// Eight int32 lanes already clamped to an 8-bit type's range as eight bytes (the low 64 bits): each 128-bit half
+/// packed to int16, then to bytes (`unsigned`: uint8's saturation, else int8's; either is exact inside the range),
+/// and the halves' first four bytes joined.
+@inline(__always)
+func packBytes8(_ v: __m256i, unsigned: Bool) -> __m128i {
+    let words = _mm256_packs_epi32(v, v)
+    let packed = unsigned ? _mm256_packus_epi16(words, words) : _mm256_packs_epi16(words, words)
+    return _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4)))
+}
+
+/// Sixteen int32 lanes (`a` then `b`) already clamped to an 8-bit type's range as sixteen bytes: packed together
+/// to int16 and to bytes within each 128-bit half, then `a`'s two groups of four and `b`'s gathered in order.
+@inline(__always)
+func packBytes16(_ a: __m256i, _ b: __m256i, unsigned: Bool) -> __m128i {
+    // words: [a0-3 b0-3 | a4-7 b4-7]; bytes' 32-bit groups: [a0-3 b0-3 a0-3 b0-3 | a4-7 b4-7 a4-7 b4-7].
+    let words = _mm256_packs_epi32(a, b)
+    let packed = unsigned ? _mm256_packus_epi16(words, words) : _mm256_packs_epi16(words, words)
+    return _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 4, 1, 5, 0, 4, 1, 5)))
+}
+
+/// The first `count` (at most 8) of the low 8 bytes of `bytes`, stored without writing past them.
+@inline(__always)
+func storeBytes8(_ bytes: __m128i, count: Int, to destination: UnsafeMutableRawPointer) {
+    if count == 8 {
+        _mm_storel_epi64(destination.assumingMemoryBound(to: __m128i_u.self), bytes)
+    } else {
+        let word = UInt64(bitPattern: _mm_cvtsi128_si64(bytes))
+        for j in 0..<count { destination.storeBytes(of: UInt8(truncatingIfNeeded: word >> (8 * UInt64(j))), toByteOffset: j, as: UInt8.self) }
+    }
+}
+#endif
+
+/// uint8 or int8, widened sixteen at a time to int32 lanes. AVX2 and AVX-512 builds use the widening loads directly:
+/// the standard library's generic conversion is sometimes left as a call in large loops (measured: a third of the
+/// depthwise kernel's time).
 protocol QuantizedByte: FixedWidthInteger & SIMDScalar & Codable {
     static func widen16(_ pointer: UnsafeRawPointer) -> SIMD16<Int32>
 }
@@ -871,6 +604,10 @@ extension Int8: QuantizedByte {
     static func widen16(_ pointer: UnsafeRawPointer) -> SIMD16<Int32> {
         #if LITE_AVX512_VNNI
         return unsafeBitCast(_mm512_cvtepi8_epi32(_mm_loadu_si128(pointer.assumingMemoryBound(to: __m128i_u.self))), to: SIMD16<Int32>.self)
+        #if LITE_AVX2
+        let low = _mm256_cvtepi8_epi32(_mm_loadl_epi64(pointer.assumingMemoryBound(to: __m128i_u.self)))
+        let high = _mm256_cvtepi8_epi32(_mm_loadl_epi64((pointer + 8).assumingMemoryBound(to: __m128i_u.self)))
+        return SIMD16(lowHalf: unsafeBitCast(low, to: SIMD8<Int32>.self), highHalf: unsafeBitCast(high, to: SIMD8<Int32>.self))
         #else
         return SIMD16<Int32>(truncatingIfNeeded: pointer.loadUnaligned(as: SIMD16<Int8>.self))
         #endif
@@ -882,6 +619,10 @@ extension UInt8: QuantizedByte {
     static func widen16(_ pointer: UnsafeRawPointer) -> SIMD16<Int32> {
         #if LITE_AVX512_VNNI
         return unsafeBitCast(_mm512_cvtepu8_epi32(_mm_loadu_si128(pointer.assumingMemoryBound(to: __m128i_u.self))), to: SIMD16<Int32>.self)
+        #if LITE_AVX2
+        let low = _mm256_cvtepu8_epi32(_mm_loadl_epi64(pointer.assumingMemoryBound(to: __m128i_u.self)))
+        let high = _mm256_cvtepu8_epi32(_mm_loadl_epi64((pointer + 8).assumingMemoryBound(to: __m128i_u.self)))
+        return SIMD16(lowHalf: unsafeBitCast(low, to: SIMD8<Int32>.self), highHalf: unsafeBitCast(high, to: SIMD8<Int32>.self))
         #else
         return SIMD16<Int32>(truncatingIfNeeded: pointer.loadUnaligned(as: SIMD16<UInt8>.self))
         #endif

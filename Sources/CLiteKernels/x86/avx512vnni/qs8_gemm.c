@@ -1,0 +1,338 @@
+// The 8-bit GEMM of quantized CONV_2D with AVX-512 VNNI: `vpdpbusd` multiplies 64 unsigned by 64 signed bytes and
+// adds each group of four products to an int32 lane, so the accumulators are the exact int32 sums. The filter is
+// packed per group of four 16-channel blocks, per four-deep step of the depth: each block's 16 lanes x 4 bytes. A
+// step of one activation row is its four bytes broadcast to every lane.
+#if defined(__x86_64__)
+
+#include <immintrin.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../isa_targets.h"
+#include "lite_qs8_vnni.h"
+
+LITE_TARGET_AVX512VNNI_BEGIN
+
+/// `vpdpbusd` with the filter as its unsigned operand (`activations_unsigned` 0: int8 models, whose filter bytes
+/// are `w + 128`) or the activations (uint8 models, filter bytes `w - 128`). A constant at every call site, so each
+/// kernel below is compiled once per order.
+static inline __attribute__((always_inline)) __m512i lite_dot(__m512i accumulator, __m512i filter, __m512i activations,
+                                                              int activations_unsigned) {
+    return activations_unsigned ? _mm512_dpbusd_epi32(accumulator, activations, filter)
+                                : _mm512_dpbusd_epi32(accumulator, filter, activations);
+}
+
+/// Four bytes of `row` at step `step` (bytes 4·step ..< 4·step + 4), in every int32 lane.
+static inline __attribute__((always_inline)) __m512i lite_broadcast(const int8_t *row, ptrdiff_t step) {
+    int32_t word;
+    memcpy(&word, row + step * 4, sizeof word);
+    return _mm512_set1_epi32(word);
+}
+
+/// 8 rows x 16 channels (a layer of one channel block).
+static inline __attribute__((always_inline)) void lite_kernel8x1(const int8_t *const r[8], const uint8_t *filter, ptrdiff_t steps,
+                                                                 int32_t *out, ptrdiff_t stride, int activations_unsigned) {
+    __m512i c0 = _mm512_setzero_si512(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0, c7 = c0;
+    const uint8_t *w = filter;
+    for (ptrdiff_t s = 0; s < steps; s++) {
+        const __m512i w0 = _mm512_loadu_si512(w);
+        c0 = lite_dot(c0, w0, lite_broadcast(r[0], s), activations_unsigned);
+        c1 = lite_dot(c1, w0, lite_broadcast(r[1], s), activations_unsigned);
+        c2 = lite_dot(c2, w0, lite_broadcast(r[2], s), activations_unsigned);
+        c3 = lite_dot(c3, w0, lite_broadcast(r[3], s), activations_unsigned);
+        c4 = lite_dot(c4, w0, lite_broadcast(r[4], s), activations_unsigned);
+        c5 = lite_dot(c5, w0, lite_broadcast(r[5], s), activations_unsigned);
+        c6 = lite_dot(c6, w0, lite_broadcast(r[6], s), activations_unsigned);
+        c7 = lite_dot(c7, w0, lite_broadcast(r[7], s), activations_unsigned);
+        w += 64;
+    }
+    _mm512_storeu_si512(out, c0);
+    _mm512_storeu_si512(out + stride, c1);
+    _mm512_storeu_si512(out + 2 * stride, c2);
+    _mm512_storeu_si512(out + 3 * stride, c3);
+    _mm512_storeu_si512(out + 4 * stride, c4);
+    _mm512_storeu_si512(out + 5 * stride, c5);
+    _mm512_storeu_si512(out + 6 * stride, c6);
+    _mm512_storeu_si512(out + 7 * stride, c7);
+}
+
+/// 8 rows x 32 channels (a layer of two channel blocks).
+static inline __attribute__((always_inline)) void lite_kernel8x2(const int8_t *const r[8], const uint8_t *filter, ptrdiff_t steps,
+                                                                 int32_t *out, ptrdiff_t stride, int activations_unsigned) {
+    __m512i c00 = _mm512_setzero_si512(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00;
+    __m512i c40 = c00, c41 = c00, c50 = c00, c51 = c00, c60 = c00, c61 = c00, c70 = c00, c71 = c00;
+    const uint8_t *w = filter;
+    for (ptrdiff_t s = 0; s < steps; s++) {
+        const __m512i w0 = _mm512_loadu_si512(w), w1 = _mm512_loadu_si512(w + 64);
+        __m512i x = lite_broadcast(r[0], s);
+        c00 = lite_dot(c00, w0, x, activations_unsigned); c01 = lite_dot(c01, w1, x, activations_unsigned);
+        x = lite_broadcast(r[1], s);
+        c10 = lite_dot(c10, w0, x, activations_unsigned); c11 = lite_dot(c11, w1, x, activations_unsigned);
+        x = lite_broadcast(r[2], s);
+        c20 = lite_dot(c20, w0, x, activations_unsigned); c21 = lite_dot(c21, w1, x, activations_unsigned);
+        x = lite_broadcast(r[3], s);
+        c30 = lite_dot(c30, w0, x, activations_unsigned); c31 = lite_dot(c31, w1, x, activations_unsigned);
+        x = lite_broadcast(r[4], s);
+        c40 = lite_dot(c40, w0, x, activations_unsigned); c41 = lite_dot(c41, w1, x, activations_unsigned);
+        x = lite_broadcast(r[5], s);
+        c50 = lite_dot(c50, w0, x, activations_unsigned); c51 = lite_dot(c51, w1, x, activations_unsigned);
+        x = lite_broadcast(r[6], s);
+        c60 = lite_dot(c60, w0, x, activations_unsigned); c61 = lite_dot(c61, w1, x, activations_unsigned);
+        x = lite_broadcast(r[7], s);
+        c70 = lite_dot(c70, w0, x, activations_unsigned); c71 = lite_dot(c71, w1, x, activations_unsigned);
+        w += 128;
+    }
+    _mm512_storeu_si512(out, c00); _mm512_storeu_si512(out + 16, c01);
+    _mm512_storeu_si512(out + stride, c10); _mm512_storeu_si512(out + stride + 16, c11);
+    _mm512_storeu_si512(out + 2 * stride, c20); _mm512_storeu_si512(out + 2 * stride + 16, c21);
+    _mm512_storeu_si512(out + 3 * stride, c30); _mm512_storeu_si512(out + 3 * stride + 16, c31);
+    _mm512_storeu_si512(out + 4 * stride, c40); _mm512_storeu_si512(out + 4 * stride + 16, c41);
+    _mm512_storeu_si512(out + 5 * stride, c50); _mm512_storeu_si512(out + 5 * stride + 16, c51);
+    _mm512_storeu_si512(out + 6 * stride, c60); _mm512_storeu_si512(out + 6 * stride + 16, c61);
+    _mm512_storeu_si512(out + 7 * stride, c70); _mm512_storeu_si512(out + 7 * stride + 16, c71);
+}
+
+/// 4 rows x 64 channels: 16 zmm accumulators, four filter loads and four broadcasts per step.
+static inline __attribute__((always_inline)) void lite_kernel4x4(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3,
+                                                                 const uint8_t *filter, ptrdiff_t steps, int32_t *out, ptrdiff_t stride,
+                                                                 int activations_unsigned) {
+    __m512i c00 = _mm512_setzero_si512(), c01 = c00, c02 = c00, c03 = c00;
+    __m512i c10 = c00, c11 = c00, c12 = c00, c13 = c00;
+    __m512i c20 = c00, c21 = c00, c22 = c00, c23 = c00;
+    __m512i c30 = c00, c31 = c00, c32 = c00, c33 = c00;
+    const uint8_t *w = filter;
+    for (ptrdiff_t s = 0; s < steps; s++) {
+        const __m512i w0 = _mm512_loadu_si512(w), w1 = _mm512_loadu_si512(w + 64);
+        const __m512i w2 = _mm512_loadu_si512(w + 128), w3 = _mm512_loadu_si512(w + 192);
+        const __m512i x0 = lite_broadcast(r0, s);
+        c00 = lite_dot(c00, w0, x0, activations_unsigned); c01 = lite_dot(c01, w1, x0, activations_unsigned);
+        c02 = lite_dot(c02, w2, x0, activations_unsigned); c03 = lite_dot(c03, w3, x0, activations_unsigned);
+        const __m512i x1 = lite_broadcast(r1, s);
+        c10 = lite_dot(c10, w0, x1, activations_unsigned); c11 = lite_dot(c11, w1, x1, activations_unsigned);
+        c12 = lite_dot(c12, w2, x1, activations_unsigned); c13 = lite_dot(c13, w3, x1, activations_unsigned);
+        const __m512i x2 = lite_broadcast(r2, s);
+        c20 = lite_dot(c20, w0, x2, activations_unsigned); c21 = lite_dot(c21, w1, x2, activations_unsigned);
+        c22 = lite_dot(c22, w2, x2, activations_unsigned); c23 = lite_dot(c23, w3, x2, activations_unsigned);
+        const __m512i x3 = lite_broadcast(r3, s);
+        c30 = lite_dot(c30, w0, x3, activations_unsigned); c31 = lite_dot(c31, w1, x3, activations_unsigned);
+        c32 = lite_dot(c32, w2, x3, activations_unsigned); c33 = lite_dot(c33, w3, x3, activations_unsigned);
+        w += 256;
+    }
+    int32_t *o0 = out, *o1 = out + stride, *o2 = out + 2 * stride, *o3 = out + 3 * stride;
+    _mm512_storeu_si512(o0, c00); _mm512_storeu_si512(o0 + 16, c01); _mm512_storeu_si512(o0 + 32, c02); _mm512_storeu_si512(o0 + 48, c03);
+    _mm512_storeu_si512(o1, c10); _mm512_storeu_si512(o1 + 16, c11); _mm512_storeu_si512(o1 + 32, c12); _mm512_storeu_si512(o1 + 48, c13);
+    _mm512_storeu_si512(o2, c20); _mm512_storeu_si512(o2 + 16, c21); _mm512_storeu_si512(o2 + 32, c22); _mm512_storeu_si512(o2 + 48, c23);
+    _mm512_storeu_si512(o3, c30); _mm512_storeu_si512(o3 + 16, c31); _mm512_storeu_si512(o3 + 32, c32); _mm512_storeu_si512(o3 + 48, c33);
+}
+
+/// 4 rows x 32 channels, for a last group of two or three blocks (`filter_step`: the group's bytes per step).
+static inline __attribute__((always_inline)) void lite_kernel4x2(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3,
+                                                                 const uint8_t *filter, ptrdiff_t filter_step, ptrdiff_t steps, int32_t *out,
+                                                                 ptrdiff_t stride, int activations_unsigned) {
+    __m512i c00 = _mm512_setzero_si512(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00;
+    const uint8_t *w = filter;
+    for (ptrdiff_t s = 0; s < steps; s++) {
+        const __m512i w0 = _mm512_loadu_si512(w), w1 = _mm512_loadu_si512(w + 64);
+        const __m512i x0 = lite_broadcast(r0, s), x1 = lite_broadcast(r1, s), x2 = lite_broadcast(r2, s), x3 = lite_broadcast(r3, s);
+        c00 = lite_dot(c00, w0, x0, activations_unsigned); c01 = lite_dot(c01, w1, x0, activations_unsigned);
+        c10 = lite_dot(c10, w0, x1, activations_unsigned); c11 = lite_dot(c11, w1, x1, activations_unsigned);
+        c20 = lite_dot(c20, w0, x2, activations_unsigned); c21 = lite_dot(c21, w1, x2, activations_unsigned);
+        c30 = lite_dot(c30, w0, x3, activations_unsigned); c31 = lite_dot(c31, w1, x3, activations_unsigned);
+        w += filter_step;
+    }
+    int32_t *o0 = out, *o1 = out + stride, *o2 = out + 2 * stride, *o3 = out + 3 * stride;
+    _mm512_storeu_si512(o0, c00); _mm512_storeu_si512(o0 + 16, c01);
+    _mm512_storeu_si512(o1, c10); _mm512_storeu_si512(o1 + 16, c11);
+    _mm512_storeu_si512(o2, c20); _mm512_storeu_si512(o2 + 16, c21);
+    _mm512_storeu_si512(o3, c30); _mm512_storeu_si512(o3 + 16, c31);
+}
+
+/// 4 rows x 16 channels, for the last block of a group of one or three.
+static inline __attribute__((always_inline)) void lite_kernel4x1(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3,
+                                                                 const uint8_t *filter, ptrdiff_t filter_step, ptrdiff_t steps, int32_t *out,
+                                                                 ptrdiff_t stride, int activations_unsigned) {
+    __m512i c0 = _mm512_setzero_si512(), c1 = c0, c2 = c0, c3 = c0;
+    const uint8_t *w = filter;
+    for (ptrdiff_t s = 0; s < steps; s++) {
+        const __m512i w0 = _mm512_loadu_si512(w);
+        c0 = lite_dot(c0, w0, lite_broadcast(r0, s), activations_unsigned);
+        c1 = lite_dot(c1, w0, lite_broadcast(r1, s), activations_unsigned);
+        c2 = lite_dot(c2, w0, lite_broadcast(r2, s), activations_unsigned);
+        c3 = lite_dot(c3, w0, lite_broadcast(r3, s), activations_unsigned);
+        w += filter_step;
+    }
+    _mm512_storeu_si512(out, c0);
+    _mm512_storeu_si512(out + stride, c1);
+    _mm512_storeu_si512(out + 2 * stride, c2);
+    _mm512_storeu_si512(out + 3 * stride, c3);
+}
+
+// The tiles out of line, as the Swift kernels were (@inline(never)), each compiled once per operand order: the
+// callers' loops stay small and every tile's loop gets the whole register file.
+static __attribute__((noinline)) void lite_tile8x1(const int8_t *const r[8], const uint8_t *filter, ptrdiff_t steps, int32_t *out,
+                                                   ptrdiff_t stride, int activations_unsigned) {
+    if (activations_unsigned) {
+        lite_kernel8x1(r, filter, steps, out, stride, 1);
+    } else {
+        lite_kernel8x1(r, filter, steps, out, stride, 0);
+    }
+}
+
+static __attribute__((noinline)) void lite_tile8x2(const int8_t *const r[8], const uint8_t *filter, ptrdiff_t steps, int32_t *out,
+                                                   ptrdiff_t stride, int activations_unsigned) {
+    if (activations_unsigned) {
+        lite_kernel8x2(r, filter, steps, out, stride, 1);
+    } else {
+        lite_kernel8x2(r, filter, steps, out, stride, 0);
+    }
+}
+
+static __attribute__((noinline)) void lite_tile4x4(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3,
+                                                   const uint8_t *filter, ptrdiff_t steps, int32_t *out, ptrdiff_t stride,
+                                                   int activations_unsigned) {
+    if (activations_unsigned) {
+        lite_kernel4x4(r0, r1, r2, r3, filter, steps, out, stride, 1);
+    } else {
+        lite_kernel4x4(r0, r1, r2, r3, filter, steps, out, stride, 0);
+    }
+}
+
+static __attribute__((noinline)) void lite_tile4x2(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3,
+                                                   const uint8_t *filter, ptrdiff_t filter_step, ptrdiff_t steps, int32_t *out,
+                                                   ptrdiff_t stride, int activations_unsigned) {
+    if (activations_unsigned) {
+        lite_kernel4x2(r0, r1, r2, r3, filter, filter_step, steps, out, stride, 1);
+    } else {
+        lite_kernel4x2(r0, r1, r2, r3, filter, filter_step, steps, out, stride, 0);
+    }
+}
+
+static __attribute__((noinline)) void lite_tile4x1(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3,
+                                                   const uint8_t *filter, ptrdiff_t filter_step, ptrdiff_t steps, int32_t *out,
+                                                   ptrdiff_t stride, int activations_unsigned) {
+    if (activations_unsigned) {
+        lite_kernel4x1(r0, r1, r2, r3, filter, filter_step, steps, out, stride, 1);
+    } else {
+        lite_kernel4x1(r0, r1, r2, r3, filter, filter_step, steps, out, stride, 0);
+    }
+}
+
+/// Four rows against every channel block, in groups of four blocks (the group's filter is `group_blocks`·64 bytes
+/// per step): 4x64 tiles, and for a last group of two or three blocks a 4x32 tile, then a 4x16 one.
+static inline void lite_multiply_tile(const uint8_t *weights, ptrdiff_t padded_channels, ptrdiff_t padded_depth, const int8_t *r0,
+                                      const int8_t *r1, const int8_t *r2, const int8_t *r3, int activations_unsigned,
+                                      int32_t *accumulators) {
+    const ptrdiff_t steps = padded_depth / 4, blocks = padded_channels / 16, stride = padded_channels;
+    ptrdiff_t block = 0;
+    while (block < blocks) {
+        const ptrdiff_t group_blocks = blocks - block < 4 ? blocks - block : 4;
+        const uint8_t *filter = weights + block * 16 * padded_depth;
+        int32_t *out = accumulators + block * 16;
+        if (group_blocks == 4) {
+            lite_tile4x4(r0, r1, r2, r3, filter, steps, out, stride, activations_unsigned);
+        } else {
+            ptrdiff_t j = 0;
+            if (group_blocks >= 2) {
+                lite_tile4x2(r0, r1, r2, r3, filter, group_blocks * 64, steps, out, stride, activations_unsigned);
+                j = 2;
+            }
+            if (j < group_blocks) {
+                lite_tile4x1(r0, r1, r2, r3, filter + j * 64, group_blocks * 64, steps, out + j * 16, stride, activations_unsigned);
+            }
+        }
+        block += group_blocks;
+    }
+}
+
+void lite_qs8_gemm_multiply_block__avx512vnni(const void *weights, ptrdiff_t padded_channels, ptrdiff_t padded_depth,
+                                              const int8_t *rows, ptrdiff_t count, ptrdiff_t row_stride,
+                                              int activations_unsigned, int32_t *accumulators) {
+    const uint8_t *filter = (const uint8_t *)weights;
+    const ptrdiff_t last = count - 1;
+#define LITE_ROW(i) (rows + ((i) < last ? (i) : last) * row_stride)
+    const ptrdiff_t blocks = padded_channels / 16;
+    ptrdiff_t tile = 0;
+    if (blocks <= 2) {
+        const ptrdiff_t steps = padded_depth / 4;
+        while (tile < count) {
+            int32_t *out = accumulators + tile * padded_channels;
+            const int8_t *const r[8] = {LITE_ROW(tile), LITE_ROW(tile + 1), LITE_ROW(tile + 2), LITE_ROW(tile + 3),
+                                        LITE_ROW(tile + 4), LITE_ROW(tile + 5), LITE_ROW(tile + 6), LITE_ROW(tile + 7)};
+            if (blocks == 2) {
+                lite_tile8x2(r, filter, steps, out, padded_channels, activations_unsigned);
+            } else {
+                lite_tile8x1(r, filter, steps, out, padded_channels, activations_unsigned);
+            }
+            tile += 8;
+        }
+        return;
+    }
+    while (tile < count) {
+        lite_multiply_tile(filter, padded_channels, padded_depth, LITE_ROW(tile), LITE_ROW(tile + 1), LITE_ROW(tile + 2),
+                           LITE_ROW(tile + 3), activations_unsigned, accumulators + tile * padded_channels);
+        tile += 4;
+    }
+#undef LITE_ROW
+}
+
+/// One row's 16 partial sums: its bytes 64 at a time, `vpdpbusd` against ones (the row as the unsigned operand when
+/// `activations_unsigned`), the last bytes by a masked load.
+static inline __attribute__((always_inline)) __m512i lite_row_partial_sums(const int8_t *row, ptrdiff_t padded_depth, __mmask64 tail_mask,
+                                                                           int activations_unsigned) {
+    const __m512i ones = _mm512_set1_epi8(1);
+    __m512i sum = _mm512_setzero_si512();
+    ptrdiff_t k = 0;
+    while (k + 64 <= padded_depth) {
+        const __m512i bytes = _mm512_loadu_si512(row + k);
+        sum = activations_unsigned ? _mm512_dpbusd_epi32(sum, bytes, ones) : _mm512_dpbusd_epi32(sum, ones, bytes);
+        k += 64;
+    }
+    if (k < padded_depth) {
+        const __m512i bytes = _mm512_maskz_loadu_epi8(tail_mask, row + k);
+        sum = activations_unsigned ? _mm512_dpbusd_epi32(sum, bytes, ones) : _mm512_dpbusd_epi32(sum, ones, bytes);
+    }
+    return sum;
+}
+
+/// Two rows a and b -> per 128-bit lane [a0+a2, b0+b2, a1+a3, b1+b3].
+static inline __m512i lite_pair(__m512i a, __m512i b) {
+    return _mm512_add_epi32(_mm512_unpacklo_epi32(a, b), _mm512_unpackhi_epi32(a, b));
+}
+
+/// Two pairs (rows a, b and c, d) -> per 128-bit lane that lane's [Σa, Σb, Σc, Σd].
+static inline __m512i lite_quad(__m512i ab, __m512i cd) {
+    return _mm512_add_epi32(_mm512_unpacklo_epi64(ab, cd), _mm512_unpackhi_epi64(ab, cd));
+}
+
+/// 128-bit lanes [x.L0, x.L2, y.L0, y.L2] + [x.L1, x.L3, y.L1, y.L3]: applied twice, lane group g of the result is
+/// the sum of the four lanes of q_g.
+static inline __m512i lite_fold(__m512i x, __m512i y) {
+    const __m512i even_lanes = _mm512_set_epi64(13, 12, 9, 8, 5, 4, 1, 0), odd_lanes = _mm512_set_epi64(15, 14, 11, 10, 7, 6, 3, 2);
+    return _mm512_add_epi32(_mm512_permutex2var_epi64(x, even_lanes, y), _mm512_permutex2var_epi64(x, odd_lanes, y));
+}
+
+static inline __attribute__((always_inline)) void lite_row_sums16(const int8_t *rows, ptrdiff_t row_stride, ptrdiff_t count,
+                                                                  ptrdiff_t padded_depth, int activations_unsigned, int32_t *sums) {
+    const __mmask64 tail_mask = padded_depth % 64 == 0 ? ~(__mmask64)0 : ((__mmask64)1 << (padded_depth % 64)) - 1;
+#define LITE_PARTIAL(i) \
+    lite_row_partial_sums(rows + ((i) < count - 1 ? (i) : count - 1) * row_stride, padded_depth, tail_mask, activations_unsigned)
+    const __m512i q0 = lite_quad(lite_pair(LITE_PARTIAL(0), LITE_PARTIAL(1)), lite_pair(LITE_PARTIAL(2), LITE_PARTIAL(3)));
+    const __m512i q1 = lite_quad(lite_pair(LITE_PARTIAL(4), LITE_PARTIAL(5)), lite_pair(LITE_PARTIAL(6), LITE_PARTIAL(7)));
+    const __m512i q2 = lite_quad(lite_pair(LITE_PARTIAL(8), LITE_PARTIAL(9)), lite_pair(LITE_PARTIAL(10), LITE_PARTIAL(11)));
+    const __m512i q3 = lite_quad(lite_pair(LITE_PARTIAL(12), LITE_PARTIAL(13)), lite_pair(LITE_PARTIAL(14), LITE_PARTIAL(15)));
+#undef LITE_PARTIAL
+    _mm512_storeu_si512(sums, lite_fold(lite_fold(q0, q1), lite_fold(q2, q3)));
+}
+
+void lite_qs8_gemm_row_sums16__avx512vnni(const int8_t *rows, ptrdiff_t row_stride, ptrdiff_t count, ptrdiff_t padded_depth,
+                                          int activations_unsigned, int32_t *sums) {
+    if (activations_unsigned) {
+        lite_row_sums16(rows, row_stride, count, padded_depth, 1, sums);
+    } else {
+        lite_row_sums16(rows, row_stride, count, padded_depth, 0, sums);
+    }
+}
+
+LITE_TARGET_END
+
+#endif
