@@ -6,5 +6,8 @@
 // selects it after lite_cpu_features() says the CPU has that level. Declarations of x86 kernels are visible only on
 // x86-64, so Swift code that names one must sit under `#if arch(x86_64)`.
 #include "lite_cpu.h"
+#include "lite_f32_dwconv.h"
+#include "lite_f32_gemm.h"
+#include "lite_f32_vmath.h"
 
 #endif
