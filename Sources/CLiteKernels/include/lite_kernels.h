@@ -11,5 +11,8 @@
 #include "lite_quantize.h"
 #include "lite_qs8_widened.h"
 #include "lite_qs8_vnni.h"
+#include "lite_f32_dwconv.h"
+#include "lite_f32_gemm.h"
+#include "lite_f32_vmath.h"
 
 #endif

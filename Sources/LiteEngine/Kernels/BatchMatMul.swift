@@ -120,8 +120,8 @@ final class BatchMatMul: Kernel {
             // The lhs rows (transposed first with adj_x) and their quantized values, then the product's scratch.
             return saturatingProduct(2 * lhs.elementCount, 4) + product.scratchBytes(rows: m)
         }
-        // lhs, rhs and sums as doubles, then the sums as int32 for the vector requantization.
-        return requantization == nil ? 0 : saturatingProduct(saturatingProduct(m, k) + saturatingProduct(k, n) + 2 * saturatingProduct(m, n), 8)
+        // lhs, rhs and sums as doubles.
+        return requantization == nil ? 0 : saturatingProduct(saturatingProduct(m, k) + saturatingProduct(k, n) + saturatingProduct(m, n), 8)
     }
 
     override func run(_ context: RunContext) throws {
@@ -184,9 +184,6 @@ final class BatchMatMul: Kernel {
         let (m, n, k) = (self.m, self.n, self.k)
         let left = context.scratch.assumingMemoryBound(to: Double.self), right = left + m * k, sums = right + k * n
         var widenedRHS = -1
-        #if LITE_AVX2
-        let rescale = node.numerics == .fast ? EightLaneRescale(multiplier: requantization.multipliers[0], shift: requantization.shifts[0]) : nil
-        #endif
         for b in lhsOffsets.indices {
             if k == 0 {
                 sums.update(repeating: 0, count: m * n)
@@ -200,27 +197,11 @@ final class BatchMatMul: Kernel {
                            b: right, ldb: options.adjointRHS ? k : n, c: sums, ldc: n, threads: context.threads)
             }
             let matrix = out + b * m * n
-            var i = 0
             if wide {
                 for j in 0..<(m * n) { matrix[j] = Element(truncatingIfNeeded: requantization.applyWide(Int64(sums[j]), channel: 0)) }
                 continue
             }
-            #if LITE_AVX2
-            if let rescale {
-                let integers = UnsafeMutableRawPointer(sums + m * n).assumingMemoryBound(to: Int32.self)
-                for j in 0..<(m * n) { integers[j] = Int32(sums[j]) }
-                i = requantizeEight(integers, UnsafeMutableRawPointer(matrix).assumingMemoryBound(to: Int8.self), m * n, rescale,
-                                    zero: requantization.outputZeroPoint, low: requantization.low, high: requantization.high)
-                while i < m * n {
-                    matrix[i] = Element(truncatingIfNeeded: requantization.apply(integers[i], channel: 0))
-                    i += 1
-                }
-            }
-            #endif
-            while i < m * n {
-                matrix[i] = Element(truncatingIfNeeded: requantization.apply(Int32(sums[i]), channel: 0))
-                i += 1
-            }
+            for i in 0..<(m * n) { matrix[i] = Element(truncatingIfNeeded: requantization.apply(Int32(sums[i]), channel: 0)) }
         }
     }
 }

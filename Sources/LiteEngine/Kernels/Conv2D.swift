@@ -3,8 +3,8 @@ import LiteFormat
 /// CONV_2D: input [N, H, W, Cin], filter [Cout, KH, KW, Cin], optional bias [Cout] -> [N, OH, OW, Cout].
 ///
 /// Fast path: the convolution as one matrix product `im2col(input) [N*OH*OW, KH*KW*Cin] x filterᵀ`; a 1x1
-/// convolution with stride 1 and no padding uses the input itself as the left matrix. `PackedFilterGEMM` (AVX2 and AVX-512
-/// builds, filter known at load) adds bias and the fused activation in its tiles, and reads the input in place
+/// convolution with stride 1 and no padding uses the input itself as the left matrix. `PackedFilterGEMM` (C microkernels at
+/// the avx2 level and above, filter known at load) adds bias and the fused activation in its tiles, and reads the input in place
 /// through a pointer per output pixel and filter row instead of unfolding it (XNNPACK's indirect GEMM: a first
 /// layer's unfolded input, 1.35 MB for 224x224x3, cost as much as its products); BLAS sgemm (elsewhere) is
 /// followed by one pass that adds them.
@@ -94,7 +94,8 @@ final class Conv2D: Kernel {
         pointerTableKey = (nil, nil, 0)  // shapes changed: build the table again
     }
 
-    /// The filter and bias packed for the AVX2 or AVX-512 microkernel, when both are known at load (see `PackedFilterGEMM`).
+    /// The filter and bias packed for the level's GEMM microkernel, when both are known at load and
+    /// ``KernelConfiguration/current`` has one (see `PackedFilterGEMM`).
     var packed: PackedFilterGEMM?
 
     /// Groups of input channels (input channels / the filter's): ResNeXt and RegNet convolve each group with its own

@@ -1,3 +1,4 @@
+import CLiteKernels
 import LiteFormat
 
 /// DEPTHWISE_CONV_2D: input [N, H, W, Cin], filter [1, KH, KW, Cin * M], bias [Cin * M].
@@ -6,8 +7,10 @@ import LiteFormat
 /// Fast paths (M = 1): 3x3 filters (MobileNet's) a row at a time, each group of 16 channels with its nine weights in
 /// registers while the row's pixels go by (``row3x3``); other filters 16 channels at a time (then 8 and 4), four
 /// horizontally adjacent output pixels at once away from the left and right edges. The bias is the accumulators'
-/// start value, taps are added in the same order everywhere with ``MultiplyAdd`` (fused in AVX-512 builds), and the
-/// activation clamps the finished pixels.
+/// start value, taps are added in the same order everywhere, and the activation clamps the finished pixels. Where
+/// ``KernelConfiguration/current`` has one (the avx2 level and above), the float kernel is the C microkernel
+/// `lite_f32_dwconv_rows__avx2`, the same loops with fused multiply-adds; the Swift code below (``MultiplyAdd``,
+/// unfused) is the baseline.
 final class DepthwiseConv2D: Kernel {
     var options: DepthwiseConv2DOptions
     var geometryH: SpatialGeometry!
@@ -197,10 +200,24 @@ final class DepthwiseConv2D: Kernel {
     static func floatDepthwise(_ geometry: Geometry, _ src: UnsafePointer<Float>, _ weights: UnsafePointer<Float>, _ bias: UnsafePointer<Float>?,
                                _ dst: UnsafeMutablePointer<Float>, activation: (Float, Float), threads: Int) {
         let (low, high) = activation
+        let work = geometry.outW * geometry.outC * geometry.kh * geometry.kw * 4
+        if let kernel = KernelConfiguration.current.float?.depthwiseRows {
+            let g = geometry
+            let layout = lite_f32_dwconv_geometry(
+                batches: g.batches, in_h: g.inH, in_w: g.inW, in_c: g.inC, kh: g.kh, kw: g.kw, out_c: g.outC, out_h: g.outH, out_w: g.outW,
+                stride_h: g.strideH, stride_w: g.strideW, dilation_h: g.dilationH, dilation_w: g.dilationW, pad_h: g.padH, pad_w: g.padW,
+                multiplier: g.multiplier)
+            withUnsafePointer(to: layout) { layout in
+                parallelFor(g.batches * g.outH, threads: threads, workPerItem: work) { range in
+                    kernel(layout, src, weights, bias, dst, range.lowerBound, range.upperBound, low, high)
+                }
+            }
+            return
+        }
         // The multiply-adds count 4x in the work estimate, so that small layers split too (MobileNetV1 0.25's 7x7 ones,
         // 56,000 multiply-adds, stayed on one thread at 1x). At 2 threads that model measured 0.515 -> 0.506 ms (11 of 12
         // paired rounds); 16x measured as 4x, and 1/4x (fewer splits) 15% slower.
-        parallelFor(geometry.batches * geometry.outH, threads: threads, workPerItem: geometry.outW * geometry.outC * geometry.kh * geometry.kw * 4) { range in
+        parallelFor(geometry.batches * geometry.outH, threads: threads, workPerItem: work) { range in
             for by in range {
                 let b = by / geometry.outH, oy = by % geometry.outH
                 if geometry.multiplier == 1 && geometry.kh == 3 && geometry.kw == 3 && geometry.outC >= 4 {
@@ -265,7 +282,7 @@ final class DepthwiseConv2D: Kernel {
     }
 
     /// Output row `oy` of a 3x3 filter (depth multiplier 1) for the `V.scalarCount` channels from `channel` on: their
-    /// nine weight vectors and bias stay in registers while the row's pixels go by, nine fused multiply-adds
+    /// nine weight vectors and bias stay in registers while the row's pixels go by, nine multiply-adds
     /// each, in the one-channel loop's tap order; taps outside the input are skipped (a loop of its own for the
     /// columns whose taps are all inside, on rows whose taps are too), clamped to `activation` as it is stored when
     /// `Clamp` is ``Clamped`` (a pass of its own over the output took 7% of a stride-2 layer's time). A type, so that

@@ -1,6 +1,4 @@
-#if LITE_AVX2 || LITE_AVX512_VNNI
-import _Builtin_intrinsics.intel
-#endif
+import CLiteKernels
 
 /// Float exp, sigmoid and tanh written as branch-free scalar code that the compiler vectorizes, for the LSTM gates
 /// (libm's `expf`/`tanhf` are one call per element: measured as most of a small LSTM's time); and a fused
@@ -75,76 +73,35 @@ func vectorizableTanh(_ x: Float) -> Float {
     return magnitude < 0.4 ? small : (x < 0 ? -large : large)
 }
 
-/// Applies `vectorizableSigmoid` to `count` floats in place (in AVX2 builds ``sigmoid8(_:)``, a few ulp apart).
+/// Applies `vectorizableSigmoid` to `count` floats in place (at the avx2 level and above the AVX2 kernel, a few ulp
+/// apart).
 func applySigmoid(_ values: UnsafeMutablePointer<Float>, _ count: Int) {
     applySigmoid(UnsafePointer(values), into: values, count)
 }
 
-/// `output[i] = sigmoid(input[i])` (the buffers may be the same): in AVX2 builds eight at a time with
-/// ``sigmoid8(_:)``, the last few through the same function in a padded register, so every value is computed alike.
+/// `output[i] = sigmoid(input[i])` (the buffers may be the same), times `input[i]` when `multiplyingByInput`: where
+/// ``KernelConfiguration/current`` has one, with its sigmoid kernel (`lite_f32_sigmoid__avx2`: eight at a time with
+/// fused multiply-adds in XNNPACK's arrangement, the last few in a padded register so every value is computed alike),
+/// else ``vectorizableSigmoid`` value by value.
 @inline(__always)
 func applySigmoid(_ input: UnsafePointer<Float>, into output: UnsafeMutablePointer<Float>, _ count: Int, multiplyingByInput: Bool = false) {
-    #if LITE_AVX2
-    var i = 0
-    while i + 8 <= count {
-        let x = _mm256_loadu_ps(input + i)
-        let f = sigmoid8(x)
-        _mm256_storeu_ps(output + i, multiplyingByInput ? _mm256_mul_ps(x, f) : f)
-        i += 8
+    if let sigmoid = KernelConfiguration.current.float?.sigmoid {
+        return sigmoid(input, output, count, multiplyingByInput ? 1 : 0)
     }
-    if i < count {
-        var lanes = SIMD8<Float>(repeating: 0)
-        for k in 0..<(count - i) { lanes[k] = input[i + k] }
-        let x: __m256 = lanes, f = sigmoid8(x)
-        let result: SIMD8<Float> = multiplyingByInput ? _mm256_mul_ps(x, f) : f
-        for k in 0..<(count - i) { output[i + k] = result[k] }
-    }
-    #else
     for i in 0..<count { output[i] = multiplyingByInput ? input[i] * vectorizableSigmoid(input[i]) : vectorizableSigmoid(input[i]) }
-    #endif
 }
-
-#if LITE_AVX2
-/// `1 / (1 + e^-x)` of eight floats with fused multiply-adds, as XNNPACK's AVX2 sigmoid arranges it: e = e^z for
-/// z = −|x| (never overflows; clamped at −87.33 so 2^n stays normal, where e ≈ 1e-38 stands for smaller values),
-/// by ``vectorizableExp``'s reduction and polynomial, the magic bias carrying 2^n's exponent bias (1.5·2^23 + 127,
-/// so n + 127 sits in t's low mantissa bits); then f = e / (e + 1), and 1 − f for x ≥ 0 (the sign bit picks).
-/// NaN stays NaN (the clamp keeps its NaN operand). Within 4 ulp of libm's `1 / (1 + expf(-x))`.
-@inline(__always)
-func sigmoid8(_ x: __m256) -> __m256 {
-    let magic = _mm256_set1_ps(12_583_039)
-    let z = _mm256_max_ps(_mm256_set1_ps(-87.33), _mm256_or_ps(x, _mm256_set1_ps(-0.0)))
-    let t = _mm256_fmadd_ps(z, _mm256_set1_ps(1.442_695_04), magic)
-    let scale = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(t), 23))
-    let n = _mm256_sub_ps(t, magic)
-    var r = _mm256_fmadd_ps(n, _mm256_set1_ps(-0.693_359_375), z)
-    r = _mm256_fmadd_ps(n, _mm256_set1_ps(2.121_944_4e-4), r)
-    var p = _mm256_fmadd_ps(_mm256_set1_ps(1.987_569_15e-4), r, _mm256_set1_ps(1.398_199_950_7e-3))
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.333_451_907_3e-3))
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.166_579_589_4e-2))
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.666_666_545_9e-1))
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.000_000_120_1e-1))
-    let one = _mm256_set1_ps(1)
-    let e = _mm256_mul_ps(_mm256_add_ps(_mm256_fmadd_ps(p, _mm256_mul_ps(r, r), r), one), scale)
-    let f = _mm256_div_ps(e, _mm256_add_ps(e, one))
-    return _mm256_blendv_ps(_mm256_sub_ps(one, f), f, x)
-}
-#endif
 
 /// Applies `vectorizableTanh` to `count` floats in place.
 func applyTanh(_ values: UnsafeMutablePointer<Float>, _ count: Int) {
     for i in 0..<count { values[i] = vectorizableTanh(values[i]) }
 }
 
-/// Float vectors and scalars with `c + a·b`: one fused multiply-add instruction in builds for AVX2 and FMA CPUs
-/// (`LITE_AVX2`; AVX-512 builds define it too), `c + a * b` with two roundings elsewhere. The standard
-/// library's `addingProduct` on SIMD types is a lane-by-lane loop even when the CPU has FMA (a 3x3 depthwise
-/// convolution measured 2-3x slower with it), so the vector forms call the intrinsics. Without fusing, the compiler
-/// scheduled a depthwise filter's 36 products ahead of their sums and spilled them to the stack.
+/// Float vectors and scalars with `c + a·b` (two roundings) and the activation clamp, for the portable kernels
+/// (baseline level, other architectures). Kernels that fuse multiply-adds (the AVX2 depthwise convolution, GEMM tiles)
+/// are C microkernels chosen by ``KernelConfiguration``.
 ///
 /// `clamp(v, low, high)` is the activation clamp of ``clamp(_:count:_:_:)`` (`v < low ? low : v`, then
-/// `x > high ? high : x`: NaN passes through) in `max`/`min` instructions, whose NaN rule (the second operand when
-/// either is NaN) gives the same results; Swift's SIMD comparisons compile to lane loops.
+/// `x > high ? high : x`: NaN passes through), lane by lane for the vectors.
 protocol MultiplyAdd {
     static func multiplyAdd(_ c: Self, _ a: Self, _ b: Self) -> Self
     static func clamp(_ v: Self, _ low: Self, _ high: Self) -> Self
@@ -152,11 +109,7 @@ protocol MultiplyAdd {
 
 extension Float: MultiplyAdd {
     @inline(__always) static func multiplyAdd(_ c: Float, _ a: Float, _ b: Float) -> Float {
-        #if LITE_AVX2
-        return c.addingProduct(a, b)
-        #else
-        return c + a * b
-        #endif
+        c + a * b
     }
 
     @inline(__always) static func clamp(_ v: Float, _ low: Float, _ high: Float) -> Float {
@@ -166,7 +119,7 @@ extension Float: MultiplyAdd {
 }
 
 extension SIMD where Scalar == Float {
-    /// The clamp lane by lane, for builds without the vector instructions.
+    /// The clamp lane by lane.
     @inline(__always) static func clampLanes(_ v: Self, _ low: Self, _ high: Self) -> Self {
         var result = v
         for i in result.indices { result[i] = Float.clamp(v[i], low[i], high[i]) }
@@ -175,59 +128,16 @@ extension SIMD where Scalar == Float {
 }
 
 extension SIMD16: MultiplyAdd where Scalar == Float {
-    @inline(__always) static func multiplyAdd(_ c: Self, _ a: Self, _ b: Self) -> Self {
-        #if LITE_AVX512_VNNI
-        return _mm512_fmadd_ps(a, b, c)
-        #elseif LITE_AVX2
-        return Self(lowHalf: .multiplyAdd(c.lowHalf, a.lowHalf, b.lowHalf), highHalf: .multiplyAdd(c.highHalf, a.highHalf, b.highHalf))
-        #else
-        return c + a * b
-        #endif
-    }
-
-    @inline(__always) static func clamp(_ v: Self, _ low: Self, _ high: Self) -> Self {
-        #if LITE_AVX512_VNNI
-        return _mm512_min_ps(high, _mm512_max_ps(low, v))
-        #elseif LITE_AVX2
-        return Self(lowHalf: .clamp(v.lowHalf, low.lowHalf, high.lowHalf), highHalf: .clamp(v.highHalf, low.highHalf, high.highHalf))
-        #else
-        return clampLanes(v, low, high)
-        #endif
-    }
+    @inline(__always) static func multiplyAdd(_ c: Self, _ a: Self, _ b: Self) -> Self { c + a * b }
+    @inline(__always) static func clamp(_ v: Self, _ low: Self, _ high: Self) -> Self { clampLanes(v, low, high) }
 }
 
 extension SIMD8: MultiplyAdd where Scalar == Float {
-    @inline(__always) static func multiplyAdd(_ c: Self, _ a: Self, _ b: Self) -> Self {
-        #if LITE_AVX2
-        return _mm256_fmadd_ps(a, b, c)
-        #else
-        return c + a * b
-        #endif
-    }
-
-    @inline(__always) static func clamp(_ v: Self, _ low: Self, _ high: Self) -> Self {
-        #if LITE_AVX2
-        return _mm256_min_ps(high, _mm256_max_ps(low, v))
-        #else
-        return clampLanes(v, low, high)
-        #endif
-    }
+    @inline(__always) static func multiplyAdd(_ c: Self, _ a: Self, _ b: Self) -> Self { c + a * b }
+    @inline(__always) static func clamp(_ v: Self, _ low: Self, _ high: Self) -> Self { clampLanes(v, low, high) }
 }
 
 extension SIMD4: MultiplyAdd where Scalar == Float {
-    @inline(__always) static func multiplyAdd(_ c: Self, _ a: Self, _ b: Self) -> Self {
-        #if LITE_AVX2
-        return _mm_fmadd_ps(a, b, c)
-        #else
-        return c + a * b
-        #endif
-    }
-
-    @inline(__always) static func clamp(_ v: Self, _ low: Self, _ high: Self) -> Self {
-        #if LITE_AVX2
-        return _mm_min_ps(high, _mm_max_ps(low, v))
-        #else
-        return clampLanes(v, low, high)
-        #endif
-    }
+    @inline(__always) static func multiplyAdd(_ c: Self, _ a: Self, _ b: Self) -> Self { c + a * b }
+    @inline(__always) static func clamp(_ v: Self, _ low: Self, _ high: Self) -> Self { clampLanes(v, low, high) }
 }

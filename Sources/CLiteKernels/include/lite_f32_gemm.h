@@ -1,0 +1,66 @@
+#ifndef LITE_F32_GEMM_H
+#define LITE_F32_GEMM_H
+
+#include <stddef.h>
+
+/// The float convolution's and fully connected layer's product `C = clamp(A · Fᵀ + bias, low, high)` with the filter
+/// F ([n, k], one row per output channel) packed once at load, as XNNPACK's f32 GEMM microkernels read it:
+/// `panels` panels of `panel_width` output channels (8, 16 or 32), panel p at `packed + p · (k + 1) · panel_width`
+/// holding its biases, then k rows of filter values, zero-padded past n. The last panel may be narrower
+/// (`last_panel_width`, a multiple of 8 no wider than `panel_width`) and is then as wide in memory.
+typedef struct lite_f32_packed_filter {
+    const float *packed;
+    size_t n, k;
+    size_t panel_width, last_panel_width, panels;
+} lite_f32_packed_filter;
+
+/// The rows of A: row r is `segments` pieces of `segment_length` consecutive values (together k), found at
+/// `indirection[r · segments + s]` (a convolution read in place, XNNPACK's indirect GEMM), or, when `indirection` is
+/// NULL, one piece at `a + r · lda`.
+typedef struct lite_f32_gemm_rows {
+    const float *a;
+    size_t lda;
+    const float *const *indirection;
+    size_t segments, segment_length;
+} lite_f32_gemm_rows;
+
+/// A level's tile kernel (``lite_f32_gemm_6x16__avx2``, ``lite_f32_gemm_8x32__avx512``).
+typedef void (*lite_f32_gemm_tiles_fn)(const lite_f32_packed_filter *filter, const lite_f32_gemm_rows *a, size_t rows,
+                                       size_t tile, size_t panel_begin, size_t panel_end, float *c, size_t ldc,
+                                       float low, float high);
+
+/// A level's one-row kernel (``lite_f32_gemm_1x64__avx2``).
+typedef void (*lite_f32_gemm_row_fn)(const lite_f32_packed_filter *filter, const lite_f32_gemm_rows *a, size_t row,
+                                     size_t group, size_t blocks, float *c, float low, float high);
+
+#if defined(__x86_64__)
+
+/// Row tile `tile` of C (rows `tile · 6 ..< min(tile · 6 + 6, rows)`) against the panels `panel_begin ..< panel_end`:
+/// a 6x16 tile in AVX registers (two a row) where the panel has more than 8 real columns, else a 6x8 tile over its
+/// first 8. Each output is the panel's bias followed by an in-order chain of fused multiply-adds over k (the value
+/// of A broadcast, times the filter), then `min(high, max(low, v))` (NaN passes through). Rows past the end repeat
+/// the last row and are not stored; columns past n are computed on the zero padding and not stored (partial rows
+/// of 8 are stored in pieces of 4, 2 and 1). Needs panels of width 8 or 16 whose last panel is as wide as the others.
+void lite_f32_gemm_6x16__avx2(const lite_f32_packed_filter *filter, const lite_f32_gemm_rows *a, size_t rows,
+                              size_t tile, size_t panel_begin, size_t panel_end, float *c, size_t ldc,
+                              float low, float high);
+
+/// One row of A (row `row`) times 64 columns of F, the 8-column blocks `8 · group ..< min(8 · group + 8, blocks)`
+/// of the panels of full width (block b: columns 8b ..< 8b + 8, b / (panel_width / 8) its panel): eight AVX
+/// registers, each the blocks' biases followed by an in-order chain of fused multiply-adds over k; clamped and
+/// stored as ``lite_f32_gemm_6x16__avx2`` stores. With `group` equal to `(blocks + 7) / 8` it computes the last
+/// panel instead, when that is narrower than the others (8, 16 or 24 columns, up to three AVX registers).
+void lite_f32_gemm_1x64__avx2(const lite_f32_packed_filter *filter, const lite_f32_gemm_rows *a, size_t row,
+                              size_t group, size_t blocks, float *c, float low, float high);
+
+/// Row tile `tile` of C (rows `tile · 8 ..< min(tile · 8 + 8, rows)`) against the panels `panel_begin ..< panel_end`,
+/// with AVX-512 registers: 8x32 tiles for panels of 32, 8x24 (an AVX-512 and an AVX register a row), 8x16 and
+/// 8x8 (AVX registers) for narrower ones, chosen by each panel's width. Sums as ``lite_f32_gemm_6x16__avx2``'s; the
+/// columns past n are masked out of the stores.
+void lite_f32_gemm_8x32__avx512(const lite_f32_packed_filter *filter, const lite_f32_gemm_rows *a, size_t rows,
+                                size_t tile, size_t panel_begin, size_t panel_end, float *c, size_t ldc,
+                                float low, float high);
+
+#endif
+
+#endif

@@ -1,0 +1,22 @@
+#ifndef LITE_F32_VMATH_H
+#define LITE_F32_VMATH_H
+
+#include <stddef.h>
+
+/// A level's sigmoid kernel (``lite_f32_sigmoid__avx2``).
+typedef void (*lite_f32_sigmoid_fn)(const float *input, float *output, size_t count, int multiply_by_input);
+
+#if defined(__x86_64__)
+
+/// `output[i] = sigmoid(input[i])`, or `input[i] · sigmoid(input[i])` when `multiply_by_input` (SiLU); the buffers
+/// may be the same. Eight at a time as XNNPACK's AVX2 sigmoid arranges it: e = e^z for z = −|x| (never overflows;
+/// clamped at −87.33 so 2^n stays normal, where e ≈ 1e-38 stands for smaller values) by Cephes' reduction
+/// `z = n·ln2 + r` (ln2 in two parts) and degree-6 polynomial with fused multiply-adds, the magic bias
+/// 1.5·2^23 + 127 carrying 2^n's exponent; then f = e / (e + 1), and 1 − f for x ≥ 0 (the sign bit picks). The last
+/// `count % 8` values go through the same code in a zero-padded register, so every value is computed alike. NaN
+/// stays NaN. Within 4 ulp of libm's `1 / (1 + expf(-x))`.
+void lite_f32_sigmoid__avx2(const float *input, float *output, size_t count, int multiply_by_input);
+
+#endif
+
+#endif

@@ -1,0 +1,49 @@
+#if defined(__x86_64__)
+
+#include <immintrin.h>
+#include <string.h>
+
+#include "../isa_targets.h"
+#include "../../include/lite_f32_vmath.h"
+
+LITE_TARGET_AVX2_BEGIN
+
+/// `1 / (1 + e^-x)` of eight floats (see lite_f32_vmath.h).
+static inline __m256 lite_sigmoid8(__m256 x) {
+    const __m256 magic = _mm256_set1_ps(12583039.0f);
+    const __m256 z = _mm256_max_ps(_mm256_set1_ps(-87.33f), _mm256_or_ps(x, _mm256_set1_ps(-0.0f)));
+    const __m256 t = _mm256_fmadd_ps(z, _mm256_set1_ps(1.44269504f), magic);
+    const __m256 scale = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(t), 23));
+    const __m256 n = _mm256_sub_ps(t, magic);
+    __m256 r = _mm256_fmadd_ps(n, _mm256_set1_ps(-0.693359375f), z);
+    r = _mm256_fmadd_ps(n, _mm256_set1_ps(2.1219444e-4f), r);
+    __m256 p = _mm256_fmadd_ps(_mm256_set1_ps(1.98756915e-4f), r, _mm256_set1_ps(1.3981999507e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+    const __m256 one = _mm256_set1_ps(1.0f);
+    const __m256 e = _mm256_mul_ps(_mm256_add_ps(_mm256_fmadd_ps(p, _mm256_mul_ps(r, r), r), one), scale);
+    const __m256 f = _mm256_div_ps(e, _mm256_add_ps(e, one));
+    return _mm256_blendv_ps(_mm256_sub_ps(one, f), f, x);
+}
+
+void lite_f32_sigmoid__avx2(const float *input, float *output, size_t count, int multiply_by_input) {
+    size_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        const __m256 x = _mm256_loadu_ps(input + i);
+        const __m256 f = lite_sigmoid8(x);
+        _mm256_storeu_ps(output + i, multiply_by_input ? _mm256_mul_ps(x, f) : f);
+    }
+    if (i < count) {
+        float lanes[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        memcpy(lanes, input + i, (count - i) * sizeof(float));
+        const __m256 x = _mm256_loadu_ps(lanes), f = lite_sigmoid8(x);
+        _mm256_storeu_ps(lanes, multiply_by_input ? _mm256_mul_ps(x, f) : f);
+        memcpy(output + i, lanes, (count - i) * sizeof(float));
+    }
+}
+
+LITE_TARGET_END
+
+#endif

@@ -1,0 +1,209 @@
+#if defined(__x86_64__)
+
+#include <immintrin.h>
+#include <stdint.h>
+
+#include "../isa_targets.h"
+#include "../../include/lite_f32_gemm.h"
+
+LITE_TARGET_AVX512_BEGIN
+
+/// Row `row`'s piece `segment` of A.
+static inline const float *lite_f32_row512(const lite_f32_gemm_rows *a, size_t row, size_t segment) {
+    if (a->indirection != NULL) return a->indirection[row * a->segments + segment];
+    return a->a + row * a->lda;
+}
+
+static inline size_t lite_min512(size_t a, size_t b) { return a < b ? a : b; }
+
+/// The first `columns` of 16 lanes as a store mask (none when `columns` is 0, all from 16 on).
+static inline __mmask16 lite_mask16(size_t columns) {
+    return (__mmask16)(columns >= 16 ? 0xFFFF : (1u << columns) - 1);
+}
+
+/// The row indices of tile t: rows past the end repeat the last row (computed, not stored).
+#define LITE_TILE_ROWS8                                                                                              \
+    const size_t first = t * 8, valid = lite_min512(8, rows - first);                                                \
+    const size_t r0 = first, r1 = first + lite_min512(1, valid - 1), r2 = first + lite_min512(2, valid - 1);         \
+    const size_t r3 = first + lite_min512(3, valid - 1), r4 = first + lite_min512(4, valid - 1);                     \
+    const size_t r5 = first + lite_min512(5, valid - 1), r6 = first + lite_min512(6, valid - 1);                     \
+    const size_t r7 = first + lite_min512(7, valid - 1)
+
+#define LITE_TILE_POINTERS8                                                                                          \
+    const float *a0 = lite_f32_row512(a, r0, s), *a1 = lite_f32_row512(a, r1, s), *a2 = lite_f32_row512(a, r2, s);   \
+    const float *a3 = lite_f32_row512(a, r3, s), *a4 = lite_f32_row512(a, r4, s), *a5 = lite_f32_row512(a, r5, s);   \
+    const float *a6 = lite_f32_row512(a, r6, s), *a7 = lite_f32_row512(a, r7, s)
+
+/// One 8x32 tile: two AVX-512 registers a row. `min(high, max(low, v))` lets NaN through, as the reference does.
+static inline void lite_f32_tile8x32(const lite_f32_packed_filter *f, const lite_f32_gemm_rows *a, size_t rows,
+                                     size_t t, size_t p, float *c, size_t ldc, float lowValue, float highValue) {
+    LITE_TILE_ROWS8;
+    const float *w = f->packed + p * (f->k + 1) * f->panel_width;
+    const __m512 b0 = _mm512_loadu_ps(w), b1 = _mm512_loadu_ps(w + 16);
+    __m512 c00 = b0, c01 = b1, c10 = b0, c11 = b1, c20 = b0, c21 = b1, c30 = b0, c31 = b1;
+    __m512 c40 = b0, c41 = b1, c50 = b0, c51 = b1, c60 = b0, c61 = b1, c70 = b0, c71 = b1;
+    w += 32;
+    for (size_t s = 0; s < a->segments; s++) {
+        LITE_TILE_POINTERS8;
+        for (size_t i = 0; i < a->segment_length; i++) {
+            const __m512 w0 = _mm512_loadu_ps(w), w1 = _mm512_loadu_ps(w + 16);
+            w += 32;
+            __m512 x = _mm512_set1_ps(a0[i]);
+            c00 = _mm512_fmadd_ps(x, w0, c00); c01 = _mm512_fmadd_ps(x, w1, c01);
+            x = _mm512_set1_ps(a1[i]);
+            c10 = _mm512_fmadd_ps(x, w0, c10); c11 = _mm512_fmadd_ps(x, w1, c11);
+            x = _mm512_set1_ps(a2[i]);
+            c20 = _mm512_fmadd_ps(x, w0, c20); c21 = _mm512_fmadd_ps(x, w1, c21);
+            x = _mm512_set1_ps(a3[i]);
+            c30 = _mm512_fmadd_ps(x, w0, c30); c31 = _mm512_fmadd_ps(x, w1, c31);
+            x = _mm512_set1_ps(a4[i]);
+            c40 = _mm512_fmadd_ps(x, w0, c40); c41 = _mm512_fmadd_ps(x, w1, c41);
+            x = _mm512_set1_ps(a5[i]);
+            c50 = _mm512_fmadd_ps(x, w0, c50); c51 = _mm512_fmadd_ps(x, w1, c51);
+            x = _mm512_set1_ps(a6[i]);
+            c60 = _mm512_fmadd_ps(x, w0, c60); c61 = _mm512_fmadd_ps(x, w1, c61);
+            x = _mm512_set1_ps(a7[i]);
+            c70 = _mm512_fmadd_ps(x, w0, c70); c71 = _mm512_fmadd_ps(x, w1, c71);
+        }
+    }
+    const __m512 low = _mm512_set1_ps(lowValue), high = _mm512_set1_ps(highValue);
+    const size_t column0 = p * f->panel_width, columns = lite_min512(32, f->n - column0);
+    const __mmask16 mask0 = lite_mask16(columns), mask1 = lite_mask16(columns > 16 ? columns - 16 : 0);
+    float *out = c + first * ldc + column0;
+    const __m512 v0[8] = {c00, c10, c20, c30, c40, c50, c60, c70}, v1[8] = {c01, c11, c21, c31, c41, c51, c61, c71};
+    for (size_t r = 0; r < valid; r++) {
+        float *o = out + r * ldc;
+        _mm512_mask_storeu_ps(o, mask0, _mm512_min_ps(high, _mm512_max_ps(low, v0[r])));
+        _mm512_mask_storeu_ps(o + 16, mask1, _mm512_min_ps(high, _mm512_max_ps(low, v1[r])));
+    }
+}
+
+/// One 8x24 tile (a last panel of 24): an AVX-512 and an AVX register a row.
+static inline void lite_f32_tile8x24(const lite_f32_packed_filter *f, const lite_f32_gemm_rows *a, size_t rows,
+                                     size_t t, size_t p, float *c, size_t ldc, float lowValue, float highValue) {
+    LITE_TILE_ROWS8;
+    const float *w = f->packed + p * (f->k + 1) * f->panel_width;
+    const __m512 b0 = _mm512_loadu_ps(w);
+    const __m256 b1 = _mm256_loadu_ps(w + 16);
+    __m512 c00 = b0, c10 = b0, c20 = b0, c30 = b0, c40 = b0, c50 = b0, c60 = b0, c70 = b0;
+    __m256 c01 = b1, c11 = b1, c21 = b1, c31 = b1, c41 = b1, c51 = b1, c61 = b1, c71 = b1;
+    w += 24;
+    for (size_t s = 0; s < a->segments; s++) {
+        LITE_TILE_POINTERS8;
+        for (size_t i = 0; i < a->segment_length; i++) {
+            const __m512 w0 = _mm512_loadu_ps(w);
+            const __m256 w1 = _mm256_loadu_ps(w + 16);
+            w += 24;
+            __m512 x = _mm512_set1_ps(a0[i]);
+            c00 = _mm512_fmadd_ps(x, w0, c00); c01 = _mm256_fmadd_ps(_mm512_castps512_ps256(x), w1, c01);
+            x = _mm512_set1_ps(a1[i]);
+            c10 = _mm512_fmadd_ps(x, w0, c10); c11 = _mm256_fmadd_ps(_mm512_castps512_ps256(x), w1, c11);
+            x = _mm512_set1_ps(a2[i]);
+            c20 = _mm512_fmadd_ps(x, w0, c20); c21 = _mm256_fmadd_ps(_mm512_castps512_ps256(x), w1, c21);
+            x = _mm512_set1_ps(a3[i]);
+            c30 = _mm512_fmadd_ps(x, w0, c30); c31 = _mm256_fmadd_ps(_mm512_castps512_ps256(x), w1, c31);
+            x = _mm512_set1_ps(a4[i]);
+            c40 = _mm512_fmadd_ps(x, w0, c40); c41 = _mm256_fmadd_ps(_mm512_castps512_ps256(x), w1, c41);
+            x = _mm512_set1_ps(a5[i]);
+            c50 = _mm512_fmadd_ps(x, w0, c50); c51 = _mm256_fmadd_ps(_mm512_castps512_ps256(x), w1, c51);
+            x = _mm512_set1_ps(a6[i]);
+            c60 = _mm512_fmadd_ps(x, w0, c60); c61 = _mm256_fmadd_ps(_mm512_castps512_ps256(x), w1, c61);
+            x = _mm512_set1_ps(a7[i]);
+            c70 = _mm512_fmadd_ps(x, w0, c70); c71 = _mm256_fmadd_ps(_mm512_castps512_ps256(x), w1, c71);
+        }
+    }
+    const __m512 low = _mm512_set1_ps(lowValue), high = _mm512_set1_ps(highValue);
+    const __m256 low8 = _mm256_set1_ps(lowValue), high8 = _mm256_set1_ps(highValue);
+    const size_t column0 = p * f->panel_width, columns = lite_min512(24, f->n - column0);
+    const __mmask16 mask0 = lite_mask16(columns);
+    const __mmask8 mask1 = (__mmask8)(columns >= 24 ? 0xFF : columns > 16 ? (1u << (columns - 16)) - 1 : 0);
+    float *out = c + first * ldc + column0;
+    const __m512 v0[8] = {c00, c10, c20, c30, c40, c50, c60, c70};
+    const __m256 v1[8] = {c01, c11, c21, c31, c41, c51, c61, c71};
+    for (size_t r = 0; r < valid; r++) {
+        float *o = out + r * ldc;
+        _mm512_mask_storeu_ps(o, mask0, _mm512_min_ps(high, _mm512_max_ps(low, v0[r])));
+        _mm256_mask_storeu_ps(o + 16, mask1, _mm256_min_ps(high8, _mm256_max_ps(low8, v1[r])));
+    }
+}
+
+/// One 8x16 tile (panels of 16): one AVX-512 register a row.
+static inline void lite_f32_tile8x16(const lite_f32_packed_filter *f, const lite_f32_gemm_rows *a, size_t rows,
+                                     size_t t, size_t p, float *c, size_t ldc, float lowValue, float highValue) {
+    LITE_TILE_ROWS8;
+    const float *w = f->packed + p * (f->k + 1) * f->panel_width;
+    const __m512 b = _mm512_loadu_ps(w);
+    __m512 c0 = b, c1 = b, c2 = b, c3 = b, c4 = b, c5 = b, c6 = b, c7 = b;
+    w += 16;
+    for (size_t s = 0; s < a->segments; s++) {
+        LITE_TILE_POINTERS8;
+        for (size_t i = 0; i < a->segment_length; i++) {
+            const __m512 w0 = _mm512_loadu_ps(w);
+            w += 16;
+            c0 = _mm512_fmadd_ps(_mm512_set1_ps(a0[i]), w0, c0);
+            c1 = _mm512_fmadd_ps(_mm512_set1_ps(a1[i]), w0, c1);
+            c2 = _mm512_fmadd_ps(_mm512_set1_ps(a2[i]), w0, c2);
+            c3 = _mm512_fmadd_ps(_mm512_set1_ps(a3[i]), w0, c3);
+            c4 = _mm512_fmadd_ps(_mm512_set1_ps(a4[i]), w0, c4);
+            c5 = _mm512_fmadd_ps(_mm512_set1_ps(a5[i]), w0, c5);
+            c6 = _mm512_fmadd_ps(_mm512_set1_ps(a6[i]), w0, c6);
+            c7 = _mm512_fmadd_ps(_mm512_set1_ps(a7[i]), w0, c7);
+        }
+    }
+    const __m512 low = _mm512_set1_ps(lowValue), high = _mm512_set1_ps(highValue);
+    const size_t column0 = p * f->panel_width, columns = lite_min512(16, f->n - column0);
+    const __mmask16 mask = lite_mask16(columns);
+    float *out = c + first * ldc + column0;
+    const __m512 v[8] = {c0, c1, c2, c3, c4, c5, c6, c7};
+    for (size_t r = 0; r < valid; r++) _mm512_mask_storeu_ps(out + r * ldc, mask, _mm512_min_ps(high, _mm512_max_ps(low, v[r])));
+}
+
+/// One 8x8 tile (panels of 8) in AVX registers: on CPUs that run AVX-512 multiply-adds as two halves, twice as
+/// many of them a cycle as an AVX-512 tile of the same width.
+static inline void lite_f32_tile8x8(const lite_f32_packed_filter *f, const lite_f32_gemm_rows *a, size_t rows,
+                                    size_t t, size_t p, float *c, size_t ldc, float lowValue, float highValue) {
+    LITE_TILE_ROWS8;
+    const float *w = f->packed + p * (f->k + 1) * f->panel_width;
+    const __m256 b = _mm256_loadu_ps(w);
+    __m256 c0 = b, c1 = b, c2 = b, c3 = b, c4 = b, c5 = b, c6 = b, c7 = b;
+    w += 8;
+    for (size_t s = 0; s < a->segments; s++) {
+        LITE_TILE_POINTERS8;
+        for (size_t i = 0; i < a->segment_length; i++) {
+            const __m256 w0 = _mm256_loadu_ps(w);
+            w += 8;
+            c0 = _mm256_fmadd_ps(_mm256_set1_ps(a0[i]), w0, c0);
+            c1 = _mm256_fmadd_ps(_mm256_set1_ps(a1[i]), w0, c1);
+            c2 = _mm256_fmadd_ps(_mm256_set1_ps(a2[i]), w0, c2);
+            c3 = _mm256_fmadd_ps(_mm256_set1_ps(a3[i]), w0, c3);
+            c4 = _mm256_fmadd_ps(_mm256_set1_ps(a4[i]), w0, c4);
+            c5 = _mm256_fmadd_ps(_mm256_set1_ps(a5[i]), w0, c5);
+            c6 = _mm256_fmadd_ps(_mm256_set1_ps(a6[i]), w0, c6);
+            c7 = _mm256_fmadd_ps(_mm256_set1_ps(a7[i]), w0, c7);
+        }
+    }
+    const __m256 low = _mm256_set1_ps(lowValue), high = _mm256_set1_ps(highValue);
+    const size_t column0 = p * f->panel_width, columns = lite_min512(8, f->n - column0);
+    const __mmask8 mask = (__mmask8)(columns >= 8 ? 0xFF : (1u << columns) - 1);
+    float *out = c + first * ldc + column0;
+    const __m256 v[8] = {c0, c1, c2, c3, c4, c5, c6, c7};
+    for (size_t r = 0; r < valid; r++) _mm256_mask_storeu_ps(out + r * ldc, mask, _mm256_min_ps(high, _mm256_max_ps(low, v[r])));
+}
+
+void lite_f32_gemm_8x32__avx512(const lite_f32_packed_filter *filter, const lite_f32_gemm_rows *a, size_t rows,
+                                size_t tile, size_t panel_begin, size_t panel_end, float *c, size_t ldc,
+                                float low, float high) {
+    for (size_t p = panel_begin; p < panel_end; p++) {
+        const size_t width = p == filter->panels - 1 ? filter->last_panel_width : filter->panel_width;
+        switch (width) {
+        case 8: lite_f32_tile8x8(filter, a, rows, tile, p, c, ldc, low, high); break;
+        case 16: lite_f32_tile8x16(filter, a, rows, tile, p, c, ldc, low, high); break;
+        case 24: lite_f32_tile8x24(filter, a, rows, tile, p, c, ldc, low, high); break;
+        default: lite_f32_tile8x32(filter, a, rows, tile, p, c, ldc, low, high); break;
+        }
+    }
+}
+
+LITE_TARGET_END
+
+#endif
