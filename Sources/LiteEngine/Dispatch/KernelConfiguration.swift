@@ -15,40 +15,30 @@ public struct KernelConfiguration: Sendable {
     /// The level whose microkernels run.
     public let level: InstructionSetLevel
 
-    // MARK: elementwise (quantized ADD/MUL/SQUARED_DIFFERENCE, MAX_POOL_2D, hybrid quantization)
+    /// Float: the packed-filter GEMM tiles, depthwise convolution and sigmoid; nil at `baseline`, where the portable
+    /// Swift kernels and OpenBLAS's sgemm run.
+    let float: FloatKernels?
+    /// Quantized CONV_2D, FULLY_CONNECTED and DEPTHWISE_CONV_2D in `fast` numerics without 8-bit dot products:
+    /// the int16 GEMM, int32 depthwise rows and the exact requantization (``QuantizedGEMMAVX2``); nil below `avx2`.
+    let widenedQuantized: WidenedQuantizedKernels?
+    /// The 8-bit dot-product GEMM, depthwise kernel and AVX-512 requantization (``QuantizedGEMM``,
+    /// ``QuantizedDepthwiseDotProduct``); nil below `avx512vnni`.
+    let quantizedDotProducts: QuantizedDotProductKernels?
     #if arch(x86_64)
-    /// The quantized elementwise, max-pooling and dynamic-range quantization kernels; nil at `baseline`, whose
-    /// portable Swift loops run instead.
+    /// Quantized ADD, MUL and SQUARED_DIFFERENCE, MAX_POOL_2D rows and dynamic-range quantization; nil at
+    /// `baseline`, whose portable Swift loops run instead.
     let elementwise: ElementwiseKernels?
     #endif
-    // MARK: end elementwise
-    // MARK: quantized kernels without 8-bit dot products (int16 GEMM, int32 depthwise, exact requantization)
-    /// The AVX2 kernels of quantized CONV_2D, FULLY_CONNECTED and DEPTHWISE_CONV_2D in `fast` numerics
-    /// (``QuantizedGEMMAVX2``, ``QuantizedDepthwiseConvolution``), nil below `avx2`.
-    let widenedQuantized: WidenedQuantizedKernels?
-    // MARK: end of the widened quantized kernels
-    // MARK: AVX-512 VNNI quantized kernels (QuantizedGEMM, QuantizedDepthwiseDotProduct, ExactRequantization)
-    /// The 8-bit GEMM, depthwise dot-product and AVX-512 requantization kernels of `fast` quantized numerics; nil
-    /// below `avx512vnni`.
-    let quantizedDotProducts: QuantizedDotProductKernels?
-    // MARK: -
-    // MARK: float kernels (port-float)
-    /// The float microkernels (packed-filter GEMM tiles, depthwise convolution, sigmoid); nil at baseline, where the
-    /// portable Swift kernels and sgemm run.
-    let float: FloatKernels?
-    // MARK: end float kernels
 
     /// The configuration of `level`. Callers must have checked that the CPU has it; ``current`` does.
     init(level: InstructionSetLevel) {
         self.level = level
-        // elementwise
+        float = FloatKernels(level: level)
+        widenedQuantized = WidenedQuantizedKernels(level: level)
+        quantizedDotProducts = QuantizedDotProductKernels(level: level)
         #if arch(x86_64)
         elementwise = ElementwiseKernels(level: level)
         #endif
-        widenedQuantized = WidenedQuantizedKernels(level: level)
-        // AVX-512 VNNI quantized kernels.
-        quantizedDotProducts = QuantizedDotProductKernels(level: level)
-        float = FloatKernels(level: level)  // port-float
     }
 
     /// The configuration in use by this process.

@@ -1,9 +1,5 @@
 import CLiteKernels
 import LiteFormat
-#if LITE_AVX512_VNNI
-#if LITE_AVX2
-import _Builtin_intrinsics.intel
-#endif
 
 /// The quantized microkernels of the `avx512vnni` level (Sources/CLiteKernels/include/lite_qs8_vnni.h): the 8-bit
 /// GEMM (``QuantizedGEMM``), the depthwise dot-product kernel (``QuantizedDepthwiseDotProduct``) and the AVX-512
@@ -497,27 +493,6 @@ final class ExactRequantization {
             kernels.requantizeRow(vnniParameters, accumulators, constants, rowSumFactors, rowSum, channels, output, roundingUp ? 1 : 0)
             return
         }
-        #endif
-        #if LITE_AVX2
-        let unsignedOutput = high > 127
-        let uniformTerm = uniformRowSumFactor.map { _mm256_set1_epi32(0 &- $0 &* rowSum) }
-        let sum = _mm256_set1_epi32(rowSum)
-        @inline(__always) func load(_ pointer: UnsafeRawPointer) -> __m256i { _mm256_loadu_si256(pointer.assumingMemoryBound(to: __m256i_u.self)) }
-        var c = 0
-        while c < channels {
-            var x = _mm256_add_epi32(load(accumulators + c), load(constants + c))
-            if let uniformTerm {
-                x = _mm256_add_epi32(x, uniformTerm)
-            } else {
-                x = _mm256_sub_epi32(x, _mm256_mullo_epi32(load(rowSumFactors + c), sum))
-            }
-            let v = rescale8(x, channelData8(c, highWords: shiftsFromHighWords), hasLeftShifts: hasLeftShifts, foldsZeroPoint: foldsZeroPoint,
-                             roundingUp: roundingUp || !correctedBlocks[c >> 3], highWords: shiftsFromHighWords)
-            storeBytes8(packBytes8(v, unsigned: unsignedOutput), count: min(channels - c, 8), to: output + c)
-            c += 8
-        }
-        #else
-        #if arch(x86_64)
         if let kernels = KernelConfiguration.current.widenedQuantized {
             withKernelParameters { parameters in
                 kernels.requantizeRow(parameters, accumulators, constants, rowSumFactors, rowSum, channels, output, roundingUp)
@@ -536,65 +511,11 @@ final class ExactRequantization {
             let v = min(max((total &>> totalShifts[slot]) &+ (foldsZeroPoint ? 0 : Int64(outputZeroPoint)), Int64(low)), Int64(high))
             output.storeBytes(of: UInt8(truncatingIfNeeded: v), toByteOffset: c, as: UInt8.self)
         }
-        #endif
     }
 }
 
-#if LITE_AVX512_VNNI
-/// Sixteen int32 results of a computation done in 64-bit lanes on the even and the odd int32 lanes (as `vpmuldq`
-/// multiplies them): lane 2i is the low half of `even`'s 64-bit lane i, lane 2i+1 the low half of `odd`'s. Each
-/// result must fit int32.
-@inline(__always)
-func joinEvenOddLanes(_ even: __m512i, _ odd: __m512i) -> __m512i {
-    _mm512_permutex2var_epi32(even, _mm512_set_epi32(30, 14, 28, 12, 26, 10, 24, 8, 22, 6, 20, 4, 18, 2, 16, 0), odd)
-}
-#endif
-
-/// uint8 or int8, widened sixteen at a time to int32 lanes. AVX-512 builds use the widening loads directly: the
-/// standard library's generic conversion is sometimes left as a call in large loops (measured: a third of the
-/// depthwise kernel's time). On AVX2 CPUs the loops that widen bytes are C kernels (``WidenedQuantizedKernels``).
-#if LITE_AVX2
-/// AVX2's `joinEvenOddLanes`: lane 2i is the low half of `even`'s 64-bit lane i, lane 2i+1 the low half of `odd`'s.
-@inline(__always)
-func joinEvenOddLanes8(_ even: __m256i, _ odd: __m256i) -> __m256i {
-    _mm256_or_si256(_mm256_and_si256(even, _mm256_set1_epi64x(0xFFFF_FFFF)), _mm256_slli_epi64(odd, 32))
-}
-
-/// Eight int32 lanes already clamped to an 8-bit type's range as eight bytes (the low 64 bits): each 128-bit half
-/// packed to int16, then to bytes (`unsigned`: uint8's saturation, else int8's; either is exact inside the range),
-/// and the halves' first four bytes joined.
-@inline(__always)
-func packBytes8(_ v: __m256i, unsigned: Bool) -> __m128i {
-    let words = _mm256_packs_epi32(v, v)
-    let packed = unsigned ? _mm256_packus_epi16(words, words) : _mm256_packs_epi16(words, words)
-    return _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4)))
-}
-
-/// Sixteen int32 lanes (`a` then `b`) already clamped to an 8-bit type's range as sixteen bytes: packed together
-/// to int16 and to bytes within each 128-bit half, then `a`'s two groups of four and `b`'s gathered in order.
-@inline(__always)
-func packBytes16(_ a: __m256i, _ b: __m256i, unsigned: Bool) -> __m128i {
-    // words: [a0-3 b0-3 | a4-7 b4-7]; bytes' 32-bit groups: [a0-3 b0-3 a0-3 b0-3 | a4-7 b4-7 a4-7 b4-7].
-    let words = _mm256_packs_epi32(a, b)
-    let packed = unsigned ? _mm256_packus_epi16(words, words) : _mm256_packs_epi16(words, words)
-    return _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 4, 1, 5, 0, 4, 1, 5)))
-}
-
-/// The first `count` (at most 8) of the low 8 bytes of `bytes`, stored without writing past them.
-@inline(__always)
-func storeBytes8(_ bytes: __m128i, count: Int, to destination: UnsafeMutableRawPointer) {
-    if count == 8 {
-        _mm_storel_epi64(destination.assumingMemoryBound(to: __m128i_u.self), bytes)
-    } else {
-        let word = UInt64(bitPattern: _mm_cvtsi128_si64(bytes))
-        for j in 0..<count { destination.storeBytes(of: UInt8(truncatingIfNeeded: word >> (8 * UInt64(j))), toByteOffset: j, as: UInt8.self) }
-    }
-}
-#endif
-
-/// uint8 or int8, widened sixteen at a time to int32 lanes. AVX2 and AVX-512 builds use the widening loads directly:
-/// the standard library's generic conversion is sometimes left as a call in large loops (measured: a third of the
-/// depthwise kernel's time).
+/// uint8 or int8, widened sixteen at a time to int32 lanes: the portable path. On x86-64 the loops that widen bytes
+/// in bulk are C kernels (``WidenedQuantizedKernels``, ``QuantizedDotProductKernels``).
 protocol QuantizedByte: FixedWidthInteger & SIMDScalar & Codable {
     static func widen16(_ pointer: UnsafeRawPointer) -> SIMD16<Int32>
 }
@@ -602,29 +523,13 @@ protocol QuantizedByte: FixedWidthInteger & SIMDScalar & Codable {
 extension Int8: QuantizedByte {
     @inline(__always)
     static func widen16(_ pointer: UnsafeRawPointer) -> SIMD16<Int32> {
-        #if LITE_AVX512_VNNI
-        return unsafeBitCast(_mm512_cvtepi8_epi32(_mm_loadu_si128(pointer.assumingMemoryBound(to: __m128i_u.self))), to: SIMD16<Int32>.self)
-        #if LITE_AVX2
-        let low = _mm256_cvtepi8_epi32(_mm_loadl_epi64(pointer.assumingMemoryBound(to: __m128i_u.self)))
-        let high = _mm256_cvtepi8_epi32(_mm_loadl_epi64((pointer + 8).assumingMemoryBound(to: __m128i_u.self)))
-        return SIMD16(lowHalf: unsafeBitCast(low, to: SIMD8<Int32>.self), highHalf: unsafeBitCast(high, to: SIMD8<Int32>.self))
-        #else
         return SIMD16<Int32>(truncatingIfNeeded: pointer.loadUnaligned(as: SIMD16<Int8>.self))
-        #endif
     }
 }
 
 extension UInt8: QuantizedByte {
     @inline(__always)
     static func widen16(_ pointer: UnsafeRawPointer) -> SIMD16<Int32> {
-        #if LITE_AVX512_VNNI
-        return unsafeBitCast(_mm512_cvtepu8_epi32(_mm_loadu_si128(pointer.assumingMemoryBound(to: __m128i_u.self))), to: SIMD16<Int32>.self)
-        #if LITE_AVX2
-        let low = _mm256_cvtepu8_epi32(_mm_loadl_epi64(pointer.assumingMemoryBound(to: __m128i_u.self)))
-        let high = _mm256_cvtepu8_epi32(_mm_loadl_epi64((pointer + 8).assumingMemoryBound(to: __m128i_u.self)))
-        return SIMD16(lowHalf: unsafeBitCast(low, to: SIMD8<Int32>.self), highHalf: unsafeBitCast(high, to: SIMD8<Int32>.self))
-        #else
         return SIMD16<Int32>(truncatingIfNeeded: pointer.loadUnaligned(as: SIMD16<UInt8>.self))
-        #endif
     }
 }
