@@ -34,7 +34,7 @@ typedef struct {
     /// Nonzero when every channel's row-sum factor is `uniform_row_sum_factor`.
     int32_t has_uniform_row_sum_factor;
     int32_t uniform_row_sum_factor;
-} lite_qs8_requantization;
+} lite_qs8_requantization_avx512;
 
 /// One row of int32 accumulators requantized to `channels` bytes (uint8 or int8, by `low`/`high`):
 /// `x = accumulators[c] + constants[c] - row_sum_factors[c]·row_sum` (wrapping), `x·2^left[c]`, then
@@ -42,7 +42,7 @@ typedef struct {
 /// channel's negative correction taken off where `x·m + 2^30` is negative), plus the zero point, clamped to
 /// [low, high]. The accumulator and per-channel arrays are read up to the next multiple of 16 channels; exactly
 /// `channels` bytes are written. AVX-512 F/BW/VL: 16 channels per step.
-void lite_qs8_requantize_row__avx512(const lite_qs8_requantization *params, const int32_t *accumulators, const int32_t *constants,
+void lite_qs8_requantize_row__avx512(const lite_qs8_requantization_avx512 *params, const int32_t *accumulators, const int32_t *constants,
                                      const int32_t *row_sum_factors, int32_t row_sum, ptrdiff_t channels, void *output,
                                      int rounding_up);
 
@@ -50,7 +50,7 @@ void lite_qs8_requantize_row__avx512(const lite_qs8_requantization *params, cons
 /// does with ties up, row i's sum `row_sums[i]`, to `channels` bytes per row `output_stride` apart. Each 16-channel
 /// block's data is loaded once for all the rows. With a uniform row-sum factor q, `row_sums[i]` is overwritten with
 /// `-q·row_sums[i]` (wrapping).
-void lite_qs8_requantize_block__avx512(const lite_qs8_requantization *params, const int32_t *accumulators,
+void lite_qs8_requantize_block__avx512(const lite_qs8_requantization_avx512 *params, const int32_t *accumulators,
                                        ptrdiff_t accumulator_stride, ptrdiff_t rows, const int32_t *constants,
                                        const int32_t *row_sum_factors, int32_t *row_sums, ptrdiff_t channels, void *output,
                                        ptrdiff_t output_stride);

@@ -14,10 +14,10 @@ struct QuantizedDotProductKernels: Sendable {
     let gemmPackInterior: @convention(c) (UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, UnsafeMutablePointer<Int8>?, Int, Int, Int, Int, Int, Int,
                                           Int, Int, Int, Int, Int, Int, Int8) -> Void
         = lite_qs8_gemm_pack_interior__avx512
-    let requantizeRow: @convention(c) (UnsafePointer<lite_qs8_requantization>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?,
+    let requantizeRow: @convention(c) (UnsafePointer<lite_qs8_requantization_avx512>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?,
                                        Int32, Int, UnsafeMutableRawPointer?, Int32) -> Void
         = lite_qs8_requantize_row__avx512
-    let requantizeBlock: @convention(c) (UnsafePointer<lite_qs8_requantization>?, UnsafePointer<Int32>?, Int, Int, UnsafePointer<Int32>?,
+    let requantizeBlock: @convention(c) (UnsafePointer<lite_qs8_requantization_avx512>?, UnsafePointer<Int32>?, Int, Int, UnsafePointer<Int32>?,
                                          UnsafePointer<Int32>?, UnsafeMutablePointer<Int32>?, Int, UnsafeMutableRawPointer?, Int) -> Void
         = lite_qs8_requantize_block__avx512
     let depthwise: @convention(c) (UnsafePointer<lite_qs8_dwconv_vnni>?, UnsafePointer<lite_qs8_dwconv_geometry>?, UnsafePointer<Int8>?,
@@ -343,7 +343,7 @@ final class ExactRequantization {
     #if arch(x86_64)
     /// The `avx512vnni` level's kernels, when configured, and the C view of the data above they read.
     private let vnniKernels: QuantizedDotProductKernels?
-    private let vnniParameters: UnsafeMutablePointer<lite_qs8_requantization>?
+    private let vnniParameters: UnsafeMutablePointer<lite_qs8_requantization_avx512>?
     #endif
 
     init(_ requantization: ChannelRequantization, paddedChannels: Int, rowSumFactors: [Int32] = []) {
@@ -393,8 +393,8 @@ final class ExactRequantization {
         // The avx512vnni level's C requantization (reads the arrays above, which live as long as this object).
         vnniKernels = KernelConfiguration.current.quantizedDotProducts
         if vnniKernels != nil {
-            let parameters = UnsafeMutablePointer<lite_qs8_requantization>.allocate(capacity: 1)
-            parameters.initialize(to: lite_qs8_requantization(
+            let parameters = UnsafeMutablePointer<lite_qs8_requantization_avx512>.allocate(capacity: 1)
+            parameters.initialize(to: lite_qs8_requantization_avx512(
                 multipliers: UnsafePointer(multipliers), odd_multipliers: UnsafePointer(oddMultipliers), left_shifts: UnsafePointer(leftShifts),
                 addends: UnsafePointer(addends), total_shifts: UnsafePointer(totalShifts), negative_corrections: UnsafePointer(negativeCorrections),
                 output_zero_point: outputZeroPoint, low: low, high: high, has_left_shifts: hasLeftShifts ? 1 : 0,

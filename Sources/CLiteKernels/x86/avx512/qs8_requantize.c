@@ -13,7 +13,7 @@ LITE_TARGET_AVX512_BEGIN
 
 #include "even_odd_lanes.h"
 
-void lite_qs8_requantize_row__avx512(const lite_qs8_requantization *params, const int32_t *accumulators, const int32_t *constants,
+void lite_qs8_requantize_row__avx512(const lite_qs8_requantization_avx512 *params, const int32_t *accumulators, const int32_t *constants,
                                      const int32_t *row_sum_factors, int32_t row_sum, ptrdiff_t channels, void *output,
                                      int rounding_up) {
     const __m512i zero = _mm512_set1_epi32(params->output_zero_point);
@@ -80,7 +80,7 @@ static inline __attribute__((always_inline)) void lite_qs8_requantize_block_row(
     _mm_mask_storeu_epi8(output, mask, _mm512_cvtepi32_epi8(v));
 }
 
-void lite_qs8_requantize_block__avx512(const lite_qs8_requantization *params, const int32_t *accumulators,
+void lite_qs8_requantize_block__avx512(const lite_qs8_requantization_avx512 *params, const int32_t *accumulators,
                                        ptrdiff_t accumulator_stride, ptrdiff_t rows, const int32_t *constants,
                                        const int32_t *row_sum_factors, int32_t *row_sums, ptrdiff_t channels, void *output,
                                        ptrdiff_t output_stride) {
