@@ -11,6 +11,7 @@ struct InkGoldens: Decodable {
         var file: String
         var line: Int
         var label: String
+        var writer: String
         var untimed: Bool?
         var writingAreaHeight: Float?
         var features: [Float]
@@ -23,14 +24,26 @@ struct InkGoldens: Decodable {
     /// tools/ink/shape_geometry.py's features of a Quick, Draw! drawing (`file`, `line`) or of `strokes`, and the
     /// geometry network's LiteRT outputs on them.
     struct Geometry: Decodable {
-        var file: String?; var line: Int?; var label: String?; var name: String?; var strokes: [[[Float]]]?
+        var file: String?; var line: Int?; var label: String?; var writer: String?; var name: String?; var strokes: [[[Float]]]?
         var features: [Double]; var outputs: [Float]
     }
+    /// Twelve words in a row of one held-out writer: `labels[k]` is at line `lines[k]` of `file`.
+    struct LongLine: Decodable { var file: String; var writer: String; var labels: [String]; var lines: [Int] }
+    /// A line of a ../shared/ink file that no longer holds the sample a golden was made from.
+    struct MovedSample: Error, CustomStringConvertible {
+        var file: String, line: Int, expected: (label: String, writer: String), found: (label: String, writer: String)
+        var description: String {
+            "\(file) line \(line) holds \"\(found.label)\" by \(found.writer), not \"\(expected.label)\" by \(expected.writer): "
+                + "the shared data moved; rerun tools/ink/make_ink_goldens.py"
+        }
+    }
+    struct Record { var label: String; var writer: String; var ink: Ink }
     var samples: [Sample]
     var models: [ModelOutput]
     var pictures: [Picture]
     var geometry: [Geometry]
     var synthetic: [Synthetic]
+    var longLine: LongLine
 
     static let shared: InkGoldens = {
         let url = Paths.packageRoot.appendingPathComponent("Tests/LiteTasksTests/Goldens/ink.json")
@@ -41,24 +54,40 @@ struct InkGoldens: Decodable {
 
     /// Line `line` (0-based) of a ../shared/ink file as an Ink, strokes without points dropped.
     static func ink(file: String, line: Int, untimed: Bool = false) throws -> Ink {
-        try inks(file: file, lines: line..<(line + 1), untimed: untimed)[0]
+        try records(file: file, lines: [line], untimed: untimed)[0].ink
     }
 
-    /// Lines `lines` (0-based) of a ../shared/ink file as inks, read in one pass.
-    static func inks(file: String, lines: Range<Int>, untimed: Bool = false) throws -> [Ink] {
+    /// The ink of the sample labelled `label` by `writer` at line `line` of a ../shared/ink file; throws MovedSample
+    /// if the line holds another sample (the goldens name their samples by line, label and writer).
+    static func ink(file: String, line: Int, label: String, writer: String, untimed: Bool = false) throws -> Ink {
+        let record = try records(file: file, lines: [line], untimed: untimed)[0]
+        guard record.label == label, record.writer == writer else {
+            throw MovedSample(file: file, line: line, expected: (label, writer), found: (record.label, record.writer))
+        }
+        return record.ink
+    }
+
+    static func ink(_ sample: Sample, untimed: Bool = false) throws -> Ink {
+        try ink(file: sample.file, line: sample.line, label: sample.label, writer: sample.writer, untimed: untimed)
+    }
+
+    /// Lines `lines` (0-based) of a ../shared/ink file as records in that order, read in one pass.
+    static func records(file: String, lines: [Int], untimed: Bool = false) throws -> [Record] {
         let path = Paths.shared.appendingPathComponent("ink/\(file)").path
         guard let gz = gzopen(path, "rb") else { throw TaskError.notFound(path) }
         defer { gzclose(gz) }
         var buffer = [CChar](repeating: 0, count: 1 << 22)
         var current = 0
-        var texts = [[UInt8]](repeating: [], count: lines.count)
-        while current < lines.upperBound, gzgets(gz, &buffer, Int32(buffer.count)) != nil {
+        var texts: [Int: [UInt8]] = [:]
+        let wanted = Set(lines), last = lines.max() ?? -1
+        while current <= last, gzgets(gz, &buffer, Int32(buffer.count)) != nil {
             let count = strlen(buffer)
             let complete = count > 0 && buffer[count - 1] == 10
-            if lines.contains(current) { texts[current - lines.lowerBound] += buffer[..<count].map { UInt8(bitPattern: $0) } }
+            if wanted.contains(current) { texts[current, default: []] += buffer[..<count].map { UInt8(bitPattern: $0) } }
             if complete { current += 1 }
         }
-        return try texts.map { text in
+        return try lines.map { line in
+            guard let text = texts[line] else { throw TaskError.notFound("\(path) line \(line)") }
             let object = try JSONSerialization.jsonObject(with: Data(text)) as! [String: Any]
             let strokes = (object["strokes"] as! [[[Any]]]).filter { !$0.isEmpty }.map { stroke in
                 Stroke(points: stroke.map { p in
@@ -66,7 +95,7 @@ struct InkGoldens: Decodable {
                     return StrokePoint(x: (p[0] as! NSNumber).floatValue, y: (p[1] as! NSNumber).floatValue, t: t)
                 })
             }
-            return Ink(strokes: strokes)
+            return Record(label: object["label"] as? String ?? "", writer: object["writer"] as? String ?? "", ink: Ink(strokes: strokes))
         }
     }
 
@@ -80,7 +109,7 @@ final class InkFeatureTests: XCTestCase {
     /// The features the network sees are the training side's, value for value.
     func testFeaturesEqualThePythonTrainingFeatures() throws {
         for sample in InkGoldens.shared.samples {
-            let ink = try InkGoldens.ink(file: sample.file, line: sample.line, untimed: sample.untimed ?? false)
+            let ink = try InkGoldens.ink(sample, untimed: sample.untimed ?? false)
             let features = try InkFeatures(strokes: ink.strokes.enumerated().map { ($0.offset, $0.element.points) },
                                            writingAreaHeight: sample.writingAreaHeight)
             XCTAssertEqual(features.length, sample.length, "\(sample.file):\(sample.line) \(sample.label)")
@@ -93,7 +122,7 @@ final class InkFeatureTests: XCTestCase {
 
     func testEveryFeatureRowPointsAtAnInkPoint() throws {
         let sample = InkGoldens.shared.samples[0]
-        let ink = try InkGoldens.ink(file: sample.file, line: sample.line)
+        let ink = try InkGoldens.ink(sample)
         let features = try InkFeatures(strokes: ink.strokes.enumerated().map { ($0.offset, $0.element.points) })
         var previous = (stroke: 0, point: 0)
         for source in features.sources {
@@ -173,7 +202,7 @@ final class InkCharacterClassifierTests: XCTestCase {
     private func strokes(_ picture: InkGoldens.Picture) throws -> [[StrokePoint]] {
         if let sample = picture.sample {
             let golden = InkGoldens.shared.samples[sample]
-            return try InkGoldens.ink(file: golden.file, line: golden.line).strokes.map { $0.points }
+            return try InkGoldens.ink(golden).strokes.map { $0.points }
         }
         return picture.strokes!.map { $0.map { StrokePoint(x: $0[0], y: $0[1]) } }
     }
@@ -401,9 +430,15 @@ final class DigitalInkRecognizerTests: XCTestCase {
     /// 58%: "able citation assessor issues coment mirammensenerampanise").
     func testALongLineIsReadInPieces() throws {
         let labels = ["able", "acid", "act", "across", "addition", "advertisement", "agreement", "air", "amusement", "angle", "angry", "animal"]
+        // The words' lines, chosen by writer and label by tools/ink/make_ink_goldens.py.
+        let golden = InkGoldens.shared.longLine
+        XCTAssertEqual(golden.labels, labels)
+        let records = try InkGoldens.records(file: golden.file, lines: golden.lines, untimed: true)
+        XCTAssertEqual(records.map(\.label), labels)
+        XCTAssertEqual(Set(records.map(\.writer)), [golden.writer])
         // UNIPEN stores y growing upward (tools/ink/ink_data.py); ML Kit's ink grows downward.
-        let words = try InkGoldens.inks(file: "unipen-words.ndjson.gz", lines: 62861..<62873, untimed: true).map { word in
-            Ink(strokes: word.strokes.map { Stroke(points: $0.points.map { StrokePoint(x: $0.x, y: -$0.y) }) })
+        let words = records.map { word in
+            Ink(strokes: word.ink.strokes.map { Stroke(points: $0.points.map { StrokePoint(x: $0.x, y: -$0.y) }) })
         }
         let ink = line(words, gap: 0.5)
         let strokes = ink.strokes.enumerated().map { ($0.offset, $0.element.points) }
@@ -473,7 +508,7 @@ final class DigitalInkRecognizerTests: XCTestCase {
 
     func testShapes() throws {
         let sample = goldens.samples[9]
-        let ink = try InkGoldens.ink(file: sample.file, line: sample.line)
+        let ink = try InkGoldens.ink(sample)
         let result = try recognizer(.shapes).recognize(ink: ink)
         XCTAssertEqual(result.candidates.count, 10)
         XCTAssertEqual(result.candidates.first?.text, sample.label)
@@ -484,7 +519,8 @@ final class DigitalInkRecognizerTests: XCTestCase {
 final class InkShapeGeometryTests: XCTestCase {
     private func strokes(_ golden: InkGoldens.Geometry) throws -> [[StrokePoint]] {
         if let file = golden.file, let line = golden.line {
-            return try InkGoldens.ink(file: file, line: line, untimed: true).strokes.map { $0.points }
+            return try InkGoldens.ink(file: file, line: line, label: XCTUnwrap(golden.label), writer: XCTUnwrap(golden.writer), untimed: true)
+                .strokes.map { $0.points }
         }
         return golden.strokes!.map { $0.map { StrokePoint(x: $0[0], y: $0[1]) } }
     }
@@ -858,7 +894,8 @@ final class CTCBeamSearchTests: XCTestCase {
         let languageModel = try InkLanguageModel.shared(path: root.appendingPathComponent("models/ink-en.lexicon.tsv").path)
         let interpreter = try Interpreter(model: try TFLiteModel(path: root.appendingPathComponent("models/ink-en.tflite").path))
         let alphabet = Array((32...126).map { UInt8($0) })
-        var inks = try [0, 1, 2, 17238].map { try InkGoldens.ink(file: "unipen-words.ndjson.gz", line: $0) }
+        var inks = try [0, 1, 2].map { try InkGoldens.ink(file: "unipen-words.ndjson.gz", line: $0) }
+        inks.append(try InkGoldens.ink(InkGoldens.shared.samples[0]))  // "martyr", the features golden's first ink
         inks += ["hello", "the quick", "brown fox"].map { InkGoldens.shared.synthetic($0) }
         let afterHello = languageModel.state(after: "hello")
         let (spaceCost, afterSpace) = languageModel.extend(afterHello, with: UInt8(ascii: " "))
