@@ -44,7 +44,7 @@ final class FastRequantizationTests: XCTestCase {
             outputType: outputType)
     }
 
-    /// The row requantization of the VNNI kernels (AVX-512 in builds with LITE_AVX512_VNNI, plain SIMD otherwise)
+    /// The row requantization of the VNNI kernels (AVX-512 at the avx512vnni level, AVX2 at avx2 and avx512, plain Swift at baseline)
     /// equals the scalar integer one on every channel: both roundings, multipliers above one (left shifts), per-channel
     /// and uniform row-sum factors, channel counts that leave a partial vector.
     ///

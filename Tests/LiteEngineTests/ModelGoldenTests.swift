@@ -129,9 +129,9 @@ final class SequenceModelGoldenTests: XCTestCase {
 }
 
 /// Quantized models on real photos: `exact` numerics byte for byte equal to LiteRT's built-in kernels; `fast` within one
-/// step of them with the same top-1 (in practice also byte-equal). In builds with AVX-512 VNNI (tools/swift-flags.sh,
-/// which tools/test.sh uses) `fast` runs the int8 dot-product kernels, in other AVX2 builds the int16 GEMM; the first
-/// test checks the route other builds take.
+/// step of them with the same top-1 (in practice also byte-equal). On CPUs with AVX-512 VNNI `fast` runs the int8
+/// dot-product kernels, on other AVX2 CPUs the int16 GEMM (both chosen at run time, see ``KernelConfiguration``); the
+/// first test checks the float route that the baseline level takes, in the same process.
 final class QuantizedModelGoldenTests: XCTestCase {
     let goldens = ModelGoldenChecker()
 
@@ -146,17 +146,13 @@ final class QuantizedModelGoldenTests: XCTestCase {
         try goldens.check("mobilenet_v2_1.0_224_quant", numerics: [.fast])
     }
 
-    /// tools/test.sh says whether its flags enable the VNNI kernel (LITE_EXPECT_VNNI=0/1); the build must agree, so CI
-    /// on a VNNI machine really tests that kernel.
-    func testVNNIKernelIsCompiledWhenTheTestCommandAsksForIt() throws {
-        guard let expected = ProcessInfo.processInfo.environment["LITE_EXPECT_VNNI"] else { return }
-        XCTAssertEqual(QuantizedGEMM.isAvailable, expected == "1")
-    }
-
-    /// Likewise for the AVX2 kernels (LITE_EXPECT_AVX2=0/1).
-    func testAVX2KernelIsCompiledWhenTheTestCommandAsksForIt() throws {
-        guard let expected = ProcessInfo.processInfo.environment["LITE_EXPECT_AVX2"] else { return }
-        XCTAssertEqual(QuantizedGEMMAVX2.isAvailable, expected == "1")
+    /// The integer kernels follow the instruction-set level in use (tools/test.sh runs this class at every level the
+    /// CPU has): the 8-bit dot products at avx512vnni, the int16 GEMM at avx2 and avx512, the float route at baseline.
+    func testIntegerKernelsFollowTheLevel() throws {
+        let level = KernelConfiguration.current.level
+        XCTAssertEqual(QuantizedGEMM.isAvailable, level >= .avx512vnni, "\(level)")
+        XCTAssertEqual(QuantizedGEMMAVX2.isAvailable, level >= .avx2, "\(level)")
+        XCTAssertEqual(QuantizedGEMMAVX2.isUsed, level == .avx2 || level == .avx512, "\(level)")
     }
 
     func testMobileNetV2Quant() throws { try goldens.check("mobilenet_v2_1.0_224_quant", numerics: [.exact, .fast]) }
