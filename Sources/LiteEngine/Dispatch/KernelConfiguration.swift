@@ -16,7 +16,7 @@ public struct KernelConfiguration: Sendable {
     public let level: InstructionSetLevel
 
     // MARK: float kernels (port-float)
-    /// The float microkernels (packed-filter GEMM tiles, depthwise convolution, sigmoid); nil at baseline, where the
+    /// The float microkernels (packed-filter GEMM tiles, depthwise convolution, sigmoid, tanh); nil at baseline, where the
     /// portable Swift kernels and sgemm run.
     let float: FloatKernels?
     // MARK: end float kernels
@@ -75,6 +75,8 @@ extension KernelConfiguration {
         let depthwiseRows: lite_f32_dwconv_rows_fn
         /// Sigmoid (and SiLU) of a buffer.
         let sigmoid: lite_f32_sigmoid_fn
+        /// Tanh of a buffer in place (the same values as `vectorizableTanh`).
+        let tanh: lite_f32_tanh_fn
 
         /// The kernels of `level`, or nil at baseline and on other architectures.
         init?(level: InstructionSetLevel) {
@@ -96,6 +98,7 @@ extension KernelConfiguration {
             gemmRow = lite_f32_gemm_1x64__avx2
             depthwiseRows = lite_f32_dwconv_rows__avx2
             sigmoid = lite_f32_sigmoid__avx2
+            tanh = lite_f32_tanh__avx2
             #else
             return nil
             #endif
