@@ -90,6 +90,26 @@ final class InstructionSetTests: XCTestCase {
         XCTAssertTrue(cpu.out.contains("kernels: baseline"), cpu.out)
     }
 
+    /// On a CPU without AVX (QEMU's Nehalem model, which raises an illegal-instruction signal for any AVX or later
+    /// instruction) the binary detects `baseline`, runs a quantized and a float model, and OpenBLAS takes its own
+    /// kernels for that CPU: nothing compiled for a higher level runs. tools/setup.sh installs qemu-user.
+    func testBaselineCPURunsWithoutIllegalInstructions() throws {
+        let qemu = "/usr/bin/qemu-x86_64"
+        #if arch(x86_64)
+        guard FileManager.default.isExecutableFile(atPath: qemu) else { return XCTFail("\(qemu) is missing: run tools/setup.sh") }
+        let cpu = try runCLI(["-cpu", "Nehalem", CLITests.binary.path, "cpu"], environment: [:], executable: qemu)
+        XCTAssertEqual(cpu.reason, .exit, cpu.err)
+        XCTAssertTrue(cpu.out.contains("detected: baseline") && cpu.out.contains("kernels: baseline"), cpu.out + cpu.err)
+        for model in ["classification/mobilenet_v1_0.25_128_quant.tflite", "classification/mobilenet_v1_0.25_224_1_metadata_1.tflite"] {
+            let result = try runCLI(["-cpu", "Nehalem", CLITests.binary.path, "bench", try TestPaths.model(model), "--runs", "1", "--warmup", "0"],
+                                    environment: [:], executable: qemu)
+            XCTAssertEqual(result.reason, .exit, "\(model): killed by signal \(result.status)\n\(result.err)")
+            XCTAssertEqual(result.status, 0, "\(model): \(result.err)")
+            XCTAssertTrue(result.out.contains("kernels baseline"), result.out)
+        }
+        #endif
+    }
+
     /// OpenBLAS that cannot be loaded is a typed error at model load naming the package to install.
     func testMissingOpenBLASIsAnErrorNotACrash() throws {
         let model = try TestPaths.model("classification/mobilenet_v2_1.0_224_dequant_float.tflite")
@@ -100,10 +120,10 @@ final class InstructionSetTests: XCTestCase {
         XCTAssertTrue(result.err.contains("/nonexistent/libopenblas.so.0"), result.err)
     }
 
-    private func runCLI(_ arguments: [String], environment: [String: String]) throws
+    private func runCLI(_ arguments: [String], environment: [String: String], executable: String? = nil) throws
         -> (status: Int32, reason: Process.TerminationReason, out: String, err: String) {
         let process = Process()
-        process.executableURL = CLITests.binary
+        process.executableURL = executable.map { URL(fileURLWithPath: $0) } ?? CLITests.binary
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let out = Pipe(), err = Pipe()

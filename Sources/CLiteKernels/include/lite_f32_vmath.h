@@ -6,6 +6,9 @@
 /// A level's sigmoid kernel (``lite_f32_sigmoid__avx2``).
 typedef void (*lite_f32_sigmoid_fn)(const float *input, float *output, size_t count, int multiply_by_input);
 
+/// A level's tanh kernel (``lite_f32_tanh__avx2``).
+typedef void (*lite_f32_tanh_fn)(float *values, size_t count);
+
 #if defined(__x86_64__)
 
 /// `output[i] = sigmoid(input[i])`, or `input[i] · sigmoid(input[i])` when `multiply_by_input` (SiLU); the buffers
@@ -16,6 +19,13 @@ typedef void (*lite_f32_sigmoid_fn)(const float *input, float *output, size_t co
 /// `count % 8` values go through the same code in a zero-padded register, so every value is computed alike. NaN
 /// stays NaN. Within 4 ulp of libm's `1 / (1 + expf(-x))`.
 void lite_f32_sigmoid__avx2(const float *input, float *output, size_t count, int multiply_by_input);
+
+/// `tanh` of `count` floats in place, eight at a time, each lane (and each of the last `count % 8` values) computing
+/// exactly the portable `vectorizableTanh`, every operation rounded on its own (no fused multiply-adds):
+/// `1 − 2 / (e^2|x| + 1)` with the sign of x, e^y by Cephes' expf (y clamped to [−87.3, 88.3], `y = n·ln2 + r` with
+/// ln2 in two parts, a degree-6 polynomial, 2^n built in the exponent bits), and below |x| = 0.4 the odd Taylor
+/// series to x^13. At most 4 ulp from libm's `tanhf`.
+void lite_f32_tanh__avx2(float *values, size_t count);
 
 #endif
 

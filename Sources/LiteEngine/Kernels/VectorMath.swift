@@ -91,8 +91,10 @@ func applySigmoid(_ input: UnsafePointer<Float>, into output: UnsafeMutablePoint
     for i in 0..<count { output[i] = multiplyingByInput ? input[i] * vectorizableSigmoid(input[i]) : vectorizableSigmoid(input[i]) }
 }
 
-/// Applies `vectorizableTanh` to `count` floats in place.
+/// Applies `vectorizableTanh` to `count` floats in place: where ``KernelConfiguration/current`` has one, with its
+/// tanh kernel (`lite_f32_tanh__avx2`, the same operations eight lanes at a time, so the same values).
 func applyTanh(_ values: UnsafeMutablePointer<Float>, _ count: Int) {
+    if let tanh = KernelConfiguration.current.float?.tanh { return tanh(values, count) }
     for i in 0..<count { values[i] = vectorizableTanh(values[i]) }
 }
 

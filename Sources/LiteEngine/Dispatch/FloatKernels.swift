@@ -1,0 +1,52 @@
+import CLiteKernels
+
+extension KernelConfiguration {
+    /// The float microkernels of one level, and the GEMM shape they compute (`PackedFilterGEMM` packs its filter for
+    /// it). AVX2 (and FMA) kernels serve the avx2 level and, where they have no AVX-512 version, the levels above it:
+    /// the depthwise convolution and the sigmoid (whose lanes compute the same values in AVX-512 registers), and the
+    /// one-row GEMM (AVX registers at every level).
+    struct FloatKernels: @unchecked Sendable {
+        /// Rows of C per GEMM tile: 6 (AVX2's 6x16) or 8 (AVX-512's 8x32).
+        let gemmTileRows: Int
+        /// The widest GEMM panel: 16 (AVX2) or 32 (AVX-512).
+        let gemmPanelWidth: Int
+        /// Whether the last panel is only as wide as its columns need (a multiple of 8): AVX-512's masked tiles.
+        let gemmNarrowLastPanel: Bool
+        /// One row tile of C against a range of panels.
+        let gemmTiles: lite_f32_gemm_tiles_fn
+        /// One row of A against 64 columns (or a narrow last panel).
+        let gemmRow: lite_f32_gemm_row_fn
+        /// Rows of a float depthwise convolution.
+        let depthwiseRows: lite_f32_dwconv_rows_fn
+        /// Sigmoid (and SiLU) of a buffer.
+        let sigmoid: lite_f32_sigmoid_fn
+        /// Tanh of a buffer in place (the same values as `vectorizableTanh`).
+        let tanh: lite_f32_tanh_fn
+
+        /// The kernels of `level`, or nil at baseline and on other architectures.
+        init?(level: InstructionSetLevel) {
+            #if arch(x86_64)
+            switch level {
+            case .baseline:
+                return nil
+            case .avx2:
+                gemmTileRows = 6
+                gemmPanelWidth = 16
+                gemmNarrowLastPanel = false
+                gemmTiles = lite_f32_gemm_6x16__avx2
+            case .avx512, .avx512vnni:
+                gemmTileRows = 8
+                gemmPanelWidth = 32
+                gemmNarrowLastPanel = true
+                gemmTiles = lite_f32_gemm_8x32__avx512
+            }
+            gemmRow = lite_f32_gemm_1x64__avx2
+            depthwiseRows = lite_f32_dwconv_rows__avx2
+            sigmoid = lite_f32_sigmoid__avx2
+            tanh = lite_f32_tanh__avx2
+            #else
+            return nil
+            #endif
+        }
+    }
+}

@@ -1,0 +1,30 @@
+import CLiteKernels
+
+/// The C kernels of quantized layers on CPUs without 8-bit dot products (Sources/CLiteKernels/x86/avx2/qs8_widened.c):
+/// the int16 GEMM of ``QuantizedGEMMAVX2``, the int32 depthwise convolution of ``QuantizedDepthwiseConvolution`` and
+/// ``ExactRequantization``'s block requantization. Every level from `avx2` up runs the AVX2 ones (the AVX-512
+/// levels have no kernels of their own for these); nil below `avx2`, and on other architectures.
+struct WidenedQuantizedKernels: @unchecked Sendable {
+    #if arch(x86_64)
+    let widen: @convention(c) (UnsafePointer<UInt8>?, Int, Int32, Bool, UnsafeMutablePointer<Int16>?) -> Void
+    let gemmBlock: @convention(c) (UnsafePointer<Int16>?, Int, Int, UnsafePointer<Int16>?, Int, Int, Int, Int, UnsafeMutablePointer<Int32>?) -> Void
+    let requantizeBlock8: @convention(c) (UnsafePointer<lite_qs8_requantization>?, UnsafePointer<Int32>?, Int, Int, UnsafePointer<Int32>?, Int, Int,
+                                          UnsafeMutableRawPointer?, Int, Bool) -> Void
+    let requantizeRow: @convention(c) (UnsafePointer<lite_qs8_requantization>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?,
+                                       Int32, Int, UnsafeMutableRawPointer?, Bool) -> Void
+    let depthwiseRows: @convention(c) (UnsafePointer<lite_qs8_dwconv>?, Int, Int, UnsafeMutablePointer<Int32>?) -> Void
+    #endif
+
+    init?(level: InstructionSetLevel) {
+        #if arch(x86_64)
+        guard level >= .avx2 else { return nil }
+        widen = lite_qs8_widen_s16__avx2
+        gemmBlock = lite_qs8_gemm_s16_block__avx2
+        requantizeBlock8 = lite_qs8_requantize_block8__avx2
+        requantizeRow = lite_qs8_requantize_row__avx2
+        depthwiseRows = lite_qs8_dwconv_rows__avx2
+        #else
+        return nil
+        #endif
+    }
+}
