@@ -10,6 +10,7 @@
 #include "lite_pool.h"
 #include "lite_quantize.h"
 #include "lite_qs8_widened.h"
+#include "lite_s8_dot.h"
 #include "lite_qs8_vnni.h"
 #include "lite_f32_dwconv.h"
 #include "lite_f32_gemm.h"

@@ -1,7 +1,7 @@
 import Foundation
 
 /// LOGISTIC: 1 / (1 + e^-x); uint8/int8 through TFLite's float lookup table, int16 through its sigmoid table. Float runs
-/// ``applySigmoid(_:into:_:multiplyingByInput:)`` (``sigmoid8(_:)`` in AVX2 builds, ``vectorizableSigmoid`` elsewhere: a
+/// ``applySigmoid(_:into:_:multiplyingByInput:)`` (the AVX2 kernel `lite_f32_sigmoid__avx2` from the avx2 level up, ``vectorizableSigmoid`` at baseline: a
 /// few ulp from libm's `expf`, which the lookup table keeps for exactness), as a swish MUL that folds this node does.
 final class Logistic: UnaryElementwise, FloatUnaryOperation {
     @inline(__always) static func apply(_ x: Float) -> Float { vectorizableSigmoid(x) }

@@ -213,14 +213,15 @@ struct IntegerLSTM {
             hidden[c] = Int8(min(max(value, -128), 127))
         }
         if let projection {
-            for r in 0..<outputSize {
-                var acc = projectionEffectiveBias[r]
-                let row = projection + r * C
-                for c in 0..<C { acc &+= Int32(hidden[c]) * Int32(row[c]) }
-                var value = IntegerArithmetic.multiplyByQuantizedMultiplier(acc, projectionScale.multiplier, projectionScale.shift) + outputStateZeroPoint
-                value = min(max(value, -128), 127)
-                if quantizedProjectionClip > 0 { value = min(max(value, -Int32(quantizedProjectionClip)), Int32(quantizedProjectionClip)) }
-                outputState[r] = Int8(value)
+            Self.withDotProducts(UnsafePointer(hidden), projection, rows: outputSize, columns: C) { dot in
+                for r in 0..<outputSize {
+                    let acc = projectionEffectiveBias[r] &+ dot(r)
+                    var value = IntegerArithmetic.multiplyByQuantizedMultiplier(acc, projectionScale.multiplier, projectionScale.shift)
+                        + outputStateZeroPoint
+                    value = min(max(value, -128), 127)
+                    if quantizedProjectionClip > 0 { value = min(max(value, -Int32(quantizedProjectionClip)), Int32(quantizedProjectionClip)) }
+                    outputState[r] = Int8(value)
+                }
             }
         } else {
             outputState.update(from: hidden, count: outputSize)
@@ -233,14 +234,36 @@ struct IntegerLSTM {
     static func matrixVectorAccumulate(_ x: UnsafePointer<Int8>, _ w: UnsafePointer<Int8>, bias: [Int32], _ scale: Multiplier,
                                        rows: Int, columns: Int, into out: UnsafeMutablePointer<Int16>, initialize: Bool) {
         bias.withUnsafeBufferPointer { bias in
-            for r in 0..<rows {
-                var acc = bias[r]
-                let row = w + r * columns
-                for c in 0..<columns { acc &+= Int32(x[c]) * Int32(row[c]) }
-                let previous: Int32 = initialize ? 0 : Int32(out[r])
-                let value = IntegerArithmetic.multiplyByQuantizedMultiplier(acc, scale.multiplier, scale.shift) + previous
-                out[r] = Int16(min(max(value, -32768), 32767))
+            withDotProducts(x, w, rows: rows, columns: columns) { dot in
+                for r in 0..<rows {
+                    let acc = bias[r] &+ dot(r)
+                    let previous: Int32 = initialize ? 0 : Int32(out[r])
+                    let value = IntegerArithmetic.multiplyByQuantizedMultiplier(acc, scale.multiplier, scale.shift) + previous
+                    out[r] = Int16(min(max(value, -32768), 32767))
+                }
             }
+        }
+    }
+
+    /// Calls `body` with a function giving `Σ_c x[c]·w[r·columns + c]` for each row r: computed for all rows at once
+    /// by the AVX2 kernel where the configuration has it (``WidenedQuantizedKernels/dotRows``), else row by row.
+    /// Integer sums do not depend on their order, so both give the same values.
+    @inline(__always)
+    static func withDotProducts(_ x: UnsafePointer<Int8>, _ w: UnsafePointer<Int8>, rows: Int, columns: Int, _ body: ((Int) -> Int32) -> Void) {
+        #if arch(x86_64)
+        if let dotRows = KernelConfiguration.current.widenedQuantized?.dotRows {
+            withUnsafeTemporaryAllocation(of: Int32.self, capacity: rows) { sums in
+                dotRows(x, w, rows, columns, sums.baseAddress)
+                body { sums[$0] }
+            }
+            return
+        }
+        #endif
+        body { r in
+            var acc: Int32 = 0
+            let row = w + r * columns
+            for c in 0..<columns { acc &+= Int32(x[c]) * Int32(row[c]) }
+            return acc
         }
     }
 
