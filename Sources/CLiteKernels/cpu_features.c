@@ -1,10 +1,9 @@
 // CPU feature detection for run-time kernel dispatch. Compiled for baseline x86-64: it must run on every CPU.
 #include "lite_cpu.h"
 
-#include <string.h>
-
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
+#include <string.h>
 
 /// XCR0, the register-state components the OS saves on a context switch. `xgetbv` is only valid once CPUID says
 /// OSXSAVE; inline assembly so this file needs no `-mxsave`.
