@@ -77,6 +77,10 @@ public enum BLAS {
             setenv("OPENBLAS_CORETYPE", forced, 1)
         } else if let core = preferredCoreType() {
             setenv("OPENBLAS_CORETYPE", core, 1)
+        } else {
+            // A CPU without AVX2: an inherited family (a parent process of ours on another machine, a container
+            // image's default) could name kernels this CPU cannot run; OpenBLAS's own detection is safe.
+            unsetenv("OPENBLAS_CORETYPE")
         }
         setenv("OPENBLAS_NUM_THREADS", "1", 1)
         // LITEVISION_OPENBLAS names the library file to open instead (a custom build, or a test of the missing case).
