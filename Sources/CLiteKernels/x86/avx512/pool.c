@@ -9,20 +9,7 @@
 
 LITE_TARGET_AVX512_BEGIN
 
-/// Output pixel `ox`'s input columns [*x0, *x1).
-static inline void lite_pool_columns512(const lite_pool_row_geometry *g, ptrdiff_t ox, ptrdiff_t *x0, ptrdiff_t *x1) {
-    const ptrdiff_t start = ox * g->stride - g->pad_left;
-    const ptrdiff_t first = start > 0 ? start : 0;
-    const ptrdiff_t end = start + g->filter_width < g->input_width ? start + g->filter_width : g->input_width;
-    *x0 = first;
-    *x1 = end > first ? end : first;
-}
-
-/// Swift's `min(max(m, low), high)`: max(x, y) is `y >= x ? y : x`, min(x, y) is `y < x ? y : x`.
-static inline float lite_clamp_scalar512(float m, float low, float high) {
-    const float raised = low >= m ? low : m;
-    return high < raised ? high : raised;
-}
+#include "../pool_window.h"
 
 /// Channels [channel, channel + 16) of one window, clamped and stored at `out + channel`.
 static inline void lite_f32_window_maximum16(const float *image, ptrdiff_t row_start, ptrdiff_t row_end, ptrdiff_t x0, ptrdiff_t x1,
@@ -53,7 +40,7 @@ void lite_f32_maxpool_row__avx512(const float *image, ptrdiff_t row_start, ptrdi
     const ptrdiff_t channels = g->channels, width = g->input_width;
     for (ptrdiff_t ox = 0; ox < g->output_width; ox++) {
         ptrdiff_t x0, x1;
-        lite_pool_columns512(g, ox, &x0, &x1);
+        lite_pool_columns(g, ox, &x0, &x1);
         float *out = out_row + ox * channels;
         ptrdiff_t c = 0;
         while (c < channels && channels >= 16) {
@@ -74,7 +61,7 @@ void lite_f32_maxpool_row__avx512(const float *image, ptrdiff_t row_start, ptrdi
                     if (v > maximum) maximum = v;
                 }
             }
-            out[c] = lite_clamp_scalar512(maximum, low, high);
+            out[c] = lite_clamp_scalar(maximum, low, high);
         }
     }
 }
