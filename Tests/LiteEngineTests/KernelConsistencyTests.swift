@@ -432,6 +432,39 @@ final class KernelConsistencyTests: XCTestCase {
         XCTAssertGreaterThan(compared, 120)
     }
 
+    /// The integer LSTM's gate product in C (`lite_s8_matvec_s16__avx2`) against TFLite's arithmetic written out in
+    /// Swift: row counts that are not multiples of eight, both accumulating and initializing, shifts over the whole
+    /// range, sums large enough to saturate int16.
+    func testIntegerLSTMGateProductMatchesReference() throws {
+        guard let kernel = KernelConfiguration.current.widenedQuantized?.matrixVectorAccumulate else {
+            XCTAssertEqual(KernelConfiguration.current.level, .baseline, "the avx2 level and above configure the kernel")
+            return
+        }
+        var saturated = 0
+        for trial in 0..<200 {
+            let rows = Int.random(in: 1...41, using: &generator), columns = Int.random(in: 1...70, using: &generator)
+            let x = (0..<columns).map { _ in Int8.random(in: -128...127, using: &generator) }
+            let w = (0..<rows * columns).map { _ in Int8.random(in: -128...127, using: &generator) }
+            let bias = (0..<rows).map { _ in Int32.random(in: -300_000...300_000, using: &generator) }
+            let multiplier = Int32.random(in: 1 << 30...Int32.max, using: &generator)
+            let shift = trial % 10 == 0 ? Int.random(in: 1...6, using: &generator) : Int.random(in: -31...0, using: &generator)
+            let prior = (0..<rows).map { _ in Int16.random(in: -32768...32767, using: &generator) }
+            let accumulate = trial % 2 == 0
+            var expected = [Int16](repeating: 0, count: rows)
+            for r in 0..<rows {
+                var sum = bias[r]
+                for c in 0..<columns { sum &+= Int32(x[c]) * Int32(w[r * columns + c]) }
+                let value = IntegerArithmetic.multiplyByQuantizedMultiplier(sum, multiplier, shift) + (accumulate ? Int32(prior[r]) : 0)
+                expected[r] = Int16(min(max(value, -32768), 32767))
+                if expected[r] == .max || expected[r] == .min { saturated += 1 }
+            }
+            var actual = prior
+            kernel(x, w, bias, rows, columns, multiplier, Int32(shift), &actual, accumulate ? 1 : 0)
+            XCTAssertEqual(actual, expected, "rows \(rows), columns \(columns), multiplier \(multiplier), shift \(shift), accumulate \(accumulate)")
+        }
+        XCTAssertGreaterThan(saturated, 0, "some sums saturate")
+    }
+
     func testFullyConnectedMatchesReference() throws {
         for trial in 0..<60 {
             let rows = Int.random(in: 1...9, using: &generator), depth = Int.random(in: 1...70, using: &generator), units = Int.random(in: 1...40, using: &generator)

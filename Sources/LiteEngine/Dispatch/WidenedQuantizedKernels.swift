@@ -16,6 +16,10 @@ struct WidenedQuantizedKernels: @unchecked Sendable {
     let depthwiseRows: @convention(c) (UnsafePointer<lite_qs8_dwconv>?, Int, Int, UnsafeMutablePointer<Int32>?) -> Void
     /// int8 rows against one int8 vector in int32 (the integer LSTM's matrix-vector products).
     let dotRows: @convention(c) (UnsafePointer<Int8>?, UnsafePointer<Int8>?, Int, Int, UnsafeMutablePointer<Int32>?) -> Void
+    /// The integer LSTM's gate product: int8 rows against one int8 vector, plus bias, rescaled (double rounding) and
+    /// added to int16 outputs with saturation. Needs multiplier ≥ 0 and a shift in -31...30.
+    let matrixVectorAccumulate: @convention(c) (UnsafePointer<Int8>?, UnsafePointer<Int8>?, UnsafePointer<Int32>?, Int, Int, Int32, Int32,
+                                                UnsafeMutablePointer<Int16>?, Int32) -> Void
     #endif
 
     init?(level: InstructionSetLevel) {
@@ -27,6 +31,7 @@ struct WidenedQuantizedKernels: @unchecked Sendable {
         requantizeRow = lite_qs8_requantize_row__avx2
         depthwiseRows = lite_qs8_dwconv_rows__avx2
         dotRows = lite_s8_dot_rows__avx2
+        matrixVectorAccumulate = lite_s8_matvec_s16__avx2
         #else
         return nil
         #endif

@@ -234,6 +234,12 @@ struct IntegerLSTM {
     static func matrixVectorAccumulate(_ x: UnsafePointer<Int8>, _ w: UnsafePointer<Int8>, bias: [Int32], _ scale: Multiplier,
                                        rows: Int, columns: Int, into out: UnsafeMutablePointer<Int16>, initialize: Bool) {
         bias.withUnsafeBufferPointer { bias in
+            #if arch(x86_64)
+            if let kernel = matrixVectorKernel, scale.multiplier >= 0, (-31...30).contains(scale.shift) {
+                kernel(x, w, bias.baseAddress, rows, columns, scale.multiplier, Int32(scale.shift), out, initialize ? 0 : 1)
+                return
+            }
+            #endif
             withDotProducts(x, w, rows: rows, columns: columns) { dot in
                 for r in 0..<rows {
                     let acc = bias[r] &+ dot(r)
@@ -245,13 +251,19 @@ struct IntegerLSTM {
         }
     }
 
+    #if arch(x86_64)
+    /// The configuration's int8 matrix-vector kernel, looked up once per process.
+    private static let dotRowsKernel = KernelConfiguration.current.widenedQuantized?.dotRows
+    private static let matrixVectorKernel = KernelConfiguration.current.widenedQuantized?.matrixVectorAccumulate
+    #endif
+
     /// Calls `body` with a function giving `Σ_c x[c]·w[r·columns + c]` for each row r: computed for all rows at once
     /// by the AVX2 kernel where the configuration has it (``WidenedQuantizedKernels/dotRows``), else row by row.
     /// Integer sums do not depend on their order, so both give the same values.
     @inline(__always)
     static func withDotProducts(_ x: UnsafePointer<Int8>, _ w: UnsafePointer<Int8>, rows: Int, columns: Int, _ body: ((Int) -> Int32) -> Void) {
         #if arch(x86_64)
-        if let dotRows = KernelConfiguration.current.widenedQuantized?.dotRows {
+        if let dotRows = dotRowsKernel {
             withUnsafeTemporaryAllocation(of: Int32.self, capacity: rows) { sums in
                 dotRows(x, w, rows, columns, sums.baseAddress)
                 body { sums[$0] }

@@ -297,7 +297,7 @@ final class ExactRequantization {
     /// Per block of 8 channels: whether any of them rounds ties away from zero (has a negative correction). A block
     /// without runs the ties-up code even when asked to round away: the two are the same arithmetic there (int8
     /// depthwise rounds ties up in whole groups of 8 channels, see ``ChannelRequantization/upwardChannels``).
-    private let correctedBlocks: [Bool]
+    private let correctedBlocks: UnsafeMutablePointer<Bool>
     let outputZeroPoint: Int32
     let low: Int32, high: Int32
     let hasLeftShifts: Bool
@@ -310,6 +310,10 @@ final class ExactRequantization {
     /// The `avx512vnni` level's kernels, when configured, and the C view of the data above they read.
     private let vnniKernels: QuantizedDotProductKernels?
     private let vnniParameters: UnsafeMutablePointer<lite_qs8_requantization_avx512>?
+    /// The `avx2` level's kernels (also configured at the levels above), and the C view they read; both captured
+    /// once here so the per-block calls do not rebuild them.
+    private let widenedKernels: WidenedQuantizedKernels?
+    private let widenedParameters: UnsafeMutablePointer<lite_qs8_requantization>?
     #endif
 
     init(_ requantization: ChannelRequantization, paddedChannels: Int, rowSumFactors: [Int32] = []) {
@@ -349,9 +353,11 @@ final class ExactRequantization {
             if inRange && folded.totalShift < 32 { shiftsFromHighWords = false }
         }
         self.shiftsFromHighWords = shiftsFromHighWords
-        correctedBlocks = stride(from: 0, to: channelCount, by: 8).map { [negativeCorrections] first in
-            (first..<first + 8).contains { negativeCorrections[Self.slot($0)] != 0 }
+        let correctedBlocks = UnsafeMutablePointer<Bool>.allocate(capacity: channelCount / 8)
+        for block in 0..<channelCount / 8 {
+            correctedBlocks[block] = (block * 8..<block * 8 + 8).contains { [negativeCorrections] in negativeCorrections[Self.slot($0)] != 0 }
         }
+        self.correctedBlocks = correctedBlocks
         outputZeroPoint = requantization.outputZeroPoint
         low = requantization.low
         high = requantization.high
@@ -369,6 +375,19 @@ final class ExactRequantization {
             vnniParameters = parameters
         } else {
             vnniParameters = nil
+        }
+        widenedKernels = KernelConfiguration.current.widenedQuantized
+        if widenedKernels != nil {
+            let parameters = UnsafeMutablePointer<lite_qs8_requantization>.allocate(capacity: 1)
+            parameters.initialize(to: lite_qs8_requantization(
+                multipliers: multipliers, odd_multipliers: oddMultipliers, left_shifts: leftShifts, high_word_shifts: highWordShifts,
+                addends: addends, total_shifts: totalShifts, negative_corrections: negativeCorrections, biased_addends: biasedAddends,
+                shift_biases: shiftBiases, corrected_blocks: correctedBlocks, output_zero_point: outputZeroPoint, low: low, high: high,
+                uniform_row_sum_factor: uniformRowSumFactor ?? 0, has_uniform_row_sum_factor: uniformRowSumFactor != nil,
+                has_left_shifts: hasLeftShifts, folds_zero_point: foldsZeroPoint, shifts_from_high_words: shiftsFromHighWords))
+            widenedParameters = parameters
+        } else {
+            widenedParameters = nil
         }
         #endif
     }
@@ -389,24 +408,19 @@ final class ExactRequantization {
         deallocateAligned(biasedAddends)
         deallocateAligned(shiftBiases)
         deallocateAligned(highWordShifts)
+        correctedBlocks.deallocate()
         #if arch(x86_64)
         vnniParameters?.deallocate()
+        widenedParameters?.deallocate()
         #endif
     }
 
     #if arch(x86_64)
     /// This requantization as the C kernels read it (``WidenedQuantizedKernels``): pointers into its arrays, valid
-    /// inside `body`.
+    /// as long as this object. Needs ``KernelConfiguration/widenedQuantized``.
     func withKernelParameters<Result>(_ body: (UnsafePointer<lite_qs8_requantization>) -> Result) -> Result {
-        correctedBlocks.withUnsafeBufferPointer { corrected in
-            var parameters = lite_qs8_requantization(
-                multipliers: multipliers, odd_multipliers: oddMultipliers, left_shifts: leftShifts, high_word_shifts: highWordShifts,
-                addends: addends, total_shifts: totalShifts, negative_corrections: negativeCorrections, biased_addends: biasedAddends,
-                shift_biases: shiftBiases, corrected_blocks: corrected.baseAddress, output_zero_point: outputZeroPoint, low: low, high: high,
-                uniform_row_sum_factor: uniformRowSumFactor ?? 0, has_uniform_row_sum_factor: uniformRowSumFactor != nil,
-                has_left_shifts: hasLeftShifts, folds_zero_point: foldsZeroPoint, shifts_from_high_words: shiftsFromHighWords)
-            return withUnsafePointer(to: &parameters) { body($0) }
-        }
+        guard let widenedParameters else { preconditionFailure("the C requantization needs the AVX2 kernels") }
+        return body(widenedParameters)
     }
     #endif
 
@@ -419,11 +433,9 @@ final class ExactRequantization {
     func requantizeBlock8(_ accumulators: UnsafePointer<Int32>, accumulatorStride: Int, rows: Int, constants: UnsafePointer<Int32>,
                           channels: Range<Int>, into output: UnsafeMutableRawPointer, outputStride: Int, roundingUp: Bool = true) {
         #if arch(x86_64)
-        guard let kernels = KernelConfiguration.current.widenedQuantized else { preconditionFailure("requantizeBlock8 needs the AVX2 kernels") }
-        withKernelParameters { parameters in
-            kernels.requantizeBlock8(parameters, accumulators, accumulatorStride, rows, constants, channels.lowerBound, channels.upperBound, output,
-                                     outputStride, roundingUp)
-        }
+        guard let kernels = widenedKernels, let widenedParameters else { preconditionFailure("requantizeBlock8 needs the AVX2 kernels") }
+        kernels.requantizeBlock8(widenedParameters, accumulators, accumulatorStride, rows, constants, channels.lowerBound, channels.upperBound, output,
+                                 outputStride, roundingUp)
         #else
         preconditionFailure("requantizeBlock8 needs the AVX2 kernels of x86-64")
         #endif
@@ -459,10 +471,8 @@ final class ExactRequantization {
             kernels.requantizeRow(vnniParameters, accumulators, constants, rowSumFactors, rowSum, channels, output, roundingUp ? 1 : 0)
             return
         }
-        if let kernels = KernelConfiguration.current.widenedQuantized {
-            withKernelParameters { parameters in
-                kernels.requantizeRow(parameters, accumulators, constants, rowSumFactors, rowSum, channels, output, roundingUp)
-            }
+        if let kernels = widenedKernels, let widenedParameters {
+            kernels.requantizeRow(widenedParameters, accumulators, constants, rowSumFactors, rowSum, channels, output, roundingUp)
             return
         }
         #endif
