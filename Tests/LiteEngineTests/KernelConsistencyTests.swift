@@ -465,6 +465,36 @@ final class KernelConsistencyTests: XCTestCase {
         XCTAssertGreaterThan(saturated, 0, "some sums saturate")
     }
 
+    /// The float ADD kernel against the portable clamp, bit for bit (NaN as NaN): NaN, infinities and signed zeros among the
+    /// values, activations none/ReLU/ReLU6, counts that are not multiples of eight, with and without a second row.
+    func testFloatSumKernelMatchesThePortableLoop() {
+        guard let kernel = KernelConfiguration.current.float?.addMinMax else {
+            XCTAssertEqual(KernelConfiguration.current.level, .baseline, "the avx2 level and above configure the kernel")
+            return
+        }
+        let specials: [Float] = [.nan, -.nan, .infinity, -.infinity, 0, -0.0, 6, -6, .leastNonzeroMagnitude, .greatestFiniteMagnitude]
+        for trial in 0..<120 {
+            let count = Int.random(in: 0...45, using: &generator)
+            func value() -> Float {
+                Int.random(in: 0..<4, using: &generator) == 0 ? specials.randomElement(using: &generator)! : Float.random(in: -8...8, using: &generator)
+            }
+            let a = (0..<count).map { _ in value() }, b = (0..<count).map { _ in value() }
+            let (low, high): (Float, Float) = [(-.infinity, .infinity), (0, .infinity), (0, 6)][trial % 3]
+            let withSecond = trial % 4 != 3
+            var actual = [Float](repeating: 1, count: count)
+            a.withUnsafeBufferPointer { a in
+                b.withUnsafeBufferPointer { b in
+                    kernel(a.baseAddress, withSecond ? b.baseAddress : nil, &actual, count, low, high)
+                }
+            }
+            let expected = (0..<count).map { Float.clamp(a[$0] + (withSecond ? b[$0] : 0), low, high) }
+            // Bits, except that any NaN equals any NaN: which operand's payload (and sign) a sum of two NaNs, or the
+            // default NaN of inf - inf, carries depends on the instruction's operand order, which the compiler picks.
+            func bits(_ values: [Float]) -> [UInt32] { values.map { $0.isNaN ? Float.nan.bitPattern : $0.bitPattern } }
+            XCTAssertEqual(bits(actual), bits(expected), "count \(count), clamp [\(low), \(high)], second row \(withSecond)")
+        }
+    }
+
     func testFullyConnectedMatchesReference() throws {
         for trial in 0..<60 {
             let rows = Int.random(in: 1...9, using: &generator), depth = Int.random(in: 1...70, using: &generator), units = Int.random(in: 1...40, using: &generator)

@@ -9,6 +9,9 @@ typedef void (*lite_f32_sigmoid_fn)(const float *input, float *output, size_t co
 /// A level's tanh kernel (``lite_f32_tanh__avx2``).
 typedef void (*lite_f32_tanh_fn)(float *values, size_t count);
 
+/// A level's clamped sum kernel (``lite_f32_vadd_minmax__avx2``).
+typedef void (*lite_f32_vadd_minmax_fn)(const float *a, const float *b, float *output, size_t count, float low, float high);
+
 #if defined(__x86_64__)
 
 /// `output[i] = sigmoid(input[i])`, or `input[i] · sigmoid(input[i])` when `multiply_by_input` (SiLU); the buffers
@@ -26,6 +29,12 @@ void lite_f32_sigmoid__avx2(const float *input, float *output, size_t count, int
 /// ln2 in two parts, a degree-6 polynomial, 2^n built in the exponent bits), and below |x| = 0.4 the odd Taylor
 /// series to x^13. At most 4 ulp from libm's `tanhf`.
 void lite_f32_tanh__avx2(float *values, size_t count);
+
+/// `output[i] = clamp(a[i] + b[i], low, high)`, or `clamp(a[i] + 0, low, high)` when `b` is NULL (so −0 becomes +0,
+/// as an added zero does), eight at a time. The clamp is `v < low ? low : v`, then `> high ? high`: NaN passes
+/// through and −0 stays −0 against a low of 0, as the portable Swift loop does (`vmaxps` returns its second operand
+/// when either is NaN). Any `count`; the last `count % 8` one at a time.
+void lite_f32_vadd_minmax__avx2(const float *a, const float *b, float *output, size_t count, float low, float high);
 
 #endif
 

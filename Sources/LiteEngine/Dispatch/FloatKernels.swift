@@ -22,6 +22,8 @@ extension KernelConfiguration {
         let sigmoid: lite_f32_sigmoid_fn
         /// Tanh of a buffer in place (the same values as `vectorizableTanh`).
         let tanh: lite_f32_tanh_fn
+        /// The clamped sum of two rows (or one row plus zero).
+        let addMinMax: lite_f32_vadd_minmax_fn
 
         /// The kernels of `level`, or nil at baseline and on other architectures.
         init?(level: InstructionSetLevel) {
@@ -44,6 +46,7 @@ extension KernelConfiguration {
             depthwiseRows = lite_f32_dwconv_rows__avx2
             sigmoid = lite_f32_sigmoid__avx2
             tanh = lite_f32_tanh__avx2
+            addMinMax = lite_f32_vadd_minmax__avx2
             #else
             return nil
             #endif

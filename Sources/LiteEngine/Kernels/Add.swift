@@ -36,12 +36,16 @@ class Add: BinaryElementwise {
     /// prepare from ``KernelConfiguration/current``.
     var exactKernels: ElementwiseKernels?
     #endif
+    /// The float sum with its activation's clamp (``KernelConfiguration/FloatKernels/addMinMax``), chosen at prepare
+    /// for float ADD; nil for SUB, at baseline (the portable Swift loops) and on other architectures.
+    private var floatSum: lite_f32_vadd_minmax_fn?
     enum Sum: FloatBinaryOperation { @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a + b } }
     enum Difference: FloatBinaryOperation { @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a - b } }
 
     override func prepare() throws {
         let a = try input(0), b = try input(1), output = try self.output(0)
         if try prepareIntegers() { return }
+        floatSum = !Self.subtracts && a.type == .float32 ? KernelConfiguration.current.float?.addMinMax : nil
         guard a.type == .uint8 || a.type == .int8 || a.type == .int16 else { return try super.prepare() }
         guard b.type == a.type, output.type == a.type else { throw KernelError.unsupported("\(node.code) of \(a.type) and \(b.type) into \(output.type)") }
         let qa = try QuantizedTensorInfo(a), qb = try QuantizedTensorInfo(b), qo = try QuantizedTensorInfo(output)
@@ -101,20 +105,32 @@ class Add: BinaryElementwise {
         // keeps).
         let (first, second, firstStride) = operand == 0 ? (UnsafePointer(x), UnsafePointer(y), sourceChannels) : (UnsafePointer(y), UnsafePointer(x), channels)
         let secondStride = operand == 0 ? channels : sourceChannels
+        let floatSum = self.floatSum
         parallelFor(output.elementCount / channels, threads: context.threads, minimumChunk: 16, workPerItem: 4 * channels) { rows in
             for r in rows {
-                Self.addRow(first + r * firstStride, second + r * secondStride, out + r * channels, count: sourceChannels, low: low, high: high)
+                Self.addRow(first + r * firstStride, second + r * secondStride, out + r * channels, count: sourceChannels, low: low, high: high,
+                            kernel: floatSum)
                 Self.addRow(y + r * channels + sourceChannels, nil, out + r * channels + sourceChannels, count: channels - sourceChannels,
-                            low: low, high: high)
+                            low: low, high: high, kernel: floatSum)
             }
         }
     }
 
-    /// `clamp(a[i] + b[i])`, or `clamp(a[i] + 0)` without `b`, for `i < count`: eight lanes at a time, since rows of
-    /// 24-96 channels are too short for the compiler's vector loop (which takes 32 at a time, leaving them scalar).
+    /// A float ADD of operands of one shape through the configuration's kernel, split over `threads`.
+    private func addSameShape(_ kernel: lite_f32_vadd_minmax_fn, _ context: RunContext) {
+        let a = node.inputs[0]!.floats, b = node.inputs[1]!.floats, out = node.outputs[0].floats, (low, high) = activation
+        parallelFor(node.outputs[0].elementCount, threads: context.threads, minimumChunk: 4096, workPerItem: 4) { range in
+            kernel(a + range.lowerBound, b + range.lowerBound, out + range.lowerBound, range.count, low, high)
+        }
+    }
+
+    /// `clamp(a[i] + b[i])`, or `clamp(a[i] + 0)` without `b`, for `i < count`: through `kernel` when the
+    /// configuration has one, else eight lanes at a time, since rows of 24-96 channels are too short for the
+    /// compiler's vector loop (which takes 32 at a time, leaving them scalar).
     @inline(__always)
     private static func addRow(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>?, _ out: UnsafeMutablePointer<Float>, count: Int,
-                               low: Float, high: Float) {
+                               low: Float, high: Float, kernel: lite_f32_vadd_minmax_fn?) {
+        if let kernel { return kernel(a, b, out, count, low, high) }
         var i = 0
         let low8 = SIMD8<Float>(repeating: low), high8 = SIMD8<Float>(repeating: high)
         while i + 8 <= count {
@@ -132,7 +148,14 @@ class Add: BinaryElementwise {
     override func run(_ context: RunContext) throws {
         if let (pad, operand) = channelPad { return try addChannelPadded(pad, operand: operand, context) }
         if integerRange != nil { return Self.subtracts ? computeIntegers { $0 &- $1 } : computeIntegers { $0 &+ $1 } }
-        guard let q = quantized else { return Self.subtracts ? compute(context.threads, Difference.self) : compute(context.threads, Sum.self) }
+        guard let q = quantized else {
+            if Self.subtracts { return compute(context.threads, Difference.self) }
+            let a = node.inputs[0]!, b = node.inputs[1]!
+            if let floatSum, a.shape == b.shape || (a.elementCount == b.elementCount && a.elementCount == node.outputs[0].elementCount) {
+                return addSameShape(floatSum, context)
+            }
+            return compute(context.threads, Sum.self)
+        }
         let a = node.inputs[0]!, b = node.inputs[1]!, output = node.outputs[0]
         if a.type == .int16 { return addInt16(a, b, output, q) }
         let signed = a.type == .int8

@@ -98,6 +98,22 @@ void lite_f32_tanh__avx2(float *values, size_t count) {
     }
 }
 
+void lite_f32_vadd_minmax__avx2(const float *a, const float *b, float *output, size_t count, float low, float high) {
+    const __m256 low8 = _mm256_set1_ps(low), high8 = _mm256_set1_ps(high);
+    size_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        const __m256 y = b ? _mm256_loadu_ps(b + i) : _mm256_setzero_ps();
+        const __m256 sum = _mm256_add_ps(_mm256_loadu_ps(a + i), y);
+        // max(low, v) is `low > v ? low : v`, min(high, x) is `high < x ? high : x`: NaN v is returned by both.
+        _mm256_storeu_ps(output + i, _mm256_min_ps(high8, _mm256_max_ps(low8, sum)));
+    }
+    for (; i < count; i++) {
+        const float v = a[i] + (b ? b[i] : 0.0f);
+        const float x = v < low ? low : v;
+        output[i] = x > high ? high : x;
+    }
+}
+
 LITE_TARGET_END
 
 #endif
