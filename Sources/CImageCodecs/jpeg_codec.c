@@ -125,3 +125,45 @@ int lv_jpeg_decode(const uint8_t *data, size_t size, long long max_pixels, int m
     jpeg_destroy_decompress(&info);
     return 0;
 }
+
+int lv_jpeg_encode(const uint8_t *pixels, int width, int height, int channels, int quality, uint8_t **out, size_t *out_size,
+                   char *message, size_t message_size) {
+    if (channels != 1 && channels != 3) {
+        snprintf(message, message_size, "JPEG holds gray or RGB pixels, not %d channels", channels);
+        return 1;
+    }
+    struct jpeg_compress_struct info;
+    lv_jpeg_error error;
+    char text[200] = {0};
+    // Locals changed after setjmp and read after a longjmp must be volatile.
+    unsigned char *volatile buffer = NULL;
+    unsigned long size = 0;
+    info.err = jpeg_std_error(&error.manager);
+    error.manager.error_exit = lv_jpeg_error_exit;
+    error.message = text;
+    error.truncated = 0;
+    if (setjmp(error.escape)) {
+        jpeg_destroy_compress(&info);
+        free(buffer);
+        snprintf(message, message_size, "%s", text);
+        return 1;
+    }
+    jpeg_create_compress(&info);
+    jpeg_mem_dest(&info, (unsigned char **)&buffer, &size);
+    info.image_width = (JDIMENSION)width;
+    info.image_height = (JDIMENSION)height;
+    info.input_components = channels;
+    info.in_color_space = channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    jpeg_set_defaults(&info);
+    jpeg_set_quality(&info, quality, TRUE);
+    jpeg_start_compress(&info, TRUE);
+    while (info.next_scanline < info.image_height) {
+        JSAMPROW row = (JSAMPROW)(pixels + (size_t)info.next_scanline * (size_t)width * (size_t)channels);
+        jpeg_write_scanlines(&info, &row, 1);
+    }
+    jpeg_finish_compress(&info);
+    jpeg_destroy_compress(&info);
+    *out = buffer;
+    *out_size = size;
+    return 0;
+}

@@ -109,6 +109,21 @@ extension Image {
         defer { free(output) }
         return Array(UnsafeBufferPointer(start: output, count: size))
     }
+
+    /// Encodes the image as a baseline RGB JPEG of `quality` (1-100, libjpeg's scale; 90 by default).
+    public func jpegData(quality: Int = 90) throws -> [UInt8] {
+        var output: UnsafeMutablePointer<UInt8>?
+        var size = 0
+        var message = [CChar](repeating: 0, count: 200)
+        let status = pixels.withUnsafeBufferPointer {
+            lv_jpeg_encode($0.baseAddress, Int32(width), Int32(height), 3, Int32(min(max(quality, 1), 100)), &output, &size, &message, message.count)
+        }
+        guard status == 0, let output else {
+            throw ImageError.corrupt(format: "JPEG", reason: String(cString: message))
+        }
+        defer { free(output) }
+        return Array(UnsafeBufferPointer(start: output, count: size))
+    }
 }
 
 /// The EXIF orientation tag of a JPEG (APP1 "Exif" segment, IFD0 tag 0x0112).

@@ -160,8 +160,9 @@ public struct ModelRegistry: Sendable {
             sources.append((model.url, { offset in try download(model, to: partial, offset: offset, progress: progress) }))
         }
         var failures: [String] = []
+        var offline = false
         for source in sources {
-            for _ in 0..<max(1, retries) {
+            attempts: for _ in 0..<max(1, retries) {
                 do {
                     let have = (try? FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? Int) ?? 0
                     if have < model.size { try source.copy(have) }
@@ -175,12 +176,20 @@ public struct ModelRegistry: Sendable {
                     _ = try? FileManager.default.removeItem(at: destination)
                     try FileManager.default.moveItem(at: partial, to: destination)
                     return destination
+                } catch let error as UnresolvedHost {
+                    // No name server answers: trying again only repeats the wait.
+                    failures.append("\(source.label): \(error)")
+                    offline = true
+                    break attempts
                 } catch {
                     failures.append("\(source.label): \(error)")
                 }
             }
         }
-        throw TaskError.io("could not fetch \(model.name): \(failures.joined(separator: "; "))")
+        let hint = offline && mirrorDirectory == nil
+            ? ". Offline? Give a mirror directory laid out like ../shared/models: vision-cli --mirror DIR, LITEVISION_MODEL_MIRROR=DIR, or ModelRegistry(mirror:)"
+            : ""
+        throw TaskError.io("could not fetch \(model.name): \(failures.joined(separator: "; "))\(hint)")
     }
 
     func partialPath(_ model: RegisteredModel) -> URL { cacheDirectory.appendingPathComponent(model.cacheFileName + ".partial") }
@@ -260,6 +269,8 @@ public struct ModelRegistry: Sendable {
             }, Unmanaged.passUnretained(body).toOpaque(), &status, &message, message.count)
         }
         if body.overflowed { throw TaskError.io("download failed: \(model.url) sends more than the registry's \(model.size) bytes") }
+        // libcurl's CURLE_COULDNT_RESOLVE_PROXY (5) and CURLE_COULDNT_RESOLVE_HOST (6).
+        if result == 5 || result == 6 { throw UnresolvedHost(message: String(cString: message)) }
         guard result == 0 else { throw TaskError.io("download failed: \(String(cString: message))") }
         guard status == 200 || status == 206 else { throw TaskError.io("download failed: HTTP \(status)") }
         let output = try appendHandle(partial, offset: status == 206 ? offset : 0)
@@ -267,6 +278,12 @@ public struct ModelRegistry: Sendable {
         output.write(body.data)
         progress?((status == 206 ? offset : 0) + body.data.count, model.size)
     }
+}
+
+/// A download whose host name (or proxy) did not resolve: the machine is offline or its DNS is broken.
+private struct UnresolvedHost: Error, CustomStringConvertible {
+    let message: String
+    var description: String { "download failed: \(message)" }
 }
 
 private final class DownloadBody {

@@ -26,7 +26,7 @@ struct CPU: ParsableCommand {
             print("kernels: \(KernelConfiguration.current.level)")
         } catch {
             printError("error: \(error)")
-            throw ExitCode(2)
+            throw ExitCode(.usage)
         }
     }
 }

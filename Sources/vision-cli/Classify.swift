@@ -14,10 +14,12 @@ struct Classify: ParsableCommand {
 
     @Argument(help: "Images or folders of images.") var images: [String]
     @Option(help: "A registry model name or alias (e.g. birds) or a .tflite path.") var model: String?
-    @Option(help: "Most categories per head (-1 for all).") var maxResults = 5
-    @Option(help: "Drop categories scoring below this (default: the model metadata's threshold).") var scoreThreshold: Float?
-    @Option(help: "Only these category names, comma-separated.") var allow: String?
-    @Option(help: "Never these category names, comma-separated.") var deny: String?
+    @Option(parsing: .unconditional, help: "Most categories per head (-1 for all).") var maxResults = 5
+    @Option(parsing: .unconditional, help: "Drop categories scoring below this (default: the model metadata's threshold).") var scoreThreshold: Float?
+    @Option(help: "Only this category name (repeat for several; names may contain commas).") var allow: [String] = []
+    @Option(help: "A file of category names to allow, one per line.") var allowFile: String?
+    @Option(help: "Never this category name (repeat for several).") var deny: [String] = []
+    @Option(help: "A file of category names to deny, one per line.") var denyFile: String?
     @Option(help: "Locale of display names.") var locale = "en"
     @Option(help: "Orientation of the stored pixels: up, down, left, right (EXIF orientation is used when absent).") var orientation: String?
     @Option(help: "Region of interest x,y,w,h in pixels of the oriented image.") var roi: String?
@@ -27,6 +29,14 @@ struct Classify: ParsableCommand {
     @Flag(help: "One JSON line per image.") var jsonl = false
     @OptionGroup var location: RegistryLocation
 
+    func validate() throws {
+        if json && jsonl { throw ValidationError("--json and --jsonl exclude each other") }
+        if (!allow.isEmpty || allowFile != nil) && (!deny.isEmpty || denyFile != nil) {
+            throw ValidationError("--allow and --deny exclude each other (as MediaPipe's category allowlist and denylist do)")
+        }
+        guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
+    }
+
     func run() throws {
         let files = try expandImagePaths(images)
         guard !files.isEmpty else { throw ValidationError("no images found in \(images.joined(separator: " "))") }
@@ -35,11 +45,7 @@ struct Classify: ParsableCommand {
             guard let value = ImageOrientation(name: name) else { throw ValidationError("unknown orientation \(name)") }
             return value
         }
-        let modelPath: String
-        do { modelPath = try location.resolve(model, task: "image-classification") } catch {
-            printError("error: \(error)")
-            throw ExitCode(2)
-        }
+        let modelPath = try location.resolve(model, task: "image-classification")
         var options = ImageClassifierOptions()
         options.baseOptions.modelAssetPath = modelPath
         options.baseOptions.numerics = numerics
@@ -47,14 +53,13 @@ struct Classify: ParsableCommand {
         options.maxResults = maxResults
         options.scoreThreshold = scoreThreshold
         options.displayNamesLocale = locale
-        options.categoryAllowlist = allow.map { $0.split(separator: ",").map { String($0) } } ?? []
-        options.categoryDenylist = deny.map { $0.split(separator: ",").map { String($0) } } ?? []
+        options.categoryAllowlist = try allow + (allowFile.map(Self.names(inFile:)) ?? [])
+        options.categoryDenylist = try deny + (denyFile.map(Self.names(inFile:)) ?? [])
 
         let workers = max(1, min(threads, files.count))
         let classifiers: [ImageClassifier]
         do { classifiers = try (0..<workers).map { _ in try ImageClassifier(options: options) } } catch {
-            printError("error: \(error)")
-            throw ExitCode(2)
+            throw CLIError.model(error)
         }
         let outcomes = OutcomeTable(count: files.count)
         let bar = files.count > 1 ? ProgressBar(label: "classify", total: files.count) : nil
@@ -97,7 +102,13 @@ struct Classify: ParsableCommand {
                 failures += 1
             }
         }
-        if failures > 0 { throw ExitCode(1) }
+        if failures > 0 { throw ExitCode(.inputsFailed) }
+    }
+
+    /// The non-empty lines of a file of category names, trimmed.
+    static func names(inFile path: String) throws -> [String] {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw ValidationError("cannot read the category list \(path)") }
+        return text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
     static func normalizedRegion(_ text: String, width: Int, height: Int) throws -> CGRect {
@@ -130,21 +141,19 @@ struct Classify: ParsableCommand {
             "ms": (ms * 1000).rounded() / 1000,
             "classifications": result.classificationResult.classifications.map { head -> [String: Any] in
                 [
-                    "headIndex": head.headIndex,
-                    "headName": head.headName ?? NSNull(),
+                    "head_index": head.headIndex,
+                    "head_name": head.headName ?? NSNull(),
                     "categories": head.categories.map { c -> [String: Any] in
-                        ["index": c.index, "score": Double(c.score), "categoryName": c.categoryName ?? NSNull(), "displayName": c.displayName ?? NSNull()]
+                        ["index": c.index, "score": Double(c.score), "category_name": c.categoryName ?? NSNull(), "display_name": c.displayName ?? NSNull()]
                     },
                 ]
             },
         ]
-        let data = try! JSONSerialization.data(withJSONObject: object, options: pretty ? [.prettyPrinted, .sortedKeys] : [.sortedKeys])
-        return String(decoding: data, as: UTF8.self)
+        return jsonText(object, pretty: pretty)
     }
 
     static func jsonError(file: String, message: String) -> String {
-        let data = try! JSONSerialization.data(withJSONObject: ["image": file, "error": message], options: [.sortedKeys])
-        return String(decoding: data, as: UTF8.self)
+        jsonText(["image": file, "error": message], pretty: false)
     }
 }
 

@@ -10,16 +10,27 @@ struct DetectionModelOptions: ParsableArguments {
     @Flag(help: "Up to five objects instead of the most prominent one.") var multiple = false
     @Flag(help: "Label each object with the custom classifier.") var classify = false
     @Option(help: "Classifier: a registry name or a .tflite path (default: the registry's object classifier, ML Kit's object_labeler).") var classifier: String?
-    @Option(help: "Minimum label confidence (default: the classifier metadata's threshold, else 0).") var threshold: Float?
-    @Option(help: "Most labels per object.") var maxLabels = 10
+    @Option(parsing: .unconditional, help: "Minimum label confidence (default: the classifier metadata's threshold, else 0).") var threshold: Float?
+    @Option(parsing: .unconditional, help: "Most labels per object.") var maxLabels = 10
     @Option(help: "Detector: a registry name or a .tflite path; a model without TFLite_Detection_PostProcess needs <name>_anchors.json or <name>.pbtxt beside it.") var detector: String?
-    @Option(help: "Minimum detector score (default: the detector metadata's threshold, else 0.4).") var detectorThreshold: Float?
+    @Option(parsing: .unconditional, help: "Minimum detector score (default: the detector metadata's threshold, else 0.4).") var detectorThreshold: Float?
     @Option(help: "Orientation of the stored pixels: up, down, left, right, upMirrored, ... (EXIF orientation is used when absent).") var orientation: String?
     @Option(help: "Engine threads.") var threads = 1
     @Option(help: "Quantized numerics: exact or fast.") var numerics: Numerics = .fast
     @OptionGroup var location: RegistryLocation
 
+    /// The detector, or a ``CLIError`` with the model-unavailable status.
     func makeDetector(mode: ObjectDetectorMode, configure: (inout CustomObjectDetectorOptions) -> Void = { _ in }) throws -> ObjectDetector {
+        do {
+            return try makeDetectorOrThrow(mode: mode, configure: configure)
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            throw CLIError.model(error)
+        }
+    }
+
+    private func makeDetectorOrThrow(mode: ObjectDetectorMode, configure: (inout CustomObjectDetectorOptions) -> Void) throws -> ObjectDetector {
         var options = CustomObjectDetectorOptions()
         if classify {
             options.localModel = LocalModel(path: try location.resolve(classifier, task: "object-classification"))
@@ -57,48 +68,53 @@ struct Detect: ParsableCommand {
 
     @Argument(help: "Images or folders of images.") var images: [String]
     @OptionGroup var models: DetectionModelOptions
-    @Option(help: "Write the image with boxes and labels drawn as PNG (with several images: OUT-<image name>.png).") var annotate: String?
+    @Option(help: "Write the image with boxes and labels drawn, as PNG or JPEG by the name's extension (with several images: OUT-<image name>.<ext>).")
+    var annotate: String?
     @Flag(help: "One JSON object (one image).") var json = false
     @Flag(help: "One JSON line per image.") var jsonl = false
+
+    func validate() throws {
+        if json && jsonl { throw ValidationError("--json and --jsonl exclude each other") }
+        if let annotate { _ = try OutputFile.imageFormat(of: annotate) }
+    }
 
     func run() throws {
         let files = try expandImagePaths(images)
         guard !files.isEmpty else { throw ValidationError("no images found in \(images.joined(separator: " "))") }
         if json, files.count > 1 { throw ValidationError("--json prints one image; use --jsonl for several") }
-        let detector: ObjectDetector
-        do { detector = try models.makeDetector(mode: .singleImage) } catch {
-            printError("error: \(error)")
-            throw ExitCode(2)
-        }
+        let detector = try models.makeDetector(mode: .singleImage)
         var failures = 0
         for file in files {
             let started = DispatchTime.now().uptimeNanoseconds
+            let image: VisionImage, objects: [Object]
             do {
-                let image = try models.load(file)
-                let objects = try detector.results(in: image)
-                let ms = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
-                if json || jsonl {
-                    print(objectsJSON(["image": file, "ms": (ms * 1000).rounded() / 1000], objects, pretty: json))
-                } else {
-                    print(objectsText(file, objects))
-                }
-                if let annotate {
-                    let out = files.count == 1 ? annotate : Self.numbered(annotate, file)
-                    try Data(image.oriented().annotated(with: objects).pngData()).write(to: URL(fileURLWithPath: out))
-                }
+                image = try models.load(file)
+                objects = try detector.results(in: image)
             } catch {
                 failures += 1
                 printError("error: \(file): \(error)")
                 if jsonl { print(objectsJSON(["image": file, "error": "\(error)"], nil, pretty: false)) }
+                continue
+            }
+            let ms = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
+            if json || jsonl {
+                print(objectsJSON(["image": file, "ms": (ms * 1000).rounded() / 1000], objects, pretty: json))
+            } else {
+                print(objectsText(file, objects))
+            }
+            if let annotate {
+                // An output that cannot be written ends the run (exit status 4), naming the output, not the photo.
+                try OutputFile.writeImage(image.oriented().annotated(with: objects), to: files.count == 1 ? annotate : Self.numbered(annotate, file))
             }
         }
-        if failures > 0 { throw ExitCode(1) }
+        if failures > 0 { throw ExitCode(.inputsFailed) }
     }
 
+    /// OUT-<image name>.<OUT's extension>: one annotated file per image of several.
     static func numbered(_ out: String, _ file: String) -> String {
         let base = (out as NSString).deletingPathExtension
         let stem = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
-        return "\(base)-\(stem).png"
+        return "\(base)-\(stem).\((out as NSString).pathExtension)"
     }
 }
 
@@ -119,23 +135,25 @@ struct Track: ParsableCommand {
     @Flag(help: "One JSON document for the whole sequence.") var json = false
     @Flag(help: "One JSON line per frame.") var jsonl = false
 
+    func validate() throws {
+        if json && jsonl { throw ValidationError("--json and --jsonl exclude each other") }
+    }
+
     func run() throws {
         guard fps > 0, fps.isFinite else { throw ValidationError("--fps must be positive") }
         var files = try expandImagePaths(frames)
         if let framesDirectory { files += try expandImagePaths([framesDirectory]) }
         files.sort { ($0 as NSString).lastPathComponent < ($1 as NSString).lastPathComponent }
         guard !files.isEmpty else { throw ValidationError("give frames as arguments or --frames DIR") }
-        let detector: ObjectDetector
-        do {
-            detector = try models.makeDetector(mode: .stream) { options in
-                options.classificationsPerFrame = classificationsPerFrame
-                options.relabelInterval = relabelInterval
-            }
-        } catch {
-            printError("error: \(error)")
-            throw ExitCode(2)
+        let detector = try models.makeDetector(mode: .stream) { options in
+            options.classificationsPerFrame = classificationsPerFrame
+            options.relabelInterval = relabelInterval
         }
-        if let annotateDir { try FileManager.default.createDirectory(atPath: annotateDir, withIntermediateDirectories: true) }
+        if let annotateDir {
+            do { try FileManager.default.createDirectory(atPath: annotateDir, withIntermediateDirectories: true) } catch {
+                throw CLIError(.outputFailed, "cannot create the folder \(annotateDir): \((error as NSError).localizedFailureReason ?? "\(error)")")
+            }
+        }
         var documents: [String] = []
         for (index, file) in files.enumerated() {
             let image: VisionImage
@@ -148,11 +166,11 @@ struct Track: ParsableCommand {
                 objects = try detector.results(in: image)
             } catch {
                 printError("error: \(file): \(error)")
-                throw ExitCode(1)
+                throw ExitCode(.inputsFailed)
             }
             let ms = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
             let timestamp = (Double(index) * 1000 / fps).rounded()
-            let header: [String: Any] = ["frame": index, "image": file, "timestampMs": timestamp, "ms": (ms * 1000).rounded() / 1000]
+            let header: [String: Any] = ["frame": index, "image": file, "timestamp_ms": timestamp, "ms": (ms * 1000).rounded() / 1000]
             if json {
                 documents.append(objectsJSON(header, objects, pretty: false))
             } else if jsonl {
@@ -162,7 +180,7 @@ struct Track: ParsableCommand {
             }
             if let annotateDir {
                 let name = ((file as NSString).lastPathComponent as NSString).deletingPathExtension + ".png"
-                try Data(image.oriented().annotated(with: objects).pngData()).write(to: URL(fileURLWithPath: annotateDir).appendingPathComponent(name))
+                try OutputFile.writeImage(image.oriented().annotated(with: objects), to: (annotateDir as NSString).appendingPathComponent(name))
             }
         }
         if json { print("{\"frames\": [\n" + documents.joined(separator: ",\n") + "\n]}") }
@@ -211,13 +229,12 @@ func objectsJSON(_ header: [String: Any], _ objects: [Object]?, pretty: Bool) ->
             let f = object.frame
             return [
                 // CGFloat does not bridge to NSNumber in swift-corelibs-foundation's JSONSerialization.
-                "frame": ["x": Double(f.minX), "y": Double(f.minY), "width": Double(f.width), "height": Double(f.height)],
-                "trackingID": object.trackingID ?? NSNull(),
-                "detectionConfidence": Double(object.detectionConfidence),
+                "frame": boxJSON(x: Double(f.minX), y: Double(f.minY), width: Double(f.width), height: Double(f.height)),
+                "tracking_id": object.trackingID ?? NSNull(),
+                "detection_confidence": Double(object.detectionConfidence),
                 "labels": object.labels.map { ["text": $0.text ?? NSNull(), "index": $0.index, "confidence": Double($0.confidence)] as [String: Any] },
             ]
         }
     }
-    let data = try! JSONSerialization.data(withJSONObject: document, options: pretty ? [.prettyPrinted, .sortedKeys] : [.sortedKeys])
-    return String(decoding: data, as: UTF8.self)
+    return jsonText(document, pretty: pretty)
 }

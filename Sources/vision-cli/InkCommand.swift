@@ -16,7 +16,7 @@ struct InkCommand: ParsableCommand {
     )
 
     @Argument(help: "The ink file (JSON).") var file: String?
-    @Option(help: "BCP-47 tag of the model: en, en-US, ..., or zxx-Zsym-x-shapes.") var lang = "en"
+    @Option(help: "BCP-47 tag of the model: en, en-US, ..., or zxx-Zsym-x-shapes (alias: shapes).") var lang = "en"
     @Option(help: "The text before the ink (its last 20 characters are used).") var preContext = ""
     @Option(help: "The writing area WIDTHxHEIGHT in the ink's units.") var writingArea: String?
     @Option(help: "Most candidates to print.") var maxCandidates = 10
@@ -25,7 +25,7 @@ struct InkCommand: ParsableCommand {
     @Option(help: "With --batch: only the first N samples.") var limit: Int?
     @Flag(help: "With --batch: one JSON object per line: index, label, candidates, ms.") var jsonl = false
     @Option(help: "Draw this ink file to --output instead of recognizing it.") var render: String?
-    @Option(help: "The PNG --render writes.") var output: String?
+    @Option(help: "The image --render writes, PNG or JPEG by its extension.") var output: String?
     @Option(help: "Engine threads.") var threads = 1
     @Option(help: "Decoding: hypotheses kept per frame.") var beamWidth: Int?
     @Option(help: "Decoding: weight of the language model.") var lmWeight: Double?
@@ -35,8 +35,10 @@ struct InkCommand: ParsableCommand {
     @Flag(help: "Also read a leaning line upright and average the two readings (slower, a little more accurate).") var slantCorrection = false
 
     func validate() throws {
+        if json && jsonl { throw ValidationError("--json and --jsonl exclude each other") }
         if render != nil {
-            guard output != nil else { throw ValidationError("--render needs --output OUT.png") }
+            guard let output else { throw ValidationError("--render needs --output OUT.png") }
+            _ = try OutputFile.imageFormat(of: output)
         } else if batch == nil, file == nil {
             throw ValidationError("give an ink FILE, --batch FILE or --render FILE")
         }
@@ -49,12 +51,11 @@ struct InkCommand: ParsableCommand {
     func run() throws {
         if let render, let output {
             let sample = try InkFile.read(render)
-            let png = try InkDrawing.render(sample.ink).pngData()
-            guard FileManager.default.createFile(atPath: output, contents: Data(png)) else { throw ValidationError("cannot write \(output)") }
+            try OutputFile.writeImage(try InkDrawing.render(sample.ink), to: output)
             print("wrote \(output)")
             return
         }
-        guard let identifier = DigitalInkRecognitionModelIdentifier(forLanguageTag: lang) else {
+        guard let identifier = Self.modelIdentifier(lang) else {
             let known = DigitalInkRecognitionModelIdentifier.allModelIdentifiers().map(\.languageTag).sorted().joined(separator: ", ")
             throw ValidationError("no digital ink model for the language tag \"\(lang)\" (models: \(known))")
         }
@@ -94,6 +95,13 @@ struct InkCommand: ParsableCommand {
                 print("\(rank + 1). \(candidate.text.debugDescription)  score \(score)")
             }
         }
+    }
+
+    /// The model of a BCP-47 tag, or of a registry alias of an ink model (`shapes`, as `models list` shows it).
+    static func modelIdentifier(_ tag: String) -> DigitalInkRecognitionModelIdentifier? {
+        if let identifier = DigitalInkRecognitionModelIdentifier(forLanguageTag: tag) { return identifier }
+        guard let registry = try? ModelRegistry.bundled(), let model = try? registry.model(named: tag) else { return nil }
+        return DigitalInkRecognitionModelIdentifier.allModelIdentifiers().first { $0.registryName == model.name }
     }
 
     func runBatch(_ path: String, recognizer: DigitalInkRecognizer, context: DigitalInkRecognitionContext) throws {
@@ -138,7 +146,8 @@ struct InkCommand: ParsableCommand {
                 func json(_ s: InkSegment) -> [String: Any] {
                     ["text": s.text, "range": [s.characterRange.lowerBound, s.characterRange.upperBound],
                      "start": ["stroke": s.start.stroke, "point": s.start.point], "end": ["stroke": s.end.stroke, "point": s.end.point],
-                     "box": [s.boundingBox.minX, s.boundingBox.minY, s.boundingBox.maxX, s.boundingBox.maxY].map(Double.init)]
+                     "box": boxJSON(x: Double(s.boundingBox.minX), y: Double(s.boundingBox.minY), width: Double(s.boundingBox.maxX - s.boundingBox.minX),
+                                    height: Double(s.boundingBox.maxY - s.boundingBox.minY))]
                 }
                 item["words"] = candidate.words.map(json)
                 item["characters"] = candidate.characters.map(json)
@@ -146,12 +155,6 @@ struct InkCommand: ParsableCommand {
             return item
         }
     }
-}
-
-func jsonText(_ object: Any, pretty: Bool) -> String {
-    let options: JSONSerialization.WritingOptions = pretty ? [.prettyPrinted, .sortedKeys] : [.sortedKeys]
-    guard let data = try? JSONSerialization.data(withJSONObject: object, options: options.union(.withoutEscapingSlashes)) else { return "{}" }
-    return String(decoding: data, as: UTF8.self)
 }
 
 /// Ink files: ML Kit-like JSON, or a line of the ../shared/ink NDJSON format.
@@ -169,29 +172,30 @@ enum InkFile {
     static func read(_ path: String) throws -> Sample {
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue
         if let size, size > maximumBytes { throw tooLarge(path, bytes: size) }
-        guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("cannot read \(path)") }
+        guard FileManager.default.fileExists(atPath: path) else { throw ValidationError("no such ink file: \(path)") }
+        guard let data = FileManager.default.contents(atPath: path) else { throw CLIError(.inputsFailed, "cannot read \(path)") }
         return try parse(data, name: path)
     }
 
-    static func tooLarge(_ name: String, bytes: Int) -> ValidationError {
-        ValidationError("\(name) is \(bytes) bytes; an ink may be at most \(maximumBytes) bytes of JSON")
+    static func tooLarge(_ name: String, bytes: Int) -> CLIError {
+        CLIError(.inputsFailed, "\(name) is \(bytes) bytes; an ink may be at most \(maximumBytes) bytes of JSON")
     }
 
     static func parse(_ data: Data, name: String) throws -> Sample {
         guard data.count <= maximumBytes else { throw tooLarge(name, bytes: data.count) }
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw ValidationError("\(name) is not a JSON object")
+            throw CLIError(.inputsFailed, "\(name) is not a JSON object")
         }
-        guard let strokes = object["strokes"] as? [Any] else { throw ValidationError("\(name) has no \"strokes\" array") }
+        guard let strokes = object["strokes"] as? [Any] else { throw CLIError(.inputsFailed, "\(name) has no \"strokes\" array") }
         var ink = Ink(strokes: [])
         for (s, stroke) in strokes.enumerated() {
-            guard let points = stroke as? [Any] else { throw ValidationError("\(name): stroke \(s) is not an array of points") }
+            guard let points = stroke as? [Any] else { throw CLIError(.inputsFailed, "\(name): stroke \(s) is not an array of points") }
             var out: [StrokePoint] = []
             for (p, point) in points.enumerated() {
                 func number(_ value: Any?) -> Double? { (value as? NSNumber)?.doubleValue }
                 func coordinate(_ value: Double) throws -> Float {
                     guard value.magnitude <= Double(Float.greatestFiniteMagnitude) else {
-                        throw ValidationError("\(name): stroke \(s) point \(p) has a coordinate (\(value)) beyond a 32-bit float's range")
+                        throw CLIError(.inputsFailed, "\(name): stroke \(s) point \(p) has a coordinate (\(value)) beyond a 32-bit float's range")
                     }
                     return Float(value)
                 }
@@ -199,7 +203,7 @@ enum InkFile {
                 func time(_ value: Any?) throws -> Int64? {
                     guard let value, !(value is NSNull) else { return nil }
                     guard let t = number(value).flatMap(Self.milliseconds) else {
-                        throw ValidationError("\(name): stroke \(s) point \(p) has a time (\(value)) that is not a number of milliseconds")
+                        throw CLIError(.inputsFailed, "\(name): stroke \(s) point \(p) has a time (\(value)) that is not a number of milliseconds")
                     }
                     return t
                 }
@@ -208,7 +212,7 @@ enum InkFile {
                 } else if let array = point as? [Any], array.count >= 2, let x = number(array[0]), let y = number(array[1]) {
                     out.append(StrokePoint(x: try coordinate(x), y: try coordinate(y), t: try time(array.count > 2 ? array[2] : nil)))
                 } else {
-                    throw ValidationError("\(name): stroke \(s) point \(p) is neither {\"x\", \"y\", \"t\"} nor [x, y, t]")
+                    throw CLIError(.inputsFailed, "\(name): stroke \(s) point \(p) is neither {\"x\", \"y\", \"t\"} nor [x, y, t]")
                 }
             }
             ink.strokes.append(Stroke(points: out))
@@ -273,7 +277,7 @@ final class LineReader {
 enum InkDrawing {
     static func render(_ ink: Ink, size: Int = 800, margin: Int = 20) throws -> Image {
         let points = ink.strokes.flatMap(\.points).filter { $0.x.isFinite && $0.y.isFinite }
-        guard let first = points.first else { throw ValidationError("the ink has no finite points to draw") }
+        guard let first = points.first else { throw CLIError(.inputsFailed, "the ink has no finite points to draw") }
         var minX = first.x, maxX = first.x, minY = first.y, maxY = first.y
         for p in points { minX = min(minX, p.x); maxX = max(maxX, p.x); minY = min(minY, p.y); maxY = max(maxY, p.y) }
         let scale = Float(size - 2 * margin) / max(maxX - minX, maxY - minY, 1e-6)

@@ -18,9 +18,7 @@ struct Models: ParsableCommand {
         func run() throws {
             let registry = try location.registry()
             if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                print(String(decoding: try encoder.encode(registry.models), as: UTF8.self))
+                print(String(decoding: try snakeCaseEncoder().encode(registry.models), as: UTF8.self))
                 return
             }
             let nameWidth = registry.models.map(\.name.count).max() ?? 4
@@ -43,9 +41,12 @@ struct Models: ParsableCommand {
         func run() throws {
             let registry = try location.registry()
             for name in names {
-                let model = try registry.model(named: name)
-                let path = try fetchWithProgress(registry, model)
-                print(path.path)
+                do {
+                    let model = try registry.model(named: name)
+                    print(try fetchWithProgress(registry, model).path)
+                } catch {
+                    throw CLIError.model(error)
+                }
             }
         }
     }
@@ -76,12 +77,27 @@ struct RegistryLocation: ParsableArguments {
         try ModelRegistry.bundled(mirror: mirror, cacheDirectory: cacheDir)
     }
 
-    /// A model path: `nameOrPath` if it is a file, else the registry model of that name, fetched if needed.
-    func resolve(_ nameOrPath: String?, task: String) throws -> String {
-        if let nameOrPath, FileManager.default.fileExists(atPath: nameOrPath) { return nameOrPath }
-        let registry = try registry()
-        let model = try nameOrPath.map { try registry.model(named: $0) } ?? registry.defaultModel(for: task)
-        return try fetchWithProgress(registry, model).path
+    /// A model path: `nameOrPath` if it is a file, else the registry model of that name (or the default model of
+    /// `task` when there is no name), fetched if needed. A path (with a slash or a .tflite extension) that does not
+    /// exist is not looked up in the registry. Errors are ``CLIError``s with the model-unavailable status.
+    func resolve(_ nameOrPath: String?, task: String?) throws -> String {
+        if let nameOrPath {
+            if FileManager.default.fileExists(atPath: nameOrPath) { return nameOrPath }
+            if nameOrPath.contains("/") || (nameOrPath as NSString).pathExtension.lowercased() == "tflite" {
+                throw CLIError(.modelUnavailable, "no such model file: \(nameOrPath)")
+            }
+        }
+        do {
+            let registry = try registry()
+            guard let model = try nameOrPath.map({ try registry.model(named: $0) }) ?? task.map({ try registry.defaultModel(for: $0) }) else {
+                throw CLIError(.usage, "give a model: a .tflite path or a registry name (vision-cli models list)")
+            }
+            return try fetchWithProgress(registry, model).path
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            throw CLIError.model(error)
+        }
     }
 }
 

@@ -11,28 +11,6 @@ final class CLITests: XCTestCase {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
     }
 
-    @discardableResult
-    func cli(_ arguments: [String], expectStatus status: Int32 = 0) throws -> (out: String, err: String) {
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile(), errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let result = (String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
-        XCTAssertEqual(process.terminationStatus, status, "vision-cli \(arguments.joined(separator: " "))\n\(result.0)\n\(result.1)")
-        return result
-    }
-
-    func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
-
     /// `vision-cli ink`: a JSON ink file, a batch of ../shared/ink samples as JSON lines in input order, a drawing,
     /// and errors for an empty ink or an unknown language.
     func testInkCommands() throws {
@@ -67,7 +45,7 @@ final class CLITests: XCTestCase {
         let empty = folder.appendingPathComponent("empty.json")
         try Data("{\"strokes\": [[]]}".utf8).write(to: empty)
         XCTAssertTrue(try cli(["ink", empty.path], expectStatus: 1).err.contains("empty"))
-        XCTAssertTrue(try cli(["ink", ink.path, "--lang", "fr"], expectStatus: 64).err.contains("no digital ink model"))
+        XCTAssertTrue(try cli(["ink", ink.path, "--lang", "fr"], expectStatus: 2).err.contains("no digital ink model"))
     }
 
     /// A point's time may be absent or null; anything else that is not a number of milliseconds, and a coordinate
@@ -82,11 +60,11 @@ final class CLITests: XCTestCase {
         }
         XCTAssertTrue(try read("{\"strokes\": [[[0, 0, null], [30, 1, null]]]}").contains("1 strokes, 2 points"))
         XCTAssertTrue(try read("{\"strokes\": [[{\"x\": 0, \"y\": 0}, {\"x\": 30, \"y\": 1, \"t\": 9}]]}").contains("1 strokes, 2 points"))
-        XCTAssertTrue(try read("{\"strokes\": [[{\"x\": 0, \"y\": 0, \"t\": \"soon\"}]]}", expectStatus: 64)
+        XCTAssertTrue(try read("{\"strokes\": [[{\"x\": 0, \"y\": 0, \"t\": \"soon\"}]]}", expectStatus: 1)
             .contains("stroke 0 point 0 has a time (soon) that is not a number of milliseconds"))
-        XCTAssertTrue(try read("{\"strokes\": [[[0, 0, 0], [1, 2, 1e300]]]}", expectStatus: 64)
+        XCTAssertTrue(try read("{\"strokes\": [[[0, 0, 0], [1, 2, 1e300]]]}", expectStatus: 1)
             .contains("stroke 0 point 1 has a time (1e+300)"))
-        XCTAssertTrue(try read("{\"strokes\": [[[0, 0]], [[1e39, 0]]]}", expectStatus: 64)
+        XCTAssertTrue(try read("{\"strokes\": [[[0, 0]], [[1e39, 0]]]}", expectStatus: 1)
             .contains("stroke 1 point 0 has a coordinate (1e+39) beyond a 32-bit float's range"))
     }
 
@@ -97,7 +75,7 @@ final class CLITests: XCTestCase {
         let padding = Data(repeating: UInt8(ascii: " "), count: (32 << 20) + 1)
         let big = folder.appendingPathComponent("big.json")
         try (Data("{\"strokes\": [[{\"x\": 1, \"y\": 2}]]}".utf8) + padding).write(to: big)
-        XCTAssertTrue(try cli(["ink", big.path], expectStatus: 64).err.contains("at most 33554432 bytes"))
+        XCTAssertTrue(try cli(["ink", big.path], expectStatus: 1).err.contains("at most 33554432 bytes"))
 
         let good = "{\"label\": \"-\", \"strokes\": [[[0, 0, 0], [30, 1, 100], [60, 0, 200]]]}\n"
         let batch = folder.appendingPathComponent("batch.ndjson")
@@ -139,7 +117,7 @@ final class CLITests: XCTestCase {
         let object = try JSONSerialization.jsonObject(with: Data(birds.utf8)) as! [String: Any]
         let head = (object["classifications"] as! [[String: Any]])[0]
         let top = (head["categories"] as! [[String: Any]])[0]
-        XCTAssertEqual(top["categoryName"] as? String, "Poecile atricapillus (Black-capped Chickadee)")
+        XCTAssertEqual(top["category_name"] as? String, "Poecile atricapillus (Black-capped Chickadee)")
         let broken = cache.appendingPathComponent("broken.png")
         try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0]).write(to: broken)
         let many = try cli(["classify", bird, broken.path, bird, "--jsonl", "--threads", "2", "--max-results", "1"] + common, expectStatus: 1)
@@ -151,7 +129,7 @@ final class CLITests: XCTestCase {
         let listed = try cli(["models", "list"] + common).out
         XCTAssertTrue(listed.contains("mobilenet_v2_quant") && listed.contains("cached"), listed)
         XCTAssertTrue(try cli(["models", "rm", "birds"] + common).out.contains("removed birds"))
-        try cli(["classify", bird, "--model", "no-such-model"] + common, expectStatus: 2)
+        try cli(["classify", bird, "--model", "no-such-model"] + common, expectStatus: 3)
     }
 
     func testRunWritesOutputsAsNumPyWithTheTensorsDtypeAndShape() throws {
@@ -223,20 +201,20 @@ final class CLITests: XCTestCase {
         }
         let (json, _) = try cli(["inspect", model, "--json"])
         let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
-        XCTAssertEqual(object["allOpsSupported"] as? Bool, true)
-        XCTAssertGreaterThan(object["arenaBytes"] as? Int ?? 0, 0)
+        XCTAssertEqual(object["all_ops_supported"] as? Bool, true)
+        XCTAssertGreaterThan(object["arena_bytes"] as? Int ?? 0, 0)
         let (unsupported, _) = try cli(["inspect", try unsupportedModelPath()])
         XCTAssert(unsupported.contains("plan: node 0: LSH_PROJECTION version 1 is not supported"), unsupported)
         XCTAssert(unsupported.contains("all ops supported: no"), unsupported)
         let (perChannel, _) = try cli(["inspect", try TestPaths.model("classification/tf2_mobilenet_v2_1.0_224_ptq.tflite"), "--tensors"])
         XCTAssert(perChannel.contains("int8 [32, 3, 3, 3]  quantized per channel: dimension 0, 32 scales in ["), perChannel)
         XCTAssert(perChannel.contains("uint8 [1, 224, 224, 3]  quantized per tensor: scale 0.007843138 zero point 127"), perChannel)
-        let (_, err) = try cli(["inspect", "/nonexistent.tflite"], expectStatus: 1)
-        XCTAssert(err.contains("nonexistent"), err)
+        let (_, err) = try cli(["inspect", "/nonexistent.tflite"], expectStatus: 3)
+        XCTAssert(err.contains("no such model file: /nonexistent.tflite"), err)
     }
 
     /// `detect`: JSON with frames and labels, an annotated PNG of the image's size; a bad image → exit 1, a bad
-    /// detector → exit 2. `track`: one JSON line per frame in name order with tracking IDs stable on a still scene.
+    /// detector → exit 3. `track`: one JSON line per frame in name order with tracking IDs stable on a still scene.
     func testDetectAndTrack() throws {
         let folder = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -257,7 +235,7 @@ final class CLITests: XCTestCase {
 
         try Data([0xFF, 0xD8, 0xFF]).write(to: folder.appendingPathComponent("broken.jpg"))
         try cli(["detect", folder.appendingPathComponent("broken.jpg").path, "--detector", detector], expectStatus: 1)
-        try cli(["detect", photo, "--detector", folder.appendingPathComponent("broken.jpg").path], expectStatus: 2)
+        try cli(["detect", photo, "--detector", folder.appendingPathComponent("broken.jpg").path], expectStatus: 3)
 
         let frames = folder.appendingPathComponent("frames")
         try FileManager.default.createDirectory(at: frames, withIntermediateDirectories: true)
@@ -267,8 +245,8 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(lines.count, 3)
         let parsed = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
         XCTAssertEqual(parsed.map { ($0["image"] as! NSString).lastPathComponent }, ["a.jpg", "b.jpg", "c.jpg"])
-        XCTAssertEqual(parsed.map { $0["timestampMs"] as! Double }, [0, 100, 200])
-        let ids = parsed.map { Set(($0["objects"] as! [[String: Any]]).compactMap { $0["trackingID"] as? Int }) }
+        XCTAssertEqual(parsed.map { $0["timestamp_ms"] as! Double }, [0, 100, 200])
+        let ids = parsed.map { Set(($0["objects"] as! [[String: Any]]).compactMap { $0["tracking_id"] as? Int }) }
         XCTAssertEqual(ids[0].count, 2)
         XCTAssertEqual(ids[0], ids[2], "IDs are stable on a still scene")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("annotated").path).sorted(), ["a.png", "b.png", "c.png"])

@@ -140,4 +140,15 @@ final class DownloadTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("downloads are http or https"), "\(error)")
         }
     }
+
+    /// A host name that does not resolve (offline, or broken DNS; `.invalid` never resolves) is tried once, not
+    /// once per retry, and the error suggests a mirror.
+    func testAnUnresolvableHostFailsOnceAndSuggestsAMirror() throws {
+        let (registry, model) = try registry(downloading: "https://models.litevision.invalid/flowers.tflite")
+        XCTAssertThrowsError(try registry.fetch(model, retries: 3)) { error in
+            let message = "\(error)"
+            XCTAssertEqual(message.components(separatedBy: "download failed").count - 1, 1, "one attempt: \(message)")
+            XCTAssertTrue(message.contains("Offline? Give a mirror directory") && message.contains("--mirror DIR"), message)
+        }
+    }
 }

@@ -29,4 +29,9 @@ int lv_png_decode(const uint8_t *data, size_t size, long long max_pixels, lv_dec
 // Encodes 8-bit pixels (channels 1, 3 or 4) as PNG into a malloc'ed buffer. Returns 0 on success.
 int lv_png_encode(const uint8_t *pixels, int width, int height, int channels, uint8_t **out, size_t *out_size, char *message, size_t message_size);
 
+// Encodes 8-bit gray (channels 1) or RGB (channels 3) pixels as a baseline JPEG of the given quality (1-100) into a
+// malloc'ed buffer. Returns 0 on success.
+int lv_jpeg_encode(const uint8_t *pixels, int width, int height, int channels, int quality, uint8_t **out, size_t *out_size,
+                   char *message, size_t message_size);
+
 #endif

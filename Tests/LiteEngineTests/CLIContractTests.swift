@@ -1,0 +1,135 @@
+import Foundation
+import XCTest
+
+/// The command-line conventions users rely on (Docs/cli.md): negative option values, labels with commas, one JSON
+/// style, output files by extension with errors that name them, model paths and registry names everywhere, flags
+/// that exclude each other, `--version` and the exit statuses.
+final class CLIContractTests: XCTestCase {
+    let bird = TestPaths.shared.appendingPathComponent("images/bird.png").path
+    let pets = TestPaths.shared.appendingPathComponent("images/pets.jpg").path
+    var registry: [String] { ["--mirror", TestPaths.models.path] }
+
+    func json(_ text: String) throws -> [String: Any] {
+        try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], text)
+    }
+
+    /// `--max-results -1` (all categories, as documented) is a value, not an unknown option.
+    func testNegativeNumbersAreOptionValues() throws {
+        let all = try json(cli(["classify", bird, "--max-results", "-1", "--json"] + registry).out)
+        let categories = try XCTUnwrap(((all["classifications"] as? [[String: Any]])?.first?["categories"]) as? [[String: Any]])
+        XCTAssertEqual(categories.count, 1001, "every ImageNet category")
+        let out = try cli(["detect", pets, "--detector-threshold", "-0.5", "--multiple", "--json"] + registry).out
+        XCTAssertFalse(try XCTUnwrap(json(out)["objects"] as? [[String: Any]]).isEmpty)
+    }
+
+    /// Labels contain commas ("junco, snowbird"): `--allow` repeats, each value one whole label, or comes from a file.
+    func testAllowlistLabelsMayContainCommas() throws {
+        func names(_ arguments: [String]) throws -> [String] {
+            let object = try json(cli(["classify", bird, "--json", "--max-results", "-1"] + arguments + registry).out)
+            let head = try XCTUnwrap((object["classifications"] as? [[String: Any]])?.first)
+            return try XCTUnwrap(head["categories"] as? [[String: Any]]).compactMap { $0["category_name"] as? String }
+        }
+        XCTAssertEqual(Set(try names(["--allow", "junco, snowbird", "--allow", "chickadee"])), ["junco, snowbird", "chickadee"])
+        let list = FileManager.default.temporaryDirectory.appendingPathComponent("allow-\(UUID().uuidString).txt")
+        defer { try? FileManager.default.removeItem(at: list) }
+        try Data("junco, snowbird\n\nwater ouzel, dipper\n".utf8).write(to: list)
+        XCTAssertEqual(Set(try names(["--allow-file", list.path])), ["junco, snowbird", "water ouzel, dipper"])
+        let denied = try names(["--deny", "junco, snowbird"])
+        XCTAssertFalse(denied.contains("junco, snowbird"))
+        XCTAssertEqual(denied.count, 1000)
+        try cli(["classify", bird, "--allow", "chickadee", "--deny", "robin"] + registry, expectStatus: 2)
+    }
+
+    /// One key style (snake_case) and one box form (`{x, y, width, height}`) in every command's JSON; slashes as
+    /// they are.
+    func testJSONHasOneKeyStyleAndOneBoxForm() throws {
+        func keys(_ value: Any) -> [String] {
+            if let object = value as? [String: Any] { return object.keys + object.values.flatMap(keys) }
+            if let array = value as? [Any] { return array.flatMap(keys) }
+            return []
+        }
+        func boxes(_ value: Any, under key: String? = nil) -> [Any] {
+            if let object = value as? [String: Any] { return object.flatMap { ["box", "frame"].contains($0.key) ? [$0.value] : boxes($0.value) } }
+            if let array = value as? [Any] { return array.flatMap { boxes($0) } }
+            return []
+        }
+        let ink = FileManager.default.temporaryDirectory.appendingPathComponent("ink-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: ink) }
+        let points = (0..<30).map { "[\(100 + $0 * 10), \(200 + $0 % 3), \($0 * 15)]" }.joined(separator: ", ")
+        try Data("{\"strokes\": [[\(points)]]}".utf8).write(to: ink)
+        let outputs = [
+            try cli(["classify", bird, "--json"] + registry).out,
+            try cli(["detect", pets, "--multiple", "--classify", "--json"] + registry).out,
+            try cli(["ink", ink.path, "--json"]).out,
+            try cli(["inspect", "birds", "--json"] + registry).out,
+            try cli(["models", "list", "--json"] + registry).out,
+        ]
+        var boxCount = 0
+        for text in outputs {
+            XCTAssertFalse(text.contains("\\/"), "slashes are not escaped: \(text.prefix(300))")
+            let value = try JSONSerialization.jsonObject(with: Data(text.utf8))
+            for key in keys(value) {
+                XCTAssertEqual(key, key.lowercased(), "snake_case key \(key) in \(text.prefix(200))")
+            }
+            for box in boxes(value) {
+                XCTAssertEqual(Set((box as? [String: Any])?.keys.map { $0 } ?? []), ["x", "y", "width", "height"], "\(box)")
+                boxCount += 1
+            }
+        }
+        XCTAssertGreaterThan(boxCount, 2, "detect frames and ink boxes were checked")
+    }
+
+    /// `--annotate` writes PNG or JPEG by the name's extension and refuses others before any work; an output that
+    /// cannot be written is exit status 4 with the output's path and reason, not the input photo's.
+    func testOutputsFollowTheirExtensionAndErrorsNameThem() throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let jpeg = folder.appendingPathComponent("boxes.jpg")
+        try cli(["detect", pets, "--annotate", jpeg.path] + registry)
+        XCTAssertEqual([UInt8](try Data(contentsOf: jpeg).prefix(3)), [0xFF, 0xD8, 0xFF])
+        let png = folder.appendingPathComponent("boxes.PNG")
+        try cli(["detect", pets, "--annotate", png.path] + registry)
+        XCTAssertEqual([UInt8](try Data(contentsOf: png).prefix(4)), [0x89, 0x50, 0x4E, 0x47])
+        let gif = try cli(["detect", pets, "--annotate", folder.appendingPathComponent("boxes.gif").path] + registry, expectStatus: 2)
+        XCTAssertTrue(gif.err.contains("boxes.gif") && gif.err.contains(".png, .jpg or .jpeg"), gif.err)
+        let unwritable = folder.appendingPathComponent("missing/boxes.png").path
+        let failed = try cli(["detect", pets, "--annotate", unwritable] + registry, expectStatus: 4)
+        XCTAssertTrue(failed.err.contains("cannot write \(unwritable): No such file or directory"), failed.err)
+        XCTAssertFalse(failed.err.contains("pets.jpg") || failed.err.contains("NSCocoaErrorDomain"), failed.err)
+    }
+
+    /// A model path that does not exist says so (status 3); inspect and run take registry names like the pipelines.
+    func testModelPathsAndRegistryNames() throws {
+        let missing = try cli(["classify", bird, "--model", "foo.tflite"] + registry, expectStatus: 3)
+        XCTAssertTrue(missing.err.contains("no such model file: foo.tflite"), missing.err)
+        XCTAssertFalse(missing.err.contains("registry"), missing.err)
+        let unknown = try cli(["classify", bird, "--model", "no-such-name"] + registry, expectStatus: 3)
+        XCTAssertTrue(unknown.err.contains("no model named \"no-such-name\""), unknown.err)
+        XCTAssertTrue(try cli(["inspect", "birds"] + registry).out.contains("subgraph 0"))
+        let out = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: out) }
+        let run = try cli(["run", "birds", "--output-dir", out.path] + registry, expectStatus: 1)
+        XCTAssertTrue(run.err.contains("1 inputs, 0 --input given"), run.err)
+    }
+
+    /// Flags that exclude each other are usage errors (status 2), as is an unknown value.
+    func testExclusiveFlagsAndUsageErrors() throws {
+        for arguments in [["classify", bird, "--json", "--jsonl"], ["detect", pets, "--json", "--jsonl"], ["ink", "x.json", "--json", "--jsonl"],
+                          ["classify", bird, "--threads", "0"], ["classify", "/no/such/photo.jpg"], ["classify", bird, "--numerics", "sloppy"]] {
+            let result = try cli(arguments + registry, expectStatus: 2)
+            XCTAssertFalse(result.err.isEmpty, arguments.joined(separator: " "))
+        }
+    }
+
+    /// `shapes`, the alias `models list` shows, is accepted as a language; `--version` prints the version.
+    func testShapesAliasAndVersion() throws {
+        let ink = FileManager.default.temporaryDirectory.appendingPathComponent("shape-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: ink) }
+        let points = (0..<30).map { "[\(100 + $0 * 10), \(200 + $0 % 3), \($0 * 15)]" }.joined(separator: ", ")
+        try Data("{\"strokes\": [[\(points)]]}".utf8).write(to: ink)
+        let shapes = try json(cli(["ink", ink.path, "--lang", "shapes", "--json"]).out)
+        XCTAssertEqual((shapes["candidates"] as? [[String: Any]])?.first?["text"] as? String, "line")
+        let version = try cli(["--version"]).out.trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertTrue(version.range(of: #"^\d+\.\d+\.\d+$"#, options: .regularExpression) != nil, version)
+    }
+}
