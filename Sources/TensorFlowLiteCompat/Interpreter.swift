@@ -11,9 +11,9 @@ import LiteEngine
 /// let scores = try interpreter.output(at: 0)
 /// ```
 ///
-/// The engine plans the model's memory when the interpreter is created, so inputs and outputs can be read before
-/// ``allocateTensors()`` is called; after an input is resized, ``allocateTensors()`` must be called before its
-/// tensors are read, written or run, as in TensorFlow Lite.
+/// As in TensorFlowLiteSwift, ``allocateTensors()`` must be called after the interpreter is created and after any
+/// input is resized, before inputs are read or written or the model runs (they throw
+/// ``InterpreterError/allocateTensorsRequired``, outputs ``InterpreterError/invokeInterpreterRequired``).
 ///
 /// - Note: An interpreter is not thread-safe: use one from one thread at a time.
 public final class Interpreter {
@@ -35,10 +35,11 @@ public final class Interpreter {
     /// The engine's interpreter of the model's main graph.
     let engine: LiteEngine.Interpreter
 
-    /// Whether an input was resized since memory was last planned: its tensors may not be read, written or run.
-    private var needsAllocation = false
+    /// Whether ``allocateTensors()`` has not run since the interpreter was made or an input was resized: tensors may
+    /// not be read, written or run.
+    private var needsAllocation = true
 
-    /// Loads the model at `modelPath` and prepares it to run.
+    /// Loads the model at `modelPath`. Call ``allocateTensors()`` before using it.
     ///
     /// - Parameters:
     ///   - modelPath: The path of a `.tflite` file.
@@ -66,8 +67,8 @@ public final class Interpreter {
 
     /// Runs the model on the current contents of its inputs.
     ///
-    /// - Throws: ``InterpreterError/allocateTensorsRequired`` if an input was resized and ``allocateTensors()`` not
-    ///   called since; ``InterpreterError/tensorFlowLiteError(_:)`` with the engine's reason if the run fails.
+    /// - Throws: ``InterpreterError/allocateTensorsRequired`` before ``allocateTensors()`` (after creation or a
+    ///   resize); ``InterpreterError/tensorFlowLiteError(_:)`` with the engine's reason if the run fails.
     public func invoke() throws {
         guard !needsAllocation else { throw InterpreterError.allocateTensorsRequired }
         do {
@@ -81,7 +82,7 @@ public final class Interpreter {
     ///
     /// - Parameter index: The input's position, from 0 to ``inputTensorCount`` - 1.
     /// - Throws: ``InterpreterError/invalidTensorIndex(index:maxIndex:)`` for an index out of range;
-    ///   ``InterpreterError/allocateTensorsRequired`` after a resize without ``allocateTensors()``;
+    ///   ``InterpreterError/allocateTensorsRequired`` before ``allocateTensors()`` (after creation or a resize);
     ///   ``InterpreterError/invalidTensorDataType`` for a type ``Tensor/DataType`` cannot express.
     /// - Returns: The input tensor.
     public func input(at index: Int) throws -> Tensor {
@@ -97,13 +98,13 @@ public final class Interpreter {
     ///
     /// - Parameter index: The output's position, from 0 to ``outputTensorCount`` - 1.
     /// - Throws: ``InterpreterError/invalidTensorIndex(index:maxIndex:)`` for an index out of range;
-    ///   ``InterpreterError/allocateTensorsRequired`` after a resize without ``allocateTensors()``;
-    ///   ``InterpreterError/invokeInterpreterRequired`` for an output with no bytes yet;
+    ///   ``InterpreterError/invokeInterpreterRequired`` before ``allocateTensors()`` (after creation or a resize) or
+    ///   for an output with no bytes yet;
     ///   ``InterpreterError/invalidTensorDataType`` for a type ``Tensor/DataType`` cannot express.
     /// - Returns: The output tensor.
     public func output(at index: Int) throws -> Tensor {
         try checkIndex(index, count: outputTensorCount)
-        guard !needsAllocation else { throw InterpreterError.allocateTensorsRequired }
+        guard !needsAllocation else { throw InterpreterError.invokeInterpreterRequired }
         let tensor = try engine.output(at: index)
         guard tensor.data != nil || tensor.byteCount == 0 else { throw InterpreterError.invokeInterpreterRequired }
         guard let snapshot = Tensor(tensor) else { throw InterpreterError.invalidTensorDataType }
@@ -140,17 +141,17 @@ public final class Interpreter {
     ///     as the input holds (for a float32 image of 224x224x3, 602,112).
     ///   - index: The input's position, from 0 to ``inputTensorCount`` - 1.
     /// - Throws: ``InterpreterError/invalidTensorIndex(index:maxIndex:)`` for an index out of range;
-    ///   ``InterpreterError/allocateTensorsRequired`` after a resize without ``allocateTensors()``;
+    ///   ``InterpreterError/allocateTensorsRequired`` before ``allocateTensors()`` (after creation or a resize);
     ///   ``InterpreterError/invalidTensorDataCount(provided:required:)`` for a wrong byte count.
     /// - Returns: The input tensor with its new bytes.
     @discardableResult
     public func copy(_ data: Data, toInputAt index: Int) throws -> Tensor {
         try checkIndex(index, count: inputTensorCount)
-        guard !needsAllocation else { throw InterpreterError.allocateTensorsRequired }
         let required = try engine.input(at: index).byteCount
         guard data.count == required else {
             throw InterpreterError.invalidTensorDataCount(provided: data.count, required: required)
         }
+        guard !needsAllocation else { throw InterpreterError.allocateTensorsRequired }
         do {
             try data.withUnsafeBytes { try engine.copy($0, toInputAt: index) }
         } catch {
@@ -160,8 +161,8 @@ public final class Interpreter {
         return try input(at: index)
     }
 
-    /// Infers every tensor's shape and plans memory for the current input shapes. Needed after ``resizeInput(at:to:)``;
-    /// otherwise it returns at once.
+    /// Infers every tensor's shape and plans memory for the current input shapes. Needed once after the interpreter
+    /// is made and again after ``resizeInput(at:to:)``; otherwise cheap.
     ///
     /// - Throws: ``InterpreterError/failedToAllocateTensors`` if the model cannot run at these shapes (the engine's
     ///   reason goes to standard error).
@@ -182,7 +183,7 @@ public final class Interpreter {
     ///
     /// - Parameter key: One of ``signatureKeys``.
     /// - Throws: ``SignatureRunnerError/failedToCreateSignatureRunner(signatureKey:)`` for a key the model lacks or a
-    ///   signature that cannot run here; ``SignatureRunnerError/failedToAllocateTensors`` if it cannot be planned.
+    ///   signature that cannot run here.
     /// - Returns: A new runner.
     public func signatureRunner(with key: String) throws -> SignatureRunner {
         guard signatureKeys.contains(key) else {

@@ -157,11 +157,11 @@ public final class SignatureRunner {
         guard let position = inputPositions[name] else {
             throw SignatureRunnerError.failedToGetTensor(tensorType: "input", nameInSignature: name)
         }
-        guard !isTensorsAllocationNeeded else { throw SignatureRunnerError.allocateTensorsRequired }
         let required = try engine.input(at: position).byteCount
         guard data.count == required else {
             throw SignatureRunnerError.invalidTensorDataCount(provided: data.count, required: required)
         }
+        guard !isTensorsAllocationNeeded else { throw SignatureRunnerError.allocateTensorsRequired }
         do {
             try data.withUnsafeBytes { try engine.copy($0, toInputAt: position) }
         } catch {

@@ -21,6 +21,7 @@ final class APISurfaceTests: XCTestCase {
         XCTAssertEqual(interpreter.options, options)
         XCTAssertTrue(interpreter.delegates?.first === delegate)
         XCTAssertNil(try Interpreter(modelPath: TestPaths.model("classification/mobilenet_v1_0.25_128_quant.tflite")).options)
+        try interpreter.allocateTensors()
         XCTAssertEqual(try interpreter.input(at: 0).shape, [1, 128, 128, 3])
         XCTAssertEqual(interpreter.signatureKeys, [])
     }

@@ -81,7 +81,9 @@ final class ImageClassificationTests: XCTestCase {
     /// next, as in TensorFlow Lite, so each sample gets a new interpreter, as LiteRT's did.
     func testInt8ModelReadsAndWritesInt8Tensors() throws {
         let modelPath = try TestPaths.model("lstm/trained_lstm_int8.tflite")
-        let inputTensor = try Interpreter(modelPath: modelPath).input(at: 0)
+        let first = try Interpreter(modelPath: modelPath)
+        try first.allocateTensors()
+        let inputTensor = try first.input(at: 0)
         XCTAssertEqual(inputTensor.dataType, .int8)
         XCTAssertEqual(inputTensor.shape, [1, 28, 28])
         let inputQuantization = try XCTUnwrap(inputTensor.quantizationParameters)
@@ -90,6 +92,7 @@ final class ImageClassificationTests: XCTestCase {
 
         for folder in try TestPaths.goldenInputs("trained_lstm_int8") {
             let interpreter = try Interpreter(modelPath: modelPath)
+            try interpreter.allocateTensors()
             try interpreter.copy(try npyData(folder.appendingPathComponent("input_0.npy")), toInputAt: 0)
             try interpreter.invoke()
             let outputTensor = try interpreter.output(at: 0)
@@ -103,10 +106,28 @@ final class ImageClassificationTests: XCTestCase {
         }
     }
 
+    /// As in TensorFlowLiteSwift, a new interpreter's tensors are allocated before they are used: until then inputs
+    /// and `invoke()` throw `allocateTensorsRequired`, outputs `invokeInterpreterRequired`; a wrong byte count is
+    /// reported first.
+    func testTensorsMustBeAllocatedBeforeUse() throws {
+        let interpreter = try Interpreter(modelPath: TestPaths.model("classification/mobilenet_v1_0.25_128_quant.tflite"))
+        let pixels = Data(count: 128 * 128 * 3)
+        assertThrows(InterpreterError.allocateTensorsRequired, try interpreter.input(at: 0))
+        assertThrows(InterpreterError.allocateTensorsRequired, try interpreter.copy(pixels, toInputAt: 0))
+        assertThrows(InterpreterError.invalidTensorDataCount(provided: 3, required: 128 * 128 * 3), try interpreter.copy(Data(count: 3), toInputAt: 0))
+        assertThrows(InterpreterError.allocateTensorsRequired, try interpreter.invoke())
+        assertThrows(InterpreterError.invokeInterpreterRequired, try interpreter.output(at: 0))
+        try interpreter.allocateTensors()
+        XCTAssertEqual(try interpreter.copy(pixels, toInputAt: 0).data, pixels)
+        try interpreter.invoke()
+        XCTAssertEqual(try interpreter.output(at: 0).shape, [1, 1001])
+    }
+
     /// Tensors are snapshots: a `Tensor` read before `invoke()` keeps the bytes it had.
     func testTensorsAreCopiesTakenWhenRead() throws {
         let interpreter = try Interpreter(modelPath: TestPaths.model("classification/mobilenet_v2_1.0_224_quant.tflite"))
         let folders = try TestPaths.goldenInputs("mobilenet_v2_1.0_224_quant")
+        try interpreter.allocateTensors()
         try interpreter.copy(try npyData(folders[0].appendingPathComponent("input_0.npy")), toInputAt: 0)
         try interpreter.invoke()
         let first = try interpreter.output(at: 0)

@@ -7,7 +7,9 @@ import XCTest
 /// The errors TensorFlowLiteSwift code catches, thrown where it throws them, with its messages.
 final class InterpreterErrorTests: XCTestCase {
     func mobileNet() throws -> Interpreter {
-        try Interpreter(modelPath: TestPaths.model("classification/mobilenet_v2_1.0_224_quant.tflite"))
+        let interpreter = try Interpreter(modelPath: TestPaths.model("classification/mobilenet_v2_1.0_224_quant.tflite"))
+        try interpreter.allocateTensors()
+        return interpreter
     }
 
     func testIndexesOutOfRangeThrowInvalidTensorIndex() throws {
