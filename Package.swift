@@ -22,6 +22,9 @@ let package = Package(
         /// The finished pipelines: MediaPipe's ImageClassifier, ML Kit's object detection and digital ink
         /// recognition, the model registry and cache.
         .library(name: "LiteTasks", targets: ["LiteTasks"]),
+        /// TensorFlowLiteSwift's `Interpreter` API on the engine: code written for the `TensorFlowLite` module builds
+        /// with its import changed to `import TensorFlowLiteCompat` (Docs/tflite-swift.md).
+        .library(name: "TensorFlowLiteCompat", targets: ["TensorFlowLiteCompat"]),
         .executable(name: "vision-cli", targets: ["vision-cli"]),
     ],
     dependencies: [
@@ -54,6 +57,7 @@ let package = Package(
         .target(name: "LiteEngine", dependencies: ["LiteFormat", "COpenBLAS", "CLiteKernels"], swiftSettings: optimizedInDebug),
         .target(name: "LiteImage", dependencies: ["CImageCodecs"], swiftSettings: optimizedInDebug),
         .target(name: "LiteTasks", dependencies: ["LiteEngine", "LiteImage", "CHTTPGet", "CBundledFiles"]),
+        .target(name: "TensorFlowLiteCompat", dependencies: ["LiteEngine"]),
         .executableTarget(
             name: "vision-cli",
             dependencies: [
@@ -70,6 +74,7 @@ let package = Package(
         .testTarget(name: "LiteFormatTests", dependencies: ["LiteFormat"], exclude: ["Goldens"]),
         .testTarget(name: "LiteImageTests", dependencies: ["LiteImage", "LiteTasks"], exclude: ["Fixtures"]),
         .testTarget(name: "LiteTasksTests", dependencies: ["LiteTasks", "TrackingEvaluation", "CZlib"], exclude: ["Goldens"]),
+        .testTarget(name: "TensorFlowLiteCompatTests", dependencies: ["TensorFlowLiteCompat", "LiteEngine", "LiteFormat"]),
         .testTarget(
             name: "LiteEngineTests",
             dependencies: ["LiteEngine", "LiteTasks", "ModelFuzzing", "vision-cli", "CLiteKernels"],
