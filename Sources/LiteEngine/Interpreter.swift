@@ -350,13 +350,19 @@ public final class Interpreter: @unchecked Sendable {
         throw EngineError.invalidArgument("no output named \"\(name)\"")
     }
 
-    /// Changes the shape of input `index`. Only dimensions marked -1 in the file's shape_signature may change.
-    /// The plan is rebuilt at the next ``allocateTensors()`` or ``invoke()``.
-    public func resizeInput(at index: Int, to shape: [Int]) throws {
+    /// Changes the shape of input `index`. The plan is rebuilt at the next ``allocateTensors()`` or ``invoke()``.
+    ///
+    /// `strict` (the default) is TFLite's `ResizeInputTensorStrict`: only dimensions marked -1 in the file's
+    /// shape_signature may change. `strict: false` is its `ResizeInputTensor`, which TensorFlowLiteSwift calls: any
+    /// shape of non-negative dimensions (a batch of two on a MobileNet built for one); a shape the graph's ops cannot
+    /// take is then an error when the tensors are allocated.
+    public func resizeInput(at index: Int, to shape: [Int], strict: Bool = true) throws {
         let tensor = try input(at: index)
-        guard shape.count == tensor.shapeSignature.count,
-              zip(shape, tensor.shapeSignature).allSatisfy({ $0 == $1 || ($1 == -1 && $0 >= 0) }),
-              shape.allSatisfy({ $0 >= 0 })
+        guard shape.allSatisfy({ $0 >= 0 }) else {
+            throw EngineError.invalidArgument("input \(index) cannot take shape \(shape): dimensions must not be negative")
+        }
+        guard !strict || (shape.count == tensor.shapeSignature.count
+                          && zip(shape, tensor.shapeSignature).allSatisfy({ $0 == $1 || $1 == -1 }))
         else {
             throw EngineError.invalidArgument("input \(index) cannot take shape \(shape): its signature is \(tensor.shapeSignature) (-1 marks a resizable dimension)")
         }

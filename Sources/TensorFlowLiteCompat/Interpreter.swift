@@ -126,7 +126,7 @@ public final class Interpreter {
         let tensor = try engine.input(at: index)
         guard shape.dimensions != tensor.shape else { return }
         do {
-            try engine.resizeInput(at: index, to: shape.dimensions)
+            try engine.resizeInput(at: index, to: shape.dimensions, strict: false)
         } catch {
             reportEngineError(error)
             throw InterpreterError.failedToResizeInputTensor(index: index)

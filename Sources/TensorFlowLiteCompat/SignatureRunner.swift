@@ -136,7 +136,7 @@ public final class SignatureRunner {
             throw SignatureRunnerError.failedToResizeInputTensor(inputName: name)
         }
         do {
-            try engine.resizeInput(at: position, to: shape.dimensions)
+            try engine.resizeInput(at: position, to: shape.dimensions, strict: false)
         } catch {
             reportEngineError(error)
             throw SignatureRunnerError.failedToResizeInputTensor(inputName: name)

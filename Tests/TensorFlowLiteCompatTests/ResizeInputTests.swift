@@ -35,9 +35,38 @@ final class ResizeInputTests: XCTestCase {
         // Resizing to the current shape changes nothing: no allocation is needed.
         try interpreter.resizeInput(at: 0, to: [3, 6, 6, 3])
         XCTAssertEqual(try interpreter.output(at: 0), outputTensor)
-        // Only the dimensions the model marks resizable (-1 in its shape signature) change.
-        assertThrows(InterpreterError.failedToResizeInputTensor(index: 0), try interpreter.resizeInput(at: 0, to: [3, 7, 6, 3]))
+        // As TensorFlowLiteSwift (TfLiteInterpreterResizeInputTensor), any dimension may change, not only those the
+        // model marks resizable; a negative one may not.
+        assertThrows(InterpreterError.failedToResizeInputTensor(index: 0), try interpreter.resizeInput(at: 0, to: [3, -7, 6, 3]))
         assertThrows(InterpreterError.invalidTensorIndex(index: 1, maxIndex: 0), try interpreter.resizeInput(at: 1, to: [1]))
+    }
+
+    /// A MobileNet built for one image, resized to a batch of two (its batch dimension is fixed in the file, which
+    /// TensorFlowLiteSwift's resize allows): each image of the batch gives the scores it gives alone.
+    func testAFixedBatchDimensionResizes() throws {
+        let model = try TestPaths.model("classification/mobilenet_v1_0.25_224_1_metadata_1.tflite")
+        func bytes(_ values: [Float]) -> Data { values.withUnsafeBufferPointer { Data(buffer: $0) } }
+        let single = try Interpreter(modelPath: model)
+        try single.allocateTensors()
+        let count = 224 * 224 * 3
+        func image(_ step: Int) -> [Float] { (0..<count).map { i -> Float in Float((i * step) % 255) / 127.5 - 1 } }
+        let images = [image(7), image(12)]
+        var alone: [[Float]] = []
+        for image in images {
+            try single.copy(bytes(image), toInputAt: 0)
+            try single.invoke()
+            alone.append(try XCTUnwrap([Float](unsafeData: try single.output(at: 0).data)))
+        }
+        let batch = try Interpreter(modelPath: model)
+        try batch.resizeInput(at: 0, to: [2, 224, 224, 3])
+        try batch.allocateTensors()
+        try batch.copy(bytes(images[0] + images[1]), toInputAt: 0)
+        try batch.invoke()
+        let output = try batch.output(at: 0)
+        XCTAssertEqual(output.shape, [2, 1001])
+        let scores = try XCTUnwrap([Float](unsafeData: output.data))
+        assertClose(Array(scores[..<1001]), alone[0], "first image of the batch")
+        assertClose(Array(scores[1001...]), alone[1], "second image of the batch")
     }
 
     /// A model whose placeholder shape (a 1x1 image) cannot run loads all the same; allocating fails until its input
