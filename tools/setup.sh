@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Installs what the project needs on a Debian machine with Swift: OpenBLAS, libpng, libjpeg-turbo, libcurl (opened
-# at a model's first download), pkg-config and qemu-user (the tests run the binary on an emulated CPU without AVX) from Debian; LiteRT, NumPy and Pillow from PyPI (the reference runtime for tests and benchmarks).
+# Installs what the project needs on a Debian machine with Swift: OpenBLAS, libpng, libjpeg-turbo, libwebp, giflib,
+# libtiff, libcurl (opened at a model's first download), pkg-config and qemu-user (the tests run the binary on an emulated CPU without AVX) from Debian; LiteRT, NumPy and Pillow from PyPI (the reference runtime for tests and benchmarks).
 # Idempotent and quiet when everything is there. TensorFlow is only needed to regenerate the op goldens:
 # `tools/setup.sh --tensorflow`; training the digital ink models (tools/ink/) also needs Debian's Hershey fonts and
 # word list and PyPI's wordfreq: `tools/setup.sh --ink`. MediaPipe (for the classifier and detection goldens) pins numpy 2 and OpenCV, so
 # `tools/setup.sh --mediapipe` puts it in its own virtualenv, .venv-mediapipe.
 set -euo pipefail
 
-packages=(libopenblas-dev libpng-dev libjpeg62-turbo-dev zlib1g-dev libcurl4 pkg-config qemu-user)
+packages=(libopenblas-dev libpng-dev libjpeg62-turbo-dev libwebp-dev libgif-dev libtiff-dev zlib1g-dev libcurl4 pkg-config qemu-user)
 [ "${1:-}" = "--ink" ] && packages+=(hershey-fonts-data wamerican wamerican-insane wamerican-huge wbritish-huge)
 missing=()
 for p in "${packages[@]}"; do
