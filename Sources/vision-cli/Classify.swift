@@ -9,7 +9,7 @@ struct Classify: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "classify",
         abstract: "Classify images with MediaPipe's ImageClassifier semantics.",
-        discussion: "IMAGE may be files or folders (their PNG, JPEG, BMP and PPM files, in name order). The default model is the registry's default image classifier (ImageNet MobileNetV2)."
+        discussion: "IMAGE may be files or folders (their PNG, JPEG, BMP, PPM, WebP, GIF and TIFF files, in name order). The default model is the registry's default image classifier (ImageNet MobileNetV2). A JPEG of more than --max-pixels pixels is decoded at 1/2, 1/4 or 1/8 scale (the smallest still at least the model's input size); other images over the limit are refused."
     )
 
     @Argument(help: "Images or folders of images.") var images: [String]
@@ -23,6 +23,7 @@ struct Classify: ParsableCommand {
     @Option(help: "Locale of display names.") var locale = "en"
     @Option(help: "Orientation of the stored pixels: up, down, left, right (EXIF orientation is used when absent).") var orientation: String?
     @Option(help: "Region of interest x,y,w,h in pixels of the oriented image.") var roi: String?
+    @Option(parsing: .unconditional, help: "Most pixels an image may have (width times height); a JPEG over it is decoded at reduced scale.") var maxPixels = ImageLimits.default.maximumPixels
     @Option(help: "Images classified in parallel (one inference thread each); for one image, inference threads.") var threads = 1
     @Option(help: "Quantized numerics: exact or fast.") var numerics: Numerics = .fast
     @Flag(help: "One JSON object (one image).") var json = false
@@ -35,6 +36,7 @@ struct Classify: ParsableCommand {
             throw ValidationError("--allow and --deny exclude each other (as MediaPipe's category allowlist and denylist do)")
         }
         guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
+        guard maxPixels >= 1 else { throw ValidationError("--max-pixels must be at least 1") }
     }
 
     func run() throws {
@@ -70,9 +72,11 @@ struct Classify: ParsableCommand {
                 let file = files[index]
                 let started = DispatchTime.now().uptimeNanoseconds
                 do {
-                    var image = try MPImage(contentsOfFile: file)
+                    let decoding = ImageDecodingOptions(limits: ImageLimits(maximumPixels: maxPixels), minimumSize: classifiers[worker].inputSize)
+                    var image = try MPImage(contentsOfFile: file, options: decoding)
                     if let explicitOrientation { image.orientation = explicitOrientation }
-                    let region = try roi.map { try Self.normalizedRegion($0, width: image.width, height: image.height) }
+                    // --roi is in pixels of the file as shown; a reduced-scale decode keeps the same picture.
+                    let region = try roi.map { try Self.normalizedRegion($0, width: image.width * image.scale, height: image.height * image.scale) }
                     let result = try classifiers[worker].classify(image: image, regionOfInterest: region)
                     let ms = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
                     outcomes.set(index, .success(result, ms))

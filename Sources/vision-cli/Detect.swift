@@ -17,7 +17,13 @@ struct DetectionModelOptions: ParsableArguments {
     @Option(help: "Orientation of the stored pixels: up, down, left, right, upMirrored, ... (EXIF orientation is used when absent).") var orientation: String?
     @Option(help: "Engine threads.") var threads = 1
     @Option(help: "Quantized numerics: exact or fast.") var numerics: Numerics = .fast
+    @Option(parsing: .unconditional, help: "Most pixels an image may have (width times height); a JPEG over it is decoded at 1/2, 1/4 or 1/8 scale (the smallest still at least the detector's input size), its frames still given in the file's pixels.")
+    var maxPixels = ImageLimits.default.maximumPixels
     @OptionGroup var location: RegistryLocation
+
+    func validate() throws {
+        guard maxPixels >= 1 else { throw ValidationError("--max-pixels must be at least 1") }
+    }
 
     /// The detector, or a ``CLIError`` with the model-unavailable status.
     func makeDetector(mode: ObjectDetectorMode, configure: (inout CustomObjectDetectorOptions) -> Void = { _ in }) throws -> ObjectDetector {
@@ -49,8 +55,11 @@ struct DetectionModelOptions: ParsableArguments {
         return try ObjectDetector.objectDetector(options: options)
     }
 
-    func load(_ file: String) throws -> VisionImage {
-        var image = try VisionImage(contentsOfFile: file)
+    /// The image, decoded within --max-pixels; a JPEG over it at the smallest reduced scale still at least the
+    /// detector's input size.
+    func load(_ file: String, for detector: ObjectDetector) throws -> VisionImage {
+        let minimum = ImageSize(width: detector.detector.inputWidth, height: detector.detector.inputHeight)
+        var image = try VisionImage(contentsOfFile: file, options: ImageDecodingOptions(limits: ImageLimits(maximumPixels: maxPixels), minimumSize: minimum))
         if let orientation {
             guard let value = ImageOrientation(name: orientation) else { throw ValidationError("unknown orientation \(orientation)") }
             image.orientation = value
@@ -88,7 +97,7 @@ struct Detect: ParsableCommand {
             let started = DispatchTime.now().uptimeNanoseconds
             let image: VisionImage, objects: [Object]
             do {
-                image = try models.load(file)
+                image = try models.load(file, for: detector)
                 objects = try detector.results(in: image)
             } catch {
                 failures += 1
@@ -97,10 +106,11 @@ struct Detect: ParsableCommand {
                 continue
             }
             let ms = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
+            let reported = inFilePixels(objects, scale: image.scale)
             if json || jsonl {
-                print(objectsJSON(["image": file, "ms": (ms * 1000).rounded() / 1000], objects, pretty: json))
+                print(objectsJSON(["image": file, "ms": (ms * 1000).rounded() / 1000], reported, pretty: json))
             } else {
-                print(objectsText(file, objects))
+                print(objectsText(file, reported))
             }
             if let annotate {
                 // An output that cannot be written ends the run (exit status 4), naming the output, not the photo.
@@ -160,7 +170,7 @@ struct Track: ParsableCommand {
             let objects: [Object]
             let started: UInt64
             do {
-                image = try models.load(file)
+                image = try models.load(file, for: detector)
                 // The time of ML Kit's processing of a frame already in memory: decoding the file is not counted.
                 started = DispatchTime.now().uptimeNanoseconds
                 objects = try detector.results(in: image)
@@ -171,12 +181,13 @@ struct Track: ParsableCommand {
             let ms = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
             let timestamp = (Double(index) * 1000 / fps).rounded()
             let header: [String: Any] = ["frame": index, "image": file, "timestamp_ms": timestamp, "ms": (ms * 1000).rounded() / 1000]
+            let reported = inFilePixels(objects, scale: image.scale)
             if json {
-                documents.append(objectsJSON(header, objects, pretty: false))
+                documents.append(objectsJSON(header, reported, pretty: false))
             } else if jsonl {
-                print(objectsJSON(header, objects, pretty: false))
+                print(objectsJSON(header, reported, pretty: false))
             } else {
-                print(objectsText("frame \(index) (\(Int(timestamp)) ms) \(file)", objects))
+                print(objectsText("frame \(index) (\(Int(timestamp)) ms) \(file)", reported))
             }
             if let annotateDir {
                 let name = ((file as NSString).lastPathComponent as NSString).deletingPathExtension + ".png"
@@ -187,9 +198,22 @@ struct Track: ParsableCommand {
     }
 }
 
-/// Files given directly, plus the PNG/JPEG/BMP/PPM files of given folders in name order.
+/// Frames in pixels of the file as shown: a JPEG decoded at 1/`scale` (over --max-pixels) is detected on the smaller
+/// picture, and its frames are scaled back.
+func inFilePixels(_ objects: [Object], scale: Int) -> [Object] {
+    guard scale > 1 else { return objects }
+    let factor = CGFloat(scale)
+    return objects.map { object in
+        var scaled = object
+        let f = object.frame
+        scaled.frame = CGRect(x: f.origin.x * factor, y: f.origin.y * factor, width: f.size.width * factor, height: f.size.height * factor)
+        return scaled
+    }
+}
+
+/// Files given directly, plus the PNG/JPEG/BMP/PPM/WebP/GIF/TIFF files of given folders in name order.
 func expandImagePaths(_ paths: [String]) throws -> [String] {
-    let extensions: Set<String> = ["png", "jpg", "jpeg", "bmp", "ppm", "pgm", "pnm"]
+    let extensions: Set<String> = ["png", "jpg", "jpeg", "bmp", "ppm", "pgm", "pnm", "webp", "gif", "tif", "tiff"]
     var files: [String] = []
     for path in paths {
         var isDirectory: ObjCBool = false
@@ -200,7 +224,7 @@ func expandImagePaths(_ paths: [String]) throws -> [String] {
             files.append(path)
         } else {
             throw ValidationError("""
-                no such image: \(path). Give the path of a PNG, JPEG, BMP or PPM file, or of a folder of them \
+                no such image: \(path). Give the path of a PNG, JPEG, BMP, PPM, WebP, GIF or TIFF file, or of a folder of them \
                 (a sample photo: cp ../shared/images/bird.png . on a machine with ../shared beside the checkout).
                 """)
         }
