@@ -129,8 +129,11 @@ int lv_jpeg_decode_scaled(const uint8_t *data, size_t size, long long max_pixels
     if (full_pixels > max_pixels) {
         // Over the limit: with a size hint, decode at the smallest of libjpeg's scales 1/2, 1/4, 1/8 whose output
         // is still at least min_width x min_height, if that output is within the limit.
+        // A file far too small for its header's size (a few hundred bytes claiming 65000x65000, whose missing data
+        // libjpeg would pad) is refused as before: a Huffman-coded JPEG spends at least a bit per 8x8 block, about
+        // pixels/350 bytes, so pixels/4096 leaves ample room for real photos.
         int chosen = 0;
-        if (min_width > 0 || min_height > 0) {
+        if ((min_width > 0 || min_height > 0) && (long long)size >= full_pixels / 4096) {
             for (int denominator = 8; denominator >= 2; denominator /= 2) {
                 info.scale_num = 1;
                 info.scale_denom = (unsigned int)denominator;

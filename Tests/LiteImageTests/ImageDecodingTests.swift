@@ -98,6 +98,13 @@ final class ImageDecodingTests: XCTestCase {
         let tall = try Image.decode(rotated, options: ImageDecodingOptions(limits: limit, minimumSize: ImageSize(width: 30, height: 40)))
         XCTAssertEqual(tall.scale, 4)
         XCTAssertEqual(tall.orientation, .right)
+        // A header claiming 65000x65000 over a few hundred bytes of data is refused, not decoded at 1/8 (66 MP of padding).
+        var bomb = try bytes("baseline.jpg")
+        let sof = (0..<bomb.count - 1).first { bomb[$0] == 0xFF && bomb[$0 + 1] == 0xC0 }!
+        bomb.replaceSubrange((sof + 5)..<(sof + 9), with: [0xFD, 0xE8, 0xFD, 0xE8])
+        XCTAssertThrowsError(try Image.decode(bomb, options: ImageDecodingOptions(minimumSize: ImageSize(width: 224, height: 224)))) { error in
+            guard case ImageError.tooLarge(65000, 65000, _) = error else { return XCTFail("\(error)") }
+        }
         // Other formats are never scaled.
         XCTAssertThrowsError(try Image.decode(try bytes("rgb8.png"), options: ImageDecodingOptions(limits: ImageLimits(maximumPixels: 100), minimumSize: ImageSize(width: 1, height: 1))))
     }

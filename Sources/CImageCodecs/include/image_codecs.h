@@ -25,7 +25,8 @@ int lv_jpeg_decode(const uint8_t *data, size_t size, long long max_pixels, int m
 
 // As lv_jpeg_decode, but an image of more than max_pixels pixels is decoded with libjpeg's DCT scaling at the
 // smallest of 1/2, 1/4 and 1/8 whose output is still at least min_width x min_height, when that output is within
-// max_pixels (out->scale_denominator says which); refused as before when min_width and min_height are both 0.
+// max_pixels (out->scale_denominator says which); refused as before when min_width and min_height are both 0, or
+// when the file has fewer than one byte per 4096 pixels of its header's size (a truncated or hostile header).
 int lv_jpeg_decode_scaled(const uint8_t *data, size_t size, long long max_pixels, int max_scans, int min_width, int min_height,
                           lv_decoded_image *out);
 
