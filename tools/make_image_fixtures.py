@@ -165,6 +165,36 @@ def main():
     offset_frame("palette.gif", "offset_frame.gif")
     offset_frame("transparent.gif", "offset_transparent.gif")
 
+    # By hand (Pillow always writes a full color map): indices past a 4-entry map are black in Pillow, and a GIF
+    # without any color map is gray levels. Uncompressed LZW: 9-bit codes, a clear code every 250 pixels.
+    def raw_gif(name, indices, color_map):
+        h, w = indices.shape
+        flags = (0x80 | ((len(color_map) // 3).bit_length() - 2)) if color_map else 0
+        data = b"GIF89a" + struct.pack("<HHBBB", w, h, flags, 0, 0) + bytes(color_map)
+        data += b"\x2c" + struct.pack("<HHHHB", 0, 0, w, h, 0)
+        codes = []
+        for i, index in enumerate(indices.reshape(-1).tolist()):
+            if i % 250 == 0:
+                codes.append(256)
+            codes.append(index)
+        codes.append(257)
+        bits = count = 0
+        packed = bytearray()
+        for code in codes:
+            bits |= code << count
+            count += 9
+            while count >= 8:
+                packed.append(bits & 255)
+                bits >>= 8
+                count -= 8
+        if count:
+            packed.append(bits & 255)
+        data += b"\x08" + b"".join(bytes([len(packed[i:i + 255])]) + packed[i:i + 255] for i in range(0, len(packed), 255)) + b"\x00;"
+        open(os.path.join(OUT, name), "wb").write(data)
+        pillow(name)
+    raw_gif("short_map.gif", (rgb[:, :, 0] // 32 * 8 + rgb[:, :, 2] // 200).astype(np.uint8), [10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120])
+    raw_gif("no_map.gif", gray, [])
+
     Image.fromarray(rgb).save(os.path.join(OUT, "rgb.tif"))
     pillow("rgb.tif")
     Image.fromarray(rgb).save(os.path.join(OUT, "lzw.tif"), compression="tiff_lzw")

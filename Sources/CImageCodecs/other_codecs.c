@@ -136,10 +136,10 @@ int lv_gif_decode(const uint8_t *data, size_t size, long long max_pixels, lv_dec
         return lv_too_large(out, "GIF", width, height, max_pixels);
     }
     const ColorMapObject *map = frame.ColorMap ? frame.ColorMap : gif->SColorMap;
-    // Copied now: the color maps are freed with the file. An index past the map is gray (i, i, i), as in a palette
-    // that starts as a gray ramp (not checked against Pillow); without any map the image is gray, as Pillow's mode L.
+    // Copied now: the color maps are freed with the file. As Pillow: an index past the map is black, and without
+    // any map the indices are gray levels (mode L).
     uint8_t palette[256][3];
-    for (int i = 0; i < 256; i++) palette[i][0] = palette[i][1] = palette[i][2] = (uint8_t)i;
+    for (int i = 0; i < 256; i++) palette[i][0] = palette[i][1] = palette[i][2] = map && map->Colors ? 0 : (uint8_t)i;
     if (map && map->Colors) {
         int count = map->ColorCount < 256 ? map->ColorCount : 256;
         for (int i = 0; i < count; i++) {

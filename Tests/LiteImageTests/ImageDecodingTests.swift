@@ -22,7 +22,7 @@ final class ImageDecodingTests: XCTestCase {
     func bytes(_ name: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: Self.directory.appendingPathComponent(name))) }
 
     func testEveryFixtureDecodesToTheExpectedPixels() throws {
-        XCTAssertEqual(Self.fixtures.files.count, 38)
+        XCTAssertEqual(Self.fixtures.files.count, 40)
         for (name, expected) in Self.fixtures.files.sorted(by: { $0.key < $1.key }) {
             let decoded = try Image.decode(try bytes(name))
             check(decoded.image, against: expected, name)

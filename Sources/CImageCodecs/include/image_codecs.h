@@ -36,7 +36,8 @@ int lv_webp_decode(const uint8_t *data, size_t size, long long max_pixels, lv_de
 
 // Decodes the first image of a GIF to RGB as Pillow's Image.open(p).convert('RGB') does: the canvas is the logical
 // screen (grown to hold the frame), pixels outside the frame are the transparent index (else index 0), and every
-// index, the transparent one included, becomes its color-map entry (no compositing). Returns 0 on success.
+// index, the transparent one included, becomes its color-map entry (no compositing; black past the map, gray levels
+// without a map). Returns 0 on success.
 int lv_gif_decode(const uint8_t *data, size_t size, long long max_pixels, lv_decoded_image *out);
 
 // Decodes the first directory of a TIFF through libtiff's RGBA interface (RGB, gray, palette, CMYK, YCbCr, any
