@@ -42,7 +42,7 @@ let package = Package(
         ),
         .target(
             name: "CImageCodecs",
-            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("webp"), .linkedLibrary("gif"), .linkedLibrary("tiff")]
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("webp"), .linkedLibrary("webpdemux"), .linkedLibrary("gif"), .linkedLibrary("tiff")]
         ),
         /// HTTP downloads through libcurl opened at the first download (not linked: FoundationNetworking would load
         /// libcurl and ~30 TLS and network libraries into every process at start).

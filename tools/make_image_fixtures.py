@@ -138,6 +138,11 @@ def main():
     rgba.save(os.path.join(OUT, "alpha_lossy.webp"), quality=80)
     pillow("alpha_lossy.webp", tolerance=2)
 
+    # Animated: the first frame (a lossless frame smaller than the canvas is how Pillow stores the second).
+    second = Image.fromarray(np.ascontiguousarray(rgb[::-1]))
+    Image.fromarray(rgb).save(os.path.join(OUT, "animated.webp"), save_all=True, append_images=[second], lossless=True, duration=100)
+    pillow("animated.webp")
+
     # Pillow writes GIFs of at least 16x16 interlaced unless told otherwise.
     palette64 = Image.fromarray(rgb).quantize(colors=64)
     palette64.save(os.path.join(OUT, "interlaced.gif"))

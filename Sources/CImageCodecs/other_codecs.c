@@ -10,6 +10,7 @@
 #include <string.h>
 #include <tiffio.h>
 #include <webp/decode.h>
+#include <webp/demux.h>
 
 static int lv_too_large(lv_decoded_image *out, const char *format, long long width, long long height, long long max_pixels) {
     out->width = (int)width;
@@ -35,8 +36,43 @@ int lv_webp_decode(const uint8_t *data, size_t size, long long max_pixels, lv_de
         return 1;
     }
     if (features.has_animation) {
-        snprintf(out->message, sizeof(out->message), "animated WebP (%dx%d) is not supported", width, height);
-        return 4;
+        // The first frame composited on the canvas, as Pillow reads it (WebPAnimDecoder, RGBA: the canvas starts
+        // transparent black, its background color is ignored). WebPGetInfo gave the canvas size, checked above.
+        WebPAnimDecoderOptions options;
+        if (!WebPAnimDecoderOptionsInit(&options)) {
+            snprintf(out->message, sizeof(out->message), "libwebp: animation decoder version mismatch");
+            return 1;
+        }
+        options.color_mode = MODE_RGBA;
+        options.use_threads = 0;
+        WebPData webp = {data, size};
+        WebPAnimDecoder *decoder = WebPAnimDecoderNew(&webp, &options);
+        if (!decoder) {
+            snprintf(out->message, sizeof(out->message), "libwebp could not read the %dx%d animation", width, height);
+            return 1;
+        }
+        WebPAnimInfo info;
+        uint8_t *frame = NULL;
+        int timestamp = 0;
+        if (!WebPAnimDecoderGetInfo(decoder, &info) || (long long)info.canvas_width * info.canvas_height > max_pixels ||
+            !WebPAnimDecoderGetNext(decoder, &frame, &timestamp) || !frame) {
+            WebPAnimDecoderDelete(decoder);
+            snprintf(out->message, sizeof(out->message), "libwebp could not decode the first frame of the %dx%d animation (truncated or corrupt)", width, height);
+            return 1;
+        }
+        size_t bytes = (size_t)info.canvas_width * (size_t)info.canvas_height * 4;
+        out->pixels = malloc(bytes);
+        if (!out->pixels) {
+            WebPAnimDecoderDelete(decoder);
+            snprintf(out->message, sizeof(out->message), "out of memory for a %ux%u image", info.canvas_width, info.canvas_height);
+            return 3;
+        }
+        memcpy(out->pixels, frame, bytes);
+        out->width = (int)info.canvas_width;
+        out->height = (int)info.canvas_height;
+        out->channels = 4;
+        WebPAnimDecoderDelete(decoder);
+        return 0;
     }
     int decoded_width = 0, decoded_height = 0;
     uint8_t *pixels = features.has_alpha ? WebPDecodeRGBA(data, size, &decoded_width, &decoded_height)

@@ -22,7 +22,7 @@ final class ImageDecodingTests: XCTestCase {
     func bytes(_ name: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: Self.directory.appendingPathComponent(name))) }
 
     func testEveryFixtureDecodesToTheExpectedPixels() throws {
-        XCTAssertEqual(Self.fixtures.files.count, 40)
+        XCTAssertEqual(Self.fixtures.files.count, 41)
         for (name, expected) in Self.fixtures.files.sorted(by: { $0.key < $1.key }) {
             let decoded = try Image.decode(try bytes(name))
             check(decoded.image, against: expected, name)
@@ -147,7 +147,7 @@ final class ImageDecodingTests: XCTestCase {
 
     func testTruncatedAndCorruptFilesGiveTypedErrors() throws {
         for name in ["rgb8.png", "interlaced.png", "baseline.jpg", "progressive.jpg", "rgb24.bmp", "rgb.ppm", "bitfields32.bmp",
-                     "cmyk.jpg", "ycck.jpg", "lossless.webp", "lossy.webp", "alpha_lossy.webp", "palette.gif", "interlaced.gif",
+                     "cmyk.jpg", "ycck.jpg", "lossless.webp", "lossy.webp", "alpha_lossy.webp", "animated.webp", "palette.gif", "interlaced.gif",
                      "offset_transparent.gif", "rgb.tif", "lzw.tif", "deflate.tif", "palette.tif", "cmyk.tif"] {
             let full = try bytes(name)
             for cut in [full.count / 2, 40, 12, 3] where cut < full.count {
@@ -199,6 +199,13 @@ final class ImageDecodingTests: XCTestCase {
         webp[24] |= 0x0F
         XCTAssertThrowsError(try Image.decode(webp)) { error in
             guard case ImageError.tooLarge(16384, 16384, _) = error else { return XCTFail("\(error)") }
+        }
+        // Animated WebP (VP8X): a canvas of 20000 x 20000 is refused before the animation decoder allocates it.
+        var animated = try bytes("animated.webp")
+        XCTAssertEqual(Array(animated[12..<16]), Array("VP8X".utf8))
+        animated.replaceSubrange(24..<30, with: [0x1F, 0x4E, 0x00, 0x1F, 0x4E, 0x00])
+        XCTAssertThrowsError(try Image.decode(animated)) { error in
+            guard case ImageError.tooLarge(20000, 20000, _) = error else { return XCTFail("\(error)") }
         }
         // GIF logical screen 65535 x 65535.
         var gif = try bytes("palette.gif")

@@ -30,8 +30,7 @@ int lv_jpeg_decode(const uint8_t *data, size_t size, long long max_pixels, int m
 int lv_jpeg_decode_scaled(const uint8_t *data, size_t size, long long max_pixels, int max_scans, int min_width, int min_height,
                           lv_decoded_image *out);
 
-// Decodes a lossy or lossless WebP (the first frame of an animation is not read: animated files are refused) to RGB
-// or RGBA. The canvas size from WebPGetInfo is checked against max_pixels before decoding. Returns 0 on success.
+// Decodes a lossy or lossless WebP to RGB or RGBA; of an animation, the first frame on its canvas (as Pillow). The canvas size from WebPGetInfo is checked against max_pixels before decoding. Returns 0 on success.
 int lv_webp_decode(const uint8_t *data, size_t size, long long max_pixels, lv_decoded_image *out);
 
 // Decodes the first image of a GIF to RGB as Pillow's Image.open(p).convert('RGB') does: the canvas is the logical
