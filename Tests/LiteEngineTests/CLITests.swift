@@ -120,7 +120,7 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(top["category_name"] as? String, "Poecile atricapillus (Black-capped Chickadee)")
         let broken = cache.appendingPathComponent("broken.png")
         try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0]).write(to: broken)
-        let many = try cli(["classify", bird, broken.path, bird, "--jsonl", "--threads", "2", "--max-results", "1"] + common, expectStatus: 1)
+        let many = try cli(["classify", bird, broken.path, bird, "--jsonl", "--ordered", "--threads", "2", "--max-results", "1"] + common, expectStatus: 1)
         let lines = many.out.split(separator: "\n")
         XCTAssertEqual(lines.count, 3)
         XCTAssertTrue(lines[1].contains("\"error\""), String(lines[1]))
