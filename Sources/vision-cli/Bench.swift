@@ -4,21 +4,41 @@ import LiteEngine
 import LiteFormat
 
 struct Bench: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "bench", abstract: "Time model load and inference on random inputs.")
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Time model load and inference on benchmark_model's input values.",
+        discussion: """
+            Inputs as LiteRT's benchmark_model fills them: floats random in [-0.5, 0.5], uint8 in [0, 254], int8 in \
+            [-127, 127], bool 0 or 1; wider integers (ids, positions) are zeros. --input-range and --input-file choose an \
+            input's values.
+            """
+    )
 
     @Argument(help: "Path to a .tflite model.") var model: String
     @Option(help: "Threads.") var threads = 1
     @Option(help: "Timed runs.") var runs = 50
     @Option(help: "Untimed warm-up runs.") var warmup = 5
+    @Option(help: ArgumentHelp("Values of an input drawn uniformly from LOW...HIGH, both inclusive (--input_layer_value_range); repeatable. NAME: the input's tensor or signature name, or its index.",
+                               valueName: "NAME:LOW,HIGH"))
+    var inputRange: [String] = []
+    @Option(help: ArgumentHelp("An input's values from a file of its raw bytes, exactly the tensor's size (--input_layer_value_files); repeatable.",
+                               valueName: "NAME:PATH"))
+    var inputFile: [String] = []
     @Option(help: "Quantized arithmetic: exact or fast.") var numerics: String = "fast"
     @Flag(help: "End with one JSON line.") var json = false
     @Flag(help: "Print per-op and the slowest nodes' times (medians of up to 50 runs, each node timed alone).") var profile = false
     @Option(help: "How many of the slowest nodes --profile lists.") var slowest = 12
     @Option(help: "Resize input 0 to this shape first, e.g. 1,120,5 (for a resizable dimension).") var inputShape: String?
 
+    var inputs: BenchInputs {
+        BenchInputs(ranges: inputRange.map { .init(option: "--input-range", text: $0) },
+                    files: inputFile.map { .init(option: "--input-file", text: $0) })
+    }
+
     func validate() throws {
         guard threads >= 1, runs >= 1, warmup >= 0 else { throw ValidationError("--threads and --runs must be >= 1, --warmup >= 0") }
         guard Numerics(rawValue: numerics) != nil else { throw ValidationError("--numerics must be exact or fast") }
+        do { try inputs.validate() } catch let error as BenchError { throw ValidationError(error.description) }
     }
 
     func run() throws {
@@ -34,17 +54,8 @@ struct Bench: ParsableCommand {
                 try interpreter.resizeInput(at: 0, to: shape)
                 try interpreter.allocateTensors()
             }
-            var generator = SplitMix64(seed: 0)
-            for i in 0..<interpreter.inputCount {
-                let tensor = try interpreter.input(at: i)
-                if tensor.type == .float32 {
-                    let values = (0..<tensor.elementCount).map { _ in Float.random(in: -1...1, using: &generator) }
-                    try values.withUnsafeBytes { try interpreter.copy($0, toInputAt: i) }
-                } else {
-                    let bytes = (0..<tensor.byteCount).map { _ in UInt8.random(in: 0...255, using: &generator) }
-                    try bytes.withUnsafeBytes { try interpreter.copy($0, toInputAt: i) }
-                }
-            }
+            let filled = try inputs.fill(interpreter)
+            for report in filled { print(report.line) }
             for _ in 0..<warmup { try interpreter.invoke() }
             var times: [Double] = []
             for _ in 0..<runs {
@@ -82,7 +93,7 @@ struct Bench: ParsableCommand {
             if json {
                 let object: [String: Any] = ["model": model, "load_ms": loadMs, "min_ms": minimum, "median_ms": median, "p90_ms": p90,
                                              "runs": runs, "threads": threads, "numerics": numerics, "blas_core": BLAS.coreName,
-                                             "isa": isa]
+                                             "isa": isa, "inputs": filled.map(\.json)]
                 print(String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self))
             }
         } catch {

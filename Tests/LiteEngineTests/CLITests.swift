@@ -1,5 +1,6 @@
 import Foundation
 import LiteEngine
+import LiteFormat
 import XCTest
 
 /// The command-line contracts other tools rely on: `vision-cli inspect`, `run` and `bench`.
@@ -191,6 +192,102 @@ final class CLITests: XCTestCase {
         let last = try XCTUnwrap(out.split(separator: "\n").last)
         let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])
         for key in ["median_ms", "min_ms", "load_ms"] { XCTAssertNotNil(object[key] as? Double, key) }
+    }
+
+    /// A model whose second input is ids (int32 or int64) into a 10-row table: GATHER(table, ids) + x. `bench` fed
+    /// such inputs random integers and failed with "gather index -330304337 out of range" (issue 52).
+    func idsModel(_ type: TensorType = .int32) throws -> String {
+        var builder = ModelBuilder()
+        let x = builder.addTensor(name: "x", type: .float32, shape: [64, 4])
+        let ids = builder.addTensor(name: "serving_default_ids:0", type: type, shape: [64])
+        let table = builder.addConstant(name: "table", shape: [10, 4], values: (0..<40).map { Float($0) })
+        let rows = builder.addTensor(name: "rows", type: .float32, shape: [64, 4])
+        let y = builder.addTensor(name: "y", type: .float32, shape: [64, 4])
+        builder.addOperator(.gather, inputs: [table, ids], outputs: [rows])
+        builder.addOperator(.add, inputs: [rows, x], outputs: [y])
+        builder.inputs = [x, ids]
+        builder.outputs = [y]
+        let url = try temporaryDirectory().appendingPathComponent("ids_\(type).tflite")
+        try Data(builder.build()).write(to: url)
+        return url.path
+    }
+
+    /// The JSON object on `bench --json`'s last line.
+    func benchJSON(_ out: String) throws -> [String: Any] {
+        let last = try XCTUnwrap(out.split(separator: "\n").last)
+        return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any], String(last))
+    }
+
+    /// The index in "gather index N out of range" of an error message.
+    func gatherIndex(_ message: String) -> Int? {
+        guard let range = message.range(of: #"gather index (-?[0-9]+) out of range"#, options: .regularExpression) else { return nil }
+        return Int(message[range].split(separator: " ")[2])
+    }
+
+    /// Integer ids are zeros unless told (benchmark_model's value kinds otherwise: floats in [-0.5, 0.5]);
+    /// `--input-range` draws them from its range, by tensor name (with a colon in it) or by index.
+    func testBenchFeedsIdsZerosByDefaultAndHonoursInputRange() throws {
+        for type in [TensorType.int32, .int64] {
+            let model = try idsModel(type)
+            let (out, err) = try cli(["bench", model, "--runs", "3", "--warmup", "1", "--json"])
+            XCTAssertFalse((out + err).contains("gather"), out + err)
+            let inputs = try XCTUnwrap(try benchJSON(out)["inputs"] as? [[String: Any]])
+            XCTAssertEqual(inputs.map { $0["fill"] as? String }, ["random", "zeros"])
+            XCTAssertEqual(inputs.map { $0["type"] as? String }, ["float32", type.description])
+            XCTAssertEqual(inputs[0]["low"] as? Double, -0.5)
+            XCTAssertEqual(inputs[0]["high"] as? Double, 0.5)
+            XCTAssertTrue(out.contains("input 1 \"serving_default_ids:0\" \(type) [64]: zeros"), out)
+        }
+        let model = try idsModel()
+        let inRange = try cli(["bench", model, "--runs", "2", "--warmup", "0", "--input-range", "serving_default_ids:0:0,9", "--json"]).out
+        let inputs = try XCTUnwrap(try benchJSON(inRange)["inputs"] as? [[String: Any]])
+        XCTAssertEqual(inputs[1]["fill"] as? String, "random")
+        XCTAssertEqual(inputs[1]["low"] as? Int, 0)
+        XCTAssertEqual(inputs[1]["high"] as? Int, 9)
+        // Outside the table, the run fails at an index from the range: the values are the range's.
+        for (arguments, expected) in [(["serving_default_ids:0:20,30"], 20...30), (["1:-3,-1"], -3...(-1)), (["1:15,15"], 15...15)] {
+            let err = try cli(["bench", model, "--runs", "1", "--warmup", "0", "--input-range"] + arguments, expectStatus: 1).err
+            let index = try XCTUnwrap(gatherIndex(err), err)
+            XCTAssertTrue(expected.contains(index), "\(arguments): index \(index)")
+        }
+        // A float input's range too.
+        let floats = try cli(["bench", model, "--runs", "1", "--warmup", "0", "--input-range", "x:2,3", "--json"]).out
+        let x = try XCTUnwrap((try benchJSON(floats)["inputs"] as? [[String: Any]])?.first)
+        XCTAssertEqual([x["low"] as? Double, x["high"] as? Double], [2, 3])
+        var err = try cli(["bench", model, "--input-range", "ids:0,9"], expectStatus: 1).err
+        XCTAssertTrue(err.contains("no input of that name") && err.contains("1 \"serving_default_ids:0\""), err)
+        err = try cli(["bench", model, "--input-range", "1:0,3000000000"], expectStatus: 1).err
+        XCTAssertTrue(err.contains("beyond int32's range"), err)
+        err = try cli(["bench", model, "--input-range", "1:9,0"], expectStatus: 1).err
+        XCTAssertTrue(err.contains("LOW <= HIGH"), err)
+        err = try cli(["bench", model, "--input-range", "1:5"], expectStatus: 2).err
+        XCTAssertTrue(err.contains("NAME:LOW,HIGH"), err)
+    }
+
+    /// `--input-file NAME:PATH` gives an input a file's raw bytes; a file of another size is an error that names the
+    /// byte count the tensor needs.
+    func testBenchInputFile() throws {
+        let model = try idsModel()
+        let folder = try temporaryDirectory()
+        func idsFile(_ value: Int32, count: Int = 64) throws -> String {
+            let url = folder.appendingPathComponent("ids_\(value)_\(count).bin")
+            try Array(repeating: value.littleEndian, count: count).withUnsafeBytes { try Data($0).write(to: url) }
+            return url.path
+        }
+        let good = try idsFile(7)
+        let out = try cli(["bench", model, "--runs", "2", "--warmup", "0", "--input-file", "serving_default_ids:0:\(good)", "--json"]).out
+        let inputs = try XCTUnwrap(try benchJSON(out)["inputs"] as? [[String: Any]])
+        XCTAssertEqual(inputs[1]["fill"] as? String, "file")
+        XCTAssertEqual(inputs[1]["path"] as? String, good)
+        // The values are the file's: 12 is past the table's 10 rows.
+        var err = try cli(["bench", model, "--runs", "1", "--warmup", "0", "--input-file", "1:\(try idsFile(12))"], expectStatus: 1).err
+        XCTAssertEqual(gatherIndex(err), 12, err)
+        err = try cli(["bench", model, "--input-file", "1:\(try idsFile(7, count: 25))"], expectStatus: 1).err
+        XCTAssertTrue(err.contains("has 100 bytes") && err.contains("needs 256 bytes"), err)
+        err = try cli(["bench", model, "--input-file", "x:\(good)"], expectStatus: 1).err
+        XCTAssertTrue(err.contains("needs 1024 bytes"), err)
+        err = try cli(["bench", model, "--input-file", "1:\(folder.path)/missing.bin"], expectStatus: 1).err
+        XCTAssertTrue(err.contains("missing.bin"), err)
     }
 
     func testInspectReportsGraphOpsMetadataAndArena() throws {
