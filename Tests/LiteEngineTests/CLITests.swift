@@ -290,6 +290,75 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(err.contains("missing.bin"), err)
     }
 
+    /// benchmark_model's run rules: at least --runs and at least --min-secs; no run started after --max-secs;
+    /// the same for warm-up with --warmup-min-secs.
+    func testBenchMinAndMaxSecs() throws {
+        let model = TestPaths.goldens.appendingPathComponent("ops/conv_3x3_same_relu/model.tflite").path
+        let started = Date()
+        var object = try benchJSON(try cli(["bench", model, "--runs", "1", "--warmup", "0", "--min-secs", "0.5", "--json"]).out)
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 0.5)
+        XCTAssertGreaterThanOrEqual(object["timed_ms"] as? Double ?? 0, 500)
+        XCTAssertGreaterThan(object["runs"] as? Int ?? 0, 1)
+        XCTAssertEqual(object["warmup_runs"] as? Int, 0)
+
+        object = try benchJSON(try cli(["bench", model, "--runs", "5000000", "--warmup", "0", "--max-secs", "0.3", "--json"]).out)
+        let runs = try XCTUnwrap(object["runs"] as? Int)
+        XCTAssertTrue(runs > 1 && runs < 5_000_000, "\(runs)")
+        XCTAssertLessThan(object["timed_ms"] as? Double ?? .infinity, 3000)
+
+        object = try benchJSON(try cli(["bench", model, "--runs", "3", "--warmup", "1", "--warmup-min-secs", "0.3", "--json"]).out)
+        XCTAssertGreaterThan(object["warmup_runs"] as? Int ?? 0, 1)
+        XCTAssertGreaterThanOrEqual(object["warmup_ms"] as? Double ?? 0, 300)
+        XCTAssertEqual(object["runs"] as? Int, 3)
+        try cli(["bench", model, "--min-secs", "-1"], expectStatus: 2)
+        try cli(["bench", model, "--max-secs", "0"], expectStatus: 2)
+    }
+
+    /// `bench --json`'s keys are the ones Docs/benchmarks.md documents ("vision-cli bench JSON"), no more and no fewer,
+    /// all snake_case; the human summary stays the last line tools/ab_bench.sh parses.
+    func testBenchJSONHasTheDocumentedKeys() throws {
+        let docs = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("Docs/benchmarks.md"), encoding: .utf8)
+        let section = try XCTUnwrap(docs.components(separatedBy: "### vision-cli bench JSON").dropFirst().first, "no \"vision-cli bench JSON\" section")
+            .components(separatedBy: "\n#").first!
+        var documented: Set<String> = []
+        for line in section.split(separator: "\n") where line.hasPrefix("| `") {
+            // The first cell's `key`s (one row may name two).
+            let cell = line.dropFirst(2).prefix { $0 != "|" }
+            for (i, part) in cell.split(separator: "`", omittingEmptySubsequences: false).enumerated() where i % 2 == 1 {
+                documented.insert(String(part))
+            }
+        }
+        let topLevel = documented.filter { !$0.hasPrefix("inputs[].") }
+        let nested = Set(documented.filter { $0.hasPrefix("inputs[].") }.map { String($0.dropFirst("inputs[].".count)) })
+        XCTAssertTrue(topLevel.contains("peak_rss_mb"), "\(topLevel)")
+
+        let model = try idsModel()
+        let ids = try temporaryDirectory().appendingPathComponent("ids.bin")
+        try Data(count: 256).write(to: ids)
+        let (out, _) = try cli(["bench", model, "--runs", "3", "--warmup", "2", "--input-file", "1:\(ids.path)", "--json"])
+        let object = try benchJSON(out)
+        XCTAssertEqual(Set(object.keys), topLevel)
+        let inputs = try XCTUnwrap(object["inputs"] as? [[String: Any]])
+        XCTAssertEqual(Set(inputs.flatMap(\.keys)), nested)
+        for key in Set(object.keys).union(nested) {
+            XCTAssertNotNil(key.range(of: "^[a-z0-9]+(_[a-z0-9]+)*$", options: .regularExpression), "\(key) is not snake_case")
+        }
+        for key in ["load_ms", "init_ms", "first_run_ms", "warmup_ms", "warmup_mean_ms", "min_ms", "max_ms", "mean_ms", "std_ms",
+                    "median_ms", "p90_ms", "timed_ms", "peak_rss_mb", "baseline_rss_mb", "init_rss_increase_mb", "peak_rss_increase_mb"] {
+            XCTAssertNotNil(object[key] as? Double, key)
+        }
+        XCTAssertGreaterThan(object["peak_rss_mb"] as? Double ?? 0, 1)
+        XCTAssertGreaterThanOrEqual(object["peak_rss_mb"] as? Double ?? 0, object["baseline_rss_mb"] as? Double ?? .infinity)
+        XCTAssertEqual(object["warmup_runs"] as? Int, 2)
+        let (mean, std) = (object["mean_ms"] as? Double ?? 0, object["std_ms"] as? Double ?? -1)
+        XCTAssertTrue(std >= 0 && mean >= object["min_ms"] as? Double ?? .infinity && mean <= object["max_ms"] as? Double ?? 0)
+
+        let text = try cli(["bench", model, "--runs", "3", "--warmup", "1"]).out
+        let last = try XCTUnwrap(text.split(separator: "\n").last.map(String.init))
+        XCTAssertNotNil(last.range(of: #"min [0-9.]+ ms\s+median [0-9.]+"#, options: .regularExpression), last)
+        XCTAssertTrue(text.contains("first run") && text.contains("peak RSS"), text)
+    }
+
     func testInspectReportsGraphOpsMetadataAndArena() throws {
         let model = try TestPaths.model("classification/mobilenet_v1_0.25_224_1_metadata_1.tflite")
         let (text, _) = try cli(["inspect", model])
