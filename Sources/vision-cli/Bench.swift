@@ -49,15 +49,20 @@ struct Bench: ParsableCommand {
         }
         if let maxSecs { guard maxSecs > 0, maxSecs.isFinite else { throw ValidationError("--max-secs must be > 0") } }
         guard Numerics(rawValue: numerics) != nil else { throw ValidationError("--numerics must be exact or fast") }
-        do { try inputs.validate() } catch let error as BenchError { throw ValidationError(error.description) }
+        do { try inputs.validate() } catch let error as CLIError { throw ValidationError(error.message) }
     }
 
+    /// Exit statuses as Docs/cli.md has them: 3 when the model cannot be loaded, 2 for a bad --input-shape,
+    /// --input-range or --input-file, 1 when a run fails (inputs the model refuses, as an id past a table's end).
     func run() throws {
         do {
             try benchmark()
+        } catch let error as CLIError {
+            throw error
+        } catch let error as ValidationError {
+            throw error
         } catch {
-            printError("error: \(error)")
-            throw ExitCode(1)
+            throw CLIError(.inputsFailed, "\(error)")
         }
     }
 
@@ -67,13 +72,16 @@ struct Bench: ParsableCommand {
         // benchmark_model's memory footprint: the peak RSS before the model is loaded, after init and at the end.
         let baseline = ProcessMemory.peakBytes()
         let loadStart = DispatchTime.now().uptimeNanoseconds
-        let interpreter = try Interpreter(modelPath: model, options: options)
+        let interpreter: Interpreter
+        do { interpreter = try Interpreter(modelPath: model, options: options) } catch { throw CLIError.model(error) }
         let loadMs = milliseconds(since: loadStart)
         if let inputShape {
             let shape = inputShape.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
             guard !shape.isEmpty, shape.allSatisfy({ $0 > 0 }) else { throw ValidationError("--input-shape is positive integers separated by commas") }
-            try interpreter.resizeInput(at: 0, to: shape)
-            try interpreter.allocateTensors()
+            do {
+                try interpreter.resizeInput(at: 0, to: shape)
+                try interpreter.allocateTensors()
+            } catch { throw CLIError(.usage, "--input-shape \(inputShape): \(error)") }
         }
         let initMs = milliseconds(since: loadStart)
         let afterInit = ProcessMemory.peakBytes()
@@ -134,7 +142,7 @@ struct Bench: ParsableCommand {
                 "peak_rss_mb": peak ?? null, "baseline_rss_mb": base ?? null,
                 "init_rss_increase_mb": initIncrease ?? null, "peak_rss_increase_mb": peakIncrease ?? null,
             ]
-            print(String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self))
+            print(jsonText(object, pretty: false))
         }
     }
 

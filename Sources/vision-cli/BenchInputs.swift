@@ -73,14 +73,14 @@ struct BenchInputs {
             guard let colon = argument.text.lastIndex(of: ":"), argument.text[argument.text.index(after: colon)...].split(separator: ",", omittingEmptySubsequences: false).count == 2,
                   colon != argument.text.startIndex
             else {
-                throw BenchError("--input-range \(argument.text): expected NAME:LOW,HIGH (an input's name or index, then the lowest and highest value, both inclusive), e.g. ids:0,999")
+                throw CLIError(.usage, "--input-range \(argument.text): expected NAME:LOW,HIGH (an input's name or index, then the lowest and highest value, both inclusive), e.g. ids:0,999")
             }
         }
         for argument in files {
             guard let colon = argument.text.firstIndex(of: ":"), colon != argument.text.startIndex,
                   argument.text.index(after: colon) != argument.text.endIndex
             else {
-                throw BenchError("--input-file \(argument.text): expected NAME:PATH (an input's name or index, then a file of the tensor's raw bytes)")
+                throw CLIError(.usage, "--input-file \(argument.text): expected NAME:PATH (an input's name or index, then a file of the tensor's raw bytes)")
             }
         }
     }
@@ -92,14 +92,14 @@ struct BenchInputs {
         for argument in ranges {
             let (index, rest) = try resolve(argument, names)
             let parts = rest.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-            guard parts.count == 2 else { throw BenchError("--input-range \(argument.text): expected NAME:LOW,HIGH") }
-            guard rangeOf[index] == nil else { throw BenchError("--input-range \(argument.text): input \(index) already has a range (\(rangeOf[index]!.text))") }
+            guard parts.count == 2 else { throw CLIError(.usage, "--input-range \(argument.text): expected NAME:LOW,HIGH") }
+            guard rangeOf[index] == nil else { throw CLIError(.usage, "--input-range \(argument.text): input \(index) already has a range (\(rangeOf[index]!.text))") }
             rangeOf[index] = (parts[0], parts[1], argument.text)
         }
         var fileOf: [Int: String] = [:]
         for argument in files {
             let (index, path) = try resolve(argument, names)
-            guard fileOf[index] == nil else { throw BenchError("--input-file \(argument.text): input \(index) already has a file (\(fileOf[index]!))") }
+            guard fileOf[index] == nil else { throw CLIError(.usage, "--input-file \(argument.text): input \(index) already has a file (\(fileOf[index]!))") }
             fileOf[index] = path
         }
 
@@ -115,14 +115,14 @@ struct BenchInputs {
                 }
                 let data: Data
                 do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-                    throw BenchError("--input-file: cannot read \(path) for input \(i) \"\(tensor.name)\": \(error.localizedDescription)")
+                    throw CLIError(.usage, "--input-file: cannot read \(path) for input \(i) \"\(tensor.name)\": \(error.localizedDescription)")
                 }
                 guard tensor.type.byteSize != nil else {
-                    throw BenchError("--input-file \(path): input \(i) \"\(tensor.name)\" is \(tensor.type), which takes no raw bytes")
+                    throw CLIError(.inputsFailed, "--input-file \(path): input \(i) \"\(tensor.name)\" is \(tensor.type), which takes no raw bytes")
                 }
                 guard data.count == tensor.byteCount else {
                     let hint = data.starts(with: [0x93] + Array("NUMPY".utf8)) ? " (this is a .npy file: the header counts too; write the array's raw bytes, e.g. numpy's tofile)" : ""
-                    throw BenchError("--input-file \(path): the file has \(data.count) bytes, but input \(i) \"\(tensor.name)\" (\(tensor.type) \(tensor.shape)) needs \(tensor.byteCount) bytes\(hint)")
+                    throw CLIError(.inputsFailed, "--input-file \(path): the file has \(data.count) bytes, but input \(i) \"\(tensor.name)\" (\(tensor.type) \(tensor.shape)) needs \(tensor.byteCount) bytes\(hint)")
                 }
                 try data.withUnsafeBytes { try interpreter.copy($0, toInputAt: i) }
                 fill = .file(path)
@@ -164,7 +164,7 @@ struct BenchInputs {
             return (index, String(argument.text[argument.text.index(after: colon)...]))
         }
         let listed = names.enumerated().map { "\($0.offset) \($0.element.map { "\"\($0)\"" }.joined(separator: " or "))" }.joined(separator: ", ")
-        throw BenchError("\(argument.option) \(argument.text): no input of that name or index; the model's inputs are \(listed)")
+        throw CLIError(.usage, "\(argument.option) \(argument.text): no input of that name or index; the model's inputs are \(listed)")
     }
 
     /// The bytes of `tensor`'s values: benchmark_model's random values for its type, or uniform in `range`. Nil for
@@ -176,20 +176,20 @@ struct BenchInputs {
         func floatRange(_ defaultLow: Double, _ defaultHigh: Double, limit: Double) throws -> (Double, Double) {
             guard let range else { return (defaultLow, defaultHigh) }
             guard let low = Double(range.low), let high = Double(range.high), low.isFinite, high.isFinite, low <= high else {
-                throw BenchError("--input-range for input \"\(tensor.name)\": \(range.low),\(range.high) is not LOW,HIGH with LOW <= HIGH")
+                throw CLIError(.usage, "--input-range for input \"\(tensor.name)\": \(range.low),\(range.high) is not LOW,HIGH with LOW <= HIGH")
             }
             guard low >= -limit, high <= limit, high - low <= limit else {
-                throw BenchError("--input-range for input \"\(tensor.name)\": [\(range.low), \(range.high)] is beyond \(tensor.type)'s range or wider than it (±\(limit))")
+                throw CLIError(.usage, "--input-range for input \"\(tensor.name)\": [\(range.low), \(range.high)] is beyond \(tensor.type)'s range or wider than it (±\(limit))")
             }
             return (low, high)
         }
         func integerRange(_ defaultLow: Int64, _ defaultHigh: Int64, _ minimum: Int64, _ maximum: Int64) throws -> (Int64, Int64) {
             guard let range else { return (defaultLow, defaultHigh) }
             guard let low = Int64(range.low), let high = Int64(range.high), low <= high else {
-                throw BenchError("--input-range for input \"\(tensor.name)\" (\(tensor.type)): \(range.low),\(range.high) is not two integers LOW,HIGH with LOW <= HIGH")
+                throw CLIError(.usage, "--input-range for input \"\(tensor.name)\" (\(tensor.type)): \(range.low),\(range.high) is not two integers LOW,HIGH with LOW <= HIGH")
             }
             guard low >= minimum, high <= maximum else {
-                throw BenchError("--input-range for input \"\(tensor.name)\": [\(low), \(high)] is beyond \(tensor.type)'s range [\(minimum), \(maximum)]")
+                throw CLIError(.usage, "--input-range for input \"\(tensor.name)\": [\(low), \(high)] is beyond \(tensor.type)'s range [\(minimum), \(maximum)]")
             }
             return (low, high)
         }
@@ -232,7 +232,7 @@ struct BenchInputs {
         case .int64: return try integers(Int64.self, default: (0, 0))
         case .uint64: return try integers(UInt64.self, default: (0, 0))
         case .string, .resource, .variant, .int4:
-            if range != nil { throw BenchError("--input-range: input \"\(tensor.name)\" is \(tensor.type), which takes no range") }
+            if range != nil { throw CLIError(.usage, "--input-range: input \"\(tensor.name)\" is \(tensor.type), which takes no range") }
             return (nil, .none)
         }
     }
@@ -244,8 +244,3 @@ struct BenchInputs {
     }
 }
 
-/// An error of `bench`'s arguments or inputs, printed as its message.
-struct BenchError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}

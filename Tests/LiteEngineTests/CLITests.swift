@@ -225,7 +225,8 @@ final class CLITests: XCTestCase {
     }
 
     /// Integer ids are zeros unless told (benchmark_model's value kinds otherwise: floats in [-0.5, 0.5]);
-    /// `--input-range` draws them from its range, by tensor name (with a colon in it) or by index.
+    /// `--input-range` draws them from its range, by tensor name (with a colon in it) or by index. A run that fails
+    /// (an id past the table) is status 1, a bad range or an unknown input a usage error (2).
     func testBenchFeedsIdsZerosByDefaultAndHonoursInputRange() throws {
         for type in [TensorType.int32, .int64] {
             let model = try idsModel(type)
@@ -254,18 +255,19 @@ final class CLITests: XCTestCase {
         let floats = try cli(["bench", model, "--runs", "1", "--warmup", "0", "--input-range", "x:2,3", "--json"]).out
         let x = try XCTUnwrap((try benchJSON(floats)["inputs"] as? [[String: Any]])?.first)
         XCTAssertEqual([x["low"] as? Double, x["high"] as? Double], [2, 3])
-        var err = try cli(["bench", model, "--input-range", "ids:0,9"], expectStatus: 1).err
+        var err = try cli(["bench", model, "--input-range", "ids:0,9"], expectStatus: 2).err
         XCTAssertTrue(err.contains("no input of that name") && err.contains("1 \"serving_default_ids:0\""), err)
-        err = try cli(["bench", model, "--input-range", "1:0,3000000000"], expectStatus: 1).err
+        err = try cli(["bench", model, "--input-range", "1:0,3000000000"], expectStatus: 2).err
         XCTAssertTrue(err.contains("beyond int32's range"), err)
-        err = try cli(["bench", model, "--input-range", "1:9,0"], expectStatus: 1).err
+        err = try cli(["bench", model, "--input-range", "1:9,0"], expectStatus: 2).err
         XCTAssertTrue(err.contains("LOW <= HIGH"), err)
         err = try cli(["bench", model, "--input-range", "1:5"], expectStatus: 2).err
         XCTAssertTrue(err.contains("NAME:LOW,HIGH"), err)
     }
 
     /// `--input-file NAME:PATH` gives an input a file's raw bytes; a file of another size is an error that names the
-    /// byte count the tensor needs.
+    /// byte count the tensor needs (status 1: an input the model refuses); a file that does not exist is a usage
+    /// error (2), as a model that does not exist is status 3 (Docs/cli.md).
     func testBenchInputFile() throws {
         let model = try idsModel()
         let folder = try temporaryDirectory()
@@ -286,8 +288,10 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(err.contains("has 100 bytes") && err.contains("needs 256 bytes"), err)
         err = try cli(["bench", model, "--input-file", "x:\(good)"], expectStatus: 1).err
         XCTAssertTrue(err.contains("needs 1024 bytes"), err)
-        err = try cli(["bench", model, "--input-file", "1:\(folder.path)/missing.bin"], expectStatus: 1).err
+        err = try cli(["bench", model, "--input-file", "1:\(folder.path)/missing.bin"], expectStatus: 2).err
         XCTAssertTrue(err.contains("missing.bin"), err)
+        err = try cli(["bench", folder.appendingPathComponent("missing.tflite").path], expectStatus: 3).err
+        XCTAssertTrue(err.contains("missing.tflite: No such file"), err)
     }
 
     /// benchmark_model's run rules: at least --runs and at least --min-secs; no run started after --max-secs;
@@ -315,7 +319,7 @@ final class CLITests: XCTestCase {
     }
 
     /// `bench --json`'s keys are the ones Docs/benchmarks.md documents ("vision-cli bench JSON"), no more and no fewer,
-    /// all snake_case; the human summary stays the last line tools/ab_bench.sh parses.
+    /// all snake_case, slashes unescaped (Docs/cli.md); the human summary stays the last line tools/ab_bench.sh parses.
     func testBenchJSONHasTheDocumentedKeys() throws {
         let docs = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("Docs/benchmarks.md"), encoding: .utf8)
         let section = try XCTUnwrap(docs.components(separatedBy: "### vision-cli bench JSON").dropFirst().first, "no \"vision-cli bench JSON\" section")
@@ -338,6 +342,8 @@ final class CLITests: XCTestCase {
         let (out, _) = try cli(["bench", model, "--runs", "3", "--warmup", "2", "--input-file", "1:\(ids.path)", "--json"])
         let object = try benchJSON(out)
         XCTAssertEqual(Set(object.keys), topLevel)
+        // Docs/cli.md's JSON: slashes as they are.
+        XCTAssertTrue(out.contains("\"model\":\"\(model)\""), "slashes are not escaped: \(out.suffix(300))")
         let inputs = try XCTUnwrap(object["inputs"] as? [[String: Any]])
         XCTAssertEqual(Set(inputs.flatMap(\.keys)), nested)
         for key in Set(object.keys).union(nested) {
