@@ -17,7 +17,8 @@ struct Bench: ParsableCommand {
             """
     )
 
-    @Argument(help: "Path to a .tflite model.") var model: String
+    @Argument(help: "A .tflite path or a registry model name (vision-cli models list).") var model: String
+    @OptionGroup var location: RegistryLocation
     @Option(help: "Threads.") var threads = 1
     @Option(help: "Timed runs, at least (benchmark_model's --num_runs; see --min-secs, --max-secs).") var runs = 50
     @Option(help: "Run for at least this many seconds, even if that is more than --runs (--min_secs).") var minSecs: Double = 0
@@ -68,12 +69,13 @@ struct Bench: ParsableCommand {
 
     private func benchmark() throws {
         let options = Interpreter.Options(threads: threads, numerics: Numerics(rawValue: numerics)!)
+        let modelPath = try location.resolve(model, task: nil)
         _ = BLAS.coreName
         // benchmark_model's memory footprint: the peak RSS before the model is loaded, after init and at the end.
         let baseline = ProcessMemory.peakBytes()
         let loadStart = DispatchTime.now().uptimeNanoseconds
         let interpreter: Interpreter
-        do { interpreter = try Interpreter(modelPath: model, options: options) } catch { throw CLIError.model(error) }
+        do { interpreter = try Interpreter(modelPath: modelPath, options: options) } catch { throw CLIError.model(error) }
         let loadMs = milliseconds(since: loadStart)
         if let inputShape {
             let shape = inputShape.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
@@ -111,7 +113,7 @@ struct Bench: ParsableCommand {
         if profile { try printProfile(interpreter, runs: min(times.count, 50)) }
 
         let isa = KernelConfiguration.current.level.description
-        let modelBytes = ((try? FileManager.default.attributesOfItem(atPath: model))?[.size] as? NSNumber)?.intValue
+        let modelBytes = ((try? FileManager.default.attributesOfItem(atPath: modelPath))?[.size] as? NSNumber)?.intValue
         let mb = { (bytes: Int?) in bytes.map { Double($0) / 1_048_576 } }
         let peak = mb(end), base = mb(baseline)
         let initIncrease = zip2(mb(afterInit), base).map { $0 - $1 }, peakIncrease = zip2(peak, base).map { $0 - $1 }

@@ -106,6 +106,7 @@ final class CLIContractTests: XCTestCase {
         let unknown = try cli(["classify", bird, "--model", "no-such-name"] + registry, expectStatus: 3)
         XCTAssertTrue(unknown.err.contains("no model named \"no-such-name\""), unknown.err)
         XCTAssertTrue(try cli(["inspect", "birds"] + registry).out.contains("subgraph 0"))
+        XCTAssertTrue(try cli(["bench", "birds", "--runs", "1"] + registry).out.contains("median"))
         let out = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: out) }
         let run = try cli(["run", "birds", "--output-dir", out.path] + registry, expectStatus: 1)

@@ -291,7 +291,7 @@ final class CLITests: XCTestCase {
         err = try cli(["bench", model, "--input-file", "1:\(folder.path)/missing.bin"], expectStatus: 2).err
         XCTAssertTrue(err.contains("missing.bin"), err)
         err = try cli(["bench", folder.appendingPathComponent("missing.tflite").path], expectStatus: 3).err
-        XCTAssertTrue(err.contains("missing.tflite: No such file"), err)
+        XCTAssertTrue(err.contains("no such model file: \(folder.path)/missing.tflite"), err)
     }
 
     /// benchmark_model's run rules: at least --runs and at least --min-secs; no run started after --max-secs;
