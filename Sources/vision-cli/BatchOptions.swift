@@ -21,6 +21,19 @@ struct BatchOptions: ParsableArguments {
         return (index, count)
     }
 
+    /// The indices recorded in the `--resume` file (for inputs without paths: the lines of an ink batch).
+    func resumedIndices() throws -> [Int] {
+        guard let resume, FileManager.default.fileExists(atPath: resume) else { return [] }
+        let reader = try LineReader(path: resume)
+        var indices: [Int] = []
+        while let line = reader.next(maximumBytes: 1 << 24) {
+            guard let text = line.text, let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+                  let index = object["index"] as? Int else { continue }
+            indices.append(index)
+        }
+        return indices
+    }
+
     /// The paths recorded in the `--resume` file: every line that parses as a JSON object with a `key` string.
     /// A last line cut short by an interrupted run does not parse and is ignored.
     func resumedPaths(key: String) throws -> Set<String> {

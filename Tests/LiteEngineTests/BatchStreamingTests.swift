@@ -137,4 +137,32 @@ final class BatchStreamingTests: XCTestCase {
         let small = try peakRSS(100), large = try peakRSS(1000)
         XCTAssertLessThan(large, small + 16 * 1024, "peak RSS \(small) kB at 100 inputs, \(large) kB at 1,000")
     }
+
+    /// `ink --batch -` reads NDJSON from standard input; shards split the samples by index and `--resume` skips the
+    /// ones already recorded.
+    func testInkBatchFromStandardInputWithShardsAndResume() throws {
+        let sample = "{\"label\": \"-\", \"strokes\": [[[0, 0, 0], [30, 1, 100], [60, 0, 200]]]}"
+        let input = Data(Array(repeating: sample, count: 12).joined(separator: "\n").utf8)
+        let (process, out) = try start(["ink", "--batch", "-", "--jsonl"], input: input)
+        let all = try records(String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        XCTAssertEqual(all.compactMap { $0["index"] as? Int }, Array(0..<12))
+
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let batch = folder.appendingPathComponent("batch.ndjson"), previous = folder.appendingPathComponent("out.jsonl")
+        try input.write(to: batch)
+        var shards: [Int] = []
+        for shard in 0..<2 {
+            shards += try records(cli(["ink", "--batch", batch.path, "--jsonl", "--shard", "\(shard)/2"]).out).compactMap { $0["index"] as? Int }
+        }
+        XCTAssertEqual(shards.sorted(), Array(0..<12))
+        let first = try cli(["ink", "--batch", batch.path, "--jsonl", "--shard", "0/2"]).out
+        try Data(first.utf8).write(to: previous)
+        let rest = try records(cli(["ink", "--batch", batch.path, "--jsonl", "--resume", previous.path]).out).compactMap { $0["index"] as? Int }
+        let done = try records(first).compactMap { $0["index"] as? Int }
+        XCTAssertEqual((rest + done).sorted(), Array(0..<12))
+        XCTAssertFalse(done.isEmpty || rest.isEmpty)
+    }
 }

@@ -81,7 +81,7 @@ final class CLITests: XCTestCase {
         let good = "{\"label\": \"-\", \"strokes\": [[[0, 0, 0], [30, 1, 100], [60, 0, 200]]]}\n"
         let batch = folder.appendingPathComponent("batch.ndjson")
         try (Data(good.utf8) + Data("{\"strokes\": []}".utf8) + padding + Data("\n".utf8) + Data(good.utf8)).write(to: batch)
-        let lines = try cli(["ink", "--batch", batch.path, "--jsonl"]).out.split(separator: "\n")
+        let lines = try cli(["ink", "--batch", batch.path, "--jsonl"], expectStatus: 1).out.split(separator: "\n")
         let records = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
         XCTAssertEqual(records.map { $0["index"] as? Int }, [0, 1, 2])
         XCTAssertNotNil(records[0]["candidates"])
@@ -97,7 +97,7 @@ final class CLITests: XCTestCase {
         let bad = Data("{\"label\": \"x\", \"str".utf8) + Data([0]) + Data("okes\": [[[0, 0]]]}\n".utf8)
         let batch = folder.appendingPathComponent("batch.ndjson")
         try (good + bad + good + Data("\n".utf8) + good).write(to: batch)
-        let lines = try cli(["ink", "--batch", batch.path, "--jsonl"]).out.split(separator: "\n")
+        let lines = try cli(["ink", "--batch", batch.path, "--jsonl"], expectStatus: 1).out.split(separator: "\n")
         let records = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
         XCTAssertEqual(records.map { $0["index"] as? Int }, [0, 1, 2, 3])
         XCTAssertTrue((records[1]["error"] as? String)?.contains("line 2 is not a JSON object") ?? false, "\(records[1])")
