@@ -1,7 +1,7 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
-/// The engine, reader and image code are optimized in debug builds too: `swift run vision-cli classify` and
+/// The engine, reader, image and pipeline code are optimized in debug builds too: `swift run vision-cli classify` and
 /// `swift test` would otherwise spend seconds per image in unoptimized kernels (Docs/architecture.md). Debug builds
 /// keep `-enable-testing`, so `@testable import` still works. Since tools version 6.2, unsafe flags no longer keep
 /// a package from being used as a versioned dependency.
@@ -56,7 +56,7 @@ let package = Package(
         .target(name: "LiteFormat", swiftSettings: optimizedInDebug),
         .target(name: "LiteEngine", dependencies: ["LiteFormat", "COpenBLAS", "CLiteKernels"], swiftSettings: optimizedInDebug),
         .target(name: "LiteImage", dependencies: ["CImageCodecs"], swiftSettings: optimizedInDebug),
-        .target(name: "LiteTasks", dependencies: ["LiteEngine", "LiteImage", "CHTTPGet", "CBundledFiles"]),
+        .target(name: "LiteTasks", dependencies: ["LiteEngine", "LiteImage", "CHTTPGet", "CBundledFiles"], swiftSettings: optimizedInDebug),
         .target(name: "TensorFlowLiteCompat", dependencies: ["LiteEngine"]),
         .executableTarget(
             name: "vision-cli",

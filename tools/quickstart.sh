@@ -6,6 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh
+export PATH="$PWD/.venv/bin:$PATH"  # python3: the project's virtual environment, with LiteRT
 cli=$(tools/build.sh)
 if [ -z "${LITEVISION_MODEL_MIRROR:-}" ] && [ -d ../shared/models ]; then
   export LITEVISION_MODEL_MIRROR="$PWD/../shared/models"

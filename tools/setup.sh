@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs what the project needs on a Debian machine with Swift: OpenBLAS, libpng, libjpeg-turbo, libwebp, giflib,
-# libtiff, libcurl (opened at a model's first download), pkg-config and qemu-user (the tests run the binary on an emulated CPU without AVX) from Debian; LiteRT, NumPy and Pillow from PyPI (the reference runtime for tests and benchmarks).
+# libtiff, libcurl (opened at a model's first download), pkg-config, qemu-user (the tests run the binary on an
+# emulated CPU without AVX) and python3-venv from Debian; LiteRT, NumPy and Pillow from PyPI into the project's .venv
+# (the reference runtime for tests and benchmarks). Stops with a message on any failure.
 # Idempotent and quiet when everything is there. TensorFlow is only needed to regenerate the op goldens:
 # `tools/setup.sh --tensorflow`; training the digital ink models (tools/ink/) also needs Debian's Hershey fonts and
 # word list and PyPI's wordfreq: `tools/setup.sh --ink`. MediaPipe (for the classifier and detection goldens) pins numpy 2 and OpenCV, so
 # `tools/setup.sh --mediapipe` puts it in its own virtualenv, .venv-mediapipe.
 set -euo pipefail
 
-packages=(libopenblas-dev libpng-dev libjpeg62-turbo-dev libwebp-dev libgif-dev libtiff-dev zlib1g-dev libcurl4 pkg-config qemu-user)
+packages=(libopenblas-dev libpng-dev libjpeg62-turbo-dev libwebp-dev libgif-dev libtiff-dev zlib1g-dev libcurl4 pkg-config qemu-user python3-venv)
 [ "${1:-}" = "--ink" ] && packages+=(hershey-fonts-data wamerican wamerican-insane wamerican-huge wbritish-huge)
 missing=()
 for p in "${packages[@]}"; do
@@ -21,16 +23,26 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
+# Python packages go into the project's own virtual environment, .venv (a stock Debian python3 refuses pip installs
+# outside one: PEP 668's externally-managed-environment). tools/test.sh and tools/quickstart.sh put .venv/bin first
+# on PATH; by hand: `. .venv/bin/activate`.
+cd "$(dirname "$0")/.."
 python_packages=(ai-edge-litert numpy pillow)
 [ "${1:-}" = "--tensorflow" ] && python_packages+=(tensorflow-cpu==2.21.0 tf_keras==2.21.0)
 [ "${1:-}" = "--ink" ] && python_packages+=(tensorflow-cpu==2.21.0 tf_keras==2.21.0 wordfreq==3.1.1)
-if ! python3 -c "import ai_edge_litert, numpy, PIL" >/dev/null 2>&1 || [ "${1:-}" = "--tensorflow" ] || [ "${1:-}" = "--ink" ]; then
-  echo "setup: pip install ${python_packages[*]}" >&2
-  python3 -m pip install -q --disable-pip-version-check "${python_packages[@]}" 2>&1 | grep -v "^WARNING: Running pip as" >&2 || true
+if [ ! -x .venv/bin/python ]; then
+  echo "setup: creating .venv (python3 -m venv)" >&2
+  python3 -m venv .venv || { echo "setup: python3 -m venv failed (Debian: apt-get install python3-venv)" >&2; exit 1; }
+fi
+if ! .venv/bin/python -c "import ai_edge_litert, numpy, PIL" >/dev/null 2>&1 || [ "${1:-}" = "--tensorflow" ] || [ "${1:-}" = "--ink" ]; then
+  echo "setup: pip install ${python_packages[*]} into .venv" >&2
+  if ! .venv/bin/python -m pip install -q --disable-pip-version-check "${python_packages[@]}" >&2; then
+    echo "setup: pip install into .venv failed (see above); PyPI must be reachable" >&2
+    exit 1
+  fi
 fi
 
 if [ "${1:-}" = "--mediapipe" ]; then
-  cd "$(dirname "$0")/.."
   if [ ! -x .venv-mediapipe/bin/python ] || ! .venv-mediapipe/bin/python -c "import mediapipe, ai_edge_litert, PIL" >/dev/null 2>&1; then
     echo "setup: creating .venv-mediapipe (mediapipe==0.10.14, ai-edge-litert, pillow)" >&2
     python3 -m venv .venv-mediapipe

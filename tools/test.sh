@@ -6,6 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh
+export PATH="$PWD/.venv/bin:$PATH"  # python3: the project's virtual environment, with LiteRT
 python3 tools/make_model_goldens.py
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT

@@ -123,6 +123,7 @@ public struct ModelRegistry: Sendable {
             throw TaskError.failedPrecondition("\(model.name) ships with the package (\(bundled)) and cannot be deleted")
         }
         var removed = false
+        ModelCacheEntry(file: cachedPath(model), size: model.size, sha256: model.sha256).forgetVerification()
         for url in [cachedPath(model), partialPath(model)] where FileManager.default.fileExists(atPath: url.path) {
             do { try FileManager.default.removeItem(at: url) } catch { throw TaskError.io("cannot remove \(url.path): \(error)") }
             removed = true
@@ -132,9 +133,16 @@ public struct ModelRegistry: Sendable {
 
     /// A local path to `model`, fetching it first if needed. `progress` gets (bytes so far, total bytes). A bundled
     /// model is copied from the library into the cache (checked like any other).
+    ///
+    /// A cache entry is used only when its size and sha256 match the registry's (the hash is checked once and
+    /// remembered with the file's size and modification time, ``ModelCacheEntry``); a truncated or corrupt entry is
+    /// fetched again. Processes share the cache: a fetch holds an exclusive lock on `<file>.lock`, so two processes
+    /// fetching one model never write the same partial file, and the second finds the first's result. A copy that
+    /// fails (a full disk, a dropped connection) leaves at most `<file>.partial`, never a file under the final name.
     public func fetch(_ model: RegisteredModel, retries: Int = 3, progress: ((Int, Int) -> Void)? = nil) throws -> URL {
         let destination = cachedPath(model)
-        if FileManager.default.fileExists(atPath: destination.path) { return destination }
+        let entry = ModelCacheEntry(file: destination, size: model.size, sha256: model.sha256)
+        if entry.state() == .verified { return destination }
         if let bundled = model.bundled, bundledBytes(model) == nil {
             throw TaskError.notFound("\(model.name) should ship with the package (\(bundled)), but this build of LiteTasks does not contain it (Sources/CBundledFiles/bundled_files.S)")
         }
@@ -143,13 +151,21 @@ public struct ModelRegistry: Sendable {
         } catch {
             throw TaskError.io("cannot create the model cache \(cacheDirectory.path): \(error)")
         }
+        let lock = try ModelCacheEntry.Lock(cacheDirectory.appendingPathComponent(model.cacheFileName + ".lock"))
+        defer { lock.release() }
+        // Another process may have fetched the model while this one waited for the lock.
+        switch entry.state() {
+        case .verified: return destination
+        case .corrupt: entry.remove()
+        case .missing: break
+        }
         let partial = partialPath(model)
         var sources: [(label: String, copy: (Int) throws -> Void)] = []
         if let bytes = bundledBytes(model) {
             sources.append(("bundled \(model.bundledName ?? model.name)", { offset in
                 let output = try appendHandle(partial, offset: offset)
                 defer { try? output.close() }
-                output.write(Data(bytes[min(offset, bytes.count)...]))
+                try writeAll(Data(bytes[min(offset, bytes.count)...]), to: output, path: partial.path)
                 progress?(bytes.count, model.size)
             }))
         }
@@ -173,9 +189,18 @@ public struct ModelRegistry: Sendable {
                         _ = try? FileManager.default.removeItem(at: partial)
                         throw error
                     }
-                    _ = try? FileManager.default.removeItem(at: destination)
-                    try FileManager.default.moveItem(at: partial, to: destination)
+                    entry.remove()
+                    // rename(2) replaces atomically: readers see the old entry or the new one, never a partial file.
+                    guard rename(partial.path, destination.path) == 0 else {
+                        throw TaskError.io("cannot move \(partial.path) to \(destination.path): \(String(cString: strerror(errno)))")
+                    }
+                    entry.rememberVerified()
                     return destination
+                } catch let error as CacheWriteFailed {
+                    // A full disk or a read-only cache: no source can do better. The partial file goes, to free
+                    // the space it holds.
+                    unlink(partial.path)
+                    throw TaskError.io("could not fetch \(model.name): \(error)")
                 } catch let error as UnresolvedHost {
                     // No name server answers: trying again only repeats the wait.
                     failures.append("\(source.label): \(error)")
@@ -230,7 +255,7 @@ public struct ModelRegistry: Sendable {
         while true {
             let chunk = input.readData(ofLength: 1 << 20)
             if chunk.isEmpty { break }
-            output.write(chunk)
+            try writeAll(chunk, to: output, path: partial.path)
             written += chunk.count
             progress?(written, total)
             if written > total { throw TaskError.io("\(source.path) is larger than the registry's \(total) bytes") }
@@ -275,9 +300,32 @@ public struct ModelRegistry: Sendable {
         guard status == 200 || status == 206 else { throw TaskError.io("download failed: HTTP \(status)") }
         let output = try appendHandle(partial, offset: status == 206 ? offset : 0)
         defer { try? output.close() }
-        output.write(body.data)
+        try writeAll(body.data, to: output, path: partial.path)
         progress?((status == 206 ? offset : 0) + body.data.count, model.size)
     }
+}
+
+/// Writes all of `data` at `handle`'s position, or throws ``CacheWriteFailed`` with the system's reason (a full
+/// disk is ENOSPC, "No space left on device").
+private func writeAll(_ data: Data, to handle: FileHandle, path: String) throws {
+    try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
+        var offset = 0
+        while offset < buffer.count {
+            let written = write(handle.fileDescriptor, buffer.baseAddress! + offset, buffer.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw CacheWriteFailed(path: path, reason: String(cString: strerror(errno)))
+            }
+            offset += written
+        }
+    }
+}
+
+/// A cache file that could not be written.
+private struct CacheWriteFailed: Error, CustomStringConvertible {
+    let path: String
+    let reason: String
+    var description: String { "cannot write \(path): \(reason)" }
 }
 
 /// A download whose host name (or proxy) did not resolve: the machine is offline or its DNS is broken.

@@ -213,7 +213,7 @@ func inFilePixels(_ objects: [Object], scale: Int) -> [Object] {
 
 /// Files given directly, plus the PNG/JPEG/BMP/PPM/WebP/GIF/TIFF files of given folders in name order.
 func expandImagePaths(_ paths: [String]) throws -> [String] {
-    let extensions: Set<String> = ["png", "jpg", "jpeg", "bmp", "ppm", "pgm", "pnm", "webp", "gif", "tif", "tiff"]
+    let extensions = imageFileExtensions
     var files: [String] = []
     for path in paths {
         var isDirectory: ObjCBool = false

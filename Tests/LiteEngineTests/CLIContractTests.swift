@@ -106,6 +106,7 @@ final class CLIContractTests: XCTestCase {
         let unknown = try cli(["classify", bird, "--model", "no-such-name"] + registry, expectStatus: 3)
         XCTAssertTrue(unknown.err.contains("no model named \"no-such-name\""), unknown.err)
         XCTAssertTrue(try cli(["inspect", "birds"] + registry).out.contains("subgraph 0"))
+        XCTAssertTrue(try cli(["bench", "birds", "--runs", "1"] + registry).out.contains("median"))
         let out = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: out) }
         let run = try cli(["run", "birds", "--output-dir", out.path] + registry, expectStatus: 1)
@@ -131,5 +132,33 @@ final class CLIContractTests: XCTestCase {
         XCTAssertEqual((shapes["candidates"] as? [[String: Any]])?.first?["text"] as? String, "line")
         let version = try cli(["--version"]).out.trimmingCharacters(in: .whitespacesAndNewlines)
         XCTAssertTrue(version.range(of: #"^\d+\.\d+\.\d+$"#, options: .regularExpression) != nil, version)
+    }
+
+    /// tools/setup.sh puts the Python packages in the project's own virtual environment and stops, with a message,
+    /// when it cannot: run from a copy with a python3 whose venv module fails, as on a Debian without python3-venv.
+    func testSetupStopsWhenItCannotMakeTheVirtualEnvironment() throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let tools = folder.appendingPathComponent("tools"), fakeBin = folder.appendingPathComponent("bin")
+        for directory in [tools, fakeBin] { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) }
+        try FileManager.default.copyItem(at: TestPaths.packageRoot.appendingPathComponent("tools/setup.sh"), to: tools.appendingPathComponent("setup.sh"))
+        let python = fakeBin.appendingPathComponent("python3")
+        try Data("#!/bin/sh\necho 'No module named venv' >&2\nexit 1\n".utf8).write(to: python)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: python.path)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [tools.appendingPathComponent("setup.sh").path]
+        var environment = ProcessInfo.processInfo.environment
+        environment["PATH"] = fakeBin.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        process.environment = environment
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertNotEqual(process.terminationStatus, 0, message)
+        XCTAssertTrue(message.contains("python3 -m venv failed"), message)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent(".venv/bin/python").path))
     }
 }
