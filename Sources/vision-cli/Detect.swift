@@ -214,12 +214,21 @@ func objectsText(_ title: String, _ objects: [Object]) -> String {
     for (n, object) in objects.enumerated() {
         let f = object.frame
         let id = object.trackingID.map { " id \($0)" } ?? ""
-        lines.append(String(format: "  Object #%d%@: x %.1f y %.1f w %.1f h %.1f (detector score %.3f)", n, id, f.minX, f.minY, f.width, f.height, object.detectionConfidence))
+        var detector = String(format: "detector score %.3f", object.detectionConfidence)
+        if let label = object.detectorLabel {
+            detector += ", class \(label.text ?? "-") (index \(label.index))"
+        }
+        lines.append(String(format: "  Object #%d%@: x %.1f y %.1f w %.1f h %.1f (%@)", n, id, f.minX, f.minY, f.width, f.height, detector))
         for label in object.labels {
             lines.append(String(format: "    %@ (index %d) %.4f", label.text ?? "-", label.index, label.confidence))
         }
     }
     return lines.joined(separator: "\n")
+}
+
+/// A classifier label or the detector's class: `{"text", "index", "confidence"}`.
+func labelJSON(_ label: ObjectLabel) -> [String: Any] {
+    ["text": label.text ?? NSNull(), "index": label.index, "confidence": Double(label.confidence)]
 }
 
 func objectsJSON(_ header: [String: Any], _ objects: [Object]?, pretty: Bool) -> String {
@@ -232,7 +241,8 @@ func objectsJSON(_ header: [String: Any], _ objects: [Object]?, pretty: Bool) ->
                 "frame": boxJSON(x: Double(f.minX), y: Double(f.minY), width: Double(f.width), height: Double(f.height)),
                 "tracking_id": object.trackingID ?? NSNull(),
                 "detection_confidence": Double(object.detectionConfidence),
-                "labels": object.labels.map { ["text": $0.text ?? NSNull(), "index": $0.index, "confidence": Double($0.confidence)] as [String: Any] },
+                "labels": object.labels.map(labelJSON),
+                "detector_label": object.detectorLabel.map(labelJSON) ?? NSNull(),
             ]
         }
     }

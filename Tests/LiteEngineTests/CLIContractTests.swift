@@ -98,6 +98,26 @@ final class CLIContractTests: XCTestCase {
         XCTAssertFalse(failed.err.contains("pets.jpg") || failed.err.contains("NSCocoaErrorDomain"), failed.err)
     }
 
+    /// Beyond ML Kit, `detect` reports the detector's own class: on pets.jpg object_labeler is unsure of the two dogs
+    /// (one unlabelled, the other "Sculpture"), COCO SSD says dog for both. In JSON as `detector_label`, in text
+    /// beside the detector score.
+    func testDetectReportsTheDetectorsClass() throws {
+        let objects = try XCTUnwrap(json(cli(["detect", pets, "--multiple", "--classify", "--json"] + registry).out)["objects"] as? [[String: Any]])
+        XCTAssertEqual(objects.count, 2)
+        for object in objects {
+            let label = try XCTUnwrap(object["detector_label"] as? [String: Any], "\(object)")
+            XCTAssertEqual(Set(label.keys), ["text", "index", "confidence"])
+            XCTAssertEqual(label["text"] as? String, "dog")
+            XCTAssertEqual(label["index"] as? Int, 17)
+            let confidence = try XCTUnwrap(label["confidence"] as? Double)
+            XCTAssertGreaterThan(confidence, 0.5)
+            XCTAssertEqual(confidence, try XCTUnwrap(object["detection_confidence"] as? Double))
+            XCTAssertNotNil(object["labels"] as? [Any], "ML Kit's labels are still there")
+        }
+        let text = try cli(["detect", pets, "--multiple"] + registry).out
+        XCTAssertEqual(text.components(separatedBy: ", class dog (index 17))").count - 1, 2, text)
+    }
+
     /// A model path that does not exist says so (status 3); inspect and run take registry names like the pipelines.
     func testModelPathsAndRegistryNames() throws {
         let missing = try cli(["classify", bird, "--model", "foo.tflite"] + registry, expectStatus: 3)
