@@ -61,7 +61,7 @@ struct Classify: ParsableCommand {
         do { classifiers = try (0..<workers).map { _ in try ImageClassifier(options: options) } } catch {
             throw CLIError.model(error)
         }
-        let outcomes = OutcomeTable(count: files.count)
+        let outcomes = OutcomeTable<ImageClassifierResult>(count: files.count)
         let bar = files.count > 1 ? ProgressBar(label: "classify", total: files.count) : nil
         let counter = Counter()
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
@@ -157,17 +157,19 @@ struct Classify: ParsableCommand {
     }
 }
 
-enum Outcome {
-    case success(ImageClassifierResult, Double)
+/// What became of one input of a parallel run: its result and milliseconds, or why it failed.
+enum Outcome<Value> {
+    case success(Value, Double)
     case failure(String)
 }
 
-final class OutcomeTable: @unchecked Sendable {
-    private var values: [Outcome?]
+/// The outcomes of a parallel run by input index, filled by the workers and read in input order.
+final class OutcomeTable<Value>: @unchecked Sendable {
+    private var values: [Outcome<Value>?]
     private let lock = NSLock()
     init(count: Int) { values = Array(repeating: nil, count: count) }
-    func set(_ index: Int, _ value: Outcome) { lock.lock(); values[index] = value; lock.unlock() }
-    func get(_ index: Int) -> Outcome? { lock.lock(); defer { lock.unlock() }; return values[index] }
+    func set(_ index: Int, _ value: Outcome<Value>) { lock.lock(); values[index] = value; lock.unlock() }
+    func get(_ index: Int) -> Outcome<Value>? { lock.lock(); defer { lock.unlock() }; return values[index] }
 }
 
 final class Counter: @unchecked Sendable {

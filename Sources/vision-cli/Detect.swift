@@ -15,7 +15,7 @@ struct DetectionModelOptions: ParsableArguments {
     @Option(help: "Detector: a registry name or a .tflite path; a model without TFLite_Detection_PostProcess needs <name>_anchors.json or <name>.pbtxt beside it.") var detector: String?
     @Option(parsing: .unconditional, help: "Minimum detector score (default: the detector metadata's threshold, else 0.4).") var detectorThreshold: Float?
     @Option(help: "Orientation of the stored pixels: up, down, left, right, upMirrored, ... (EXIF orientation is used when absent).") var orientation: String?
-    @Option(help: "Engine threads.") var threads = 1
+    @Option(help: "detect: images processed in parallel (one detector and one engine thread each); for one image, and for track (frames are sequential), engine threads.") var threads = 1
     @Option(help: "Quantized numerics: exact or fast.") var numerics: Numerics = .fast
     @OptionGroup var location: RegistryLocation
 
@@ -76,36 +76,80 @@ struct Detect: ParsableCommand {
     func validate() throws {
         if json && jsonl { throw ValidationError("--json and --jsonl exclude each other") }
         if let annotate { _ = try OutputFile.imageFormat(of: annotate) }
+        guard models.threads >= 1 else { throw ValidationError("--threads must be at least 1") }
     }
 
+    /// One image's objects, and the error of writing its annotated image if that failed.
+    struct Detected {
+        var objects: [Object]
+        var writeError: Error?
+    }
+
+    /// As `classify`: with several images, `--threads` workers take every `threads`-th image, each with its own
+    /// detector (models loaded once per worker) running one engine thread; one image gets `--threads` engine
+    /// threads. Results are printed in input order once all are done, under a progress bar on a terminal.
     func run() throws {
         let files = try expandImagePaths(images)
         guard !files.isEmpty else { throw ValidationError("no images found in \(images.joined(separator: " "))") }
         if json, files.count > 1 { throw ValidationError("--json prints one image; use --jsonl for several") }
-        let detector = try models.makeDetector(mode: .singleImage)
+        let workers = max(1, min(models.threads, files.count))
+        let detectors = try (0..<workers).map { _ in
+            try models.makeDetector(mode: .singleImage) { options in if files.count > 1 { options.threads = 1 } }
+        }
+        let outcomes = OutcomeTable<Detected>(count: files.count)
+        let bar = files.count > 1 ? ProgressBar(label: "detect", total: files.count) : nil
+        let counter = Counter()
+        // An output that cannot be written ends the run (exit status 4): the workers take no new image.
+        let stop = StopFlag()
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            var index = worker
+            while index < files.count, !stop.isSet {
+                let file = files[index]
+                let started = DispatchTime.now().uptimeNanoseconds
+                do {
+                    let image = try models.load(file)
+                    let objects = try detectors[worker].results(in: image)
+                    let ms = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
+                    var writeError: Error?
+                    if let annotate {
+                        do {
+                            try OutputFile.writeImage(image.oriented().annotated(with: objects), to: files.count == 1 ? annotate : Self.numbered(annotate, file))
+                        } catch {
+                            writeError = error
+                            stop.set()
+                        }
+                    }
+                    outcomes.set(index, .success(Detected(objects: objects, writeError: writeError), ms))
+                } catch {
+                    outcomes.set(index, .failure("\(error)"))
+                }
+                bar?.update(counter.increment())
+                index += workers
+            }
+        }
+        bar?.finish()
+
         var failures = 0
-        for file in files {
-            let started = DispatchTime.now().uptimeNanoseconds
-            let image: VisionImage, objects: [Object]
-            do {
-                image = try models.load(file)
-                objects = try detector.results(in: image)
-            } catch {
+        for (index, file) in files.enumerated() {
+            // No outcome: the run stopped at an output that could not be written (thrown below).
+            guard let outcome = outcomes.get(index) else { break }
+            switch outcome {
+            case let .success(detected, ms):
+                if json || jsonl {
+                    print(objectsJSON(["image": file, "ms": (ms * 1000).rounded() / 1000], detected.objects, pretty: json))
+                } else {
+                    print(objectsText(file, detected.objects))
+                }
+                // The error names the output, not the photo.
+                if let error = detected.writeError { throw error }
+            case let .failure(message):
                 failures += 1
-                printError("error: \(file): \(error)")
-                if jsonl { print(objectsJSON(["image": file, "error": "\(error)"], nil, pretty: false)) }
-                continue
+                printError("error: \(file): \(message)")
+                if jsonl { print(objectsJSON(["image": file, "error": message], nil, pretty: false)) }
             }
-            let ms = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
-            if json || jsonl {
-                print(objectsJSON(["image": file, "ms": (ms * 1000).rounded() / 1000], objects, pretty: json))
-            } else {
-                print(objectsText(file, objects))
-            }
-            if let annotate {
-                // An output that cannot be written ends the run (exit status 4), naming the output, not the photo.
-                try OutputFile.writeImage(image.oriented().annotated(with: objects), to: files.count == 1 ? annotate : Self.numbered(annotate, file))
-            }
+        }
+        for index in files.indices {
+            if case let .success(detected, _)? = outcomes.get(index), let error = detected.writeError { throw error }
         }
         if failures > 0 { throw ExitCode(.inputsFailed) }
     }
@@ -122,7 +166,7 @@ struct Track: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "track",
         abstract: "Track objects over an image sequence with ML Kit's stream mode: stable tracking IDs, labels as they become ready.",
-        discussion: "Frames are processed in name order. Objects are reported per frame with their tracking ID; an object may appear before its labels (stream mode labels at most two objects per frame)."
+        discussion: "Frames are processed in name order, one after another: each frame's tracking IDs and labels depend on the frames before it, so unlike detect, --threads only sets engine threads. Objects are reported per frame with their tracking ID; an object may appear before its labels (stream mode labels at most two objects per frame)."
     )
 
     @Argument(help: "Frames, in order (sorted by name).") var frames: [String] = []
@@ -247,4 +291,12 @@ func objectsJSON(_ header: [String: Any], _ objects: [Object]?, pretty: Bool) ->
         }
     }
     return jsonText(document, pretty: pretty)
+}
+
+/// A flag the workers of a parallel run check before taking the next input.
+final class StopFlag: @unchecked Sendable {
+    private var value = false
+    private let lock = NSLock()
+    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
+    func set() { lock.lock(); value = true; lock.unlock() }
 }

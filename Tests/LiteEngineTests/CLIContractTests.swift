@@ -118,6 +118,50 @@ final class CLIContractTests: XCTestCase {
         XCTAssertEqual(text.components(separatedBy: ", class dog (index 17))").count - 1, 2, text)
     }
 
+    /// `detect` with several images and `--threads 2`: one record per image in input order (a broken image's error
+    /// record in its place, exit status 1), each the same as detecting that image alone; `--annotate` writes one
+    /// file per image.
+    func testDetectInParallelKeepsInputOrderAndResults() throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let photos = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: photos) }
+        let names = ["a-pets.jpg", "b-cats_and_dogs.jpg", "c-broken.jpg", "d-multi_objects.jpg", "e-beach.jpg", "f-kite_and_cold.jpg"]
+        for name in names {
+            let target = photos.appendingPathComponent(name)
+            if name == "c-broken.jpg" {
+                try Data("not a JPEG".utf8).write(to: target)
+            } else {
+                let source = TestPaths.shared.appendingPathComponent("images/" + name.dropFirst(2))
+                try FileManager.default.copyItem(at: source, to: target)
+            }
+        }
+        let annotate = folder.appendingPathComponent("boxes.png").path
+        let result = try cli(["detect", photos.path, "--multiple", "--classify", "--threads", "2", "--jsonl", "--annotate", annotate] + registry, expectStatus: 1)
+        let records = try result.out.split(separator: "\n").map { try json(String($0)) }
+        XCTAssertEqual(records.compactMap { $0["image"] as? String }, names.map { photos.appendingPathComponent($0).path })
+        XCTAssertTrue(result.err.contains("c-broken.jpg"), result.err)
+        for (name, record) in zip(names, records) {
+            let path = photos.appendingPathComponent(name).path
+            if name == "c-broken.jpg" {
+                XCTAssertNotNil(record["error"] as? String, "\(record)")
+                continue
+            }
+            var alone = try json(cli(["detect", path, "--multiple", "--classify", "--json"] + registry).out)
+            var parallel = record
+            alone["ms"] = nil
+            parallel["ms"] = nil
+            XCTAssertFalse(try XCTUnwrap(parallel["objects"] as? [Any]).isEmpty, name)
+            XCTAssertEqual(NSDictionary(dictionary: parallel), NSDictionary(dictionary: alone), name)
+            let stem = (name as NSString).deletingPathExtension
+            XCTAssertTrue(FileManager.default.fileExists(atPath: folder.appendingPathComponent("boxes-\(stem).png").path), stem)
+        }
+        // An annotated image that cannot be written still ends the run with status 4, naming the output.
+        let unwritable = folder.appendingPathComponent("missing/boxes.png").path
+        let failed = try cli(["detect", photos.path, "--threads", "2", "--annotate", unwritable] + registry, expectStatus: 4)
+        XCTAssertTrue(failed.err.contains("cannot write \(folder.appendingPathComponent("missing/boxes-").path)"), failed.err)
+    }
+
     /// A model path that does not exist says so (status 3); inspect and run take registry names like the pipelines.
     func testModelPathsAndRegistryNames() throws {
         let missing = try cli(["classify", bird, "--model", "foo.tflite"] + registry, expectStatus: 3)
@@ -135,7 +179,7 @@ final class CLIContractTests: XCTestCase {
     /// Flags that exclude each other are usage errors (status 2), as is an unknown value.
     func testExclusiveFlagsAndUsageErrors() throws {
         for arguments in [["classify", bird, "--json", "--jsonl"], ["detect", pets, "--json", "--jsonl"], ["ink", "x.json", "--json", "--jsonl"],
-                          ["classify", bird, "--threads", "0"], ["classify", "/no/such/photo.jpg"], ["classify", bird, "--numerics", "sloppy"]] {
+                          ["classify", bird, "--threads", "0"], ["detect", pets, "--threads", "0"], ["classify", "/no/such/photo.jpg"], ["classify", bird, "--numerics", "sloppy"]] {
             let result = try cli(arguments + registry, expectStatus: 2)
             XCTAssertFalse(result.err.isEmpty, arguments.joined(separator: " "))
         }
