@@ -131,7 +131,9 @@ final class ModelRegistryTests: XCTestCase {
         XCTAssertTrue(registry.isDownloaded(model))
         XCTAssertEqual(progress.last, model.size)
         XCTAssertEqual(SHA256.hex(of: [UInt8](try Data(contentsOf: path))), model.sha256)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: cache), [model.cacheFileName], "no partial file left")
+        // Beside the model: the record of its checked hash and the lock file of fetches; no partial file.
+        XCTAssertEqual(Set(try FileManager.default.contentsOfDirectory(atPath: cache)),
+                       [model.cacheFileName, model.cacheFileName + ".verified", model.cacheFileName + ".lock"], "no partial file left")
         XCTAssertTrue(try registry.remove(model))
         XCTAssertFalse(registry.isDownloaded(model))
 
