@@ -3,7 +3,9 @@ import Foundation
 
 /// A decoded file: the stored pixels and the orientation its metadata asks for (EXIF for JPEG, `.up` otherwise).
 public struct DecodedImage: Sendable {
+    /// The pixels as stored in the file, before ``orientation`` is applied.
     public var image: Image
+    /// The orientation to apply to show the picture upright (a JPEG's EXIF orientation; `.up` for other formats).
     public var orientation: ImageOrientation
     /// "png", "jpeg", "bmp" or "pnm".
     public var format: String
