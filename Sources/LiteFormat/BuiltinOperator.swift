@@ -101,6 +101,7 @@ public struct BuiltinOperator: RawRepresentable, Hashable, Sendable, CustomStrin
     public static let concatEmbeddings = BuiltinOperator(rawValue: 29)
     /// `SKIP_GRAM` (code 30).
     public static let skipGram = BuiltinOperator(rawValue: 30)
+    /// `CALL` (code 31).
     public static let `call` = BuiltinOperator(rawValue: 31)
     /// `CUSTOM` (code 32).
     public static let custom = BuiltinOperator(rawValue: 32)
@@ -166,6 +167,7 @@ public struct BuiltinOperator: RawRepresentable, Hashable, Sendable, CustomStrin
     public static let greaterEqual = BuiltinOperator(rawValue: 62)
     /// `LESS_EQUAL` (code 63).
     public static let lessEqual = BuiltinOperator(rawValue: 63)
+    /// `SELECT` (code 64).
     public static let `select` = BuiltinOperator(rawValue: 64)
     /// `SLICE` (code 65).
     public static let slice = BuiltinOperator(rawValue: 65)
@@ -255,6 +257,7 @@ public struct BuiltinOperator: RawRepresentable, Hashable, Sendable, CustomStrin
     public static let gatherNd = BuiltinOperator(rawValue: 107)
     /// `COS` (code 108).
     public static let cos = BuiltinOperator(rawValue: 108)
+    /// `WHERE` (code 109).
     public static let `where` = BuiltinOperator(rawValue: 109)
     /// `RANK` (code 110).
     public static let rank = BuiltinOperator(rawValue: 110)
@@ -272,7 +275,9 @@ public struct BuiltinOperator: RawRepresentable, Hashable, Sendable, CustomStrin
     public static let round = BuiltinOperator(rawValue: 116)
     /// `HARD_SWISH` (code 117).
     public static let hardSwish = BuiltinOperator(rawValue: 117)
+    /// `IF` (code 118).
     public static let `if` = BuiltinOperator(rawValue: 118)
+    /// `WHILE` (code 119).
     public static let `while` = BuiltinOperator(rawValue: 119)
     /// `NON_MAX_SUPPRESSION_V4` (code 120).
     public static let nonMaxSuppressionV4 = BuiltinOperator(rawValue: 120)
