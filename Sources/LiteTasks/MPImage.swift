@@ -4,7 +4,9 @@ import LiteImage
 /// same idea). The pixels stay as stored; tasks apply the orientation before cropping or resizing, and regions
 /// of interest are given in the oriented picture's coordinates.
 public struct MPImage: Sendable {
+    /// The pixels as stored.
     public var image: Image
+    /// How the stored pixels must be turned to show the picture upright.
     public var orientation: ImageOrientation
 
     /// The width of the picture as shown (after orientation).
@@ -12,6 +14,7 @@ public struct MPImage: Sendable {
     /// The height of the picture as shown (after orientation).
     public var height: Int { orientation.swapsDimensions ? image.width : image.height }
 
+    /// An image of `image`'s pixels, shown after applying `orientation` (default: as stored).
     public init(image: Image, orientation: ImageOrientation = .up) {
         self.image = image
         self.orientation = orientation
