@@ -5,6 +5,7 @@ import LiteFormat
 
 /// How to build a recognizer: ML Kit's `DigitalInkRecognizerOptions`.
 public struct DigitalInkRecognizerOptions: Sendable {
+    /// The model to recognize with.
     public var model: DigitalInkRecognitionModel
     /// How many candidates to return at most (ML Kit returns up to about ten; not an ML Kit option).
     public var maxResultCount: Int = 10
@@ -16,7 +17,9 @@ public struct DigitalInkRecognizerOptions: Sendable {
     /// language model prefers, at about 1 ms a word more than 32), the weight of the language model's
     /// log-probability and the bonus per character (tuned on the validation writers, tools/ink/evaluate.py).
     public var beamWidth = 64
+    /// Decoding: the weight of the language model's log-probability (see ``beamWidth``).
     public var languageModelWeight = 0.9
+    /// Decoding: the bonus added per character of a hypothesis (see ``beamWidth``).
     public var characterBonus = 3.0
     /// Whether a line that leans by more than ``DigitalInkRecognizer/slantCorrectionThreshold`` (see
     /// ``InkFeatures/slant``) is also read upright, and the two readings' character probabilities averaged frame by
@@ -34,6 +37,7 @@ public struct DigitalInkRecognizerOptions: Sendable {
     /// option.
     public var shapeGeometryWeight = 0.25
 
+    /// Options for `model`, with every other option at its default.
     public init(model: DigitalInkRecognitionModel) {
         self.model = model
     }
@@ -50,6 +54,7 @@ public struct DigitalInkRecognizerOptions: Sendable {
 public final class DigitalInkRecognizer: @unchecked Sendable {
     /// Limits on what is accepted as an ink (larger is an error, not a stall).
     public static let maximumPoints = 200_000
+    /// The most strokes an ink may have.
     public static let maximumStrokes = 20_000
     /// The most pre-context characters used, as in ML Kit.
     public static let preContextLength = 20
@@ -57,6 +62,7 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
     /// upright writing gains nothing from a second reading.
     public static let slantCorrectionThreshold: Float = 0.1
 
+    /// The options the recognizer was made with.
     public let options: DigitalInkRecognizerOptions
     private let lock = NSLock()
     private var loaded: LoadedModel?
@@ -79,6 +85,7 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
         DigitalInkRecognizer(options: options)
     }
 
+    /// A recognizer with `options`; it does not fail (the model is loaded at the first recognition).
     public init(options: DigitalInkRecognizerOptions) {
         self.options = options
     }
@@ -91,6 +98,9 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
         recognize(ink: ink, context: DigitalInkRecognitionContext(), completion: completion)
     }
 
+    /// Recognizes `ink` after `context`; `completion` runs on a background queue with the result or the error
+    /// (``TaskError/invalidArgument(_:)`` for an ink that fails the checks, ``TaskError/failedPrecondition(_:)`` for a
+    /// model that is not downloaded).
     public func recognize(ink: Ink, context: DigitalInkRecognitionContext,
                           completion: @escaping @Sendable (DigitalInkRecognitionResult?, Error?) -> Void) {
         queue.async {
