@@ -2,7 +2,7 @@ import LiteFormat
 
 /// Why a model could not be loaded or run. Every case names what is wrong and, for ops, the node.
 public enum EngineError: Error, CustomStringConvertible, Sendable {
-    /// The file could not be read (see ``FormatError``).
+    /// The file could not be read (see LiteFormat's `FormatError`).
     case format(FormatError)
     /// No kernel for this op, or not for this version.
     case unsupportedOperator(node: Int, op: String, version: Int)

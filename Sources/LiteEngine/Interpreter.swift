@@ -15,7 +15,7 @@ import LiteFormat
 /// one arena by lifetime; a float RELU, RELU6 or RELU_N1_TO_1 after a convolution, FULLY_CONNECTED or arithmetic
 /// node is folded into that node's activation, and a float LOGISTIC into the MUL that makes it a swish
 /// (``Options/fusesActivations``). `invoke()` then only runs kernels.
-/// An interpreter is not safe to use from two threads at once; make one per thread (they can share a ``TFLiteModel``).
+/// An interpreter is not safe to use from two threads at once; make one per thread (they can share a `TFLiteModel`).
 public final class Interpreter: @unchecked Sendable {
     /// How an interpreter runs: threads, numerics, memory limit, activation folding and the WHILE loop bound.
     ///

@@ -31,11 +31,11 @@ public struct BaseOptions: Sendable {
     public var modelAssetBuffer: [UInt8]?
     /// Engine threads for inference (a Linux addition; MediaPipe chooses by delegate).
     public var threads = 1
-    /// The engine's quantized numerics (see ``Numerics``).
+    /// The engine's quantized numerics (LiteEngine's `Numerics`).
     public var numerics: Numerics = .fast
 
     /// Options for the model at `modelAssetPath` (nil: set ``modelAssetPath`` or ``modelAssetBuffer`` later), one
-    /// thread and ``Numerics/fast``.
+    /// thread and `.fast` numerics.
     public init(modelAssetPath: String? = nil) {
         self.modelAssetPath = modelAssetPath
     }

@@ -88,7 +88,7 @@ public enum CenterSizeBoxCoding {
     /// Runs lazily: the candidates are a heap, and each one popped is kept unless a box kept before it overlaps it.
     /// That is the same decision the full sort makes (a box is only ever suppressed by a kept box ranked above it),
     /// but it orders only as many boxes as it pops, not every box above the threshold (1,917 for COCO SSD, whose
-    /// threshold is 1e-8). ``referenceNonMaxSuppression(boxes:scores:scoreThreshold:iouThreshold:maxDetections:)``
+    /// threshold is 1e-8). `referenceNonMaxSuppression(boxes:scores:scoreThreshold:iouThreshold:maxDetections:)`
     /// is the op's loop as written.
     public static func nonMaxSuppression(boxes: [DetectionBox], scores: [Float], scoreThreshold: Float,
                                          iouThreshold: Float, maxDetections: Int) -> [Int] {

@@ -55,7 +55,7 @@ public struct CustomObjectDetectorOptions: Sendable {
     public var relabelInterval = 30
     /// Linux addition: engine threads and numerics for both models.
     public var threads = 1
-    /// Linux addition: the engine's quantized numerics for both models (default ``Numerics/fast``).
+    /// Linux addition: the engine's quantized numerics for both models (default `.fast`).
     public var numerics: Numerics = .fast
 
     /// Detection only: no classifier.
