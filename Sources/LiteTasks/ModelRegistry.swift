@@ -146,7 +146,7 @@ public struct ModelRegistry: Sendable {
     /// model is copied from the library into the cache (checked like any other).
     ///
     /// A cache entry is used only when its size and sha256 match the registry's (the hash is checked once and
-    /// remembered with the file's size and modification time, ``ModelCacheEntry``); a truncated or corrupt entry is
+    /// remembered with the file's size and modification time, `ModelCacheEntry`); a truncated or corrupt entry is
     /// fetched again. Processes share the cache: a fetch holds an exclusive lock on `<file>.lock`, so two processes
     /// fetching one model never write the same partial file, and the second finds the first's result. A copy that
     /// fails (a full disk, a dropped connection) leaves at most `<file>.partial`, never a file under the final name.

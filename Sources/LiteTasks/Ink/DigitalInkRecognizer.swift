@@ -32,7 +32,7 @@ public struct DigitalInkRecognizerOptions: Sendable {
     /// ``DigitalInkRecognizer``; 0 leaves the LSTM's reading alone). Not an ML Kit option.
     public var characterModelWeight = 1.0
     /// How much the shape geometry network's opinion counts for a shapes model with a `<model>.geometry.tflite`
-    /// beside it (``InkShapeGeometry``): its log-probabilities times this are added to the LSTM's; 0 leaves the
+    /// beside it (`InkShapeGeometry`): its log-probabilities times this are added to the LSTM's; 0 leaves the
     /// LSTM alone. Chosen on Quick, Draw!'s validation drawings by tools/ink/train_shape_geometry.py. Not an ML Kit
     /// option.
     public var shapeGeometryWeight = 0.25
@@ -46,9 +46,9 @@ public struct DigitalInkRecognizerOptions: Sendable {
 /// Recognizes handwritten text or a drawn shape: ML Kit's `DigitalInkRecognizer`.
 ///
 /// The ink is checked, split into lines (each line's words put in reading order), turned into ``InkFeatures`` and
-/// run through the model's LSTM network by the engine. Text models are decoded by ``CTCBeamSearch`` with the
+/// run through the model's LSTM network by the engine. Text models are decoded by `CTCBeamSearch` with the
 /// English ``InkLanguageModel`` and the pre-context (an ink that is one character on its own is also read as a
-/// picture by the model's ``InkCharacterClassifier``); the shapes model scores one shape for the whole ink. The
+/// picture by the model's `InkCharacterClassifier`); the shapes model scores one shape for the whole ink. The
 /// model is loaded on the first recognition (as ML Kit does, which fails then when it is not downloaded).
 /// Recognitions are serialized; make one recognizer per thread for parallel work.
 public final class DigitalInkRecognizer: @unchecked Sendable {

@@ -10,7 +10,7 @@ import Foundation
 /// letter's case depends on the word: names (lexicon words the dictionary writes only capitalized, marked `N`) are
 /// written "Friday" far more often than "friday", other words the other way round. Characters other
 /// than letters and the apostrophe (digits, punctuation, symbols) end the current word and cost a flat probability
-/// by kind (``symbolLogProbability(_:)``).
+/// by kind (`symbolLogProbability(_:)`).
 public final class InkLanguageModel: @unchecked Sendable {
     /// Letter symbols: 1...26 are a...z, 27 the apostrophe; 0 is the word boundary.
     static let symbolCount = 28
