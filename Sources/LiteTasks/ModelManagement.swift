@@ -55,7 +55,9 @@ extension Notification.Name {
 
 /// Keys of the download notifications' `userInfo`: ML Kit's `ModelDownloadUserInfoKey`.
 public enum ModelDownloadUserInfoKey: String, Sendable {
+    /// The ``RemoteModel`` the notification is about (both notifications); the raw values are the `userInfo` keys.
     case remoteModel = "MLKModelDownloadUserInfoKeyRemoteModel"
+    /// The `Error` that made the download fail (`mlkitModelDownloadDidFail` only).
     case error = "MLKModelDownloadUserInfoKeyError"
 }
 
