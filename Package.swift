@@ -17,7 +17,7 @@ let package = Package(
         .library(name: "LiteFormat", targets: ["LiteFormat"]),
         /// The inference engine: interpreter, arena planner and kernels. Depends on nothing but LiteFormat and OpenBLAS.
         .library(name: "LiteEngine", targets: ["LiteEngine"]),
-        /// Image decoding (PNG, JPEG, BMP, PPM), camera frames, orientation and MediaPipe-exact resampling.
+        /// Image decoding (PNG, JPEG, BMP, PPM, WebP, GIF, TIFF), camera frames, orientation and MediaPipe-exact resampling.
         .library(name: "LiteImage", targets: ["LiteImage"]),
         /// The finished pipelines: MediaPipe's ImageClassifier, ML Kit's object detection and digital ink
         /// recognition, the model registry and cache.
@@ -44,7 +44,7 @@ let package = Package(
         ),
         .target(
             name: "CImageCodecs",
-            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("webp"), .linkedLibrary("webpdemux"), .linkedLibrary("gif"), .linkedLibrary("tiff")]
         ),
         /// HTTP downloads through libcurl opened at the first download (not linked: FoundationNetworking would load
         /// libcurl and ~30 TLS and network libraries into every process at start).

@@ -11,6 +11,24 @@ import numpy as np
 from ai_edge_litert import interpreter as litert
 
 
+def input_values(rng, dtype, shape):
+    """The values `vision-cli bench` feeds (Docs/benchmarks.md, "vision-cli bench"), which are benchmark_model's:
+    floats uniform in [-0.5, 0.5], uint8 in [0, 254], int8 in [-127, 127], bool 0 or 1, wider integers (ids,
+    positions) zeros."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        return rng.uniform(-0.5, 0.5, shape).astype(dtype)
+    if dtype.kind == "c":
+        return (rng.uniform(-0.5, 0.5, shape) + 1j * rng.uniform(-0.5, 0.5, shape)).astype(dtype)
+    if dtype == np.uint8:
+        return rng.integers(0, 254, shape, endpoint=True).astype(dtype)
+    if dtype == np.int8:
+        return rng.integers(-127, 127, shape, endpoint=True).astype(dtype)
+    if dtype == np.bool_:
+        return rng.integers(0, 1, shape, endpoint=True).astype(dtype)
+    return np.zeros(shape, dtype)
+
+
 def bench(model, threads=1, runs=50, warmup=5, builtin=False, shape=None):
     kwargs = {"num_threads": threads}
     if builtin:
@@ -23,12 +41,7 @@ def bench(model, threads=1, runs=50, warmup=5, builtin=False, shape=None):
     load_ms = (time.perf_counter() - start) * 1e3
     rng = np.random.default_rng(0)
     for d in interp.get_input_details():
-        if d["dtype"] == np.float32:
-            x = rng.uniform(-1, 1, d["shape"]).astype(np.float32)
-        else:
-            info = np.iinfo(d["dtype"])
-            x = rng.integers(info.min, info.max, d["shape"], endpoint=True).astype(d["dtype"])
-        interp.set_tensor(d["index"], x)
+        interp.set_tensor(d["index"], input_values(rng, d["dtype"], d["shape"]))
     for _ in range(warmup):
         interp.invoke()
     times = []

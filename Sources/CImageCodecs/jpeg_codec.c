@@ -76,42 +76,108 @@ int lv_jpeg_read_size(const uint8_t *data, size_t size, lv_decoded_image *out) {
     return 0;
 }
 
+// libjpeg-turbo converts CMYK and YCCK only to CMYK, not to RGB (asking for RGB is "Unsupported color conversion
+// request"). The CMYK samples are converted here as Pillow does: Adobe polarity is assumed for every CMYK JPEG
+// (Photoshop writes inverted samples with an Adobe APP14 marker, and libjpeg writes that marker for every CMYK or
+// YCCK file), then Pillow's cmyk2rgb: R = (255 - K) - (C * (255 - K)) / 255, rounded as Pillow's MULDIV255.
+static inline uint8_t lv_cmyk_channel(int ink, int black_complement) {
+    int product = ink * black_complement + 128;
+    int value = black_complement - (((product >> 8) + product) >> 8);
+    return (uint8_t)(value < 0 ? 0 : value);
+}
+
+static void lv_cmyk_row_to_rgb(const uint8_t *cmyk, uint8_t *rgb, size_t width) {
+    for (size_t x = 0; x < width; x++) {
+        // Inverted (Adobe) samples: the stored value is 255 minus the ink.
+        int c = 255 - cmyk[4 * x], m = 255 - cmyk[4 * x + 1], y = 255 - cmyk[4 * x + 2], k = 255 - cmyk[4 * x + 3];
+        int nk = 255 - k;
+        rgb[3 * x] = lv_cmyk_channel(c, nk);
+        rgb[3 * x + 1] = lv_cmyk_channel(m, nk);
+        rgb[3 * x + 2] = lv_cmyk_channel(y, nk);
+    }
+}
+
 int lv_jpeg_decode(const uint8_t *data, size_t size, long long max_pixels, int max_scans, lv_decoded_image *out) {
+    return lv_jpeg_decode_scaled(data, size, max_pixels, max_scans, 0, 0, out);
+}
+
+int lv_jpeg_decode_scaled(const uint8_t *data, size_t size, long long max_pixels, int max_scans, int min_width, int min_height,
+                          lv_decoded_image *out) {
     struct jpeg_decompress_struct info;
     lv_jpeg_error error;
     lv_jpeg_progress progress;
     uint8_t *volatile pixels = NULL;
+    uint8_t *volatile cmyk_row = NULL;
     memset(out, 0, sizeof(*out));
     if (setjmp(error.escape)) {
         free(pixels);
+        free(cmyk_row);
         jpeg_destroy_decompress(&info);
         out->pixels = NULL;
         return 1;
     }
     lv_jpeg_open(&info, &error, data, size, out);
-    if ((long long)info.image_width * (long long)info.image_height > max_pixels) {
-        snprintf(out->message, sizeof(out->message), "JPEG is %ux%u, more than the %lld-pixel limit", info.image_width, info.image_height, max_pixels);
+    int cmyk = info.jpeg_color_space == JCS_CMYK || info.jpeg_color_space == JCS_YCCK;
+    if (info.num_components != 1 && info.num_components != 3 && !(cmyk && info.num_components == 4)) {
+        snprintf(out->message, sizeof(out->message), "%d color components (color space %d) is not gray, YCbCr, RGB, CMYK or YCCK",
+                 info.num_components, (int)info.jpeg_color_space);
         jpeg_destroy_decompress(&info);
-        return 2;
+        return 4;
+    }
+    info.out_color_space = info.num_components == 1 ? JCS_GRAYSCALE : cmyk ? JCS_CMYK : JCS_RGB;
+    long long full_pixels = (long long)info.image_width * (long long)info.image_height;
+    if (full_pixels > max_pixels) {
+        // Over the limit: with a size hint, decode at the smallest of libjpeg's scales 1/2, 1/4, 1/8 whose output
+        // is still at least min_width x min_height, if that output is within the limit.
+        // A file far too small for its header's size (a few hundred bytes claiming 65000x65000, whose missing data
+        // libjpeg would pad) is refused as before: a Huffman-coded JPEG spends at least a bit per 8x8 block, about
+        // pixels/350 bytes, so pixels/4096 leaves ample room for real photos.
+        int chosen = 0;
+        if ((min_width > 0 || min_height > 0) && (long long)size >= full_pixels / 4096) {
+            for (int denominator = 8; denominator >= 2; denominator /= 2) {
+                info.scale_num = 1;
+                info.scale_denom = (unsigned int)denominator;
+                jpeg_calc_output_dimensions(&info);
+                if ((long long)info.output_width >= min_width && (long long)info.output_height >= min_height) {
+                    chosen = denominator;
+                    break;
+                }
+            }
+        }
+        if (!chosen || (long long)info.output_width * (long long)info.output_height > max_pixels) {
+            snprintf(out->message, sizeof(out->message), "JPEG is %ux%u, more than the %lld-pixel limit", info.image_width, info.image_height, max_pixels);
+            jpeg_destroy_decompress(&info);
+            return 2;
+        }
+        out->scale_denominator = chosen;
+    } else {
+        out->scale_denominator = 1;
     }
     progress.progress.progress_monitor = lv_jpeg_count_scans;
     progress.max_scans = max_scans;
     info.progress = &progress.progress;
     info.mem->max_memory_to_use = 512L * 1024 * 1024;
-    info.out_color_space = info.num_components == 1 ? JCS_GRAYSCALE : JCS_RGB;
     jpeg_start_decompress(&info);
-    size_t stride = (size_t)info.output_width * (size_t)info.output_components;
+    int channels = cmyk ? 3 : info.output_components;
+    size_t stride = (size_t)info.output_width * (size_t)channels;
     pixels = malloc(stride * info.output_height);
-    if (!pixels) {
+    if (cmyk) cmyk_row = malloc((size_t)info.output_width * 4);
+    if (!pixels || (cmyk && !cmyk_row)) {
         snprintf(out->message, sizeof(out->message), "out of memory for a %ux%u image", info.output_width, info.output_height);
+        free(pixels);
+        free(cmyk_row);
         jpeg_destroy_decompress(&info);
         return 3;
     }
     while (info.output_scanline < info.output_height) {
-        JSAMPROW row = pixels + stride * info.output_scanline;
-        jpeg_read_scanlines(&info, &row, 1);
+        uint8_t *target = pixels + stride * info.output_scanline;
+        JSAMPROW row = cmyk ? cmyk_row : target;
+        if (jpeg_read_scanlines(&info, &row, 1) != 1) break;
+        if (cmyk) lv_cmyk_row_to_rgb(cmyk_row, target, info.output_width);
     }
     jpeg_finish_decompress(&info);
+    free(cmyk_row);
+    cmyk_row = NULL;
     if (error.truncated) {
         snprintf(out->message, sizeof(out->message), "truncated: the data ends before the image is complete");
         free(pixels);
@@ -120,7 +186,7 @@ int lv_jpeg_decode(const uint8_t *data, size_t size, long long max_pixels, int m
     }
     out->width = (int)info.output_width;
     out->height = (int)info.output_height;
-    out->channels = info.output_components;
+    out->channels = channels;
     out->pixels = pixels;
     jpeg_destroy_decompress(&info);
     return 0;

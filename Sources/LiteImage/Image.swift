@@ -74,7 +74,7 @@ public enum ImageError: Error, Equatable, CustomStringConvertible, Sendable {
     public var description: String {
         switch self {
         case let .unknownFormat(bytes):
-            return "not a PNG, JPEG, BMP or PPM/PGM image (starts with \(bytes.map { String($0, radix: 16) }.joined(separator: " ")))"
+            return "not a PNG, JPEG, BMP, PPM/PGM, WebP, GIF or TIFF image (starts with \(bytes.map { String($0, radix: 16) }.joined(separator: " ")))"
         case let .corrupt(format, reason): return "corrupt \(format): \(reason)"
         case let .unsupported(format, reason): return "unsupported \(format): \(reason)"
         case let .invalidDimensions(width, height, reason): return "invalid image size \(width)x\(height): \(reason)"

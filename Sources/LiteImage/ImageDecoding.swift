@@ -7,34 +7,104 @@ public struct DecodedImage: Sendable {
     public var image: Image
     /// The orientation to apply to show the picture upright (a JPEG's EXIF orientation; `.up` for other formats).
     public var orientation: ImageOrientation
-    /// "png", "jpeg", "bmp" or "pnm".
+    /// "png", "jpeg", "bmp", "pnm", "webp", "gif" or "tiff".
     public var format: String
+    /// 1 when decoded at full size; 2, 4 or 8 when a JPEG over the pixel limit was decoded at that reduced scale
+    /// (``ImageDecodingOptions/minimumSize``): one decoded pixel covers `scale` x `scale` pixels of the file.
+    public var scale: Int = 1
+
+    public init(image: Image, orientation: ImageOrientation, format: String, scale: Int = 1) {
+        self.image = image
+        self.orientation = orientation
+        self.format = format
+        self.scale = scale
+    }
+}
+
+/// A width and a height in pixels.
+public struct ImageSize: Sendable, Equatable, Hashable {
+    public var width: Int
+    public var height: Int
+
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+}
+
+/// How files are decoded: the limits, and what happens to an image over the pixel limit.
+public struct ImageDecodingOptions: Sendable {
+    /// The pixel and scan limits. An image over ``ImageLimits/maximumPixels`` is refused with
+    /// ``ImageError/tooLarge(width:height:limit:)`` unless ``minimumSize`` lets it be decoded smaller.
+    public var limits: ImageLimits
+    /// The smallest picture the caller needs, as shown (after the EXIF orientation); for a model, its input size.
+    /// When set, a JPEG over the pixel limit is decoded with libjpeg's DCT scaling at the smallest of 1/2, 1/4
+    /// and 1/8 that is still at least this size (and within the limit) instead of being refused; the
+    /// ``DecodedImage/scale`` says which. Images within the limit, and other formats, are always decoded at full
+    /// size, so their pixels do not depend on this hint. `nil` (the default) refuses over-limit images.
+    public var minimumSize: ImageSize?
+
+    public init(limits: ImageLimits = .default, minimumSize: ImageSize? = nil) {
+        self.limits = limits
+        self.minimumSize = minimumSize
+    }
+
+    /// The default limits, no downscaling.
+    public static let `default` = ImageDecodingOptions()
 }
 
 extension Image {
-    /// Decodes a PNG, JPEG, BMP or PPM/PGM file, keeping the EXIF orientation separate (see ``DecodedImage``).
+    /// Decodes a PNG, JPEG, BMP, PPM/PGM, WebP, GIF (first frame) or TIFF file, keeping the EXIF orientation
+    /// separate (see ``DecodedImage``).
     public static func decode(contentsOfFile path: String, limits: ImageLimits = .default) throws -> DecodedImage {
+        try decode(contentsOfFile: path, options: ImageDecodingOptions(limits: limits))
+    }
+
+    /// Decodes a file with ``ImageDecodingOptions`` (pixel limit, downscaled decoding of big JPEGs).
+    public static func decode(contentsOfFile path: String, options: ImageDecodingOptions) throws -> DecodedImage {
         guard let data = FileManager.default.contents(atPath: path) else {
             let reason = FileManager.default.fileExists(atPath: path) ? "not readable" : "no such file"
             throw ImageError.io(path: path, reason: reason)
         }
-        return try decode([UInt8](data), limits: limits)
+        return try decode([UInt8](data), options: options)
     }
 
     /// Decodes image file bytes; the format is recognized from the first bytes, not from a file name.
     public static func decode(_ bytes: [UInt8], limits: ImageLimits = .default) throws -> DecodedImage {
+        try decode(bytes, options: ImageDecodingOptions(limits: limits))
+    }
+
+    /// Decodes image file bytes with ``ImageDecodingOptions``; the format is recognized from the first bytes.
+    public static func decode(_ bytes: [UInt8], options: ImageDecodingOptions) throws -> DecodedImage {
+        let limits = options.limits
         if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
             return DecodedImage(image: try decodePNG(bytes, limits: limits), orientation: .up, format: "png")
         }
         if bytes.starts(with: [0xFF, 0xD8, 0xFF]) {
-            let image = try decodeJPEG(bytes, limits: limits)
-            return DecodedImage(image: image, orientation: EXIF.orientation(inJPEG: bytes) ?? .up, format: "jpeg")
+            let orientation = EXIF.orientation(inJPEG: bytes) ?? .up
+            // The hint is for the picture as shown; the decoder sees the stored pixels.
+            let minimum = options.minimumSize.map { orientation.swapsDimensions ? ImageSize(width: $0.height, height: $0.width) : $0 }
+            let (image, scale) = try decodeJPEG(bytes, limits: limits, minimumSize: minimum)
+            return DecodedImage(image: image, orientation: orientation, format: "jpeg", scale: scale)
         }
         if bytes.starts(with: [0x42, 0x4D]) {
             return DecodedImage(image: try BMP.decode(bytes, limits: limits), orientation: .up, format: "bmp")
         }
         if bytes.count >= 2, bytes[0] == 0x50, (0x31...0x36).contains(bytes[1]) {
             return DecodedImage(image: try PNM.decode(bytes, limits: limits), orientation: .up, format: "pnm")
+        }
+        // RIFF....WEBP
+        if bytes.count >= 12, bytes.starts(with: [0x52, 0x49, 0x46, 0x46]), bytes[8..<12].elementsEqual([0x57, 0x45, 0x42, 0x50]) {
+            return DecodedImage(image: try decodeWith(lv_webp_decode, bytes, format: "WebP", limits: limits), orientation: .up, format: "webp")
+        }
+        // GIF87a / GIF89a
+        if bytes.starts(with: [0x47, 0x49, 0x46, 0x38]), bytes.count >= 6, bytes[4] == 0x37 || bytes[4] == 0x39, bytes[5] == 0x61 {
+            return DecodedImage(image: try decodeWith(lv_gif_decode, bytes, format: "GIF", limits: limits), orientation: .up, format: "gif")
+        }
+        // II*\0 / MM\0* (classic TIFF) and II+\0 / MM\0+ (BigTIFF)
+        if bytes.starts(with: [0x49, 0x49, 0x2A, 0x00]) || bytes.starts(with: [0x4D, 0x4D, 0x00, 0x2A])
+            || bytes.starts(with: [0x49, 0x49, 0x2B, 0x00]) || bytes.starts(with: [0x4D, 0x4D, 0x00, 0x2B]) {
+            return DecodedImage(image: try decodeWith(lv_tiff_decode, bytes, format: "TIFF", limits: limits), orientation: .up, format: "tiff")
         }
         throw ImageError.unknownFormat(firstBytes: Array(bytes.prefix(8)))
     }
@@ -46,17 +116,26 @@ extension Image {
     }
 
     static func decodePNG(_ bytes: [UInt8], limits: ImageLimits) throws -> Image {
-        var decoded = lv_decoded_image()
-        let status = bytes.withUnsafeBufferPointer { lv_png_decode($0.baseAddress, $0.count, Int64(limits.maximumPixels), &decoded) }
-        return try finish(&decoded, status: status, format: "PNG", limits: limits)
+        try decodeWith(lv_png_decode, bytes, format: "PNG", limits: limits)
     }
 
-    static func decodeJPEG(_ bytes: [UInt8], limits: ImageLimits) throws -> Image {
+    typealias CDecoder = (UnsafePointer<UInt8>?, Int, Int64, UnsafeMutablePointer<lv_decoded_image>?) -> Int32
+
+    static func decodeWith(_ decoder: CDecoder, _ bytes: [UInt8], format: String, limits: ImageLimits) throws -> Image {
+        var decoded = lv_decoded_image()
+        let status = bytes.withUnsafeBufferPointer { decoder($0.baseAddress, $0.count, Int64(limits.maximumPixels), &decoded) }
+        return try finish(&decoded, status: status, format: format, limits: limits)
+    }
+
+    static func decodeJPEG(_ bytes: [UInt8], limits: ImageLimits, minimumSize: ImageSize? = nil) throws -> (Image, scale: Int) {
         var decoded = lv_decoded_image()
         let status = bytes.withUnsafeBufferPointer {
-            lv_jpeg_decode($0.baseAddress, $0.count, Int64(limits.maximumPixels), Int32(limits.maximumJPEGScans), &decoded)
+            lv_jpeg_decode_scaled(
+                $0.baseAddress, $0.count, Int64(limits.maximumPixels), Int32(limits.maximumJPEGScans),
+                Int32(clamping: max(minimumSize?.width ?? 0, 0)), Int32(clamping: max(minimumSize?.height ?? 0, 0)), &decoded)
         }
-        return try finish(&decoded, status: status, format: "JPEG", limits: limits)
+        let scale = max(Int(decoded.scale_denominator), 1)
+        return (try finish(&decoded, status: status, format: "JPEG", limits: limits), scale)
     }
 
     private static func finish(_ decoded: inout lv_decoded_image, status: Int32, format: String, limits: ImageLimits) throws -> Image {
@@ -67,6 +146,7 @@ extension Image {
         switch status {
         case 0: break
         case 2: throw ImageError.tooLarge(width: Int(decoded.width), height: Int(decoded.height), limit: limits.maximumPixels)
+        case 4: throw ImageError.unsupported(format: format, reason: message)
         default: throw ImageError.corrupt(format: format, reason: message)
         }
         let width = Int(decoded.width), height = Int(decoded.height), channels = Int(decoded.channels)

@@ -117,6 +117,10 @@ public final class ImageClassifier: @unchecked Sendable {
     private var inFlight = false
     private let resultQueue = DispatchQueue(label: "litevision.image-classifier.results")
 
+    /// The model's input width and height: the smallest picture worth decoding for it
+    /// (``ImageDecodingOptions/minimumSize``).
+    public var inputSize: ImageSize { ImageSize(width: specs.width, height: specs.height) }
+
     /// A classifier with default options for the model at `modelPath`.
     public convenience init(modelPath: String) throws {
         var options = ImageClassifierOptions()

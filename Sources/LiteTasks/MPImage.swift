@@ -8,6 +8,9 @@ public struct MPImage: Sendable {
     public var image: Image
     /// How the stored pixels must be turned to show the picture upright.
     public var orientation: ImageOrientation
+    /// Pixels of the file per pixel of `image`: 1, or 2, 4 or 8 when a JPEG over the pixel limit was decoded at
+    /// reduced scale (``ImageDecodingOptions/minimumSize``). Multiply coordinates in `image` by it for the file's.
+    public var scale: Int = 1
 
     /// The width of the picture as shown (after orientation).
     public var width: Int { orientation.swapsDimensions ? image.height : image.width }
@@ -23,8 +26,16 @@ public struct MPImage: Sendable {
     /// Decodes a file; a JPEG's EXIF orientation becomes `orientation`, as `UIImage` does with
     /// `imageOrientation`.
     public init(contentsOfFile path: String, limits: ImageLimits = .default) throws {
-        let decoded = try TaskError.wrap { try Image.decode(contentsOfFile: path, limits: limits) }
+        try self.init(contentsOfFile: path, options: ImageDecodingOptions(limits: limits))
+    }
+
+    /// Decodes a file with a pixel limit and, optionally, the size the task needs (its model's input size,
+    /// ``ImageClassifier/inputSize``): a JPEG over the limit is then decoded at reduced scale instead of refused,
+    /// and ``scale`` says by how much.
+    public init(contentsOfFile path: String, options: ImageDecodingOptions) throws {
+        let decoded = try TaskError.wrap { try Image.decode(contentsOfFile: path, options: options) }
         self.init(image: decoded.image, orientation: decoded.orientation)
+        scale = decoded.scale
     }
 
     /// The upright picture.

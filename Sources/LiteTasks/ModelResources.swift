@@ -46,9 +46,16 @@ public final class ModelResources: @unchecked Sendable {
     /// first TENSOR_AXIS_LABELS file of the tensor (any locale), display names from the first such file whose
     /// locale equals `locale` exactly. Empty when the tensor has no labels file.
     public func labels(forOutput index: Int, locale: String) throws -> [LabelItem] {
+        try labels(forOutput: index, ofType: .tensorAxisLabels, locale: locale)
+    }
+
+    /// As ``labels(forOutput:locale:)`` for files of `type`: `.tensorValueLabels` is the label map of a tensor whose
+    /// values are class indices (the classes output of an SSD with `TFLite_Detection_PostProcess`, as MediaPipe's
+    /// ObjectDetector reads it).
+    public func labels(forOutput index: Int, ofType type: AssociatedFileType, locale: String) throws -> [LabelItem] {
         guard let tensor = outputMetadata(index),
-              let labelsFile = tensor.firstAssociatedFile(ofType: .tensorAxisLabels) else { return [] }
-        let displayFile = locale.isEmpty ? nil : tensor.firstAssociatedFile(ofType: .tensorAxisLabels, locale: locale)
+              let labelsFile = tensor.firstAssociatedFile(ofType: type) else { return [] }
+        let displayFile = locale.isEmpty ? nil : tensor.firstAssociatedFile(ofType: type, locale: locale)
         let labelsText = try TaskError.wrap { try associatedFiles.text(of: labelsFile) }
         let displayText = try displayFile.map { name in try TaskError.wrap { try associatedFiles.text(of: name) } }
         return try LabelItem.labelMap(labels: labelsText, displayNames: displayText)

@@ -9,10 +9,12 @@ struct Classify: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "classify",
         abstract: "Classify images with MediaPipe's ImageClassifier semantics.",
-        discussion: "IMAGE may be files or folders (their PNG, JPEG, BMP and PPM files, in name order). The default model is the registry's default image classifier (ImageNet MobileNetV2)."
+        discussion: """
+        IMAGE may be files or folders (their PNG, JPEG, BMP, PPM, WebP, GIF and TIFF files, in name order), or '-' for one image's bytes         on standard input; --paths-from reads paths, one per line. With --jsonl each record is written as soon as its         image is done (--ordered: in input order), with the input's index and path. The default model is the         registry's default image classifier (ImageNet MobileNetV2). A JPEG of more than --max-pixels pixels is decoded at 1/2, 1/4 or 1/8 scale (the smallest still at least the model's input size); other images over the limit are refused.
+        """
     )
 
-    @Argument(help: "Images or folders of images.") var images: [String]
+    @Argument(help: "Images or folders of images ('-': one image from standard input).") var images: [String] = []
     @Option(help: "A registry model name or alias (e.g. birds) or a .tflite path.") var model: String?
     @Option(parsing: .unconditional, help: "Most categories per head (-1 for all).") var maxResults = 5
     @Option(parsing: .unconditional, help: "Drop categories scoring below this (default: the model metadata's threshold).") var scoreThreshold: Float?
@@ -23,24 +25,35 @@ struct Classify: ParsableCommand {
     @Option(help: "Locale of display names.") var locale = "en"
     @Option(help: "Orientation of the stored pixels: up, down, left, right (EXIF orientation is used when absent).") var orientation: String?
     @Option(help: "Region of interest x,y,w,h in pixels of the oriented image.") var roi: String?
+    @Option(parsing: .unconditional, help: "Most pixels an image may have (width times height); a JPEG over it is decoded at reduced scale.") var maxPixels = ImageLimits.default.maximumPixels
     @Option(help: "Images classified in parallel (one inference thread each); for one image, inference threads.") var threads = 1
     @Option(help: "Quantized numerics: exact or fast.") var numerics: Numerics = .fast
     @Flag(help: "One JSON object (one image).") var json = false
     @Flag(help: "One JSON line per image.") var jsonl = false
     @OptionGroup var location: RegistryLocation
+    @OptionGroup var batch: BatchOptions
+
+    /// One image given as a file (not a folder or a list): `--threads` are then the engine's threads.
+    private var isSingleFile: Bool {
+        var isDirectory: ObjCBool = false
+        return images.count == 1 && batch.pathsFrom == nil
+            && (images[0] == "-" || (FileManager.default.fileExists(atPath: images[0], isDirectory: &isDirectory) && !isDirectory.boolValue))
+    }
 
     func validate() throws {
         if json && jsonl { throw ValidationError("--json and --jsonl exclude each other") }
+        if images.isEmpty && batch.pathsFrom == nil { throw ValidationError("give images, folders, '-' or --paths-from FILE") }
+        if json && !isSingleFile { throw ValidationError("--json prints one image; use --jsonl for several") }
+        if batch.resume != nil && !jsonl { throw ValidationError("--resume reads and continues a --jsonl output") }
+        _ = try batch.parsedShard()
         if (!allow.isEmpty || allowFile != nil) && (!deny.isEmpty || denyFile != nil) {
             throw ValidationError("--allow and --deny exclude each other (as MediaPipe's category allowlist and denylist do)")
         }
         guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
+        guard maxPixels >= 1 else { throw ValidationError("--max-pixels must be at least 1") }
     }
 
     func run() throws {
-        let files = try expandImagePaths(images)
-        guard !files.isEmpty else { throw ValidationError("no images found in \(images.joined(separator: " "))") }
-        if json, files.count > 1 { throw ValidationError("--json prints one image; use --jsonl for several") }
         let explicitOrientation = try orientation.map { name -> ImageOrientation in
             guard let value = ImageOrientation(name: name) else { throw ValidationError("unknown orientation \(name)") }
             return value
@@ -49,60 +62,61 @@ struct Classify: ParsableCommand {
         var options = ImageClassifierOptions()
         options.baseOptions.modelAssetPath = modelPath
         options.baseOptions.numerics = numerics
-        options.baseOptions.threads = files.count == 1 ? threads : 1
+        options.baseOptions.threads = isSingleFile ? threads : 1
         options.maxResults = maxResults
         options.scoreThreshold = scoreThreshold
         options.displayNamesLocale = locale
         options.categoryAllowlist = try allow + (allowFile.map(Self.names(inFile:)) ?? [])
         options.categoryDenylist = try deny + (denyFile.map(Self.names(inFile:)) ?? [])
 
-        let workers = max(1, min(threads, files.count))
+        let workers = isSingleFile ? 1 : threads
         let classifiers: [ImageClassifier]
         do { classifiers = try (0..<workers).map { _ in try ImageClassifier(options: options) } } catch {
             throw CLIError.model(error)
         }
-        let outcomes = OutcomeTable(count: files.count)
-        let bar = files.count > 1 ? ProgressBar(label: "classify", total: files.count) : nil
-        let counter = Counter()
+        // Text is always in input order; JSON lines as each image is done unless --ordered.
+        let writer = RecordWriter(ordered: batch.ordered || !jsonl)
+        let inputs = try BatchInputs(arguments: images, pathsFrom: batch.pathsFrom, extensions: imageFileExtensions, recursive: batch.recursive,
+                                     shard: try batch.parsedShard(), skip: try batch.resumedPaths(key: "image"), writer: writer)
+        let stop = StopSignal { inputs.stop() }
+        let failures = Counter(), done = Counter()
+        let knownTotal = images.count > 1 && batch.pathsFrom == nil && images.allSatisfy { path in
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
+        }
+        let bar = knownTotal ? ProgressBar(label: "classify", total: images.count) : nil
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            var index = worker
-            while index < files.count {
-                let file = files[index]
+            while let input = inputs.next() {
                 let started = DispatchTime.now().uptimeNanoseconds
+                let record: String?
                 do {
-                    var image = try MPImage(contentsOfFile: file)
+                    if let problem = input.problem { throw CLIError(.inputsFailed, problem) }
+                    let decoding = ImageDecodingOptions(limits: ImageLimits(maximumPixels: maxPixels), minimumSize: classifiers[worker].inputSize)
+                    var image = try input.bytes.map { bytes -> MPImage in
+                        let decoded = try Image.decode([UInt8](bytes), options: decoding)
+                        var image = MPImage(image: decoded.image, orientation: decoded.orientation)
+                        image.scale = decoded.scale
+                        return image
+                    } ?? MPImage(contentsOfFile: input.path, options: decoding)
                     if let explicitOrientation { image.orientation = explicitOrientation }
-                    let region = try roi.map { try Self.normalizedRegion($0, width: image.width, height: image.height) }
+                    // --roi is in pixels of the file as shown; a reduced-scale decode keeps the same picture.
+                    let region = try roi.map { try Self.normalizedRegion($0, width: image.width * image.scale, height: image.height * image.scale) }
                     let result = try classifiers[worker].classify(image: image, regionOfInterest: region)
                     let ms = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
-                    outcomes.set(index, .success(result, ms))
+                    record = json || jsonl ? Self.jsonLine(index: input.index, file: input.path, result: result, ms: ms, pretty: json)
+                        : Self.text(file: input.path, result: result)
                 } catch {
-                    outcomes.set(index, .failure("\(error)"))
+                    _ = failures.increment()
+                    printError("error: \(input.path): \(error)")
+                    record = jsonl ? Self.jsonError(index: input.index, file: input.path, message: "\(error)") : nil
                 }
-                bar?.update(counter.increment())
-                index += workers
+                writer.write(record, at: input.index)
+                bar?.update(done.increment())
             }
         }
         bar?.finish()
-
-        var failures = 0
-        for (index, file) in files.enumerated() {
-            switch outcomes.get(index) {
-            case let .success(result, ms):
-                if json || jsonl {
-                    print(Self.jsonLine(file: file, result: result, ms: ms, pretty: json))
-                } else {
-                    print(Self.text(file: file, result: result))
-                }
-            case let .failure(message):
-                failures += 1
-                printError("error: \(file): \(message)")
-                if jsonl { print(Self.jsonError(file: file, message: message)) }
-            case .none:
-                failures += 1
-            }
-        }
-        if failures > 0 { throw ExitCode(.inputsFailed) }
+        stop.exitIfStopped()
+        if failures.value > 0 { throw ExitCode(.inputsFailed) }
     }
 
     /// The non-empty lines of a file of category names, trimmed.
@@ -135,8 +149,9 @@ struct Classify: ParsableCommand {
         return lines.joined(separator: "\n")
     }
 
-    static func jsonLine(file: String, result: ImageClassifierResult, ms: Double, pretty: Bool) -> String {
+    static func jsonLine(index: Int, file: String, result: ImageClassifierResult, ms: Double, pretty: Bool) -> String {
         let object: [String: Any] = [
+            "index": index,
             "image": file,
             "ms": (ms * 1000).rounded() / 1000,
             "classifications": result.classificationResult.classifications.map { head -> [String: Any] in
@@ -152,26 +167,16 @@ struct Classify: ParsableCommand {
         return jsonText(object, pretty: pretty)
     }
 
-    static func jsonError(file: String, message: String) -> String {
-        jsonText(["image": file, "error": message], pretty: false)
+    static func jsonError(index: Int, file: String, message: String) -> String {
+        jsonText(["index": index, "image": file, "error": message], pretty: false)
     }
 }
 
-enum Outcome {
-    case success(ImageClassifierResult, Double)
-    case failure(String)
-}
-
-final class OutcomeTable: @unchecked Sendable {
-    private var values: [Outcome?]
-    private let lock = NSLock()
-    init(count: Int) { values = Array(repeating: nil, count: count) }
-    func set(_ index: Int, _ value: Outcome) { lock.lock(); values[index] = value; lock.unlock() }
-    func get(_ index: Int) -> Outcome? { lock.lock(); defer { lock.unlock() }; return values[index] }
-}
-
+/// A count shared by worker threads.
 final class Counter: @unchecked Sendable {
-    private var value = 0
+    private var count = 0
     private let lock = NSLock()
-    func increment() -> Int { lock.lock(); defer { lock.unlock() }; value += 1; return value }
+    var value: Int { lock.withLock { count } }
+    /// Adds one and returns the new count.
+    func increment() -> Int { lock.withLock { count += 1; return count } }
 }

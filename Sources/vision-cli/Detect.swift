@@ -15,9 +15,15 @@ struct DetectionModelOptions: ParsableArguments {
     @Option(help: "Detector: a registry name or a .tflite path; a model without TFLite_Detection_PostProcess needs <name>_anchors.json or <name>.pbtxt beside it.") var detector: String?
     @Option(parsing: .unconditional, help: "Minimum detector score (default: the detector metadata's threshold, else 0.4).") var detectorThreshold: Float?
     @Option(help: "Orientation of the stored pixels: up, down, left, right, upMirrored, ... (EXIF orientation is used when absent).") var orientation: String?
-    @Option(help: "Engine threads.") var threads = 1
+    @Option(help: "detect: images processed in parallel (one detector and one engine thread each); for one image, and for track (frames are sequential), engine threads.") var threads = 1
     @Option(help: "Quantized numerics: exact or fast.") var numerics: Numerics = .fast
+    @Option(parsing: .unconditional, help: "Most pixels an image may have (width times height); a JPEG over it is decoded at 1/2, 1/4 or 1/8 scale (the smallest still at least the detector's input size), its frames still given in the file's pixels.")
+    var maxPixels = ImageLimits.default.maximumPixels
     @OptionGroup var location: RegistryLocation
+
+    func validate() throws {
+        guard maxPixels >= 1 else { throw ValidationError("--max-pixels must be at least 1") }
+    }
 
     /// The detector, or a ``CLIError`` with the model-unavailable status.
     func makeDetector(mode: ObjectDetectorMode, configure: (inout CustomObjectDetectorOptions) -> Void = { _ in }) throws -> ObjectDetector {
@@ -49,8 +55,21 @@ struct DetectionModelOptions: ParsableArguments {
         return try ObjectDetector.objectDetector(options: options)
     }
 
-    func load(_ file: String) throws -> VisionImage {
-        var image = try VisionImage(contentsOfFile: file)
+    /// `--orientation`, parsed (nil: the file's EXIF orientation).
+    func explicitOrientation() throws -> ImageOrientation? {
+        guard let orientation else { return nil }
+        guard let value = ImageOrientation(name: orientation) else { throw ValidationError("unknown orientation \(orientation)") }
+        return value
+    }
+
+    /// Decoding within --max-pixels: a JPEG over it at the smallest reduced scale still at least the detector's input.
+    func decoding(for detector: ObjectDetector) -> ImageDecodingOptions {
+        ImageDecodingOptions(limits: ImageLimits(maximumPixels: maxPixels),
+                             minimumSize: ImageSize(width: detector.detector.inputWidth, height: detector.detector.inputHeight))
+    }
+
+    func load(_ file: String, for detector: ObjectDetector) throws -> VisionImage {
+        var image = try VisionImage(contentsOfFile: file, options: decoding(for: detector))
         if let orientation {
             guard let value = ImageOrientation(name: orientation) else { throw ValidationError("unknown orientation \(orientation)") }
             image.orientation = value
@@ -66,48 +85,94 @@ struct Detect: ParsableCommand {
         discussion: "IMAGE may be files or folders. Frames are in pixels of the image as shown (after its orientation)."
     )
 
-    @Argument(help: "Images or folders of images.") var images: [String]
+    @Argument(help: "Images or folders of images ('-': one image from standard input).") var images: [String] = []
     @OptionGroup var models: DetectionModelOptions
     @Option(help: "Write the image with boxes and labels drawn, as PNG or JPEG by the name's extension (with several images: OUT-<image name>.<ext>).")
     var annotate: String?
     @Flag(help: "One JSON object (one image).") var json = false
-    @Flag(help: "One JSON line per image.") var jsonl = false
+    @Flag(help: "One JSON line per image, written as each is done (--ordered: in input order).") var jsonl = false
+    @OptionGroup var batch: BatchOptions
+
+    /// One image given as a file (not a folder or a list): `--threads` are then the engine's threads.
+    private var isSingleFile: Bool {
+        var isDirectory: ObjCBool = false
+        return images.count == 1 && batch.pathsFrom == nil
+            && (images[0] == "-" || (FileManager.default.fileExists(atPath: images[0], isDirectory: &isDirectory) && !isDirectory.boolValue))
+    }
 
     func validate() throws {
         if json && jsonl { throw ValidationError("--json and --jsonl exclude each other") }
         if let annotate { _ = try OutputFile.imageFormat(of: annotate) }
+        guard models.threads >= 1 else { throw ValidationError("--threads must be at least 1") }
+        if images.isEmpty && batch.pathsFrom == nil { throw ValidationError("give images, folders, '-' or --paths-from FILE") }
+        if json && !isSingleFile { throw ValidationError("--json prints one image; use --jsonl for several") }
+        if batch.resume != nil && !jsonl { throw ValidationError("--resume reads and continues a --jsonl output") }
+        _ = try batch.parsedShard()
     }
 
+    /// As `classify` (Docs/cli.md, "Batches"): inputs streamed to `--threads` workers, each with its own detector
+    /// (models loaded once per worker) running one engine thread (one image gets `--threads` engine threads);
+    /// records written as each image is done. An annotated image that cannot be written ends the run (exit status
+    /// 4): no new image is taken, and the error names the output, not the photo.
     func run() throws {
-        let files = try expandImagePaths(images)
-        guard !files.isEmpty else { throw ValidationError("no images found in \(images.joined(separator: " "))") }
-        if json, files.count > 1 { throw ValidationError("--json prints one image; use --jsonl for several") }
-        let detector = try models.makeDetector(mode: .singleImage)
-        var failures = 0
-        for file in files {
-            let started = DispatchTime.now().uptimeNanoseconds
-            let image: VisionImage, objects: [Object]
-            do {
-                image = try models.load(file)
-                objects = try detector.results(in: image)
-            } catch {
-                failures += 1
-                printError("error: \(file): \(error)")
-                if jsonl { print(objectsJSON(["image": file, "error": "\(error)"], nil, pretty: false)) }
-                continue
-            }
-            let ms = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
-            if json || jsonl {
-                print(objectsJSON(["image": file, "ms": (ms * 1000).rounded() / 1000], objects, pretty: json))
-            } else {
-                print(objectsText(file, objects))
-            }
-            if let annotate {
-                // An output that cannot be written ends the run (exit status 4), naming the output, not the photo.
-                try OutputFile.writeImage(image.oriented().annotated(with: objects), to: files.count == 1 ? annotate : Self.numbered(annotate, file))
+        let single = isSingleFile
+        let workers = single ? 1 : models.threads
+        let detectors = try (0..<workers).map { _ in
+            try models.makeDetector(mode: .singleImage) { options in if !single { options.threads = 1 } }
+        }
+        let writer = RecordWriter(ordered: batch.ordered || !jsonl)
+        let inputs = try BatchInputs(arguments: images, pathsFrom: batch.pathsFrom, extensions: imageFileExtensions, recursive: batch.recursive,
+                                     shard: try batch.parsedShard(), skip: try batch.resumedPaths(key: "image"), writer: writer)
+        let stop = StopSignal { inputs.stop() }
+        let failures = Counter(), done = Counter()
+        let outputFailure = OutputFailure()
+        let knownTotal = images.count > 1 && batch.pathsFrom == nil && images.allSatisfy { path in
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
+        }
+        let bar = knownTotal ? ProgressBar(label: "detect", total: images.count) : nil
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            while let input = inputs.next() {
+                let started = DispatchTime.now().uptimeNanoseconds
+                var record: String?
+                do {
+                    if let problem = input.problem { throw CLIError(.inputsFailed, problem) }
+                    let decoding = models.decoding(for: detectors[worker])
+                    var image = try input.bytes.map { bytes -> VisionImage in
+                        let decoded = try Image.decode([UInt8](bytes), options: decoding)
+                        var image = VisionImage(image: decoded.image, orientation: decoded.orientation)
+                        image.scale = decoded.scale
+                        return image
+                    } ?? VisionImage(contentsOfFile: input.path, options: decoding)
+                    if let orientation = try models.explicitOrientation() { image.orientation = orientation }
+                    let objects = try detectors[worker].results(in: image)
+                    let ms = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
+                    let reported = inFilePixels(objects, scale: image.scale)
+                    record = json || jsonl
+                        ? objectsJSON(["index": input.index, "image": input.path, "ms": (ms * 1000).rounded() / 1000], reported, pretty: json)
+                        : objectsText(input.path, reported)
+                    if let annotate {
+                        let out = single ? annotate : Self.numbered(annotate, input.path == "-" ? "stdin" : input.path)
+                        do {
+                            try OutputFile.writeImage(image.oriented().annotated(with: objects), to: out)
+                        } catch {
+                            outputFailure.set(error)
+                            inputs.stop()
+                        }
+                    }
+                } catch {
+                    _ = failures.increment()
+                    printError("error: \(input.path): \(error)")
+                    if jsonl { record = objectsJSON(["index": input.index, "image": input.path, "error": "\(error)"], nil, pretty: false) }
+                }
+                writer.write(record, at: input.index)
+                bar?.update(done.increment())
             }
         }
-        if failures > 0 { throw ExitCode(.inputsFailed) }
+        bar?.finish()
+        if let error = outputFailure.error { throw error }
+        stop.exitIfStopped()
+        if failures.value > 0 { throw ExitCode(.inputsFailed) }
     }
 
     /// OUT-<image name>.<OUT's extension>: one annotated file per image of several.
@@ -122,7 +187,7 @@ struct Track: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "track",
         abstract: "Track objects over an image sequence with ML Kit's stream mode: stable tracking IDs, labels as they become ready.",
-        discussion: "Frames are processed in name order. Objects are reported per frame with their tracking ID; an object may appear before its labels (stream mode labels at most two objects per frame)."
+        discussion: "Frames are processed in name order, one after another: each frame's tracking IDs and labels depend on the frames before it, so unlike detect, --threads only sets engine threads. Objects are reported per frame with their tracking ID; an object may appear before its labels (stream mode labels at most two objects per frame)."
     )
 
     @Argument(help: "Frames, in order (sorted by name).") var frames: [String] = []
@@ -160,7 +225,7 @@ struct Track: ParsableCommand {
             let objects: [Object]
             let started: UInt64
             do {
-                image = try models.load(file)
+                image = try models.load(file, for: detector)
                 // The time of ML Kit's processing of a frame already in memory: decoding the file is not counted.
                 started = DispatchTime.now().uptimeNanoseconds
                 objects = try detector.results(in: image)
@@ -171,12 +236,13 @@ struct Track: ParsableCommand {
             let ms = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
             let timestamp = (Double(index) * 1000 / fps).rounded()
             let header: [String: Any] = ["frame": index, "image": file, "timestamp_ms": timestamp, "ms": (ms * 1000).rounded() / 1000]
+            let reported = inFilePixels(objects, scale: image.scale)
             if json {
-                documents.append(objectsJSON(header, objects, pretty: false))
+                documents.append(objectsJSON(header, reported, pretty: false))
             } else if jsonl {
-                print(objectsJSON(header, objects, pretty: false))
+                print(objectsJSON(header, reported, pretty: false))
             } else {
-                print(objectsText("frame \(index) (\(Int(timestamp)) ms) \(file)", objects))
+                print(objectsText("frame \(index) (\(Int(timestamp)) ms) \(file)", reported))
             }
             if let annotateDir {
                 let name = ((file as NSString).lastPathComponent as NSString).deletingPathExtension + ".png"
@@ -187,9 +253,22 @@ struct Track: ParsableCommand {
     }
 }
 
-/// Files given directly, plus the PNG/JPEG/BMP/PPM files of given folders in name order.
+/// Frames in pixels of the file as shown: a JPEG decoded at 1/`scale` (over --max-pixels) is detected on the smaller
+/// picture, and its frames are scaled back.
+func inFilePixels(_ objects: [Object], scale: Int) -> [Object] {
+    guard scale > 1 else { return objects }
+    let factor = CGFloat(scale)
+    return objects.map { object in
+        var scaled = object
+        let f = object.frame
+        scaled.frame = CGRect(x: f.origin.x * factor, y: f.origin.y * factor, width: f.size.width * factor, height: f.size.height * factor)
+        return scaled
+    }
+}
+
+/// Files given directly, plus the PNG/JPEG/BMP/PPM/WebP/GIF/TIFF files of given folders in name order.
 func expandImagePaths(_ paths: [String]) throws -> [String] {
-    let extensions: Set<String> = ["png", "jpg", "jpeg", "bmp", "ppm", "pgm", "pnm"]
+    let extensions = imageFileExtensions
     var files: [String] = []
     for path in paths {
         var isDirectory: ObjCBool = false
@@ -200,7 +279,7 @@ func expandImagePaths(_ paths: [String]) throws -> [String] {
             files.append(path)
         } else {
             throw ValidationError("""
-                no such image: \(path). Give the path of a PNG, JPEG, BMP or PPM file, or of a folder of them \
+                no such image: \(path). Give the path of a PNG, JPEG, BMP, PPM, WebP, GIF or TIFF file, or of a folder of them \
                 (a sample photo: cp ../shared/images/bird.png . on a machine with ../shared beside the checkout).
                 """)
         }
@@ -214,12 +293,21 @@ func objectsText(_ title: String, _ objects: [Object]) -> String {
     for (n, object) in objects.enumerated() {
         let f = object.frame
         let id = object.trackingID.map { " id \($0)" } ?? ""
-        lines.append(String(format: "  Object #%d%@: x %.1f y %.1f w %.1f h %.1f (detector score %.3f)", n, id, f.minX, f.minY, f.width, f.height, object.detectionConfidence))
+        var detector = String(format: "detector score %.3f", object.detectionConfidence)
+        if let label = object.detectorLabel {
+            detector += ", class \(label.text ?? "-") (index \(label.index))"
+        }
+        lines.append(String(format: "  Object #%d%@: x %.1f y %.1f w %.1f h %.1f (%@)", n, id, f.minX, f.minY, f.width, f.height, detector))
         for label in object.labels {
             lines.append(String(format: "    %@ (index %d) %.4f", label.text ?? "-", label.index, label.confidence))
         }
     }
     return lines.joined(separator: "\n")
+}
+
+/// A classifier label or the detector's class: `{"text", "index", "confidence"}`.
+func labelJSON(_ label: ObjectLabel) -> [String: Any] {
+    ["text": label.text ?? NSNull(), "index": label.index, "confidence": Double(label.confidence)]
 }
 
 func objectsJSON(_ header: [String: Any], _ objects: [Object]?, pretty: Bool) -> String {
@@ -232,9 +320,18 @@ func objectsJSON(_ header: [String: Any], _ objects: [Object]?, pretty: Bool) ->
                 "frame": boxJSON(x: Double(f.minX), y: Double(f.minY), width: Double(f.width), height: Double(f.height)),
                 "tracking_id": object.trackingID ?? NSNull(),
                 "detection_confidence": Double(object.detectionConfidence),
-                "labels": object.labels.map { ["text": $0.text ?? NSNull(), "index": $0.index, "confidence": Double($0.confidence)] as [String: Any] },
+                "labels": object.labels.map(labelJSON),
+                "detector_label": object.detectorLabel.map(labelJSON) ?? NSNull(),
             ]
         }
     }
     return jsonText(document, pretty: pretty)
+}
+
+/// The first output file that could not be written, shared by the workers of a batch.
+final class OutputFailure: @unchecked Sendable {
+    private var first: Error?
+    private let lock = NSLock()
+    var error: Error? { lock.withLock { first } }
+    func set(_ error: Error) { lock.withLock { if first == nil { first = error } } }
 }

@@ -21,9 +21,11 @@ struct InkCommand: ParsableCommand {
     @Option(help: "The writing area WIDTHxHEIGHT in the ink's units.") var writingArea: String?
     @Option(help: "Most candidates to print.") var maxCandidates = 10
     @Flag(help: "Print JSON.") var json = false
-    @Option(help: "Recognize every sample of this .ndjson[.gz] file (the ../shared/ink format).") var batch: String?
+    @Option(help: "Recognize every sample of this .ndjson[.gz] file (the ../shared/ink format; '-': standard input).") var batch: String?
     @Option(help: "With --batch: only the first N samples.") var limit: Int?
-    @Flag(help: "With --batch: one JSON object per line: index, label, candidates, ms.") var jsonl = false
+    @Flag(help: "With --batch: one JSON object per line, written as each sample is done: index, label, candidates, ms.") var jsonl = false
+    @Option(help: "With --batch --jsonl: skip the samples whose index has a record in this JSON lines file.") var resume: String?
+    @Option(help: "With --batch: take only shard I of N (I/N, 0-based), by a hash of each sample's index.") var shard: String?
     @Option(help: "Draw this ink file to --output instead of recognizing it.") var render: String?
     @Option(help: "The image --render writes, PNG or JPEG by its extension.") var output: String?
     @Option(help: "Engine threads.") var threads = 1
@@ -43,6 +45,9 @@ struct InkCommand: ParsableCommand {
             throw ValidationError("give an ink FILE, --batch FILE or --render FILE")
         }
         guard maxCandidates > 0 else { throw ValidationError("--max-candidates must be positive") }
+        if (resume != nil || shard != nil) && batch == nil { throw ValidationError("--resume and --shard go with --batch") }
+        if resume != nil && !jsonl { throw ValidationError("--resume reads and continues a --jsonl output") }
+        _ = try parsedShard()
         for (name, weight) in [("--character-weight", characterWeight), ("--shape-geometry-weight", shapeGeometryWeight)] {
             if let weight, !weight.isFinite { throw ValidationError("\(name) must be a finite number") }
         }
@@ -104,14 +109,31 @@ struct InkCommand: ParsableCommand {
         return DigitalInkRecognitionModelIdentifier.allModelIdentifiers().first { $0.registryName == model.name }
     }
 
+    /// `--shard I/N`, checked.
+    func parsedShard() throws -> (index: Int, count: Int)? {
+        var options = BatchOptions()
+        options.shard = shard
+        return try options.parsedShard()
+    }
+
+    /// Recognizes each line of an NDJSON file as it is read, writing each record at once (flushed), so memory stays
+    /// that of one sample; SIGINT and SIGTERM end the batch after the sample in progress (exit status 130, 143).
     func runBatch(_ path: String, recognizer: DigitalInkRecognizer, context: DigitalInkRecognitionContext) throws {
-        let reader = try LineReader(path: path)
-        var index = 0
+        let reader = try LineReader(path: path == "-" ? "/dev/stdin" : path)
+        let shard = try parsedShard()
+        var resumeOptions = BatchOptions()
+        resumeOptions.resume = resume
+        let done = Set(try resumeOptions.resumedIndices())
+        let writer = RecordWriter(ordered: false)
+        let stopRequested = Counter()
+        let stop = StopSignal { _ = stopRequested.increment() }
+        var index = 0, recognized = 0, correct = 0, failures = 0
         var totalMilliseconds = 0.0
-        var correct = 0
-        while let line = reader.next(maximumBytes: InkFile.maximumBytes) {
+        while stopRequested.value == 0, let line = reader.next(maximumBytes: InkFile.maximumBytes) {
             if let limit, index >= limit { break }
             defer { index += 1 }
+            if let shard, !shardContains(String(index), index: shard.index, count: shard.count) { continue }
+            if done.contains(index) { continue }
             var record: [String: Any] = ["index": index]
             do {
                 guard let text = line.text else { throw InkFile.tooLarge("\(path) line \(index + 1)", bytes: line.bytes) }
@@ -121,21 +143,23 @@ struct InkCommand: ParsableCommand {
                 let result = try recognizer.recognize(ink: sample.ink, context: context)
                 let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
                 totalMilliseconds += milliseconds
+                recognized += 1
                 record["candidates"] = candidatesJSON(result, segments: false)
                 record["ms"] = (milliseconds * 1000).rounded() / 1000
                 if result.candidates.first?.text == sample.label { correct += 1 }
-                if !jsonl {
-                    print("\(index)\t\(sample.label ?? "")\t\(result.candidates.first?.text ?? "")")
-                }
+                if !jsonl { writer.write("\(index)\t\(sample.label ?? "")\t\(result.candidates.first?.text ?? "")", at: index) }
             } catch {
+                failures += 1
                 record["error"] = "\(error)"
-                if !jsonl { print("\(index)\terror: \(error)") }
+                if !jsonl { writer.write("\(index)\terror: \(error)", at: index) }
             }
-            if jsonl { print(jsonText(record, pretty: false)) }
+            if jsonl { writer.write(jsonText(record, pretty: false), at: index) }
         }
-        if !jsonl, index > 0 {
-            printError("\(index) inks, top-1 exact \(correct) (\(String(format: "%.1f", 100 * Double(correct) / Double(index)))%), mean \(String(format: "%.2f", totalMilliseconds / Double(index))) ms")
+        if !jsonl, recognized > 0 {
+            printError("\(recognized) inks, top-1 exact \(correct) (\(String(format: "%.1f", 100 * Double(correct) / Double(recognized)))%), mean \(String(format: "%.2f", totalMilliseconds / Double(recognized))) ms")
         }
+        stop.exitIfStopped()
+        if failures > 0 { throw ExitCode(.inputsFailed) }
     }
 
     func candidatesJSON(_ result: DigitalInkRecognitionResult, segments: Bool) -> [[String: Any]] {

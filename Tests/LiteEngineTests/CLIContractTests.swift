@@ -98,6 +98,74 @@ final class CLIContractTests: XCTestCase {
         XCTAssertFalse(failed.err.contains("pets.jpg") || failed.err.contains("NSCocoaErrorDomain"), failed.err)
     }
 
+    /// Beyond ML Kit, `detect` reports the detector's own class: on pets.jpg object_labeler is unsure of the two dogs
+    /// (one unlabelled, the other "Sculpture"), COCO SSD says dog for both. In JSON as `detector_label`, in text
+    /// beside the detector score.
+    func testDetectReportsTheDetectorsClass() throws {
+        let objects = try XCTUnwrap(json(cli(["detect", pets, "--multiple", "--classify", "--json"] + registry).out)["objects"] as? [[String: Any]])
+        XCTAssertEqual(objects.count, 2)
+        for object in objects {
+            let label = try XCTUnwrap(object["detector_label"] as? [String: Any], "\(object)")
+            XCTAssertEqual(Set(label.keys), ["text", "index", "confidence"])
+            XCTAssertEqual(label["text"] as? String, "dog")
+            XCTAssertEqual(label["index"] as? Int, 17)
+            let confidence = try XCTUnwrap(label["confidence"] as? Double)
+            XCTAssertGreaterThan(confidence, 0.5)
+            XCTAssertEqual(confidence, try XCTUnwrap(object["detection_confidence"] as? Double))
+            XCTAssertNotNil(object["labels"] as? [Any], "ML Kit's labels are still there")
+        }
+        let text = try cli(["detect", pets, "--multiple"] + registry).out
+        XCTAssertEqual(text.components(separatedBy: ", class dog (index 17))").count - 1, 2, text)
+    }
+
+    /// `detect` with several images, `--threads 2` and `--ordered`: one record per image in input order (a broken image's error
+    /// record in its place, exit status 1), each the same as detecting that image alone; `--annotate` writes one
+    /// file per image.
+    func testDetectInParallelKeepsInputOrderAndResults() throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let photos = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: photos) }
+        let names = ["a-pets.jpg", "b-cats_and_dogs.jpg", "c-broken.jpg", "d-multi_objects.jpg", "e-beach.jpg", "f-kite_and_cold.jpg"]
+        for name in names {
+            let target = photos.appendingPathComponent(name)
+            if name == "c-broken.jpg" {
+                try Data("not a JPEG".utf8).write(to: target)
+            } else {
+                let source = TestPaths.shared.appendingPathComponent("images/" + name.dropFirst(2))
+                try FileManager.default.copyItem(at: source, to: target)
+            }
+        }
+        let annotate = folder.appendingPathComponent("boxes.png").path
+        let result = try cli(["detect", photos.path, "--multiple", "--classify", "--threads", "2", "--jsonl", "--ordered", "--annotate", annotate] + registry,
+                             expectStatus: 1)
+        let records = try result.out.split(separator: "\n").map { try json(String($0)) }
+        XCTAssertEqual(records.compactMap { $0["image"] as? String }, names.map { photos.appendingPathComponent($0).path })
+        XCTAssertTrue(result.err.contains("c-broken.jpg"), result.err)
+        for (name, record) in zip(names, records) {
+            let path = photos.appendingPathComponent(name).path
+            if name == "c-broken.jpg" {
+                XCTAssertNotNil(record["error"] as? String, "\(record)")
+                continue
+            }
+            var alone = try json(cli(["detect", path, "--multiple", "--classify", "--json"] + registry).out)
+            var parallel = record
+            XCTAssertEqual(parallel["index"] as? Int, names.firstIndex(of: name))
+            for key in ["ms", "index"] {
+                alone[key] = nil
+                parallel[key] = nil
+            }
+            XCTAssertFalse(try XCTUnwrap(parallel["objects"] as? [Any]).isEmpty, name)
+            XCTAssertEqual(NSDictionary(dictionary: parallel), NSDictionary(dictionary: alone), name)
+            let stem = (name as NSString).deletingPathExtension
+            XCTAssertTrue(FileManager.default.fileExists(atPath: folder.appendingPathComponent("boxes-\(stem).png").path), stem)
+        }
+        // An annotated image that cannot be written still ends the run with status 4, naming the output.
+        let unwritable = folder.appendingPathComponent("missing/boxes.png").path
+        let failed = try cli(["detect", photos.path, "--threads", "2", "--annotate", unwritable] + registry, expectStatus: 4)
+        XCTAssertTrue(failed.err.contains("cannot write \(folder.appendingPathComponent("missing/boxes-").path)"), failed.err)
+    }
+
     /// A model path that does not exist says so (status 3); inspect and run take registry names like the pipelines.
     func testModelPathsAndRegistryNames() throws {
         let missing = try cli(["classify", bird, "--model", "foo.tflite"] + registry, expectStatus: 3)
@@ -106,6 +174,7 @@ final class CLIContractTests: XCTestCase {
         let unknown = try cli(["classify", bird, "--model", "no-such-name"] + registry, expectStatus: 3)
         XCTAssertTrue(unknown.err.contains("no model named \"no-such-name\""), unknown.err)
         XCTAssertTrue(try cli(["inspect", "birds"] + registry).out.contains("subgraph 0"))
+        XCTAssertTrue(try cli(["bench", "birds", "--runs", "1"] + registry).out.contains("median"))
         let out = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: out) }
         let run = try cli(["run", "birds", "--output-dir", out.path] + registry, expectStatus: 1)
@@ -115,7 +184,7 @@ final class CLIContractTests: XCTestCase {
     /// Flags that exclude each other are usage errors (status 2), as is an unknown value.
     func testExclusiveFlagsAndUsageErrors() throws {
         for arguments in [["classify", bird, "--json", "--jsonl"], ["detect", pets, "--json", "--jsonl"], ["ink", "x.json", "--json", "--jsonl"],
-                          ["classify", bird, "--threads", "0"], ["classify", "/no/such/photo.jpg"], ["classify", bird, "--numerics", "sloppy"]] {
+                          ["classify", bird, "--threads", "0"], ["detect", pets, "--threads", "0"], ["classify", "/no/such/photo.jpg"], ["classify", bird, "--numerics", "sloppy"]] {
             let result = try cli(arguments + registry, expectStatus: 2)
             XCTAssertFalse(result.err.isEmpty, arguments.joined(separator: " "))
         }

@@ -72,18 +72,18 @@ final class InstructionSetTests: XCTestCase {
         }
     }
 
-    /// A forced level this CPU lacks, or one that does not exist, is a clear error at model load: exit status 1
-    /// with the reason, never an illegal-instruction signal.
+    /// A forced level this CPU lacks, or one that does not exist, is a clear error at model load: exit status 3 (the
+    /// model could not be loaded, Docs/cli.md) with the reason, never an illegal-instruction signal.
     func testForcedLevelAboveTheCPUIsAnError() throws {
         let model = try TestPaths.model("classification/mobilenet_v1_0.25_128_quant.tflite")
         if InstructionSetLevel.detected < .avx512vnni {
             let result = try runCLI(["bench", model, "--runs", "1"], environment: ["LITEVISION_ISA": "avx512vnni"])
-            XCTAssertEqual(result.status, 1, result.err)
+            XCTAssertEqual(result.status, 3, result.err)
             XCTAssertEqual(result.reason, .exit)
             XCTAssertTrue(result.err.contains("LITEVISION_ISA=avx512vnni needs CPU features this machine lacks"), result.err)
         }
         let unknown = try runCLI(["bench", model, "--runs", "1"], environment: ["LITEVISION_ISA": "sse9"])
-        XCTAssertEqual(unknown.status, 1, unknown.err)
+        XCTAssertEqual(unknown.status, 3, unknown.err)
         XCTAssertTrue(unknown.err.contains("is not an instruction-set level"), unknown.err)
         let cpu = try runCLI(["cpu"], environment: ["LITEVISION_ISA": "baseline"])
         XCTAssertEqual(cpu.status, 0, cpu.err)
@@ -115,7 +115,7 @@ final class InstructionSetTests: XCTestCase {
         let model = try TestPaths.model("classification/mobilenet_v2_1.0_224_dequant_float.tflite")
         let result = try runCLI(["bench", model, "--runs", "1"], environment: ["LITEVISION_OPENBLAS": "/nonexistent/libopenblas.so.0"])
         XCTAssertEqual(result.reason, .exit, "killed by a signal: \(result.err)")
-        XCTAssertEqual(result.status, 1, result.err)
+        XCTAssertEqual(result.status, 3, result.err)
         XCTAssertTrue(result.err.contains("OpenBLAS could not be loaded (install the Debian package libopenblas0"), result.err)
         XCTAssertTrue(result.err.contains("/nonexistent/libopenblas.so.0"), result.err)
     }

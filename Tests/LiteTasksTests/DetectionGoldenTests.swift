@@ -194,6 +194,51 @@ final class DetectionGoldenTests: XCTestCase {
         }
     }
 
+    /// Beyond ML Kit: each object's `detectorLabel` is LiteRT's class and score for its detection (the classes and
+    /// scores outputs recorded in the goldens), named by the COCO label map packed in the model's metadata (the same
+    /// as ../shared's labelmap.txt); ML Kit's `labels` stay empty without classification.
+    func testDetectorLabelIsTheSSDsOwnClassAndScore() throws {
+        let labelMap = try String(contentsOfFile: Paths.model("detection/labelmap.txt"), encoding: .utf8)
+            .split(separator: "\n").map(String.init)
+        XCTAssertEqual(labelMap.count, 90)
+        var options = CustomObjectDetectorOptions()
+        options.detectorModel = .local(LocalModel(path: Self.ssdQuant))
+        options.detectorMode = .singleImage
+        options.shouldEnableMultipleObjects = true
+        options.numerics = .exact
+        options.detectorScoreThreshold = goldens.detectorThreshold
+        let detector = try ObjectDetector.objectDetector(options: options)
+        XCTAssertEqual(detector.detector.labels.map(\.name), labelMap)
+        var checked = 0
+        for (name, photo) in goldens.photos.sorted(by: { $0.key < $1.key }) {
+            let objects = try detector.results(in: try VisionImage(contentsOfFile: Paths.image(name)))
+            let expected = Array(photo.crops.prefix(ObjectDetector.maximumObjects))
+            XCTAssertEqual(objects.count, expected.count, name)
+            let classes = photo.ssd.floats(photo.ssd.classes), scores = photo.ssd.floats(photo.ssd.scores)
+            for (object, crop) in zip(objects, expected) {
+                let label = try XCTUnwrap(object.detectorLabel, name)
+                XCTAssertEqual(label.index, Int(classes[crop.detection]), "\(name) #\(crop.detection)")
+                XCTAssertEqual(label.confidence, scores[crop.detection], "\(name) #\(crop.detection)")
+                XCTAssertEqual(label.text, labelMap[Int(classes[crop.detection])], "\(name) #\(crop.detection)")
+                XCTAssertEqual(object.detectionConfidence, label.confidence)
+                XCTAssertTrue(object.labels.isEmpty)
+                checked += 1
+            }
+        }
+        XCTAssertGreaterThanOrEqual(checked, 15)
+        let pets = try detector.results(in: try VisionImage(contentsOfFile: Paths.image("pets.jpg")))
+        XCTAssertEqual(pets.map { $0.detectorLabel?.text }, ["dog", "dog"])
+        XCTAssertEqual(pets.map(\.caption), pets.map { String(format: "dog %.2f", $0.detectionConfidence) }, "no classifier label: the caption is the detector's class")
+
+        // The raw SSD has no metadata: no label map, the same class indices; a label map can be given.
+        let raw = Paths.model("detection/coco_ssd_mobilenet_v1_1.0_raw.tflite")
+        XCTAssertEqual(try DetectorModel(path: raw).labels, [])
+        let named = try DetectorModel(path: raw, labels: labelMap, numerics: .exact)
+        let proposals = try named.proposals(in: try upright("pets.jpg")).filter { $0.score >= goldens.detectorThreshold }
+        XCTAssertEqual(proposals.map { named.labelText(ofClass: $0.classIndex) }, ["dog", "dog"])
+        XCTAssertNil(named.labelText(ofClass: 90))
+    }
+
     /// MediaPipe's own ObjectDetector with the same SSD: the same objects, boxes within 3 pixels (it runs XNNPACK,
     /// whose rounding moves the box encodings slightly).
     func testMediaPipeObjectDetectorFindsTheSameBoxes() throws {

@@ -296,6 +296,37 @@ final class ObjectDetectorBehaviourTests: XCTestCase {
         XCTAssertTrue(last.allSatisfy { !$0.labels.isEmpty }, "every object labelled after \(first.count) frames")
     }
 
+    /// Captions (and so annotated images) show the classifier's best label, else the detector's class, else "object".
+    func testCaptionPrefersTheClassifierThenTheDetectorsClass() throws {
+        let frame = CGRect(x: 1, y: 2, width: 30, height: 40)
+        let dog = ObjectLabel(text: "dog", confidence: 0.78, index: 17)
+        let sculpture = ObjectLabel(text: "Sculpture", confidence: 0.46, index: 3)
+        XCTAssertEqual(Object(frame: frame, trackingID: nil, labels: [sculpture], detectionConfidence: 0.78, detectorLabel: dog).caption, "Sculpture 0.46")
+        XCTAssertEqual(Object(frame: frame, trackingID: 4, labels: [], detectionConfidence: 0.78, detectorLabel: dog).caption, "#4 dog 0.78")
+        let unnamed = ObjectLabel(text: nil, confidence: 0.9, index: 0)
+        XCTAssertEqual(Object(frame: frame, trackingID: nil, labels: [], detectionConfidence: 0.9, detectorLabel: unnamed).caption, "object 0.90")
+        XCTAssertEqual(Object(frame: frame, trackingID: nil, labels: [], detectionConfidence: 0.5).caption, "object 0.50")
+        // The caption is what is drawn: the detector's class changes the picture when there is no classifier label.
+        let image = try Image(width: 96, height: 96, pixels: [UInt8](repeating: 0, count: 96 * 96 * 3))
+        let withClass = image.annotated(with: [Object(frame: frame, trackingID: nil, labels: [], detectionConfidence: 0.78, detectorLabel: dog)])
+        let without = image.annotated(with: [Object(frame: frame, trackingID: nil, labels: [], detectionConfidence: 0.78)])
+        XCTAssertNotEqual(withClass.pixels, without.pixels)
+    }
+
+    /// Stream mode: a tracked object carries the class and score of its latest detection.
+    func testStreamModeObjectsCarryTheDetectorsClass() throws {
+        var options = options(classifier: nil)
+        options.shouldEnableMultipleObjects = true
+        let detector = try ObjectDetector.objectDetector(options: options)
+        let frame = try VisionImage(contentsOfFile: Paths.image("pets.jpg"))
+        for _ in 0..<2 {
+            let objects = try detector.results(in: frame)
+            XCTAssertEqual(objects.count, 2)
+            XCTAssertEqual(objects.map { $0.detectorLabel?.text }, ["dog", "dog"])
+            XCTAssertEqual(objects.map { $0.detectorLabel?.confidence }, objects.map(\.detectionConfidence))
+        }
+    }
+
     func testAsyncAndCompletionForms() async throws {
         var options = options(classifier: nil)
         options.detectorMode = .singleImage

@@ -6,7 +6,7 @@ import LiteImage
 /// An SSD-style object detector run by the engine: the image is stretched to the model's input as MediaPipe's
 /// ImageToTensorCalculator does, and the outputs become class-agnostic ``ObjectProposal``s, either read from a
 /// `TFLite_Detection_PostProcess` op (boxes, classes, scores, count) or decoded from raw box and score tensors
-/// with ``SSDDecoding``.
+/// with ``SSDDecoding``. Each proposal keeps the detector's own class index; ``labels`` names it.
 ///
 /// Calls are serialized by a lock; make one detector per thread for parallel work.
 public final class DetectorModel: @unchecked Sendable {
@@ -24,6 +24,12 @@ public final class DetectorModel: @unchecked Sendable {
     public let decoding: Decoding
     /// The metadata's score threshold for the scores output, if any.
     public let metadataScoreThreshold: Float?
+    /// The detector's label map, indexed by a proposal's `classIndex`: the `labels` given at init, else the
+    /// TENSOR_VALUE_LABELS file of the classes output (output 1) for a model with `TFLite_Detection_PostProcess`
+    /// (COCO SSD's labelmap.txt: "person", "bicycle", ...), or the TENSOR_AXIS_LABELS file of the scores output
+    /// (output 1, without a background column's label) for a raw SSD, with English display names when the metadata has them, as MediaPipe's
+    /// ObjectDetector reads them. Empty when the model has none.
+    public let labels: [LabelItem]
     private let interpreter: Interpreter
     private let specs: ImageTensorSpecs
     private let scoreCalibration: ScoreCalibration?
@@ -36,13 +42,14 @@ public final class DetectorModel: @unchecked Sendable {
 
     /// Loads a detector. `decoding` is needed only for a model without the post-process op; when nil, a sidecar
     /// beside the file (`<name>_anchors.json` or `<name>.pbtxt`) is used. `normalization` (mean, std) stands in
-    /// for missing NormalizationOptions metadata of a float model.
+    /// for missing NormalizationOptions metadata of a float model; `labels` (one per class index) for a missing
+    /// label map.
     public convenience init(path: String, decoding: SSDDecoding? = nil, normalization: (mean: Float, std: Float)? = nil,
-                            threads: Int = 1, numerics: Numerics = .fast) throws {
+                            labels: [String]? = nil, threads: Int = 1, numerics: Numerics = .fast) throws {
         guard FileManager.default.fileExists(atPath: path) else { throw TaskError.notFound("detector model \(path) does not exist") }
         let resources = try ModelResources(path: path)
         let explicit = try decoding ?? SSDDecoding.sidecar(forModelAt: path)
-        try self.init(resources: resources, decoding: explicit, normalization: normalization, threads: threads, numerics: numerics)
+        try self.init(resources: resources, decoding: explicit, normalization: normalization, labels: labels, threads: threads, numerics: numerics)
     }
 
     /// Makes a detector of a model already read; `decoding` is needed for a model without the post-process op (a model
@@ -50,7 +57,7 @@ public final class DetectorModel: @unchecked Sendable {
     /// and a detector's outputs (or a raw detector has no `decoding`), ``TaskError/model(_:)`` when the engine cannot
     /// run it.
     public init(resources: ModelResources, decoding raw: SSDDecoding?, normalization: (mean: Float, std: Float)? = nil,
-                threads: Int = 1, numerics: Numerics = .fast) throws {
+                labels: [String]? = nil, threads: Int = 1, numerics: Numerics = .fast) throws {
         self.resources = resources
         let model = resources.model
         let hasPostProcess = model.operatorCodes.contains { $0.customName == "TFLite_Detection_PostProcess" }
@@ -67,6 +74,8 @@ public final class DetectorModel: @unchecked Sendable {
             decoding = .postProcessOp
             metadataScoreThreshold = resources.outputMetadata(2)?.scoreThreshold
             scoreCalibration = try resources.scoreCalibration(forOutput: 2)
+            self.labels = try labels.map { $0.map { LabelItem(name: $0, displayName: nil) } }
+                ?? resources.labels(forOutput: 1, ofType: .tensorValueLabels, locale: "en")
         } else {
             guard let raw else {
                 throw TaskError.invalidArgument("the detector has no TFLite_Detection_PostProcess op and no anchors: give SSDDecoding or put <model>_anchors.json or <model>.pbtxt beside it")
@@ -82,8 +91,19 @@ public final class DetectorModel: @unchecked Sendable {
             decoding = .raw(raw)
             metadataScoreThreshold = nil
             scoreCalibration = nil
+            var axisLabels = try resources.labels(forOutput: 1, ofType: .tensorAxisLabels, locale: "en")
+            // One label per score column: a background column's label goes with the column.
+            if scores.shape[2] == raw.classCount + 1, axisLabels.count == raw.classCount + 1 { axisLabels.removeFirst() }
+            self.labels = labels.map { $0.map { LabelItem(name: $0, displayName: nil) } } ?? axisLabels
         }
         self.interpreter = interpreter
+    }
+
+    /// The text of class `index` in ``labels`` (its display name when there is one), nil when the label map does
+    /// not have it.
+    public func labelText(ofClass index: Int) -> String? {
+        guard labels.indices.contains(index) else { return nil }
+        return labels[index].displayName ?? labels[index].name
     }
 
     /// The input tensor bytes the detector feeds the model for an upright image.

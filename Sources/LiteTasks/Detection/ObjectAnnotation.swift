@@ -2,12 +2,15 @@ import Foundation
 import LiteImage
 
 extension Object {
-    /// A one-line caption: tracking ID, best label and its confidence.
+    /// A one-line caption: tracking ID, then the classifier's best label and its confidence, else the detector's
+    /// class (``detectorLabel``, when its label map names it) and score, else "object" and the detector's score.
     public var caption: String {
         var parts: [String] = []
         if let trackingID { parts.append("#\(trackingID)") }
         if let label = labels.first {
             parts.append("\(label.text ?? "class \(label.index)") \(String(format: "%.2f", label.confidence))")
+        } else if let label = detectorLabel, let text = label.text {
+            parts.append("\(text) \(String(format: "%.2f", label.confidence))")
         } else {
             parts.append(String(format: "object %.2f", detectionConfidence))
         }

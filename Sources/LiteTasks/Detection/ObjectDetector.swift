@@ -74,12 +74,18 @@ public struct CustomObjectDetectorOptions: Sendable {
 
 /// One label of an object: ML Kit's `ObjectLabel`.
 public struct ObjectLabel: Sendable, Equatable, Codable {
-    /// The label's text (the display name when the metadata has one), nil when the classifier has no labels.
+    /// The label's text (the display name when the metadata has one), nil when the model has no labels.
     public var text: String?
     /// The classifier's score for the label.
     public var confidence: Float
-    /// The class index in the classifier's output.
+    /// The class index in the classifier's output (for ``Object/detectorLabel``, the detector's class index).
     public var index: Int
+
+    public init(text: String?, confidence: Float, index: Int) {
+        self.text = text
+        self.confidence = confidence
+        self.index = index
+    }
 }
 
 /// A detected object: ML Kit's `Object`.
@@ -92,6 +98,20 @@ public struct Object: Sendable, Equatable, Codable {
     public var labels: [ObjectLabel]
     /// Linux addition: the detector's score for the box.
     public var detectionConfidence: Float
+    /// Beyond ML Kit: the detector's own class for the box (COCO SSD: "dog"), with `text` from the detector's label
+    /// map (nil when it has none, e.g. a face detector), `index` the detector's class index and `confidence` its
+    /// score (the same as ``detectionConfidence``). ML Kit's detector is class-agnostic and throws this away;
+    /// ``labels`` still come from the custom classifier only. In stream mode, the class of the track's latest
+    /// detection; nil only for a track not yet matched to a detection.
+    public var detectorLabel: ObjectLabel?
+
+    public init(frame: CGRect, trackingID: Int?, labels: [ObjectLabel], detectionConfidence: Float, detectorLabel: ObjectLabel? = nil) {
+        self.frame = frame
+        self.trackingID = trackingID
+        self.labels = labels
+        self.detectionConfidence = detectionConfidence
+        self.detectorLabel = detectorLabel
+    }
 }
 
 /// Finds objects, tracks them across frames and labels them with a custom classifier, with the shape of ML Kit's
@@ -108,7 +128,8 @@ public struct Object: Sendable, Equatable, Codable {
 /// }
 /// ```
 ///
-/// Proposals come from an SSD detector and are class-agnostic. With `shouldEnableMultipleObjects` off, the most
+/// Proposals come from an SSD detector and are class-agnostic (the detector's own class is reported beside ML
+/// Kit's fields as ``Object/detectorLabel``, but plays no part in selection or tracking). With `shouldEnableMultipleObjects` off, the most
 /// prominent one is kept: the largest value of box area (as a fraction of the image) times centrality
 /// (1 − distance of the box centre from the image centre / half the image diagonal). With it on, the five best
 /// by detector score. Calls are serialized; a detector keeps tracking state, so use one per video stream.
@@ -121,7 +142,7 @@ public final class ObjectDetector: @unchecked Sendable {
     private let scoreThreshold: Float
     private var tracker: ObjectTracker
     private var trackLabels: [Int: (labels: [ObjectLabel], frame: Int)] = [:]
-    private var trackScores: [Int: Float] = [:]
+    private var trackDetections: [Int: ObjectProposal] = [:]
     private var frameNumber = 0
     private let lock = NSLock()
     private let queue = DispatchQueue(label: "litevision.object-detector")
@@ -224,7 +245,7 @@ public final class ObjectDetector: @unchecked Sendable {
         defer { lock.unlock() }
         tracker.reset()
         trackLabels.removeAll()
-        trackScores.removeAll()
+        trackDetections.removeAll()
     }
 
     /// The classifier crop of a box normalized to the upright image: the box grown by ``cropMargin`` of its size
@@ -262,16 +283,17 @@ public final class ObjectDetector: @unchecked Sendable {
         }
 
         // What to report: every proposal in single-image mode; the tracker's confirmed tracks in stream mode.
-        var items: [(box: DetectionBox, score: Float, id: Int?)]
+        // `detection` is the proposal behind the item: this frame's, or in stream mode the track's latest.
+        var items: [(box: DetectionBox, detection: ObjectProposal?, id: Int?)]
         if options.detectorMode == .stream {
             let reports = tracker.update(with: proposals.map(\.box))
-            for report in reports { if let d = report.detection { trackScores[report.id] = proposals[d].score } }
-            items = reports.map { ($0.box, trackScores[$0.id] ?? 0, $0.id) }
+            for report in reports { if let d = report.detection { trackDetections[report.id] = proposals[d] } }
+            items = reports.map { ($0.box, trackDetections[$0.id], $0.id) }
             let live = Set(tracker.tracks.map(\.id))
-            trackScores = trackScores.filter { live.contains($0.key) }
+            trackDetections = trackDetections.filter { live.contains($0.key) }
             trackLabels = trackLabels.filter { live.contains($0.key) }
         } else {
-            items = proposals.map { ($0.box, $0.score, nil) }
+            items = proposals.map { ($0.box, $0, nil) }
         }
         frameNumber += 1
         var labels = [[ObjectLabel]](repeating: [], count: items.count)
@@ -306,7 +328,11 @@ public final class ObjectDetector: @unchecked Sendable {
             let box = clamped(items[i].box)
             let frame = CGRect(x: Double(box.xmin) * width, y: Double(box.ymin) * height,
                                width: Double(box.width) * width, height: Double(box.height) * height)
-            return Object(frame: frame, trackingID: items[i].id, labels: labels[i], detectionConfidence: items[i].score)
+            let detectorLabel = items[i].detection.map {
+                ObjectLabel(text: detector.labelText(ofClass: $0.classIndex), confidence: $0.score, index: $0.classIndex)
+            }
+            return Object(frame: frame, trackingID: items[i].id, labels: labels[i], detectionConfidence: items[i].detection?.score ?? 0,
+                          detectorLabel: detectorLabel)
         }
     }
 

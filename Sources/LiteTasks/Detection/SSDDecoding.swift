@@ -176,7 +176,8 @@ public struct SSDDecoding: Sendable, Equatable {
 }
 
 /// One object found by a detector model: a box normalized to the image it ran on, a score and the detector's
-/// own class (which the object detection pipeline ignores: proposals are class-agnostic).
+/// own class (selection and tracking ignore it, proposals being class-agnostic; ``ObjectDetector`` reports it as
+/// ``Object/detectorLabel``).
 public struct ObjectProposal: Sendable, Equatable, Codable {
     /// The box, normalized to the image the detector ran on.
     public var box: DetectionBox
