@@ -81,6 +81,7 @@ public struct ObjectLabel: Sendable, Equatable, Codable {
     /// The class index in the classifier's output (for ``Object/detectorLabel``, the detector's class index).
     public var index: Int
 
+    /// A label from its fields.
     public init(text: String?, confidence: Float, index: Int) {
         self.text = text
         self.confidence = confidence
@@ -105,6 +106,7 @@ public struct Object: Sendable, Equatable, Codable {
     /// detection; nil only for a track not yet matched to a detection.
     public var detectorLabel: ObjectLabel?
 
+    /// An object from its fields (``detectorLabel`` nil by default).
     public init(frame: CGRect, trackingID: Int?, labels: [ObjectLabel], detectionConfidence: Float, detectorLabel: ObjectLabel? = nil) {
         self.frame = frame
         self.trackingID = trackingID
