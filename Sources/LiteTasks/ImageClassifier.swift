@@ -118,7 +118,7 @@ public final class ImageClassifier: @unchecked Sendable {
     private let resultQueue = DispatchQueue(label: "litevision.image-classifier.results")
 
     /// The model's input width and height: the smallest picture worth decoding for it
-    /// (``ImageDecodingOptions/minimumSize``).
+    /// (LiteImage's `ImageDecodingOptions.minimumSize`).
     public var inputSize: ImageSize { ImageSize(width: specs.width, height: specs.height) }
 
     /// A classifier with default options for the model at `modelPath`.

@@ -9,7 +9,7 @@ public struct MPImage: Sendable {
     /// How the stored pixels must be turned to show the picture upright.
     public var orientation: ImageOrientation
     /// Pixels of the file per pixel of `image`: 1, or 2, 4 or 8 when a JPEG over the pixel limit was decoded at
-    /// reduced scale (``ImageDecodingOptions/minimumSize``). Multiply coordinates in `image` by it for the file's.
+    /// reduced scale (LiteImage's `ImageDecodingOptions.minimumSize`). Multiply coordinates in `image` by it for the file's.
     public var scale: Int = 1
 
     /// The width of the picture as shown (after orientation).
