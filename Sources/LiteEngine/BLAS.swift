@@ -40,7 +40,7 @@ public enum BLAS {
     static let loaded: Result<Library, EngineError> = load()
 
     /// Throws ``EngineError/libraryUnavailable(library:package:reason:)`` when OpenBLAS cannot be loaded. Every
-    /// ``Interpreter`` calls it before preparing a kernel, so kernels can use ``library`` unconditionally.
+    /// ``Interpreter`` calls it before preparing a kernel, so kernels can use `library` unconditionally.
     public static func requireLoaded() throws {
         if case let .failure(error) = loaded { throw error }
     }

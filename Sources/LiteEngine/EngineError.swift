@@ -2,7 +2,7 @@ import LiteFormat
 
 /// Why a model could not be loaded or run. Every case names what is wrong and, for ops, the node.
 public enum EngineError: Error, CustomStringConvertible, Sendable {
-    /// The file could not be read (see ``FormatError``).
+    /// The file could not be read (see LiteFormat's `FormatError`).
     case format(FormatError)
     /// No kernel for this op, or not for this version.
     case unsupportedOperator(node: Int, op: String, version: Int)
@@ -19,6 +19,7 @@ public enum EngineError: Error, CustomStringConvertible, Sendable {
     /// A system library the engine needs could not be loaded; `package` is the Debian package that provides it.
     case libraryUnavailable(library: String, package: String, reason: String)
 
+    /// The error as one line, naming the node and op where there is one (such as `node 3: FOO version 2 is not supported`).
     public var description: String {
         switch self {
         case let .format(error): return error.description

@@ -15,11 +15,17 @@ import LiteFormat
 /// one arena by lifetime; a float RELU, RELU6 or RELU_N1_TO_1 after a convolution, FULLY_CONNECTED or arithmetic
 /// node is folded into that node's activation, and a float LOGISTIC into the MUL that makes it a swish
 /// (``Options/fusesActivations``). `invoke()` then only runs kernels.
-/// An interpreter is not safe to use from two threads at once; make one per thread (they can share a ``TFLiteModel``).
+/// An interpreter is not safe to use from two threads at once; make one per thread (they can share a `TFLiteModel`).
 public final class Interpreter: @unchecked Sendable {
+    /// How an interpreter runs: threads, numerics, memory limit, activation folding and the WHILE loop bound.
+    ///
+    /// The defaults suit most uses: one thread, ``Numerics/fast``, a 4 GiB memory limit, activations folded and at
+    /// most 2^24 steps a loop.
     public struct Options: Sendable {
         /// Threads for OpenBLAS and the engine's own kernels.
         public var threads: Int
+        /// How quantized layers compute: ``Numerics/fast`` (the default) or ``Numerics/exact``; both are bit-exact with
+        /// LiteRT on every golden (see <doc:NumericsDispatchAndThreads>).
         public var numerics: Numerics
         /// Most bytes the interpreter may allocate for intermediate, scratch and variable tensors; a model
         /// (or an input resize) that needs more fails with an error instead of exhausting memory.
@@ -34,6 +40,14 @@ public final class Interpreter: @unchecked Sendable {
         /// body take about a minute). ``Interpreter/cancel()`` bounds a run's time instead.
         public var maximumLoopIterations: Int
 
+        /// Options with the given values; `threads` below 1 counts as 1 and a negative `maximumLoopIterations` as 0.
+        ///
+        /// - Parameters:
+        ///   - threads: Threads for OpenBLAS and the engine's kernels (default 1).
+        ///   - numerics: ``Numerics/fast`` (default) or ``Numerics/exact``.
+        ///   - memoryLimit: Most bytes for intermediate, scratch and variable tensors (default 4 GiB).
+        ///   - fusesActivations: Whether activations are folded into the node before them (default true).
+        ///   - maximumLoopIterations: Most steps of a WHILE loop in one run (default 2^24).
         public init(threads: Int = 1, numerics: Numerics = .fast, memoryLimit: Int = 4 << 30, fusesActivations: Bool = true,
                     maximumLoopIterations: Int = 1 << 24) {
             self.threads = max(1, threads)
@@ -44,8 +58,11 @@ public final class Interpreter: @unchecked Sendable {
         }
     }
 
+    /// The model this interpreter runs (shared with its signature runners and subgraphs).
     public let model: TFLiteModel
+    /// The options the interpreter was made with (``Options/threads`` at least 1).
     public let options: Options
+    /// Every tensor of the subgraph this interpreter runs, by index as in the file.
     public let tensors: [Tensor]
     let subgraph: SubGraphDescription
     let kernels: [Kernel]
@@ -83,14 +100,27 @@ public final class Interpreter: @unchecked Sendable {
     @exclusivity(unchecked) private var preparedShapeVersions: [[Int]] = []
     /// Bytes of the arena holding intermediate tensors, at the current input shapes.
     public private(set) var arenaBytes = 0
+    /// Bytes of the scratch buffer shared by all nodes (im2col, decoded boxes): the largest any kernel needs at the
+    /// current input shapes.
     public private(set) var scratchBytes = 0
 
+    /// Loads the model at `modelPath` (mapped read-only) and builds its execution plan.
+    ///
+    /// - Throws: ``EngineError/format(_:)`` when the file cannot be read or is not a valid model, and the errors of
+    ///   ``init(model:options:)``.
     public convenience init(modelPath: String, options: Options = Options()) throws {
         let model: TFLiteModel
         do { model = try TFLiteModel(path: modelPath) } catch let error as FormatError { throw EngineError.format(error) }
         try self.init(model: model, options: options)
     }
 
+    /// Builds the execution plan of `model`'s main subgraph; several interpreters can share one model.
+    ///
+    /// - Throws: ``EngineError/unsupportedOperator(node:op:version:)`` for an op or version the engine lacks,
+    ///   ``EngineError/unsupported(node:op:reason:)`` or ``EngineError/invalidNode(node:op:reason:)`` for a node a kernel
+    ///   cannot take, ``EngineError/invalidArgument(_:)`` for a plan over ``Options/memoryLimit``,
+    ///   ``EngineError/instructionSetUnavailable(requested:available:)`` when `LITEVISION_ISA` asks for a level the CPU
+    ///   lacks, and ``EngineError/libraryUnavailable(library:package:reason:)`` when OpenBLAS cannot be loaded.
     public convenience init(model: TFLiteModel, options: Options = Options()) throws {
         try self.init(model: model, subgraph: 0, options: options, enclosing: [], budget: SubgraphBudget(), resources: ResourceVariables())
     }
@@ -304,9 +334,12 @@ public final class Interpreter: @unchecked Sendable {
 
     // MARK: Inputs and outputs
 
+    /// The number of the subgraph's inputs.
     public var inputCount: Int { subgraph.inputs.count }
+    /// The number of the subgraph's outputs.
     public var outputCount: Int { subgraph.outputs.count }
 
+    /// Input `index` of the subgraph; throws ``EngineError/invalidArgument(_:)`` when there is no such input.
     public func input(at index: Int) throws -> Tensor {
         guard subgraph.inputs.indices.contains(index) else {
             throw EngineError.invalidArgument("input \(index) out of range: the model has \(inputCount) inputs")
@@ -314,6 +347,8 @@ public final class Interpreter: @unchecked Sendable {
         return tensors[subgraph.inputs[index]]
     }
 
+    /// Output `index` of the subgraph; throws ``EngineError/invalidArgument(_:)`` when there is no such output. Its
+    /// values are those of the last ``invoke()``.
     public func output(at index: Int) throws -> Tensor {
         guard subgraph.outputs.indices.contains(index) else {
             throw EngineError.invalidArgument("output \(index) out of range: the model has \(outputCount) outputs")

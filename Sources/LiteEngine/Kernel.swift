@@ -2,7 +2,13 @@ import LiteFormat
 
 /// How quantized kernels may compute: bit-exact with TensorFlow Lite's reference kernels, or faster within 1 LSB.
 public enum Numerics: String, Sendable, CaseIterable {
-    case exact, fast
+    /// Integer-exact paths: quantized convolutions multiply in double precision and requantize with TFLite's scalar
+    /// fixed-point steps.
+    case exact
+    /// The default: quantized layers multiply in single precision, int16 multiply-adds or int8 dot products, and
+    /// replay the fixed-point rescale in vectorized double arithmetic; bit-exact with LiteRT on every golden (one
+    /// step apart at most, on values within 2^-21 of a rounding tie).
+    case fast
 }
 
 /// What a kernel sees of its node while the plan is built.

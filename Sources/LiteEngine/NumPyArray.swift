@@ -4,17 +4,21 @@ import LiteFormat
 /// A NumPy `.npy` array (format versions 1-3, little-endian, C order): the exchange format of
 /// `vision-cli run` and of the golden tests.
 public struct NumPyArray: Equatable, Sendable {
+    /// The element type, from the header's `descr`.
     public var type: TensorType
+    /// The array's shape (empty for a scalar).
     public var shape: [Int]
     /// Raw little-endian element bytes.
     public var bytes: [UInt8]
 
+    /// An array of `type` and `shape` over raw little-endian element bytes (not checked against the shape).
     public init(type: TensorType, shape: [Int], bytes: [UInt8]) {
         self.type = type
         self.shape = shape
         self.bytes = bytes
     }
 
+    /// The number of elements of ``shape``.
     public var elementCount: Int { shape.reduce(1, *) }
 
     static let descriptors: [(String, TensorType)] = [
@@ -22,10 +26,14 @@ public struct NumPyArray: Equatable, Sendable {
         ("|u1", .uint8), ("|i1", .int8), ("|b1", .bool), ("<u2", .uint16), ("<u4", .uint32), ("<u8", .uint64), ("<c8", .complex64),
     ]
 
+    /// Why bytes or a file could not be read as a `.npy` array.
     public struct ParseError: Error, CustomStringConvertible {
+        /// What is wrong, such as `not a readable .npy file: ...`.
         public let description: String
     }
 
+    /// Parses `.npy` file bytes; throws ``ParseError`` for a bad magic string, header, unsupported dtype, Fortran order
+    /// or a data size that does not match the shape.
     public init(data: [UInt8]) throws {
         func fail(_ message: String) -> ParseError { ParseError(description: "not a readable .npy file: \(message)") }
         guard data.count >= 10, data[0] == 0x93, Array(data[1..<6]) == Array("NUMPY".utf8) else { throw fail("bad magic") }
@@ -69,6 +77,7 @@ public struct NumPyArray: Equatable, Sendable {
         self.init(type: type, shape: dims, bytes: Array(data[start...]))
     }
 
+    /// Reads a `.npy` file; throws ``ParseError`` when it cannot be read or parsed.
     public init(contentsOf path: String) throws {
         guard let data = FileManager.default.contents(atPath: path) else { throw ParseError(description: "\(path): cannot read") }
         try self.init(data: [UInt8](data))
@@ -85,6 +94,7 @@ public struct NumPyArray: Equatable, Sendable {
         return [0x93] + Array("NUMPY".utf8) + [1, 0, UInt8(length & 0xff), UInt8(length >> 8)] + Array(header.utf8) + bytes
     }
 
+    /// The bytes read as float32 values (meaningful for `float32` arrays).
     public func floats() -> [Float] {
         bytes.withUnsafeBytes { raw in (0..<raw.count / 4).map { raw.loadUnaligned(fromByteOffset: 4 * $0, as: Float.self) } }
     }

@@ -11,6 +11,7 @@ import LiteFormat
 /// while it is reading them through another access). In a WHILE body, 19 small nodes a step, the checks were 16% of
 /// the time.
 public final class Tensor: @unchecked Sendable {
+    /// Where a tensor's bytes live.
     public enum Storage: Sendable, Equatable {
         /// Bytes in the model file, read-only.
         case constant
@@ -20,9 +21,14 @@ public final class Tensor: @unchecked Sendable {
         case persistent
     }
 
+    /// The tensor's index in its subgraph (as in the file).
     public let index: Int
+    /// The tensor's name in the file (may be empty).
     public let name: String
+    /// The element type: the file's, or, for some op outputs, the type the op sets from its inputs when prepared.
     @exclusivity(unchecked) public internal(set) var type: TensorType
+    /// The current shape: the file's, or the one set by ``Interpreter/resizeInput(at:to:strict:)`` and inferred when
+    /// the plan is built.
     @exclusivity(unchecked) public internal(set) var shape: [Int] {
         didSet { if shape != oldValue { shapeVersion &+= 1 } }
     }
@@ -30,8 +36,12 @@ public final class Tensor: @unchecked Sendable {
     @exclusivity(unchecked) private(set) var shapeVersion = 0
     /// The shape as the file declared it, with -1 for resizable dimensions.
     public let shapeSignature: [Int]
+    /// The tensor's quantization parameters from the file (scales, zero points, quantized dimension), if any.
     public let quantization: Quantization?
+    /// Where the tensor's bytes live: the file, the arena or memory of its own.
     @exclusivity(unchecked) public internal(set) var storage: Storage
+    /// Whether the file marks the tensor as a variable (state that persists across runs, such as an LSTM's); see
+    /// ``Interpreter/resetVariableTensors()``.
     public let isVariable: Bool
 
     /// Start of the tensor's bytes; valid after planning.
@@ -58,6 +68,7 @@ public final class Tensor: @unchecked Sendable {
 
     deinit { ownedBytes?.deallocate() }
 
+    /// The number of elements at the current shape (1 for a scalar).
     public var elementCount: Int { shape.reduce(1, *) }
 
     /// The element count of `shape`, or nil when a dimension is negative or the count exceeds the model limit.
@@ -71,6 +82,7 @@ public final class Tensor: @unchecked Sendable {
         }
         return count
     }
+    /// The number of dimensions of the current shape.
     public var rank: Int { shape.count }
 
     /// Bytes the tensor needs at its current shape (0 for types without a fixed size).
@@ -130,5 +142,6 @@ public final class Tensor: @unchecked Sendable {
 }
 
 extension Tensor: CustomStringConvertible {
+    /// The tensor's name (or "tensor" and its index), type and shape, such as `input float32[1, 224, 224, 3]`.
     public var description: String { "\(name.isEmpty ? "tensor \(index)" : name) \(type)\(shape)" }
 }

@@ -2,18 +2,21 @@
 ///
 /// Every read checks its range against the buffer and throws ``FormatError`` instead of trapping, so a
 /// corrupt or hostile file can never read outside the bytes it came in. The view does not own its memory:
-/// whoever made it (``ModelFile``) keeps the bytes alive.
+/// whoever made it (``ModelBytes``) keeps the bytes alive.
 ///
 /// The reader follows only the structure the caller asks for (a schema is a tree), so a cyclic offset can
 /// at worst make two fields share bytes; it cannot make the reader loop. Vector lengths are checked against
 /// the bytes that remain before anything is allocated from them.
 public struct FlatBuffer: @unchecked Sendable {
+    /// The buffer's bytes (not owned).
     public let bytes: UnsafeRawBufferPointer
 
+    /// A view of `bytes`, which the caller keeps alive.
     public init(bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
     }
 
+    /// The buffer's size in bytes.
     public var count: Int { bytes.count }
 
     /// Throws unless `count` bytes starting at `offset` lie inside the buffer.
@@ -24,17 +27,21 @@ public struct FlatBuffer: @unchecked Sendable {
         }
     }
 
+    /// The little-endian integer at `offset`; throws ``FormatError/outOfBounds(what:offset:length:fileSize:)``, naming
+    /// `what`, when it does not lie inside the buffer.
     @inlinable
     public func load<T: FixedWidthInteger>(_ type: T.Type, at offset: Int, _ what: @autoclosure () -> String) throws -> T {
         try check(offset, MemoryLayout<T>.size, what())
         return T(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: T.self))
     }
 
+    /// The little-endian float32 at `offset`, bounds-checked as ``load(_:at:_:)``.
     @inlinable
     public func loadFloat(at offset: Int, _ what: @autoclosure () -> String) throws -> Float {
         Float(bitPattern: try load(UInt32.self, at: offset, what()))
     }
 
+    /// The little-endian float64 at `offset`, bounds-checked as ``load(_:at:_:)``.
     @inlinable
     public func loadDouble(at offset: Int, _ what: @autoclosure () -> String) throws -> Double {
         Double(bitPattern: try load(UInt64.self, at: offset, what()))
@@ -47,6 +54,7 @@ public struct FlatBuffer: @unchecked Sendable {
         return String(decoding: vector.raw, as: UTF8.self)
     }
 
+    /// The root table, which the `uoffset` at byte 0 points to, with its vtable validated.
     public func rootTable() throws -> FlatTable {
         let offset = Int(try load(UInt32.self, at: 0, "root offset"))
         return try FlatTable(buffer: self, position: offset, path: "root")
@@ -63,7 +71,9 @@ public struct FlatBuffer: @unchecked Sendable {
 
 /// One FlatBuffer table: a position in the buffer plus its validated vtable.
 public struct FlatTable: @unchecked Sendable {
+    /// The buffer the table is in.
     public let buffer: FlatBuffer
+    /// The table's byte position in the buffer.
     public let position: Int
     /// Where this table sits in the schema tree, for error messages ("subgraphs[0].tensors[3]").
     public let path: String
@@ -101,20 +111,24 @@ public struct FlatTable: @unchecked Sendable {
         return position + offset
     }
 
+    /// Whether field `index` is present (absent fields take the schema's default).
     public func has(_ index: Int) throws -> Bool {
         try fieldPosition(index, size: 0) != nil
     }
 
+    /// Integer field `index`, or `value` when the field is absent.
     public func scalar<T: FixedWidthInteger>(_ index: Int, default value: T) throws -> T {
         guard let at = try fieldPosition(index, size: MemoryLayout<T>.size) else { return value }
         return try buffer.load(T.self, at: at, "\(path).field\(index)")
     }
 
+    /// Float field `index`, or `value` when the field is absent.
     public func float(_ index: Int, default value: Float) throws -> Float {
         guard let at = try fieldPosition(index, size: 4) else { return value }
         return try buffer.loadFloat(at: at, "\(path).field\(index)")
     }
 
+    /// Bool field `index` (any non-zero byte is true), or `value` when the field is absent.
     public func bool(_ index: Int, default value: Bool = false) throws -> Bool {
         try scalar(index, default: UInt8(value ? 1 : 0)) != 0
     }
@@ -127,26 +141,32 @@ public struct FlatTable: @unchecked Sendable {
         return target
     }
 
+    /// The table in field `index` (named `name` in error paths), or nil when the field is absent.
     public func table(_ index: Int, _ name: String) throws -> FlatTable? {
         guard let target = try indirect(index) else { return nil }
         return try FlatTable(buffer: buffer, position: target, path: "\(path).\(name)")
     }
 
+    /// The vector in field `index` with elements of `elementSize` bytes, its length checked against the buffer, or
+    /// nil when the field is absent.
     public func vector(_ index: Int, _ name: String, elementSize: Int) throws -> FlatVector? {
         guard let target = try indirect(index) else { return nil }
         return try FlatVector(buffer: buffer, position: target, elementSize: elementSize, path: "\(path).\(name)")
     }
 
+    /// The string in field `index` (decoded as UTF-8), or nil when the field is absent.
     public func string(_ index: Int, _ name: String) throws -> String? {
         guard let vector = try vector(index, name, elementSize: 1) else { return nil }
         return String(decoding: vector.raw, as: UTF8.self)
     }
 
+    /// The vector of little-endian integers in field `index`, or nil when the field is absent.
     public func scalars<T: FixedWidthInteger>(_ index: Int, _ name: String, as type: T.Type) throws -> [T]? {
         guard let vector = try vector(index, name, elementSize: MemoryLayout<T>.size) else { return nil }
         return (0..<vector.count).map { T(littleEndian: vector.raw.loadUnaligned(fromByteOffset: $0 * MemoryLayout<T>.size, as: T.self)) }
     }
 
+    /// The vector of float32 values in field `index`, or nil when the field is absent.
     public func floats(_ index: Int, _ name: String) throws -> [Float]? {
         try scalars(index, name, as: UInt32.self)?.map(Float.init(bitPattern:))
     }
@@ -164,6 +184,7 @@ public struct FlatTable: @unchecked Sendable {
 
 /// A FlatBuffer vector: a 32-bit length followed by the elements.
 public struct FlatVector: @unchecked Sendable {
+    /// The number of elements.
     public let count: Int
     /// Byte position of the first element.
     public let start: Int

@@ -5,9 +5,13 @@
 /// vectors store their length one element-width before their first element; map keys are a separate
 /// vector reached through an offset stored three widths before the values.
 public struct FlexValue: @unchecked Sendable {
+    /// The value's FlexBuffer type (`flexbuffers::Type`); the raw values are the format's.
     public enum Kind: UInt8, Sendable {
+        /// Scalars, strings, keys, indirect scalars, maps and untyped vectors, in the format's order (0...10).
         case null = 0, int, uint, float, key, string, indirectInt, indirectUInt, indirectFloat, map, vector
+        /// Typed vectors of ints, uints, floats and keys (11...14).
         case vectorInt, vectorUInt, vectorFloat, vectorKey
+        /// Blobs, bools and typed vectors of bools.
         case blob = 25, bool = 26, vectorBool = 36
     }
 
@@ -20,6 +24,7 @@ public struct FlexValue: @unchecked Sendable {
     /// Element width of the pointed-to data for offset types.
     let byteWidth: Int
 
+    /// The value's type, or nil for a type this reader does not know.
     public var kind: Kind? { Kind(rawValue: rawType) }
 
     /// Parses the root of a FlexBuffer.
@@ -80,6 +85,8 @@ public struct FlexValue: @unchecked Sendable {
         return position - Int(offset)
     }
 
+    /// The value as an integer: ints, uints and bools (direct or indirect), and floats with an integral value; nil for
+    /// other kinds or an unreadable value.
     public var intValue: Int64? {
         switch kind {
         case .int: return try? readInt(at: position, width: parentWidth)
@@ -91,6 +98,7 @@ public struct FlexValue: @unchecked Sendable {
         }
     }
 
+    /// The value as a double: floats, and ints, uints and bools converted; nil for other kinds or an unreadable value.
     public var doubleValue: Double? {
         switch kind {
         case .float: return try? readFloat(at: position, width: parentWidth)
@@ -100,8 +108,10 @@ public struct FlexValue: @unchecked Sendable {
         }
     }
 
+    /// Whether ``intValue`` is non-zero; nil when the value is not a number or a bool.
     public var boolValue: Bool? { intValue.map { $0 != 0 } }
 
+    /// A string or key value, decoded as UTF-8; nil for other kinds or an unreadable value.
     public var stringValue: String? {
         guard kind == .string || kind == .key, let start = try? target() else { return nil }
         if kind == .key {

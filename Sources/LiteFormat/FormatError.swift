@@ -10,6 +10,7 @@ public enum FormatError: Error, Equatable, CustomStringConvertible, Sendable {
     /// The file could not be opened or mapped.
     case io(path: String, reason: String)
 
+    /// The error as one line, with the path or offset where the file goes wrong.
     public var description: String {
         switch self {
         case let .outOfBounds(what, offset, length, fileSize):

@@ -8,6 +8,7 @@ import Darwin
 ///
 /// Constant tensors point into these bytes for the lifetime of the object; nothing is copied at load.
 public final class ModelBytes: @unchecked Sendable {
+    /// The model's bytes, valid as long as this object lives.
     public let bytes: UnsafeRawBufferPointer
     private let unmap: () -> Void
 
@@ -53,32 +54,46 @@ public final class ModelBytes: @unchecked Sendable {
 /// print(model.subgraphs[0].operators.count)
 /// ```
 public struct TFLiteModel: @unchecked Sendable {
+    /// The bytes the model was read from; every buffer and option table points into them.
     public let storage: ModelBytes
+    /// The schema version the file declares (3 for current files).
     public let version: Int
+    /// The file's description string (the converter's name, such as `MLIR Converted.`).
     public let description: String
+    /// The operator codes the nodes refer to by index.
     public let operatorCodes: [OperatorCode]
+    /// The subgraphs; the first is the main graph, the others are control-flow bodies and signature entry points.
     public let subgraphs: [SubGraphDescription]
     /// Each buffer's bytes in place in the file (empty for buffer 0 and for tensors without data).
     public let buffers: [UnsafeRawBufferPointer]
+    /// The named metadata entries (such as `TFLITE_METADATA`).
     public let metadata: [MetadataEntry]
+    /// The signatures, in the file's order.
     public let signatureDefs: [SignatureDef]
 
     /// Upper bounds that keep a hostile file from asking for unbounded work before anything runs.
     public enum Limits {
+        /// The most dimensions a tensor may have.
         public static let maxRank = 16
+        /// The most elements a tensor may have (2^34).
         public static let maxElements = 1 << 34
         /// Tensors or operators in one subgraph; real models have a few thousand at most.
         public static let maxGraphItems = 1 << 16
     }
 
+    /// Maps the file at `path` read-only and reads it; throws ``FormatError`` when it cannot be read or is not a valid
+    /// model.
     public init(path: String) throws {
         try self.init(storage: ModelBytes(contentsOfFile: path))
     }
 
+    /// Reads a copy of `bytes`; throws ``FormatError`` when they are not a valid model.
     public init(bytes: [UInt8]) throws {
         try self.init(storage: ModelBytes(copying: bytes))
     }
 
+    /// Reads the model in `storage` (kept alive by the model); throws ``FormatError`` when it is not a valid model, with
+    /// the path to what is wrong.
     public init(storage: ModelBytes) throws {
         self.storage = storage
         let fb = FlatBuffer(bytes: storage.bytes)

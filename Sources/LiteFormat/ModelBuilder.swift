@@ -1,32 +1,43 @@
 /// A minimal FlatBuffer writer: a tree of tables serialized front to back (each table preceded by its
 /// vtable, children after their parent so every `uoffset` points forward).
 public struct FlatTableBuilder {
+    /// A field's value.
     public indirect enum Value {
+        /// Scalars, stored inline in the table at their own size.
         case int8(Int8), uint8(UInt8), int32(Int32), uint32(UInt32), int64(Int64), uint64(UInt64), float(Float), bool(Bool)
+        /// A child table.
         case table(FlatTableBuilder)
+        /// A vector of tables.
         case tables([FlatTableBuilder])
+        /// A UTF-8 string.
         case string(String)
         /// Raw little-endian element bytes with the element size and the alignment of the first element.
         case vector(bytes: [UInt8], elementSize: Int, alignment: Int)
     }
 
+    /// The table's fields by field index; absent fields are left out of the vtable.
     public var fields: [Int: Value] = [:]
 
+    /// An empty table.
     public init() {}
 
+    /// Field `field`'s value; nil removes it.
     public subscript(field: Int) -> Value? {
         get { fields[field] }
         set { fields[field] = newValue }
     }
 
+    /// A vector of int32 values (each truncated to 32 bits).
     public static func int32s(_ values: [Int]) -> Value {
         .vector(bytes: values.flatMap { withUnsafeBytes(of: Int32(truncatingIfNeeded: $0).littleEndian, Array.init) }, elementSize: 4, alignment: 4)
     }
 
+    /// A vector of float32 values.
     public static func floats(_ values: [Float]) -> Value {
         .vector(bytes: values.flatMap { withUnsafeBytes(of: $0.bitPattern.littleEndian, Array.init) }, elementSize: 4, alignment: 4)
     }
 
+    /// A vector of int64 values.
     public static func int64s(_ values: [Int64]) -> Value {
         .vector(bytes: values.flatMap { withUnsafeBytes(of: $0.littleEndian, Array.init) }, elementSize: 8, alignment: 8)
     }
@@ -153,11 +164,14 @@ public struct ModelBuilder {
     var tensors: [FlatTableBuilder] = []
     var operators: [FlatTableBuilder] = []
     var codes: [OperatorCode] = []
+    /// Tensor indices of the current subgraph's inputs.
     public var inputs: [Int] = []
+    /// Tensor indices of the current subgraph's outputs.
     public var outputs: [Int] = []
     /// The subgraphs finished by ``addSubgraph()``, in order; the one being built comes after them.
     var finishedSubgraphs: [FlatTableBuilder] = []
 
+    /// An empty model: no tensors, no operators, the empty buffer 0.
     public init() {}
 
     /// Finishes the subgraph being built (its tensors, operators, inputs and outputs) and starts the next one, for
@@ -183,6 +197,8 @@ public struct ModelBuilder {
         return buffers.count - 1
     }
 
+    /// Adds a tensor to the current subgraph and returns its index; `buffer` 0 means no constant data, and
+    /// `shapeSignature` (-1 for resizable dimensions) is written only when given.
     public mutating func addTensor(name: String, type: TensorType, shape: [Int], buffer: Int = 0, quantization: Quantization? = nil,
                                    shapeSignature: [Int]? = nil, isVariable: Bool = false) -> Int {
         var table = FlatTableBuilder()
@@ -232,6 +248,7 @@ public struct ModelBuilder {
         operators.append(table)
     }
 
+    /// The model as `.tflite` bytes (schema version 3, file identifier `TFL3`).
     public func build() -> [UInt8] {
         var model = FlatTableBuilder()
         model[0] = .uint32(3)

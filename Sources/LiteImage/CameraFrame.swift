@@ -1,6 +1,13 @@
 /// Pixel layouts of raw frames as cameras and video decoders deliver them (what a `CVPixelBuffer` holds on iOS).
 public enum RawPixelFormat: String, Sendable, CaseIterable {
-    case rgba8, bgra8, rgb8, gray8
+    /// Packed 8-bit red, green, blue, alpha (alpha dropped).
+    case rgba8
+    /// Packed 8-bit blue, green, red, alpha (`kCVPixelFormatType_32BGRA`; alpha dropped).
+    case bgra8
+    /// Packed 8-bit red, green, blue.
+    case rgb8
+    /// One 8-bit luma channel, replicated to RGB.
+    case gray8
     /// Y plane, then one plane of interleaved Cb Cr at half resolution (`kCVPixelFormatType_420YpCbCr8BiPlanar*`).
     case nv12
     /// As NV12 with Cr before Cb (Android's camera default).

@@ -1,12 +1,16 @@
 /// An RGB colour for drawing.
 public struct RGBColor: Sendable, Equatable {
+    /// The colour's red, green and blue components, 0...255.
     public var red: UInt8, green: UInt8, blue: UInt8
 
+    /// A colour from its components.
     public init(red: UInt8, green: UInt8, blue: UInt8) {
         self.red = red; self.green = green; self.blue = blue
     }
 
+    /// (255, 255, 255).
     public static let white = RGBColor(red: 255, green: 255, blue: 255)
+    /// (0, 0, 0).
     public static let black = RGBColor(red: 0, green: 0, blue: 0)
 
     /// A distinct, saturated colour for an index (tracking IDs), cycling through 10 hues.

@@ -4,7 +4,9 @@
 /// single input type. Alpha is dropped on the way in, as MediaPipe's image-to-tensor conversion does
 /// (`COLOR_RGBA2RGB`: no blending); gray is replicated into the three channels.
 public struct Image: Sendable, Equatable {
+    /// Width in pixels (at least 1).
     public let width: Int
+    /// Height in pixels (at least 1).
     public let height: Int
     /// `width * height * 3` bytes.
     public var pixels: [UInt8]
@@ -40,11 +42,14 @@ public struct ImageLimits: Sendable {
     /// The most scans a progressive JPEG may have.
     public var maximumJPEGScans: Int
 
+    /// Limits of `maximumPixels` pixels (default 100,000,000) and `maximumJPEGScans` progressive JPEG scans
+    /// (default 1,000).
     public init(maximumPixels: Int = 100_000_000, maximumJPEGScans: Int = 1000) {
         self.maximumPixels = maximumPixels
         self.maximumJPEGScans = maximumJPEGScans
     }
 
+    /// The default limits: 100 megapixels and 1,000 JPEG scans.
     public static let `default` = ImageLimits()
 }
 
@@ -65,6 +70,7 @@ public enum ImageError: Error, Equatable, CustomStringConvertible, Sendable {
     /// The file could not be read.
     case io(path: String, reason: String)
 
+    /// The error as one line, such as `corrupt png: ...` or `image is 20000x20000, more than the 100000000-pixel limit`.
     public var description: String {
         switch self {
         case let .unknownFormat(bytes):

@@ -3,7 +3,9 @@ import Foundation
 
 /// A decoded file: the stored pixels and the orientation its metadata asks for (EXIF for JPEG, `.up` otherwise).
 public struct DecodedImage: Sendable {
+    /// The pixels as stored in the file, before ``orientation`` is applied.
     public var image: Image
+    /// The orientation to apply to show the picture upright (a JPEG's EXIF orientation; `.up` for other formats).
     public var orientation: ImageOrientation
     /// "png", "jpeg", "bmp", "pnm", "webp", "gif" or "tiff".
     public var format: String
@@ -11,6 +13,7 @@ public struct DecodedImage: Sendable {
     /// (``ImageDecodingOptions/minimumSize``): one decoded pixel covers `scale` x `scale` pixels of the file.
     public var scale: Int = 1
 
+    /// A decoded image from its fields.
     public init(image: Image, orientation: ImageOrientation, format: String, scale: Int = 1) {
         self.image = image
         self.orientation = orientation
@@ -21,9 +24,12 @@ public struct DecodedImage: Sendable {
 
 /// A width and a height in pixels.
 public struct ImageSize: Sendable, Equatable, Hashable {
+    /// Width in pixels.
     public var width: Int
+    /// Height in pixels.
     public var height: Int
 
+    /// A size of `width` by `height` pixels.
     public init(width: Int, height: Int) {
         self.width = width
         self.height = height
@@ -42,6 +48,8 @@ public struct ImageDecodingOptions: Sendable {
     /// size, so their pixels do not depend on this hint. `nil` (the default) refuses over-limit images.
     public var minimumSize: ImageSize?
 
+    /// Options with `limits` (default ``ImageLimits/default``) and an optional ``minimumSize`` (default nil: an image
+    /// over the pixel limit is refused).
     public init(limits: ImageLimits = .default, minimumSize: ImageSize? = nil) {
         self.limits = limits
         self.minimumSize = minimumSize

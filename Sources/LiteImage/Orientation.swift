@@ -31,6 +31,7 @@ public enum ImageOrientation: Int, Sendable, CaseIterable, CustomStringConvertib
         self = value
     }
 
+    /// The case's name, as ``init(name:)`` accepts it: "up", "upMirrored", "down", ..., "left".
     public var description: String {
         switch self {
         case .up: return "up"
@@ -44,6 +45,7 @@ public enum ImageOrientation: Int, Sendable, CaseIterable, CustomStringConvertib
         }
     }
 
+    /// Whether the transform includes a mirror image (the four `...Mirrored` cases).
     public var isMirrored: Bool {
         switch self {
         case .upMirrored, .downMirrored, .leftMirrored, .rightMirrored: return true

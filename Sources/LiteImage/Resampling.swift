@@ -1,11 +1,16 @@
 /// A rectangle in pixel coordinates (origin top-left, x right, y down), held as MediaPipe's `RotatedRect` holds
 /// it: centre and size in Float, so a region converted the way MediaPipe converts it samples the same pixels.
 public struct PixelRect: Sendable, Equatable, CustomStringConvertible {
+    /// Horizontal centre, in pixels from the left edge.
     public var centerX: Float
+    /// Vertical centre, in pixels from the top edge.
     public var centerY: Float
+    /// Width in pixels.
     public var width: Float
+    /// Height in pixels.
     public var height: Float
 
+    /// The rectangle with centre (`centerX`, `centerY`) and the given size, in pixels.
     public init(centerX: Float, centerY: Float, width: Float, height: Float) {
         self.centerX = centerX
         self.centerY = centerY
@@ -18,6 +23,7 @@ public struct PixelRect: Sendable, Equatable, CustomStringConvertible {
         self.init(centerX: Float(x + width / 2), centerY: Float(y + height / 2), width: Float(width), height: Float(height))
     }
 
+    /// The centre and size, such as `(centre 112.0, 112.0, 224.0x224.0)`.
     public var description: String { "(centre \(centerX), \(centerY), \(width)x\(height))" }
 }
 
@@ -135,7 +141,7 @@ extension Image {
     /// near `x + i * width / outputWidth`, no half-pixel shift).
     ///
     /// Bit for bit (checked against MediaPipe's own ImageToTensorCalculator on every test photo):
-    /// - sample positions come from ``SamplingGrid`` in 1/32 pixel;
+    /// - sample positions come from `SamplingGrid` in 1/32 pixel;
     /// - the four neighbours get OpenCV's 15-bit weights `(32 - fx)(32 - fy) * 32`, ..., which sum to 32768, and
     ///   the sum is rounded by adding 2^14 and shifting right by 15;
     /// - neighbours outside the image repeat the edge pixel.

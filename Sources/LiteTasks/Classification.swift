@@ -5,12 +5,14 @@ import LiteFormat
 public struct ResultCategory: Sendable, Equatable, Codable {
     /// Index of the class in the model's output.
     public var index: Int
+    /// The class's score after dequantization and score calibration (for most models a probability in [0, 1]).
     public var score: Float
     /// The label from the model's labels file, if it has one.
     public var categoryName: String?
     /// The label in `displayNamesLocale`, if the model has a labels file for that locale.
     public var displayName: String?
 
+    /// A category from its fields.
     public init(index: Int, score: Float, categoryName: String?, displayName: String?) {
         self.index = index
         self.score = score
@@ -21,6 +23,7 @@ public struct ResultCategory: Sendable, Equatable, Codable {
 
 /// The categories of one output head: MediaPipe's `Classifications`.
 public struct Classifications: Sendable, Equatable, Codable {
+    /// Index of the output tensor (head) these categories come from.
     public var headIndex: Int
     /// The output tensor's name in the metadata, if any.
     public var headName: String?
@@ -30,7 +33,9 @@ public struct Classifications: Sendable, Equatable, Codable {
 
 /// All heads of one classification: MediaPipe's `ClassificationResult`.
 public struct ClassificationResult: Sendable, Equatable, Codable {
+    /// One entry per output head, in the model's output order.
     public var classifications: [Classifications]
+    /// The frame's timestamp in video and live-stream modes; 0 in image mode.
     public var timestampInMilliseconds: Int
 }
 
@@ -48,6 +53,7 @@ public struct ClassifierOptions: Sendable, Equatable {
     /// These category names are never returned. Exclusive with `categoryAllowlist`.
     public var categoryDenylist: [String] = []
 
+    /// The defaults: display names in "en", every category, the metadata's threshold, no allow- or denylist.
     public init() {}
 }
 

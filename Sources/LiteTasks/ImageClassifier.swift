@@ -13,6 +13,7 @@ public enum RunningMode: Sendable, CustomStringConvertible {
     /// A live camera feed: `classifyAsync(image:timestampInMilliseconds:)`, results to a delegate or closure.
     case liveStream
 
+    /// The mode's name as MediaPipe's error messages spell it: "Image", "Video" or "Live Stream".
     public var description: String {
         switch self {
         case .image: return "Image"
@@ -30,9 +31,11 @@ public struct BaseOptions: Sendable {
     public var modelAssetBuffer: [UInt8]?
     /// Engine threads for inference (a Linux addition; MediaPipe chooses by delegate).
     public var threads = 1
-    /// The engine's quantized numerics (see ``Numerics``).
+    /// The engine's quantized numerics (LiteEngine's `Numerics`).
     public var numerics: Numerics = .fast
 
+    /// Options for the model at `modelAssetPath` (nil: set ``modelAssetPath`` or ``modelAssetBuffer`` later), one
+    /// thread and `.fast` numerics.
     public init(modelAssetPath: String? = nil) {
         self.modelAssetPath = modelAssetPath
     }
@@ -47,7 +50,9 @@ public protocol ImageClassifierLiveStreamDelegate: AnyObject, Sendable {
 
 /// Options of an ``ImageClassifier``: MediaPipe's `ImageClassifierOptions` with the same names and defaults.
 public struct ImageClassifierOptions: Sendable {
+    /// The model and the engine's options.
     public var baseOptions = BaseOptions()
+    /// Image (the default), video or live stream; each has its own classify method.
     public var runningMode: RunningMode = .image
     /// Locale of display names. Default "en".
     public var displayNamesLocale = "en"
@@ -55,13 +60,16 @@ public struct ImageClassifierOptions: Sendable {
     public var maxResults = -1
     /// Overrides the metadata's score threshold when set (MediaPipe's Python and C++ `score_threshold`).
     public var scoreThreshold: Float?
+    /// Only these category names are returned. Exclusive with ``categoryDenylist``; needs a labels file.
     public var categoryAllowlist: [String] = []
+    /// These category names are never returned. Exclusive with ``categoryAllowlist``; needs a labels file.
     public var categoryDenylist: [String] = []
     /// Receives results in live-stream mode (required there, an error elsewhere). Held weakly, as on iOS.
     public weak var imageClassifierLiveStreamDelegate: ImageClassifierLiveStreamDelegate?
     /// A closure alternative to the delegate for live-stream results.
     public var liveStreamResultHandler: (@Sendable (ImageClassifierResult?, Int, Error?) -> Void)?
 
+    /// The defaults: image mode, display names in "en", every category, the metadata's score threshold.
     public init() {}
 
     var classifierOptions: ClassifierOptions {
@@ -77,7 +85,9 @@ public struct ImageClassifierOptions: Sendable {
 
 /// The result of one classification: MediaPipe's `ImageClassifierResult`.
 public struct ImageClassifierResult: Sendable, Equatable, Codable {
+    /// The categories of every output head.
     public var classificationResult: ClassificationResult
+    /// The frame's timestamp in video and live-stream modes; 0 in image mode.
     public var timestampInMilliseconds: Int
 }
 
@@ -95,7 +105,9 @@ public struct ImageClassifierResult: Sendable, Equatable, Codable {
 /// In live-stream mode `classifyAsync` returns at once; a frame that arrives while another is being classified
 /// is dropped (MediaPipe's flow limiter) and results reach the delegate or closure in order on one serial queue.
 public final class ImageClassifier: @unchecked Sendable {
+    /// The options the classifier was made with.
     public let options: ImageClassifierOptions
+    /// The model with its metadata, labels and score calibration.
     public let resources: ModelResources
     private let interpreter: Interpreter
     private let specs: ImageTensorSpecs
@@ -106,7 +118,7 @@ public final class ImageClassifier: @unchecked Sendable {
     private let resultQueue = DispatchQueue(label: "litevision.image-classifier.results")
 
     /// The model's input width and height: the smallest picture worth decoding for it
-    /// (``ImageDecodingOptions/minimumSize``).
+    /// (LiteImage's `ImageDecodingOptions.minimumSize`).
     public var inputSize: ImageSize { ImageSize(width: specs.width, height: specs.height) }
 
     /// A classifier with default options for the model at `modelPath`.
@@ -116,6 +128,13 @@ public final class ImageClassifier: @unchecked Sendable {
         try self.init(options: options)
     }
 
+    /// A classifier with `options`.
+    ///
+    /// - Throws: ``TaskError/failedPrecondition(_:)`` for live-stream mode without a delegate or handler, or a delegate
+    ///   in another mode; ``TaskError/notFound(_:)`` for a model file that does not exist;
+    ///   ``TaskError/invalidArgument(_:)`` for no model, a model with more than one input or an input that is not an
+    ///   image, or bad metadata; ``TaskError/unimplemented(_:)`` for per-channel normalization; ``TaskError/model(_:)``
+    ///   when the model cannot be read or run.
     public init(options: ImageClassifierOptions) throws {
         if options.runningMode == .liveStream {
             guard options.imageClassifierLiveStreamDelegate != nil || options.liveStreamResultHandler != nil else {

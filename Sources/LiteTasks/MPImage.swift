@@ -4,10 +4,12 @@ import LiteImage
 /// same idea). The pixels stay as stored; tasks apply the orientation before cropping or resizing, and regions
 /// of interest are given in the oriented picture's coordinates.
 public struct MPImage: Sendable {
+    /// The pixels as stored.
     public var image: Image
+    /// How the stored pixels must be turned to show the picture upright.
     public var orientation: ImageOrientation
     /// Pixels of the file per pixel of `image`: 1, or 2, 4 or 8 when a JPEG over the pixel limit was decoded at
-    /// reduced scale (``ImageDecodingOptions/minimumSize``). Multiply coordinates in `image` by it for the file's.
+    /// reduced scale (LiteImage's `ImageDecodingOptions.minimumSize`). Multiply coordinates in `image` by it for the file's.
     public var scale: Int = 1
 
     /// The width of the picture as shown (after orientation).
@@ -15,6 +17,7 @@ public struct MPImage: Sendable {
     /// The height of the picture as shown (after orientation).
     public var height: Int { orientation.swapsDimensions ? image.width : image.height }
 
+    /// An image of `image`'s pixels, shown after applying `orientation` (default: as stored).
     public init(image: Image, orientation: ImageOrientation = .up) {
         self.image = image
         self.orientation = orientation

@@ -3,8 +3,10 @@ import Foundation
 
 /// A model file on disk: ML Kit's `LocalModel` (there a bundled asset; here any path).
 public struct LocalModel: Sendable, Equatable {
+    /// The `.tflite` file's path.
     public let path: String
 
+    /// A model at `path` (not checked until a detector or classifier opens it).
     public init(path: String) {
         self.path = path
     }
@@ -20,8 +22,10 @@ public protocol RemoteModel: Sendable {
 /// ML Kit's `CustomRemoteModel`. ML Kit names the model through a Firebase model source; on Linux the source
 /// is the project's registry, so the model is named by its registry name or alias (for example "object_labeler").
 public struct CustomRemoteModel: RemoteModel, Hashable {
+    /// The model's registry name or alias.
     public let registryName: String
 
+    /// The registry model named `registryName` (not looked up until it is used).
     public init(registryName: String) {
         self.registryName = registryName
     }
@@ -30,9 +34,12 @@ public struct CustomRemoteModel: RemoteModel, Hashable {
 /// ML Kit's `ModelDownloadConditions`. Linux has no cellular or background-download policy; the values are
 /// kept for source compatibility and do not change what happens.
 public struct ModelDownloadConditions: Sendable, Equatable {
+    /// Kept for source compatibility; ignored.
     public var allowsCellularAccess: Bool
+    /// Kept for source compatibility; ignored.
     public var allowsBackgroundDownloading: Bool
 
+    /// Conditions with ML Kit's defaults (both true); ignored on Linux.
     public init(allowsCellularAccess: Bool = true, allowsBackgroundDownloading: Bool = true) {
         self.allowsCellularAccess = allowsCellularAccess
         self.allowsBackgroundDownloading = allowsBackgroundDownloading
@@ -48,12 +55,15 @@ extension Notification.Name {
 
 /// Keys of the download notifications' `userInfo`: ML Kit's `ModelDownloadUserInfoKey`.
 public enum ModelDownloadUserInfoKey: String, Sendable {
+    /// The ``RemoteModel`` the notification is about (both notifications); the raw values are the `userInfo` keys.
     case remoteModel = "MLKModelDownloadUserInfoKeyRemoteModel"
+    /// The `Error` that made the download fail (`mlkitModelDownloadDidFail` only).
     case error = "MLKModelDownloadUserInfoKeyError"
 }
 
 /// Downloads, checks and deletes remote models: ML Kit's `ModelManager`, backed by ``ModelRegistry``.
 public final class ModelManager: @unchecked Sendable {
+    /// The registry, cache and mirror this manager fetches through.
     public let registry: ModelRegistry
     private let queue = DispatchQueue(label: "litevision.model-manager", qos: .utility)
 
@@ -69,6 +79,7 @@ public final class ModelManager: @unchecked Sendable {
         return ModelManager(registry: registry)
     }()
 
+    /// A manager for `registry` (for a registry of your own, or another cache or mirror directory).
     public init(registry: ModelRegistry) {
         self.registry = registry
     }

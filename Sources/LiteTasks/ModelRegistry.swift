@@ -3,15 +3,23 @@ import CHTTPGet
 
 /// One model the project knows: where it lives publicly and how to check it (an entry of models/registry.json).
 public struct RegisteredModel: Codable, Sendable, Equatable {
+    /// The model's registry name, such as `mobilenet_v2_quant`.
     public var name: String
+    /// What the model does, such as "image-classification" or "object-detection".
     public var task: String
+    /// A one-line description.
     public var description: String
     /// Path relative to a mirror directory (the layout of ../shared/models).
     public var file: String
+    /// The public URL it is downloaded from.
     public var url: String
+    /// The file's SHA-256, as lower-case hex; every copy is checked against it.
     public var sha256: String
+    /// The file's size in bytes; every copy is checked against it.
     public var size: Int
+    /// The model's license.
     public var license: String
+    /// Other names the model answers to (such as `birds`).
     public var aliases: [String]
     /// The task this model is the default for, if any ("image-classification", "object-detection", ...).
     public var defaultFor: String?
@@ -34,6 +42,7 @@ public struct RegisteredModel: Codable, Sendable, Equatable {
 /// stopped, checked against the registry's size and sha256, and only then renamed into place, so the cache never
 /// holds a half-written or wrong model.
 public struct ModelRegistry: Sendable {
+    /// Every model the registry knows.
     public var models: [RegisteredModel]
     /// Where fetched models are kept: `LITEVISION_CACHE_DIR`, else `$XDG_CACHE_HOME/litevision/models`, else
     /// `~/.cache/litevision/models`.
@@ -55,6 +64,8 @@ public struct ModelRegistry: Sendable {
         return try ModelRegistry(data: data, source: "registry.json (bundled)", mirror: mirror, cacheDirectory: cacheDirectory)
     }
 
+    /// The registry in the JSON file at `path`, with an optional mirror directory and cache directory (default: the
+    /// environment's, see ``cacheDirectory``); throws ``TaskError/notFound(_:)`` when the file cannot be read.
     public init(path: String, mirror: String? = nil, cacheDirectory: String? = nil) throws {
         guard let data = FileManager.default.contents(atPath: path) else { throw TaskError.notFound("model registry \(path)") }
         try self.init(data: data, source: path, mirror: mirror, cacheDirectory: cacheDirectory)
@@ -135,7 +146,7 @@ public struct ModelRegistry: Sendable {
     /// model is copied from the library into the cache (checked like any other).
     ///
     /// A cache entry is used only when its size and sha256 match the registry's (the hash is checked once and
-    /// remembered with the file's size and modification time, ``ModelCacheEntry``); a truncated or corrupt entry is
+    /// remembered with the file's size and modification time, `ModelCacheEntry`); a truncated or corrupt entry is
     /// fetched again. Processes share the cache: a fetch holds an exclusive lock on `<file>.lock`, so two processes
     /// fetching one model never write the same partial file, and the second finds the first's result. A copy that
     /// fails (a full disk, a dropped connection) leaves at most `<file>.partial`, never a file under the final name.

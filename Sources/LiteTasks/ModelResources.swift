@@ -3,22 +3,27 @@ import LiteFormat
 
 /// A loaded model with its metadata and packed files: what MediaPipe calls `ModelResources`.
 public final class ModelResources: @unchecked Sendable {
+    /// The model.
     public let model: TFLiteModel
     /// The model's TFLite Metadata, if it has any.
     public let metadata: ModelMetadata?
     /// The zip archive appended to the model (empty when there is none).
     public let associatedFiles: AssociatedFiles
 
+    /// Reads the model at `path` with its metadata and associated files; throws ``TaskError/model(_:)`` when the file
+    /// or its metadata cannot be read.
     public convenience init(path: String) throws {
         let model = try TaskError.wrap { try TFLiteModel(path: path) }
         try self.init(model: model)
     }
 
+    /// Reads a model from a copy of `bytes` (MediaPipe's `model_asset_buffer`); errors as ``init(path:)``.
     public convenience init(bytes: [UInt8]) throws {
         let model = try TaskError.wrap { try TFLiteModel(storage: ModelBytes(copying: bytes)) }
         try self.init(model: model)
     }
 
+    /// Reads `model`'s metadata and associated files; throws ``TaskError/model(_:)`` when they are malformed.
     public init(model: TFLiteModel) throws {
         self.model = model
         metadata = try TaskError.wrap { try ModelMetadata(model: model) }
@@ -70,7 +75,9 @@ public final class ModelResources: @unchecked Sendable {
 
 /// One class of a classification head: its label and, when a localized labels file exists, its display name.
 public struct LabelItem: Sendable, Equatable {
+    /// The class's label (a line of the labels file).
     public var name: String
+    /// The label in the display-names locale, when the model has a labels file for it.
     public var displayName: String?
 
     /// MediaPipe's `BuildLabelMapFromFiles`: one label per line (a trailing "\r" is dropped), the empty line
@@ -102,14 +109,21 @@ public struct LabelItem: Sendable, Equatable {
 /// min_score), `f(x) = scale / (1 + exp(-(slope * g(x) + offset)))` when `x > min_score` (or no min_score),
 /// else `default_score`; `g` is identity, log or inverse logistic. Classes with no parameters get `default_score`.
 public struct ScoreCalibration: Sendable, Equatable {
+    /// One class's parameters: a line `scale,slope,offset[,min_score]` of the calibration file.
     public struct Parameters: Sendable, Equatable {
+        /// The sigmoid's scale.
         public var scale: Float
+        /// The slope applied to the transformed score.
         public var slope: Float
+        /// The offset added before the sigmoid.
         public var offset: Float
+        /// Scores at or below it get the default score; nil when the line has three numbers.
         public var minScore: Float?
     }
 
+    /// The transformation `g` applied to the raw score first.
     public var transformation: ScoreTransformation
+    /// The score of classes without parameters, and of scores at or below their `min_score`.
     public var defaultScore: Float
     /// One entry per class; nil where the CSV line is empty.
     public var parameters: [Parameters?]

@@ -16,8 +16,10 @@ public struct SHA256 {
         0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
     ]
 
+    /// A hasher with nothing hashed yet.
     public init() {}
 
+    /// Hashes `bytes` after what was hashed before.
     public mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
         for byte in bytes {
             pending.append(byte)
@@ -29,6 +31,7 @@ public struct SHA256 {
         }
     }
 
+    /// Hashes the bytes of `buffer` after what was hashed before.
     public mutating func update(_ buffer: UnsafeRawBufferPointer) {
         var offset = 0
         while !pending.isEmpty, offset < buffer.count {
@@ -57,6 +60,7 @@ public struct SHA256 {
         }.joined()
     }
 
+    /// The SHA-256 of `bytes` as 64 lowercase hex digits.
     public static func hex<Bytes: Sequence>(of bytes: Bytes) -> String where Bytes.Element == UInt8 {
         var hasher = SHA256()
         if let array = bytes as? [UInt8] {

@@ -21,6 +21,7 @@ public enum TaskError: Error, Equatable, CustomStringConvertible, Sendable {
     /// A download or cache operation failed.
     case io(String)
 
+    /// The kind and the message, such as `invalid argument: ...`.
     public var description: String {
         switch self {
         case let .invalidArgument(message): return "invalid argument: \(message)"

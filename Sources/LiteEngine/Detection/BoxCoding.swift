@@ -2,11 +2,16 @@ import Foundation
 
 /// An axis-aligned box in normalized coordinates, in TFLite's detection order (ymin, xmin, ymax, xmax).
 public struct DetectionBox: Sendable, Equatable, Hashable, Codable {
+    /// Top edge, as a fraction of the image height.
     public var ymin: Float
+    /// Left edge, as a fraction of the image width.
     public var xmin: Float
+    /// Bottom edge, as a fraction of the image height.
     public var ymax: Float
+    /// Right edge, as a fraction of the image width.
     public var xmax: Float
 
+    /// A box from its edges, in normalized coordinates (not checked or reordered).
     public init(ymin: Float, xmin: Float, ymax: Float, xmax: Float) {
         self.ymin = ymin
         self.xmin = xmin
@@ -14,8 +19,11 @@ public struct DetectionBox: Sendable, Equatable, Hashable, Codable {
         self.xmax = xmax
     }
 
+    /// `xmax - xmin` (negative for an inverted box).
     public var width: Float { xmax - xmin }
+    /// `ymax - ymin` (negative for an inverted box).
     public var height: Float { ymax - ymin }
+    /// ``width`` times ``height``, as a fraction of the image area.
     public var area: Float { (ymax - ymin) * (xmax - xmin) }
 
     /// Intersection over union as `TFLite_Detection_PostProcess` computes it: 0 when either box has no area.
@@ -29,11 +37,16 @@ public struct DetectionBox: Sendable, Equatable, Hashable, Codable {
 
 /// An SSD anchor (prior box) in normalized coordinates: centre and size.
 public struct DetectionAnchor: Sendable, Equatable, Codable {
+    /// Vertical centre, as a fraction of the image height.
     public var yCenter: Float
+    /// Horizontal centre, as a fraction of the image width.
     public var xCenter: Float
+    /// Height, as a fraction of the image height.
     public var height: Float
+    /// Width, as a fraction of the image width.
     public var width: Float
 
+    /// An anchor from its centre and size, in normalized coordinates.
     public init(yCenter: Float, xCenter: Float, height: Float, width: Float) {
         self.yCenter = yCenter
         self.xCenter = xCenter
@@ -48,7 +61,9 @@ public struct DetectionAnchor: Sendable, Equatable, Codable {
 public enum CenterSizeBoxCoding {
     /// The op's `y_scale`, `x_scale`, `h_scale`, `w_scale`.
     public struct Scales: Sendable, Equatable {
+        /// The divisors of the encoded centre (`y`, `x`) and of the encoded log sizes (`h`, `w`).
         public var y: Float, x: Float, h: Float, w: Float
+        /// Scales from the op's options (10, 10, 5, 5 in the usual SSD models).
         public init(y: Float, x: Float, h: Float, w: Float) {
             self.y = y; self.x = x; self.h = h; self.w = w
         }
@@ -73,7 +88,7 @@ public enum CenterSizeBoxCoding {
     /// Runs lazily: the candidates are a heap, and each one popped is kept unless a box kept before it overlaps it.
     /// That is the same decision the full sort makes (a box is only ever suppressed by a kept box ranked above it),
     /// but it orders only as many boxes as it pops, not every box above the threshold (1,917 for COCO SSD, whose
-    /// threshold is 1e-8). ``referenceNonMaxSuppression(boxes:scores:scoreThreshold:iouThreshold:maxDetections:)``
+    /// threshold is 1e-8). `referenceNonMaxSuppression(boxes:scores:scoreThreshold:iouThreshold:maxDetections:)`
     /// is the op's loop as written.
     public static func nonMaxSuppression(boxes: [DetectionBox], scores: [Float], scoreThreshold: Float,
                                          iouThreshold: Float, maxDetections: Int) -> [Int] {

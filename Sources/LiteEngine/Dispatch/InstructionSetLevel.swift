@@ -14,11 +14,16 @@ import Glibc
 /// | `avx512` | AVX-512 F, BW, DQ, VL | 16-wide float tiles |
 /// | `avx512vnni` | AVX-512 VNNI | 8-bit dot products (`vpdpbusd`) for quantized layers |
 public enum InstructionSetLevel: Int, Comparable, CaseIterable, Sendable, CustomStringConvertible {
+    /// Any x86-64 CPU (SSE2), and arm64: the portable Swift kernels.
     case baseline
+    /// AVX2 and FMA3.
     case avx2
+    /// AVX-512 F, BW, DQ and VL.
     case avx512
+    /// AVX-512 with VNNI's 8-bit dot products.
     case avx512vnni
 
+    /// Whether `a` is a lower level than `b` (`baseline` < `avx2` < `avx512` < `avx512vnni`).
     public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
 
     /// The name used by `LITEVISION_ISA` and in reports.

@@ -79,13 +79,20 @@ public enum IntegerArithmetic {
     /// two-step functions for every input (IntegerArithmeticTests) except the saturating case m = INT32_MIN, which
     /// `quantizeMultiplier` never produces.
     public struct FoldedMultiplier: Sendable {
+        /// The quantized multiplier `m` (a Q31 fixed-point value), widened.
         public let multiplier: Int64
+        /// The left shift applied to `x` before the multiply (the positive part of the shift).
         public let leftShift: Int32
+        /// The final right shift, `31 + r` for the right shift `r` (the negative part of the shift).
         public let totalShift: Int64
+        /// The rounding constants added before the final shift: `2^30 + 2^(r+30)` when r > 0, else `2^30`.
         public let addend: Int64
         /// 2^31 when negative high products round away from zero (r > 0, not `roundingUp`), else 0.
         public let negativeCorrection: Int64
 
+        /// Folds `multiplier` and `shift` (as from ``IntegerArithmetic/quantizeMultiplier(_:)``); `roundingUp` selects the
+        /// ties-up rounding of ``IntegerArithmetic/multiplyByQuantizedMultiplierRoundingUp(_:_:_:)`` instead of
+        /// ties away from zero (``IntegerArithmetic/multiplyByQuantizedMultiplier(_:_:_:)``).
         public init(multiplier: Int32, shift: Int, roundingUp: Bool) {
             let right = Int64(max(-shift, 0))
             self.multiplier = Int64(multiplier)
@@ -95,6 +102,7 @@ public enum IntegerArithmetic {
             negativeCorrection = right > 0 && !roundingUp ? 1 << 31 : 0
         }
 
+        /// `x` times the multiplier, shifted and rounded, in one multiply, add and shift (not yet clamped to a type).
         @inline(__always)
         public func apply(_ x: Int32) -> Int64 {
             // x·2^left wraps in int32 like TFLite's `x * (1 << left_shift)`.

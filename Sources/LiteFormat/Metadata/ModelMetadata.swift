@@ -7,13 +7,21 @@ public struct ModelMetadata: Sendable, Equatable {
     /// The newest metadata parser version this reader understands; models that require a newer one are rejected.
     public static let parserVersion = "1.5.0"
 
+    /// The model's name, if given.
     public var name: String?
+    /// The model's description, if given.
     public var description: String?
+    /// The model's version, if given.
     public var version: String?
+    /// The model's author, if given.
     public var author: String?
+    /// The model's license, if given.
     public var license: String?
+    /// `min_parser_version`: the oldest metadata parser that can read this metadata.
     public var minParserVersion: String?
+    /// The subgraphs' metadata, in the model's subgraph order.
     public var subgraphs: [SubgraphMetadata]
+    /// Files that go with the whole model.
     public var associatedFiles: [AssociatedFileMetadata]
 
     /// Reads the metadata of `model`, or returns nil when it has no `TFLITE_METADATA` entry.
@@ -55,13 +63,21 @@ public struct ModelMetadata: Sendable, Equatable {
     }
 }
 
+/// `SubGraphMetadata`: the metadata of one subgraph and of its inputs and outputs.
 public struct SubgraphMetadata: Sendable, Equatable {
+    /// The subgraph's name, if given.
     public var name: String?
+    /// The subgraph's description, if given.
     public var description: String?
+    /// One entry per input tensor, in the subgraph's input order.
     public var inputTensors: [TensorMetadata]
+    /// One entry per output tensor, in the subgraph's output order.
     public var outputTensors: [TensorMetadata]
+    /// Files that go with the subgraph.
     public var associatedFiles: [AssociatedFileMetadata]
+    /// Process units for all inputs together (such as a tokenizer).
     public var inputProcessUnits: [ProcessUnit]
+    /// Process units for all outputs together.
     public var outputProcessUnits: [ProcessUnit]
 
     init(_ table: FlatTable) throws {
@@ -75,16 +91,25 @@ public struct SubgraphMetadata: Sendable, Equatable {
     }
 }
 
+/// `TensorMetadata`: what a tensor means and how to pre- or post-process it.
 public struct TensorMetadata: Sendable, Equatable {
+    /// The tensor's name, if given.
     public var name: String?
+    /// The tensor's description, if given.
     public var description: String?
+    /// `dimension_names`, one per dimension when given.
     public var dimensionNames: [String]
+    /// `Content.content_properties`: a feature vector, an image or bounding boxes.
     public var content: ContentProperties?
     /// `Content.range`: the dimensions the content spans, when not all of them.
     public var contentRange: ClosedRange<Int>?
+    /// Process units of this tensor (normalization, score calibration, score thresholding).
     public var processUnits: [ProcessUnit]
+    /// `stats.max`: the largest values, one or per channel.
     public var statsMax: [Float]
+    /// `stats.min`: the smallest values, one or per channel.
     public var statsMin: [Float]
+    /// Files that go with the tensor (labels, calibration).
     public var associatedFiles: [AssociatedFileMetadata]
 
     init(_ table: FlatTable) throws {
@@ -171,42 +196,60 @@ public struct TensorMetadata: Sendable, Equatable {
     }
 }
 
+/// `ColorSpaceType` of an image input.
 public enum ColorSpace: Int8, Sendable, Equatable {
+    /// `UNKNOWN` (0), `RGB` (1), `GRAYSCALE` (2).
     case unknown = 0, rgb = 1, grayscale = 2
 }
 
+/// `ImageProperties`: an image tensor's colour space and default size.
 public struct ImagePropertiesMetadata: Sendable, Equatable {
+    /// `color_space`.
     public var colorSpace: ColorSpace
+    /// `default_size.width`, when given.
     public var defaultWidth: Int?
+    /// `default_size.height`, when given.
     public var defaultHeight: Int?
 }
 
 /// `ContentProperties`: what kind of value a tensor holds.
 public enum ContentProperties: Sendable, Equatable {
+    /// `FeatureProperties`: a feature vector.
     case feature
+    /// `ImageProperties`: an image.
     case image(ImagePropertiesMetadata)
     /// `type`: 1 boundaries, 2 upper-left, 3 center.
     case boundingBox(index: [Int], type: Int, pixelCoordinates: Bool)
 }
 
+/// `NormalizationOptions`: an input is normalized as `(x - mean) / std`, per channel or with one value for all.
 public struct NormalizationOptions: Sendable, Equatable {
+    /// `mean`: one value, or one per channel.
     public var mean: [Float]
+    /// `std`: one value, or one per channel.
     public var std: [Float]
 
+    /// Options from their values.
     public init(mean: [Float], std: [Float]) {
         self.mean = mean
         self.std = std
     }
 }
 
+/// `ScoreTransformationType`: applied to a score before calibration.
 public enum ScoreTransformation: Int8, Sendable, Equatable {
+    /// `IDENTITY` (0), `LOG` (1), `INVERSE_LOGISTIC` (2).
     case identity = 0, log = 1, inverseLogistic = 2
 }
 
+/// `ScoreCalibrationOptions`: how to calibrate scores with the `TENSOR_AXIS_SCORE_CALIBRATION` file's parameters.
 public struct ScoreCalibrationOptions: Sendable, Equatable {
+    /// `score_transformation`.
     public var transformation: ScoreTransformation
+    /// `default_score`: the score of classes without calibration parameters.
     public var defaultScore: Float
 
+    /// Options from their values.
     public init(transformation: ScoreTransformation, defaultScore: Float) {
         self.transformation = transformation
         self.defaultScore = defaultScore
@@ -215,8 +258,11 @@ public struct ScoreCalibrationOptions: Sendable, Equatable {
 
 /// `ProcessUnit`: an out-of-graph step to apply to a tensor.
 public enum ProcessUnit: Sendable, Equatable {
+    /// `NormalizationOptions`.
     case normalization(NormalizationOptions)
+    /// `ScoreCalibrationOptions`.
     case scoreCalibration(ScoreCalibrationOptions)
+    /// `ScoreThresholdingOptions`: the global score threshold.
     case scoreThresholding(Float)
     /// A tokenizer or any process unit type this reader does not interpret (the union type is kept).
     case other(type: Int)
@@ -244,20 +290,33 @@ public enum ProcessUnit: Sendable, Equatable {
     }
 }
 
+/// `AssociatedFileType`: what an associated file holds.
 public enum AssociatedFileType: Int8, Sendable, Equatable {
+    /// `UNKNOWN`.
     case unknown = 0
+    /// `DESCRIPTIONS`: a description of the model or tensor.
     case descriptions = 1
+    /// `TENSOR_AXIS_LABELS`: one label per line, for the tensor's last axis (class names).
     case tensorAxisLabels = 2
+    /// `TENSOR_VALUE_LABELS`: labels for the tensor's values (such as a detector's class output).
     case tensorValueLabels = 3
+    /// `TENSOR_AXIS_SCORE_CALIBRATION`: one line of calibration parameters per class.
     case tensorAxisScoreCalibration = 4
+    /// `VOCABULARY`: a tokenizer's vocabulary.
     case vocabulary = 5
+    /// `SCANN_INDEX_FILE`: a ScaNN index.
     case scannIndexFile = 6
 }
 
+/// `AssociatedFile`: a file of the appended zip archive that goes with the model or a tensor.
 public struct AssociatedFileMetadata: Sendable, Equatable {
+    /// The file's name in the archive.
     public var name: String
+    /// The file's description, if any.
     public var description: String?
+    /// What the file holds.
     public var type: AssociatedFileType
+    /// The language of a labels file's names (such as `en`), if given.
     public var locale: String?
 
     init(_ table: FlatTable) throws {

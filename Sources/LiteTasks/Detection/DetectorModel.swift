@@ -18,7 +18,9 @@ public final class DetectorModel: @unchecked Sendable {
         case raw(SSDDecoding)
     }
 
+    /// The detector model with its metadata.
     public let resources: ModelResources
+    /// Whether detections come from the post-process op or are decoded here.
     public let decoding: Decoding
     /// The metadata's score threshold for the scores output, if any.
     public let metadataScoreThreshold: Float?
@@ -35,6 +37,7 @@ public final class DetectorModel: @unchecked Sendable {
 
     /// The model's input size in pixels.
     public var inputWidth: Int { specs.width }
+    /// The model's input height in pixels.
     public var inputHeight: Int { specs.height }
 
     /// Loads a detector. `decoding` is needed only for a model without the post-process op; when nil, a sidecar
@@ -49,6 +52,10 @@ public final class DetectorModel: @unchecked Sendable {
         try self.init(resources: resources, decoding: explicit, normalization: normalization, labels: labels, threads: threads, numerics: numerics)
     }
 
+    /// Makes a detector of a model already read; `decoding` is needed for a model without the post-process op (a model
+    /// with the op ignores it). Throws ``TaskError/invalidArgument(_:)`` when the model does not have one image input
+    /// and a detector's outputs (or a raw detector has no `decoding`), ``TaskError/model(_:)`` when the engine cannot
+    /// run it.
     public init(resources: ModelResources, decoding raw: SSDDecoding?, normalization: (mean: Float, std: Float)? = nil,
                 labels: [String]? = nil, threads: Int = 1, numerics: Numerics = .fast) throws {
         self.resources = resources

@@ -30,6 +30,7 @@ public struct CustomObjectDetectorOptions: Sendable {
     public var localModel: LocalModel?
     /// The classifier as a registry model; it must be downloaded (see ``ModelManager``) before the detector is made.
     public var remoteModel: CustomRemoteModel?
+    /// Stream (default: tracking IDs across frames) or single image.
     public var detectorMode: ObjectDetectorMode = .stream
     /// false (default): only the most prominent object; true: up to five.
     public var shouldEnableMultipleObjects = false
@@ -54,15 +55,18 @@ public struct CustomObjectDetectorOptions: Sendable {
     public var relabelInterval = 30
     /// Linux addition: engine threads and numerics for both models.
     public var threads = 1
+    /// Linux addition: the engine's quantized numerics for both models (default `.fast`).
     public var numerics: Numerics = .fast
 
     /// Detection only: no classifier.
     public init() {}
 
+    /// Options with the classifier in a file.
     public init(localModel: LocalModel) {
         self.localModel = localModel
     }
 
+    /// Options with a classifier from the registry.
     public init(remoteModel: CustomRemoteModel) {
         self.remoteModel = remoteModel
     }
@@ -72,10 +76,12 @@ public struct CustomObjectDetectorOptions: Sendable {
 public struct ObjectLabel: Sendable, Equatable, Codable {
     /// The label's text (the display name when the metadata has one), nil when the model has no labels.
     public var text: String?
+    /// The classifier's score for the label.
     public var confidence: Float
     /// The class index in the classifier's output (for ``Object/detectorLabel``, the detector's class index).
     public var index: Int
 
+    /// A label from its fields.
     public init(text: String?, confidence: Float, index: Int) {
         self.text = text
         self.confidence = confidence
@@ -100,6 +106,7 @@ public struct Object: Sendable, Equatable, Codable {
     /// detection; nil only for a track not yet matched to a detection.
     public var detectorLabel: ObjectLabel?
 
+    /// An object from its fields (``detectorLabel`` nil by default).
     public init(frame: CGRect, trackingID: Int?, labels: [ObjectLabel], detectionConfidence: Float, detectorLabel: ObjectLabel? = nil) {
         self.frame = frame
         self.trackingID = trackingID
@@ -129,7 +136,9 @@ public struct Object: Sendable, Equatable, Codable {
 /// (1 − distance of the box centre from the image centre / half the image diagonal). With it on, the five best
 /// by detector score. Calls are serialized; a detector keeps tracking state, so use one per video stream.
 public final class ObjectDetector: @unchecked Sendable {
+    /// The options the detector was made with.
     public let options: CustomObjectDetectorOptions
+    /// The detector model that proposes the boxes.
     public let detector: DetectorModel
     private let classifier: ImageClassifier?
     private let scoreThreshold: Float
@@ -153,6 +162,12 @@ public final class ObjectDetector: @unchecked Sendable {
         try ObjectDetector(options: options)
     }
 
+    /// A detector with `options`, resolving registry models through `modelManager` (default: the package's).
+    ///
+    /// - Throws: ``TaskError/invalidArgument(_:)`` for both `localModel` and `remoteModel`, classification without a
+    ///   classifier, a classifier that does not output one vector of class scores, or a confidence threshold outside
+    ///   [0, 1]; ``TaskError/failedPrecondition(_:)`` for a remote classifier that is not downloaded; and the errors
+    ///   of loading the models (``TaskError/notFound(_:)``, ``TaskError/model(_:)``).
     public init(options: CustomObjectDetectorOptions, modelManager: ModelManager = .modelManager()) throws {
         guard options.maxPerObjectLabelCount > 0 else {
             throw TaskError.invalidArgument("maxPerObjectLabelCount must be positive, got \(options.maxPerObjectLabelCount)")

@@ -13,7 +13,9 @@ import LiteEngine
 /// frames; a reported track the detector misses keeps being reported at its predicted place for up to
 /// `coastingFrames` frames, and is dropped after `maximumMissedFrames` frames without a match.
 public struct ObjectTracker: Sendable {
+    /// The tracker's parameters (``CustomObjectDetectorOptions/tracking`` for an ``ObjectDetector``).
     public struct Options: Sendable, Equatable {
+        /// IoU a detection needs with a track's predicted box to match it in the first pass.
         public var minimumOverlap: Float = 0.2
         /// Centre distance allowed in the second pass, as a fraction of the track's box diagonal.
         public var maximumJump: Float = 0.6
@@ -28,14 +30,21 @@ public struct ObjectTracker: Sendable {
         /// An unmatched detection with at least this fraction of its area inside a matched one is a duplicate.
         public var duplicateContainment: Float = 0.6
 
+        /// The default parameters.
         public init() {}
     }
 
+    /// One tracked object.
     public struct Track: Sendable, Equatable {
+        /// The tracking ID: 0 for the first track, then increasing, never reused.
         public let id: Int
+        /// The last matched box, in normalized coordinates.
         public internal(set) var box: DetectionBox
+        /// Smoothed horizontal motion of the box centre per frame, in normalized coordinates.
         public internal(set) var velocityX: Float = 0
+        /// Smoothed vertical motion of the box centre per frame, in normalized coordinates.
         public internal(set) var velocityY: Float = 0
+        /// Frames since the track was last matched.
         public internal(set) var missedFrames = 0
         /// Frames in which the track was matched.
         public internal(set) var hits = 1
@@ -52,10 +61,13 @@ public struct ObjectTracker: Sendable {
         }
     }
 
+    /// The tracker's parameters.
     public var options: Options
+    /// The live tracks, reported or not yet confirmed.
     public private(set) var tracks: [Track] = []
     private var nextID = 0
 
+    /// A tracker with no tracks.
     public init(options: Options = Options()) {
         self.options = options
     }
@@ -68,8 +80,11 @@ public struct ObjectTracker: Sendable {
     /// A track to report for this frame: its ID, box, and the index of the detection it matched (nil while
     /// coasting through a missed detection).
     public struct Report: Sendable, Equatable {
+        /// The track's ID.
         public var id: Int
+        /// The matched detection's box, or the predicted box while coasting.
         public var box: DetectionBox
+        /// Index of the matched detection in the frame's boxes; nil while coasting.
         public var detection: Int?
     }
 

@@ -23,26 +23,37 @@ public struct SSDDecoding: Sendable, Equatable {
         case weighted
     }
 
+    /// One anchor per box the model predicts, in the order of its outputs.
     public var anchors: [DetectionAnchor]
+    /// The divisors of the encodings (the op's `y_scale`, `x_scale`, `h_scale`, `w_scale`; MediaPipe's `x_scale`, ...).
     public var scales: CenterSizeBoxCoding.Scales
+    /// Whose float arithmetic the decoding reproduces.
     public var arithmetic: Arithmetic
     /// Encodings are (tx, ty, tw, th) instead of (ty, tx, th, tw) (MediaPipe's `reverse_output_order`).
     public var reverseOutputOrder = false
     /// Values per anchor in the box tensor (4, or more with keypoints) and where the box starts.
     public var coordinatesPerAnchor = 4
+    /// Where the box's four values start among ``coordinatesPerAnchor`` (MediaPipe's `box_coord_offset`).
     public var boxCoordinateOffset = 0
     /// Box sizes are `exp(t / scale) * anchor` (true) or `t / scale * anchor`.
     public var applyExponentialOnBoxSize = true
     /// Apply a logistic to raw scores (after clipping to ±`scoreClipping` when set).
     public var sigmoidScore = false
+    /// Raw scores are clipped to ±this before the logistic (MediaPipe's `score_clipping_thresh`); nil for none.
     public var scoreClipping: Float?
     /// Number of real classes; a score tensor with one more column has a background class first, which is skipped.
     public var classCount: Int
+    /// Scores below it are dropped before suppression.
     public var scoreThreshold: Float
+    /// Boxes overlapping a kept one by more than this IoU are suppressed.
     public var iouThreshold: Float
+    /// The most detections kept.
     public var maxDetections: Int
+    /// Greedy (default) or weighted suppression.
     public var suppression: Suppression = .greedy
 
+    /// A decoding with the given anchors, coder and thresholds; the other fields keep their defaults (box first in
+    /// four values, exponential sizes, no logistic, greedy suppression).
     public init(anchors: [DetectionAnchor], scales: CenterSizeBoxCoding.Scales, arithmetic: Arithmetic, classCount: Int,
                 scoreThreshold: Float, iouThreshold: Float, maxDetections: Int) {
         self.anchors = anchors
@@ -168,10 +179,14 @@ public struct SSDDecoding: Sendable, Equatable {
 /// own class (selection and tracking ignore it, proposals being class-agnostic; ``ObjectDetector`` reports it as
 /// ``Object/detectorLabel``).
 public struct ObjectProposal: Sendable, Equatable, Codable {
+    /// The box, normalized to the image the detector ran on.
     public var box: DetectionBox
+    /// The detector's score for the box.
     public var score: Float
+    /// The detector's class for the box (ignored by ``ObjectDetector``).
     public var classIndex: Int
 
+    /// A proposal from its fields.
     public init(box: DetectionBox, score: Float, classIndex: Int) {
         self.box = box
         self.score = score
@@ -266,21 +281,37 @@ extension SSDDecoding {
 
 /// MediaPipe's `SsdAnchorsCalculatorOptions`.
 public struct SSDAnchorOptions: Sendable, Equatable {
+    /// `num_layers`: feature maps that carry anchors.
     public var numLayers = 4
+    /// `min_scale`: the anchor scale of the first layer.
     public var minScale: Float = 0.1484375
+    /// `max_scale`: the anchor scale of the last layer.
     public var maxScale: Float = 0.75
+    /// `input_size_height`, in pixels.
     public var inputHeight = 128
+    /// `input_size_width`, in pixels.
     public var inputWidth = 128
+    /// `anchor_offset_x`: the anchor centre within its cell, as a fraction of the cell.
     public var anchorOffsetX: Float = 0.5
+    /// `anchor_offset_y`: the anchor centre within its cell, as a fraction of the cell.
     public var anchorOffsetY: Float = 0.5
+    /// `strides`: one per layer, in input pixels per cell.
     public var strides: [Int] = []
+    /// `feature_map_width`: one per layer when given (else from the input size and stride).
     public var featureMapWidths: [Int] = []
+    /// `feature_map_height`: one per layer when given (else from the input size and stride).
     public var featureMapHeights: [Int] = []
+    /// `aspect_ratios`: one anchor per ratio in every cell.
     public var aspectRatios: [Float] = [1]
+    /// `reduce_boxes_in_lowest_layer`: the first layer has three fixed anchors per cell.
     public var reduceBoxesInLowestLayer = false
+    /// `interpolated_scale_aspect_ratio`: adds an anchor between this layer's scale and the next one's (0: none).
     public var interpolatedScaleAspectRatio: Float = 1
+    /// `fixed_anchor_size`: every anchor has width and height 1.
     public var fixedAnchorSize = true
 
+    /// The values of MediaPipe's short-range face detection graph where it sets them (4 layers, scales 0.1484375 to 0.75,
+    /// a 128x128 input, centred anchors of one aspect ratio and fixed size); no strides or feature maps.
     public init() {}
 
     private func scale(_ strideIndex: Int, _ strideCount: Int) -> Float {

@@ -16,9 +16,12 @@ public struct DigitalInkRecognitionModelIdentifier: Sendable, Hashable, CustomSt
     /// The registry entry of the model file.
     public let registryName: String
 
+    /// The model's language tag.
     public var description: String { languageTag }
 
+    /// English text, "en" (registry entry `ink-en`); every English tag maps to it.
     public static let english = DigitalInkRecognitionModelIdentifier(languageTag: "en", languageSubtag: "en", scriptSubtag: nil, regionSubtag: nil, registryName: "ink-en")
+    /// Hand-drawn shapes, "zxx-Zsym-x-shapes" (registry entry `ink-shapes`).
     public static let shapes = DigitalInkRecognitionModelIdentifier(languageTag: "zxx-Zsym-x-shapes", languageSubtag: "zxx", scriptSubtag: "Zsym", regionSubtag: nil, registryName: "ink-shapes")
 
     /// Every identifier a model exists for: ML Kit's `allModelIdentifiers()`.
@@ -87,9 +90,12 @@ public struct DigitalInkRecognitionModelIdentifier: Sendable, Hashable, CustomSt
 /// A digital ink model to download and recognize with: ML Kit's `DigitalInkRecognitionModel`, a ``RemoteModel``
 /// of the project's registry. The project's own models ship inside the package and are always downloaded.
 public struct DigitalInkRecognitionModel: RemoteModel, Hashable {
+    /// The language the model recognizes.
     public let modelIdentifier: DigitalInkRecognitionModelIdentifier
+    /// The registry entry of the model file (``DigitalInkRecognitionModelIdentifier/registryName``).
     public var registryName: String { modelIdentifier.registryName }
 
+    /// The model for `modelIdentifier`.
     public init(modelIdentifier: DigitalInkRecognitionModelIdentifier) {
         self.modelIdentifier = modelIdentifier
     }

@@ -5,6 +5,7 @@ import LiteFormat
 
 /// How to build a recognizer: ML Kit's `DigitalInkRecognizerOptions`.
 public struct DigitalInkRecognizerOptions: Sendable {
+    /// The model to recognize with.
     public var model: DigitalInkRecognitionModel
     /// How many candidates to return at most (ML Kit returns up to about ten; not an ML Kit option).
     public var maxResultCount: Int = 10
@@ -16,7 +17,9 @@ public struct DigitalInkRecognizerOptions: Sendable {
     /// language model prefers, at about 1 ms a word more than 32), the weight of the language model's
     /// log-probability and the bonus per character (tuned on the validation writers, tools/ink/evaluate.py).
     public var beamWidth = 64
+    /// Decoding: the weight of the language model's log-probability (see ``beamWidth``).
     public var languageModelWeight = 0.9
+    /// Decoding: the bonus added per character of a hypothesis (see ``beamWidth``).
     public var characterBonus = 3.0
     /// Whether a line that leans by more than ``DigitalInkRecognizer/slantCorrectionThreshold`` (see
     /// ``InkFeatures/slant``) is also read upright, and the two readings' character probabilities averaged frame by
@@ -29,11 +32,12 @@ public struct DigitalInkRecognizerOptions: Sendable {
     /// ``DigitalInkRecognizer``; 0 leaves the LSTM's reading alone). Not an ML Kit option.
     public var characterModelWeight = 1.0
     /// How much the shape geometry network's opinion counts for a shapes model with a `<model>.geometry.tflite`
-    /// beside it (``InkShapeGeometry``): its log-probabilities times this are added to the LSTM's; 0 leaves the
+    /// beside it (`InkShapeGeometry`): its log-probabilities times this are added to the LSTM's; 0 leaves the
     /// LSTM alone. Chosen on Quick, Draw!'s validation drawings by tools/ink/train_shape_geometry.py. Not an ML Kit
     /// option.
     public var shapeGeometryWeight = 0.25
 
+    /// Options for `model`, with every other option at its default.
     public init(model: DigitalInkRecognitionModel) {
         self.model = model
     }
@@ -42,14 +46,15 @@ public struct DigitalInkRecognizerOptions: Sendable {
 /// Recognizes handwritten text or a drawn shape: ML Kit's `DigitalInkRecognizer`.
 ///
 /// The ink is checked, split into lines (each line's words put in reading order), turned into ``InkFeatures`` and
-/// run through the model's LSTM network by the engine. Text models are decoded by ``CTCBeamSearch`` with the
+/// run through the model's LSTM network by the engine. Text models are decoded by `CTCBeamSearch` with the
 /// English ``InkLanguageModel`` and the pre-context (an ink that is one character on its own is also read as a
-/// picture by the model's ``InkCharacterClassifier``); the shapes model scores one shape for the whole ink. The
+/// picture by the model's `InkCharacterClassifier`); the shapes model scores one shape for the whole ink. The
 /// model is loaded on the first recognition (as ML Kit does, which fails then when it is not downloaded).
 /// Recognitions are serialized; make one recognizer per thread for parallel work.
 public final class DigitalInkRecognizer: @unchecked Sendable {
     /// Limits on what is accepted as an ink (larger is an error, not a stall).
     public static let maximumPoints = 200_000
+    /// The most strokes an ink may have.
     public static let maximumStrokes = 20_000
     /// The most pre-context characters used, as in ML Kit.
     public static let preContextLength = 20
@@ -57,6 +62,7 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
     /// upright writing gains nothing from a second reading.
     public static let slantCorrectionThreshold: Float = 0.1
 
+    /// The options the recognizer was made with.
     public let options: DigitalInkRecognizerOptions
     private let lock = NSLock()
     private var loaded: LoadedModel?
@@ -79,6 +85,7 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
         DigitalInkRecognizer(options: options)
     }
 
+    /// A recognizer with `options`; it does not fail (the model is loaded at the first recognition).
     public init(options: DigitalInkRecognizerOptions) {
         self.options = options
     }
@@ -91,6 +98,9 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
         recognize(ink: ink, context: DigitalInkRecognitionContext(), completion: completion)
     }
 
+    /// Recognizes `ink` after `context`; `completion` runs on a background queue with the result or the error
+    /// (``TaskError/invalidArgument(_:)`` for an ink that fails the checks, ``TaskError/failedPrecondition(_:)`` for a
+    /// model that is not downloaded).
     public func recognize(ink: Ink, context: DigitalInkRecognitionContext,
                           completion: @escaping @Sendable (DigitalInkRecognitionResult?, Error?) -> Void) {
         queue.async {

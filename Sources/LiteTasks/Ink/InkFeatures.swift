@@ -10,14 +10,22 @@ import Foundation
 /// each stroke. An ink without timing on every point gets a synthetic clock: 4 heights a second on paper, 150 ms
 /// plus the distance at that speed in the air; a timed ink slower than ``minimumSpeed`` has its clock sped up to it.
 public struct InkFeatures: Sendable {
+    /// The resampling step along each stroke, in ink heights.
     public static let step = 0.1
+    /// dx and dy are clipped to ±this many steps.
     public static let deltaClip = 10.0
+    /// The time feature is clipped to [0, this] (units of 100 ms).
     public static let timeClip = 10.0
+    /// The synthetic clock's pen speed, in heights a second.
     public static let syntheticSpeed = 4.0
+    /// The synthetic clock's pause between strokes, in milliseconds (plus the distance at ``syntheticSpeed``).
     public static let penUpMilliseconds = 150.0
     /// Inks written slower than this many heights a second (pen down) are read at this speed.
     public static let minimumSpeed = 2.5
+    /// The scale's height is at least this fraction of the ink's width, so a wide ink (or a flat line) is scaled
+    /// down as a whole.
     public static let minimumWidthFraction = 0.1
+    /// Features per point.
     public static let width = 5
     /// The most resampled points an ink may have (about 200 lines of handwriting); more is an error, not a stall.
     public static let maximumLength = 60_000
@@ -26,6 +34,7 @@ public struct InkFeatures: Sendable {
     public var values: [Float]
     /// For every row, the ink's (stroke, point) it was resampled from: the point that ends the segment it lies on.
     public var sources: [(stroke: Int, point: Int)]
+    /// The number of resampled points (rows of ``values``).
     public var length: Int { sources.count }
 
     /// Features of `strokes`, each given with its index in the caller's ink. Strokes must be non-empty with finite

@@ -10,11 +10,12 @@ import Foundation
 /// letter's case depends on the word: names (lexicon words the dictionary writes only capitalized, marked `N`) are
 /// written "Friday" far more often than "friday", other words the other way round. Characters other
 /// than letters and the apostrophe (digits, punctuation, symbols) end the current word and cost a flat probability
-/// by kind (``symbolLogProbability(_:)``).
+/// by kind (`symbolLogProbability(_:)`).
 public final class InkLanguageModel: @unchecked Sendable {
     /// Letter symbols: 1...26 are a...z, 27 the apostrophe; 0 is the word boundary.
     static let symbolCount = 28
     static let order = 4
+    /// The probability that a word is a lexicon word rather than spelled out by the character model.
     public static let inVocabularyWeight = 0.95
     /// P(a word's first letter is upper case): for names, for the other lexicon words, and for words spelled out
     /// by the character model (mostly names: UNIPEN's writers were given many). With P(an upper-case letter after
@@ -28,7 +29,9 @@ public final class InkLanguageModel: @unchecked Sendable {
     /// Flat log-probabilities of characters outside words: digits, common punctuation, and the rare symbols
     /// (# $ % & * + / < = > @ [ \ ] ^ _ ` { | } ~), which a handwritten "a" or "k" must not easily become.
     public static let digitLogProbability = log(1.0 / 50)
+    /// The log-probability of a common punctuation mark.
     public static let punctuationLogProbability = log(1.0 / 100)
+    /// The log-probability of a rare symbol.
     public static let rareSymbolLogProbability = log(1.0 / 3000)
     /// Log P(a space after a joiner): hyphens, slashes and a time's colon are written between their neighbours.
     public static let spaceAfterJoinerLogProbability = log(1.0 / 100)
@@ -69,6 +72,7 @@ public final class InkLanguageModel: @unchecked Sendable {
     /// Character n-gram tables keyed by ``key(_:)`` of a history (totals and distinct followers) or history+symbol.
     private var ngramCounts = KeyTable<Double>(capacity: 16, empty: 0)
     private var histories = KeyTable<(total: Double, types: Double)>(capacity: 16, empty: (0, 0))
+    /// The number of words in the lexicon.
     public let wordCount: Int
 
     private static let cacheLock = NSLock()
