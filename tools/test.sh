@@ -2,7 +2,8 @@
 # The project's test command: installs what is missing, records LiteRT's outputs on the real models
 # (tools/make_model_goldens.py), runs every Swift test at the instruction-set level the CPU selects, then the
 # engine's golden and consistency tests again at every lower level this CPU has (LITEVISION_ISA), so every kernel
-# path that can run here is checked against LiteRT in every run. Ends with one "N passed, M failed" line.
+# path that can run here is checked against LiteRT in every run, then builds the DocC documentation with warnings as
+# errors. Ends with one "N passed, M failed" line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh
@@ -23,6 +24,13 @@ for level in $levels; do
   echo "== tests at LITEVISION_ISA=$level (this CPU: $detected)"
   LITEVISION_ISA=$level swift test --skip-build --filter "$per_level" 2>&1 | tee "$logs/run-$level.log" || status=$?
 done
+# The DocC catalogs of the library products, every DocC warning an error (tools/docs.sh).
+echo "== documentation (tools/docs.sh)"
+if ! tools/docs.sh > "$logs/docs.log" 2>&1; then
+  tail -n 40 "$logs/docs.log"
+  echo "documentation: tools/docs.sh failed (DocC warnings or a build error above)" >&2
+  status=1
+fi
 passed=0 failed=0
 for log in "$logs"/run-*.log; do
   summary=$(grep -E "^[[:space:]]*Executed [0-9]+ tests?, with [0-9]+ failures?" "$log" | tail -n 1 || true)
