@@ -26,10 +26,14 @@ let package = Package(
         /// with its import changed to `import TensorFlowLiteCompat` (Docs/tflite-swift.md).
         .library(name: "TensorFlowLiteCompat", targets: ["TensorFlowLiteCompat"]),
         .executable(name: "vision-cli", targets: ["vision-cli"]),
+        /// The HTTP service on Hummingbird (Docs/server.md); only this executable depends on the server packages.
+        .executable(name: "vision-server", targets: ["vision-server"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         .systemLibrary(
@@ -64,6 +68,17 @@ let package = Package(
                 "LiteEngine",
                 "LiteTasks",
                 "CZlib",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "vision-server",
+            dependencies: [
+                "LiteEngine",
+                "LiteImage",
+                "LiteTasks",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
