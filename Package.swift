@@ -89,6 +89,7 @@ let package = Package(
         .testTarget(name: "LiteFormatTests", dependencies: ["LiteFormat"], exclude: ["Goldens"]),
         .testTarget(name: "LiteImageTests", dependencies: ["LiteImage", "LiteTasks"], exclude: ["Fixtures"]),
         .testTarget(name: "LiteTasksTests", dependencies: ["LiteTasks", "TrackingEvaluation", "CZlib"], exclude: ["Goldens"]),
+        .testTarget(name: "VisionServerTests", dependencies: ["vision-server"]),
         .testTarget(name: "TensorFlowLiteCompatTests", dependencies: ["TensorFlowLiteCompat", "LiteEngine", "LiteFormat"]),
         .testTarget(
             name: "LiteEngineTests",

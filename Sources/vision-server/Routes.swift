@@ -93,7 +93,7 @@ struct Service: Sendable {
                 response = try await handler(request)
             } catch {
                 let apiError = APIError.from(error)
-                if apiError.status.code >= 500 { context.logger.error("\(route): \(apiError)") }
+                if apiError.status.code >= 500 && apiError.kind != "busy" { context.logger.error("\(route): \(apiError)") }
                 errorKind = apiError.kind
                 response = Response(status: apiError.status, headers: [.contentType: "application/json"],
                                     body: .init(byteBuffer: ByteBuffer(string: apiError.json)))
