@@ -53,8 +53,10 @@ struct Service: Sendable {
         return router
     }
 
-    /// The body, refused with 413 past --max-body-bytes: at once when Content-Length says so, else while reading.
+    /// The body, refused with 413 past --max-body-bytes: at once when Content-Length says so, else while reading;
+    /// refused with 503 before reading when no worker is free and the queue is full.
     private func body(_ request: Request) async throws -> [UInt8] {
+        try await pool.checkRoom()
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > maxBodyBytes {
             throw APIError.bodyTooLarge(limit: maxBodyBytes)
         }

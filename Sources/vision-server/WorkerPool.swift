@@ -22,13 +22,20 @@ actor WorkerPool {
     var busy: Int { size - idle.count }
     var queued: Int { waiting.count }
 
+    /// Throws the 503 a request would get now, so that a full server refuses it before reading its body.
+    func checkRoom() throws {
+        if idle.isEmpty && waiting.count >= queueLimit { throw busyError() }
+    }
+
+    private func busyError() -> APIError {
+        APIError(status: .serviceUnavailable, kind: "busy",
+                 message: "all \(size) workers are busy and \(waiting.count) requests are waiting (--queue \(queueLimit)); try again shortly",
+                 retryAfter: 1)
+    }
+
     private func acquire() async throws -> Worker {
         if let worker = idle.popLast() { return worker }
-        guard waiting.count < queueLimit else {
-            throw APIError(status: .serviceUnavailable, kind: "busy",
-                           message: "all \(size) workers are busy and \(waiting.count) requests are waiting (--queue \(queueLimit)); try again shortly",
-                           retryAfter: 1)
-        }
+        guard waiting.count < queueLimit else { throw busyError() }
         return await withCheckedContinuation { waiting.append($0) }
     }
 
