@@ -30,14 +30,18 @@ struct Service: Sendable {
                             body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
         }
         router.post("/v1/classify", use: measured("/v1/classify") { request in
-            var parameters = QueryParameters(request)
-            let query = try ClassifyQuery(&parameters, locator: locator, defaultModel: defaultModel)
+            let query = try await offloaded {
+                var parameters = QueryParameters(request)
+                return try ClassifyQuery(&parameters, locator: locator, defaultModel: defaultModel)
+            }
             let bytes = try await imageBody(request)
             return json(try await pool.run { try $0.classify(bytes, query) })
         })
         router.post("/v1/detect", use: measured("/v1/detect") { request in
-            var parameters = QueryParameters(request)
-            let query = try DetectQuery(&parameters, locator: locator, defaultDetector: defaultDetector, defaultClassifier: defaultClassifier)
+            let query = try await offloaded {
+                var parameters = QueryParameters(request)
+                return try DetectQuery(&parameters, locator: locator, defaultDetector: defaultDetector, defaultClassifier: defaultClassifier)
+            }
             let bytes = try await imageBody(request)
             return json(try await pool.run { try $0.detect(bytes, query) })
         })
@@ -75,6 +79,15 @@ struct Service: Sendable {
             throw APIError.unsupportedMediaType("send the image's bytes as the body (image/png, image/jpeg, application/octet-stream, ...), not \(type)")
         }
         return try await body(request)
+    }
+
+    /// Runs `body` on a thread of its own: reading the query may fetch a model the first time it is named (a copy from
+    /// the mirror or a download), which must not block NIO's event loops or Swift's cooperative threads.
+    private func offloaded<T>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        let result: Result<T, Error> = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: Result { try body() }) }
+        }
+        return try result.get()
     }
 
     private func json(_ object: [String: Any], status: HTTPResponse.Status = .ok) -> Response {
