@@ -26,12 +26,16 @@ let package = Package(
         /// with its import changed to `import TensorFlowLiteCompat` (Docs/tflite-swift.md).
         .library(name: "TensorFlowLiteCompat", targets: ["TensorFlowLiteCompat"]),
         .executable(name: "vision-cli", targets: ["vision-cli"]),
+        /// The HTTP service on Hummingbird (Docs/server.md); only this executable depends on the server packages.
+        .executable(name: "vision-server", targets: ["vision-server"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"]),
         /// `swift package generate-documentation` (tools/docs.sh): a command plugin only, no library target uses it.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         .systemLibrary(
@@ -69,6 +73,17 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(
+            name: "vision-server",
+            dependencies: [
+                "LiteEngine",
+                "LiteImage",
+                "LiteTasks",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .target(name: "ModelFuzzing", dependencies: ["LiteEngine"], path: "tools/ModelFuzzing"),
         .executableTarget(name: "model-fuzz", dependencies: ["ModelFuzzing"], path: "tools/model-fuzz"),
         .target(name: "TrackingEvaluation", dependencies: ["LiteTasks", "LiteImage"], path: "tools/TrackingEvaluation"),
@@ -76,6 +91,7 @@ let package = Package(
         .testTarget(name: "LiteFormatTests", dependencies: ["LiteFormat"], exclude: ["Goldens"]),
         .testTarget(name: "LiteImageTests", dependencies: ["LiteImage", "LiteTasks"], exclude: ["Fixtures"]),
         .testTarget(name: "LiteTasksTests", dependencies: ["LiteTasks", "TrackingEvaluation", "CZlib"], exclude: ["Goldens"]),
+        .testTarget(name: "VisionServerTests", dependencies: ["vision-server"]),
         .testTarget(name: "TensorFlowLiteCompatTests", dependencies: ["TensorFlowLiteCompat", "LiteEngine", "LiteFormat"]),
         .testTarget(
             name: "LiteEngineTests",
