@@ -67,15 +67,6 @@ struct DetectionModelOptions: ParsableArguments {
         ImageDecodingOptions(limits: ImageLimits(maximumPixels: maxPixels),
                              minimumSize: ImageSize(width: detector.detector.inputWidth, height: detector.detector.inputHeight))
     }
-
-    func load(_ file: String, for detector: ObjectDetector) throws -> VisionImage {
-        var image = try VisionImage(contentsOfFile: file, options: decoding(for: detector))
-        if let orientation {
-            guard let value = ImageOrientation(name: orientation) else { throw ValidationError("unknown orientation \(orientation)") }
-            image.orientation = value
-        }
-        return image
-    }
 }
 
 struct Detect: ParsableCommand {
@@ -187,7 +178,7 @@ struct Track: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "track",
         abstract: "Track objects over an image sequence with ML Kit's stream mode: stable tracking IDs, labels as they become ready.",
-        discussion: "Frames are processed in name order, one after another: each frame's tracking IDs and labels depend on the frames before it, so unlike detect, --threads only sets engine threads. Objects are reported per frame with their tracking ID; an object may appear before its labels (stream mode labels at most two objects per frame)."
+        discussion: "Frames are tracked in name order, one after another: each frame's tracking IDs and labels depend on the frames before it, so --threads sets engine threads; the next frames are decoded in parallel meanwhile (one per core, a few frames ahead), under a progress bar on a terminal. Objects are reported per frame with their tracking ID; an object may appear before its labels (stream mode labels at most two objects per frame)."
     )
 
     @Argument(help: "Frames, in order (sorted by name).") var frames: [String] = []
@@ -220,35 +211,56 @@ struct Track: ParsableCommand {
             }
         }
         var documents: [String] = []
-        for (index, file) in files.enumerated() {
-            let image: VisionImage
-            let objects: [Object]
-            let started: UInt64
-            do {
-                image = try models.load(file, for: detector)
-                // The time of ML Kit's processing of a frame already in memory: decoding the file is not counted.
-                started = DispatchTime.now().uptimeNanoseconds
-                objects = try detector.results(in: image)
-            } catch {
-                printError("error: \(file): \(error)")
-                throw ExitCode(.inputsFailed)
+        // Decoding does not depend on earlier frames: each batch of the next frames is decoded in parallel, one per
+        // core, then tracked in order. A batch is two frames per core, so memory holds only those.
+        let decoding = models.decoding(for: detector)
+        let explicitOrientation = try models.explicitOrientation()
+        let batchSize = 2 * max(1, ProcessInfo.processInfo.activeProcessorCount)
+        let bar = files.count > 1 ? ProgressBar(label: "track", total: files.count) : nil
+        for batchStart in stride(from: 0, to: files.count, by: batchSize) {
+            let batch = Array(files[batchStart..<min(batchStart + batchSize, files.count)])
+            let decoded = DecodedFrames(count: batch.count)
+            DispatchQueue.concurrentPerform(iterations: batch.count) { k in
+                decoded.set(k, Result {
+                    var image = try VisionImage(contentsOfFile: batch[k], options: decoding)
+                    if let explicitOrientation { image.orientation = explicitOrientation }
+                    return image
+                })
             }
-            let ms = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
-            let timestamp = (Double(index) * 1000 / fps).rounded()
-            let header: [String: Any] = ["frame": index, "image": file, "timestamp_ms": timestamp, "ms": (ms * 1000).rounded() / 1000]
-            let reported = inFilePixels(objects, scale: image.scale)
-            if json {
-                documents.append(objectsJSON(header, reported, pretty: false))
-            } else if jsonl {
-                print(objectsJSON(header, reported, pretty: false))
-            } else {
-                print(objectsText("frame \(index) (\(Int(timestamp)) ms) \(file)", reported))
-            }
-            if let annotateDir {
-                let name = ((file as NSString).lastPathComponent as NSString).deletingPathExtension + ".png"
-                try OutputFile.writeImage(image.oriented().annotated(with: objects), to: (annotateDir as NSString).appendingPathComponent(name))
+            for (k, file) in batch.enumerated() {
+                let index = batchStart + k
+                let image: VisionImage
+                let objects: [Object]
+                let started: UInt64
+                do {
+                    image = try decoded.get(k).get()
+                    // The time of ML Kit's processing of a frame already in memory: decoding the file is not counted.
+                    started = DispatchTime.now().uptimeNanoseconds
+                    objects = try detector.results(in: image)
+                } catch {
+                    bar?.finish()
+                    printError("error: \(file): \(error)")
+                    throw ExitCode(.inputsFailed)
+                }
+                let ms = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
+                let timestamp = (Double(index) * 1000 / fps).rounded()
+                let header: [String: Any] = ["frame": index, "image": file, "timestamp_ms": timestamp, "ms": (ms * 1000).rounded() / 1000]
+                let reported = inFilePixels(objects, scale: image.scale)
+                if json {
+                    documents.append(objectsJSON(header, reported, pretty: false))
+                } else if jsonl {
+                    print(objectsJSON(header, reported, pretty: false))
+                } else {
+                    print(objectsText("frame \(index) (\(Int(timestamp)) ms) \(file)", reported))
+                }
+                if let annotateDir {
+                    let name = ((file as NSString).lastPathComponent as NSString).deletingPathExtension + ".png"
+                    try OutputFile.writeImage(image.oriented().annotated(with: objects), to: (annotateDir as NSString).appendingPathComponent(name))
+                }
+                bar?.update(index + 1)
             }
         }
+        bar?.finish()
         if json { print("{\"frames\": [\n" + documents.joined(separator: ",\n") + "\n]}") }
     }
 }
@@ -334,4 +346,13 @@ final class OutputFailure: @unchecked Sendable {
     private let lock = NSLock()
     var error: Error? { lock.withLock { first } }
     func set(_ error: Error) { lock.withLock { if first == nil { first = error } } }
+}
+
+/// Frames decoded in parallel, by position in their batch.
+final class DecodedFrames: @unchecked Sendable {
+    private var frames: [Result<VisionImage, Error>?]
+    private let lock = NSLock()
+    init(count: Int) { frames = Array(repeating: nil, count: count) }
+    func set(_ k: Int, _ frame: Result<VisionImage, Error>) { lock.withLock { frames[k] = frame } }
+    func get(_ k: Int) -> Result<VisionImage, Error> { lock.withLock { frames[k]! } }
 }
