@@ -11,6 +11,17 @@ struct BatchOptions: ParsableArguments {
     @Option(help: "Take only shard I of N (I/N, 0-based): a stable subset by a hash of each path, so N machines cover the inputs once.")
     var shard: String?
 
+    /// Whether `inputs` are files only (no folder, no `--paths-from`): then their number is the number of records.
+    func isFileList(_ inputs: [String]) -> Bool {
+        pathsFrom == nil && inputs.allSatisfy { path in
+            var isDirectory: ObjCBool = false
+            return path == "-" || (FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue)
+        }
+    }
+
+    /// Whether `inputs` are one image file or `-`: the command's `--threads` then go to the engine.
+    func isSingleFile(_ inputs: [String]) -> Bool { inputs.count == 1 && isFileList(inputs) }
+
     /// The shard as (index, count), or a usage error.
     func parsedShard() throws -> (index: Int, count: Int)? {
         guard let shard else { return nil }

@@ -85,11 +85,7 @@ struct Detect: ParsableCommand {
     @OptionGroup var batch: BatchOptions
 
     /// One image given as a file (not a folder or a list): `--threads` are then the engine's threads.
-    private var isSingleFile: Bool {
-        var isDirectory: ObjCBool = false
-        return images.count == 1 && batch.pathsFrom == nil
-            && (images[0] == "-" || (FileManager.default.fileExists(atPath: images[0], isDirectory: &isDirectory) && !isDirectory.boolValue))
-    }
+    private var isSingleFile: Bool { batch.isSingleFile(images) }
 
     func validate() throws {
         if json && jsonl { throw ValidationError("--json and --jsonl exclude each other") }
@@ -117,10 +113,7 @@ struct Detect: ParsableCommand {
         let stop = StopSignal { inputs.stop() }
         let failures = Counter(), done = Counter()
         let outputFailure = OutputFailure()
-        let knownTotal = images.count > 1 && batch.pathsFrom == nil && images.allSatisfy { path in
-            var isDirectory: ObjCBool = false
-            return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
-        }
+        let knownTotal = batch.isFileList(images) && images.count > 1
         let bar = knownTotal ? ProgressBar(label: "detect", total: images.count) : nil
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
             while let input = inputs.next() {
