@@ -58,8 +58,28 @@ def institution(sample):
     return parts[3] if len(parts) > 3 and parts[0] == "unipen" else None
 
 
+_files_read = {}
+
+
+def files_read():
+    """The ../shared/ink files read so far in this process, each with its sha256 (for the training records)."""
+    return dict(sorted(_files_read.items()))
+
+
+def record_file(path):
+    """Remembers a ../shared/ink file this process reads, with its sha256 (see files_read)."""
+    if path not in _files_read:
+        import hashlib
+        digest = hashlib.sha256()
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                digest.update(block)
+        _files_read[os.path.basename(path)] = digest.hexdigest()
+
+
 def read(name, split=None, limit=None, trusted_only=True):
     """Cleaned samples of ../shared/ink/<name>.ndjson.gz (optionally only one split), in file order, y downward."""
+    record_file(os.path.join(SHARED, name + ".ndjson.gz"))
     trusted = TRUSTED_SOURCES.get(name)
     out = []
     with gzip.open(os.path.join(SHARED, name + ".ndjson.gz"), "rt") as f:

@@ -35,6 +35,7 @@ def _part(key):
 def _half(split):
     """The Quick, Draw! drawings of one part ("train", "validation" or "test", see _part), in file order, as
     (shape label or None for the other categories, sample)."""
+    ink_data.record_file(os.path.join(ink_data.SHARED, "quickdraw.ndjson.gz"))
     with gzip.open(os.path.join(ink_data.SHARED, "quickdraw.ndjson.gz"), "rt") as f:
         for line in f:
             d = json.loads(line)

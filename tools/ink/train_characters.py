@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Trains the "en" model's character network: writes models/ink-en.characters.tflite (+ .characters.training.json).
 
-    python3 tools/ink/train_characters.py [--minutes 20] [--seed 1] [--cuts-cache DIR]
+    python3 tools/ink/train_characters.py [--epochs 15] [--seed 1] [--cuts-cache DIR]
 
 What it is for (DigitalInkRecognizer, InkCharacterClassifier.swift): an ink that is one character on its own is
 also looked at as a picture, and this network's probabilities join the LSTM's reading. Data: real isolated
@@ -13,7 +13,7 @@ stair-stepped). Validation: the characters cut out of the validation writers' wo
 Omniglot are never read. Every class weighs the same in the loss (inverse frequency, capped at 20 times the mean),
 so that the output is a likelihood: the recognizer adds the prior of a lone character itself.
 Model: three 3x3 convolutions (32, 64, 128) with max pooling, dense 256, dropout 0.3, 94 outputs; Adam, a fixed
-wall-clock budget; exported is the epoch with the best validation cross-entropy.
+number of epochs (the learning rate drops after 60% of them); exported is the epoch with the best validation cross-entropy.
 """
 import argparse
 import json
@@ -84,7 +84,7 @@ def build_model(tf, batch_size=1, dropout=0.3):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--minutes", type=float, default=20)
+    parser.add_argument("--epochs", type=int, default=15)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--hershey-per-class", type=int, default=400)
     parser.add_argument("--copies", type=int, default=1, help="affine copies of every cut-out character")
@@ -109,12 +109,9 @@ def main():
     free = build_model(tf, batch_size=None, dropout=args.dropout)  # the same network with any batch size, trained; `model` exports it
     free.compile(tf.keras.optimizers.Adam(1e-3), tf.keras.losses.CategoricalCrossentropy(from_logits=True, label_smoothing=args.label_smoothing))
     targets = np.eye(len(CHARACTERS), dtype=np.float32)[y]
-    history, best, epoch = [], (np.inf, None), 0
-    budget = args.minutes * 60
-    train_started = time.time()
-    while time.time() - train_started < budget:
-        epoch += 1
-        if time.time() - train_started > 0.6 * budget:
+    history, best = [], (np.inf, None)
+    for epoch in range(1, args.epochs + 1):
+        if epoch > 0.6 * args.epochs:
             free.optimizer.learning_rate.assign(2e-4)
         loss = free.fit(x, targets, sample_weight=class_weight[y].astype(np.float32), batch_size=128, epochs=1, verbose=0, shuffle=True).history["loss"][0]
         z = free.predict(xv, verbose=0).astype(np.float64)
@@ -133,6 +130,7 @@ def main():
     with open(base + ".training.json", "w") as f:
         json.dump(dict(parameters=int(model.count_params()), training_pictures=int(len(y)), **counts, validation_characters=int(len(yv)),
                        hershey_per_class=args.hershey_per_class, copies=args.copies, dropout=args.dropout, label_smoothing=args.label_smoothing, best_validation_cross_entropy=best[0], history=history, seed=args.seed,
+                       epochs=args.epochs, data=ink_data.files_read(),
                        minutes=(time.time() - started) / 60, tensorflow=tf.__version__), f, indent=1)
     bundled.touch_if_bundled(args.output)
     print(f"wrote {args.output}: validation cross-entropy {best[0]:.4f}", flush=True)

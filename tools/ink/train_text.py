@@ -2,8 +2,8 @@
 """Trains the "en" digital ink model and writes models/ink-en.tflite (+ models/ink-en.training.json).
 
     tools/setup.sh --ink          # tensorflow-cpu 2.21, tf_keras, wordfreq; Debian hershey-fonts-data, wamerican, wamerican-insane
-    python3 tools/ink/train_text.py --minutes 62 --seed 1 --copies 2 --single-characters 0.25 --speed-range 3   # the shipped run
-    python3 tools/ink/train_text.py --resume FIRST.tflite --learning-rate 5e-4 --minutes 30 ...   # continue a run
+    python3 tools/ink/train_text.py --epochs 6 --seed 1 --copies 2 --single-characters 0.25 --speed-range 3   # the shipped run
+    python3 tools/ink/train_text.py --resume FIRST.tflite --learning-rate 5e-4 --epochs 3 ...   # continue a run
     tools/ink/train_all.sh        # everything the shipped models took, in one command
 
 Data: UNIPEN words and characters of the training writers from trusted sources (ink_data.py), each word also
@@ -12,7 +12,7 @@ mouse or a file without t arrive), plus synthetic ink drawn from Hershey fonts (
 by English word frequency (wordfreq), capitalised and upper-case variants, numbers, punctuation, lines of two to
 four words, and single characters (`--single-characters` of them; 70% letters, 20% digits, 10% anything).
 Model: two bidirectional LSTM layers of 96 units and a dense layer over 96 classes (CTC blank + printable ASCII),
-trained with CTC for a fixed wall-clock budget; the checkpoint with the best greedy character error rate on the
+trained with CTC for a fixed number of epochs; the checkpoint with the best greedy character error rate on the
 validation writers is exported. Keras 2 (tf_keras) so the converter fuses each LSTM into
 UNIDIRECTIONAL_SEQUENCE_LSTM (Bidirectional -> two of them + REVERSE_V2) with a resizable time dimension.
 `--resume` continues from an exported model's weights (read back from the .tflite, checked by its validation CER).
@@ -209,7 +209,8 @@ def batches(items, batch_size, rng):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--minutes", type=float, default=50.0, help="wall-clock training budget")
+    parser.add_argument("--epochs", type=int, default=6, help="passes over the training sequences; the learning-rate schedule "
+                        "is a function of the epoch, so every machine trains the same model")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--synthetic", type=int, default=80000)
     parser.add_argument("--output", default=os.path.join(ROOT, "models", "ink-en.tflite"))
@@ -220,7 +221,7 @@ def main():
     parser.add_argument("--speed-range", type=float, default=1.0, help="augmented copies are written up to this many times slower or faster")
     parser.add_argument("--cut-characters-with", help="a trained .tflite: cut real isolated characters out of the training words it reads (character_cuts.py)")
     parser.add_argument("--pixel-grid", type=float, default=0.0, help="share of augmented copies snapped to a coarse pixel grid (mouse or finger on a small canvas)")
-    parser.add_argument("--cut-characters-at", type=float, help="at this fraction of the budget, cut real isolated characters out of the training words "
+    parser.add_argument("--cut-characters-at", type=float, help="at this fraction of the epochs, cut real isolated characters out of the training words "
                         "the model being trained reads, and train on them too for the rest of the run (the cutting itself took 9 minutes here)")
     parser.add_argument("--label-smoothing", type=float, default=0.0, help="each frame's CTC target mixed with this share of a uniform guess")
     parser.add_argument("--cut-characters-below", type=float, help="as --cut-characters-at, but after the first epoch whose validation greedy CER is "
@@ -257,8 +258,6 @@ def main():
         weights_from_tflite(args.resume, model)
         resumed_cer = validation_cer_of(model, validation)
         print(f"resumed from {args.resume}: validation greedy CER {resumed_cer:.4f}", flush=True)
-    schedule_start = time.time()
-    budget = args.minutes * 60 - (schedule_start - started)
     optimizer = tf.keras.optimizers.Adam(args.learning_rate, clipnorm=5.0)
     top = args.learning_rate
 
@@ -295,17 +294,16 @@ def main():
 
     history, best = [], ((resumed_cer, model.get_weights()) if args.resume else (math.inf, None))
     epoch, cut_done = 0, False
-    while time.time() - schedule_start < budget:
+    while epoch < args.epochs:
         epoch += 1
         losses = []
-        for x, y, xl, yl in batches(items, 64, rng):
-            elapsed = (time.time() - schedule_start) / budget
-            if elapsed >= 1.0:
-                break
+        batch_count = math.ceil(len(items) / 64)
+        for b, (x, y, xl, yl) in enumerate(batches(items, 64, rng)):
+            elapsed = (epoch - 1 + b / batch_count) / args.epochs  # the schedule's position, 0 to 1
             if args.cut_characters_at is not None and elapsed >= args.cut_characters_at and not cut_done:
                 cuts, cut_done = cut_now(), True
                 break  # a new epoch, with the cut characters in it
-            # constant, then cosine decay over the last 40% of the budget
+            # constant, then cosine decay over the last 40% of the epochs
             optimizer.learning_rate.assign(top if elapsed < 0.6 else 0.1 * top + 0.9 * top * 0.5 * (1 + math.cos(math.pi * (elapsed - 0.6) / 0.4)))
             losses.append(float(step(x, y, xl, yl)))
         cer = validation_cer()
@@ -313,7 +311,7 @@ def main():
         print(json.dumps(history[-1]), flush=True)
         if cer < best[0]:
             best = (cer, model.get_weights())
-        if args.cut_characters_below is not None and cer < args.cut_characters_below and not cut_done and time.time() - schedule_start < budget:
+        if args.cut_characters_below is not None and cer < args.cut_characters_below and not cut_done and epoch < args.epochs:
             cuts, cut_done = cut_now(), True
 
     pool.close()
@@ -325,6 +323,7 @@ def main():
     summary = dict(units=UNITS, layers=2, parameters=int(export.count_params()), training_sequences=len(items),
                    unipen_words=len(words), unipen_characters=len(chars), cut_characters=len(cuts), synthetic=args.synthetic,
                    minutes=(time.time() - started) / 60, best_validation_greedy_cer=best[0], history=history,
+                   epochs=args.epochs, data=ink_data.files_read(),
                    seed=args.seed, tensorflow=tf.__version__, resumed_from=args.resume, learning_rate=args.learning_rate,
                    augmented_copies=args.copies, pixel_grid=args.pixel_grid, single_characters=args.single_characters, speed_range=args.speed_range,
                    cut_characters_with=args.cut_characters_with, cut_characters_at=args.cut_characters_at,
