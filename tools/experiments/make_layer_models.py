@@ -2,7 +2,7 @@
 """Writes MobileNetV2's layers as one-op models (float, and int8 through LiteRT's converter), to time them alone
 against LiteRT, which shows where a whole model's ratio comes from better than its profile does.
 
-    python3 tools/make_layer_models.py --out /tmp/layers
+    python3 tools/experiments/make_layer_models.py --out /tmp/layers
     python3 tools/bench_vs_litert.py --models /tmp/layers/*.tflite --runs 200 --rounds 3
 
 Names: `first` (3x3 stride 2, 224x224x3 -> 32), `pwA_B` (1x1 from A to B channels; `_1` on one pixel), `dwC_s1` / `dwC_s2` (3x3

@@ -3,10 +3,10 @@
 to check architectures nobody tuned this engine for against LiteRT (tools/compare_with_litert.py) and to time them
 (tools/bench_vs_litert.py).
 
-    python3 tools/make_keras_applications.py --out /tmp/apps MobileNetV3Large EfficientNetB0 ConvNeXtTiny ...
-    python3 tools/make_keras_applications.py --out /tmp/apps --int8 MobileNetV3Small     # full-integer int8 (int8 in/out)
-    python3 tools/make_keras_applications.py --out /tmp/apps --int16 ResNet50 DenseNet121  # 16x8 (float in/out)
-    python3 tools/make_keras_applications.py --out /tmp/apps --dynamic MobileNetV2        # dynamic range (int8 weights)
+    python3 tools/experiments/make_keras_applications.py --out /tmp/apps MobileNetV3Large EfficientNetB0 ConvNeXtTiny ...
+    python3 tools/experiments/make_keras_applications.py --out /tmp/apps --int8 MobileNetV3Small     # full-integer int8 (int8 in/out)
+    python3 tools/experiments/make_keras_applications.py --out /tmp/apps --int16 ResNet50 DenseNet121  # 16x8 (float in/out)
+    python3 tools/experiments/make_keras_applications.py --out /tmp/apps --dynamic MobileNetV2        # dynamic range (int8 weights)
 
 The quantized forms are calibrated on 8 random images (uniform in [-1, 1]). With random weights some architectures'
 ranges collapse: LiteRT refuses 16x8 MobileNetV2 this way (a RELU6 bound past int32 on a tiny output scale).

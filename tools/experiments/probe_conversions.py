@@ -7,8 +7,8 @@ Keras 3), `functions` (TensorFlow functions), `resized` (models with resizable d
 float, dynamic (dynamic-range int8 weights), float16, int8 and uint8 (full integer), int16 (16x8).
 
     tools/setup.sh --tensorflow && tools/build.sh
-    python3 tools/probe_conversions.py --suite keras2 functions --modes int8 int16
-    python3 tools/probe_conversions.py --suite resized --only mha_len
+    python3 tools/experiments/probe_conversions.py --suite keras2 functions --modes int8 int16
+    python3 tools/experiments/probe_conversions.py --suite resized --only mha_len
 
 One line per model and mode: OK; DIFFERS (what differs); OURS FAILS (our error, where LiteRT runs the model);
 CONVERT FAILS or LITERT FAILS (TensorFlow's converter or LiteRT itself cannot, so nothing to compare); CRASHED (the
@@ -304,7 +304,7 @@ def main():
     p.add_argument("--suite", nargs="+", choices=["keras2", "keras3", "functions", "resized"], default=["keras2", "functions"])
     p.add_argument("--modes", nargs="+", choices=MODES, default=MODES)
     p.add_argument("--only", help="one case name")
-    p.add_argument("--cli", default=os.path.join(HERE, "..", ".build", "release", "vision-cli"))
+    p.add_argument("--cli", default=os.path.join(HERE, "..", "..", ".build", "release", "vision-cli"))
     p.add_argument("--child", nargs=2, metavar=("SUITE", "NAME"), help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.child:

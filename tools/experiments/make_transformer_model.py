@@ -3,7 +3,7 @@
 residuals) as a float .tflite, or full-integer int8 with --int8, to time BATCH_MATMUL, GELU and the layer-norm
 arithmetic against LiteRT. Random weights and calibration inputs; the timing does not depend on them.
 
-    python3 tools/make_transformer_model.py --out /tmp/transformer.tflite [--sequence 64 --width 128 --heads 4 --blocks 2] [--int8]
+    python3 tools/experiments/make_transformer_model.py --out /tmp/transformer.tflite [--sequence 64 --width 128 --heads 4 --blocks 2] [--int8]
     python3 tools/bench_vs_litert.py --models /tmp/transformer.tflite --runs 100 --rounds 3
 """
 import argparse

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """An experiment, not shipped (Docs/digital-ink.md, 2026-11-25): a lone-character network that reads the pen path.
 
-    python3 tools/ink/train_character_paths.py [--minutes 40] [--seed 1] [--cuts-cache DIR] [--output OUT.tflite]
+    python3 tools/experiments/ink/train_character_paths.py [--minutes 40] [--seed 1] [--cuts-cache DIR] [--output OUT.tflite]
 
 It was tried as a third opinion on an ink that is one character on its own, beside the text LSTM's reading (which
 learnt characters inside words) and the character network's picture (train_characters.py), added to the two as
@@ -27,7 +27,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "ink"))  # tools/ink
 import bundled  # noqa: E402
 import hershey  # noqa: E402
 import ink_data  # noqa: E402

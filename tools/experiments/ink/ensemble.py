@@ -2,8 +2,8 @@
 """Joins trained "en" models into one .tflite that averages their per-point log-probabilities, or shapes models
 (`--shapes`) into one that averages their per-ink log-probabilities.
 
-    python3 tools/ink/ensemble.py A.tflite B.tflite [...] --output models/ink-en.tflite
-    python3 tools/ink/ensemble.py --shapes A.tflite B.tflite [...] --output models/ink-shapes.tflite
+    python3 tools/experiments/ink/ensemble.py A.tflite B.tflite [...] --output models/ink-en.tflite
+    python3 tools/experiments/ink/ensemble.py --shapes A.tflite B.tflite [...] --output models/ink-shapes.tflite
 
 Each model is read back into Keras (train_text.weights_from_tflite, checked against LiteRT's outputs here), and the
 graph computes mean(log_softmax(model_k(features))): a product-of-experts reading the recognizer decodes like a single
@@ -20,7 +20,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "ink"))  # tools/ink
 import bundled  # noqa: E402
 import shape_data  # noqa: E402
 import train_shapes  # noqa: E402

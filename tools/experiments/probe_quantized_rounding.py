@@ -2,7 +2,7 @@
 """Compares vision-cli with LiteRT's built-in kernels on single 8-bit ops chosen to hit rounding ties and near-ties,
 the runs behind the rounding rules in Docs/architecture.md ("Quantized arithmetic"):
 
-    python3 tools/probe_quantized_rounding.py [--cli PATH]
+    python3 tools/experiments/probe_quantized_rounding.py [--cli PATH]
 
 - int8 DEPTHWISE_CONV_2D on scales powers of two apart, 4-28 channels: mismatches per output channel (x marks one);
 - MEAN and SUM (8-bit) on random scales, axes and shapes (16 cases each);
@@ -18,7 +18,7 @@ import tempfile
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))  # tools/, for make_op_goldens
 import make_op_goldens as mg  # noqa: E402  (GraphBuilder and the built_* model makers)
 from ai_edge_litert.interpreter import Interpreter, OpResolverType  # noqa: E402
 
@@ -65,7 +65,7 @@ def reduce_model(op, dtype, shape, axes, keep, qx, qy):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--cli", default=os.path.join(HERE, "..", ".build", "release", "vision-cli"))
+    p.add_argument("--cli", default=os.path.join(HERE, "..", "..", ".build", "release", "vision-cli"))
     cli = p.parse_args().cli
     rng = np.random.default_rng(1)
 
