@@ -2,6 +2,10 @@
 """Times LiteRT on a model: XNNPACK (the default delegate) or the built-in kernels, median of N runs.
 
     python3 tools/litert_bench.py MODEL [--threads N] [--runs N] [--warmup N] [--builtin] [--json]
+
+Also reports memory as LiteRT's benchmark_model does: the process's peak resident set before the model is loaded,
+and how much it grew by the end of initialization and by the end of the runs (meaningful in a fresh process only:
+the peak never goes down, so a second model in the same process reads the first one's peak).
 """
 import argparse
 import json
@@ -29,7 +33,20 @@ def input_values(rng, dtype, shape):
     return np.zeros(shape, dtype)
 
 
+def peak_rss_mb():
+    """The process's peak resident set (VmHWM) in MB of 2^20 bytes, or None without /proc."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
+
+
 def bench(model, threads=1, runs=50, warmup=5, builtin=False, shape=None):
+    baseline_rss = peak_rss_mb()
     kwargs = {"num_threads": threads}
     if builtin:
         kwargs["experimental_op_resolver_type"] = litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES
@@ -44,13 +61,20 @@ def bench(model, threads=1, runs=50, warmup=5, builtin=False, shape=None):
         interp.set_tensor(d["index"], input_values(rng, d["dtype"], d["shape"]))
     for _ in range(warmup):
         interp.invoke()
+    init_rss = peak_rss_mb()
     times = []
     for _ in range(runs):
         t = time.perf_counter()
         interp.invoke()
         times.append((time.perf_counter() - t) * 1e3)
     times.sort()
-    return {"median_ms": times[len(times) // 2], "min_ms": times[0], "p90_ms": times[min(len(times) - 1, len(times) * 9 // 10)], "load_ms": load_ms}
+    peak_rss = peak_rss_mb()
+    memory = {}
+    if baseline_rss is not None:
+        memory = {"baseline_rss_mb": baseline_rss, "peak_rss_mb": peak_rss,
+                  "init_rss_increase_mb": init_rss - baseline_rss, "peak_rss_increase_mb": peak_rss - baseline_rss}
+    return {"median_ms": times[len(times) // 2], "min_ms": times[0], "p90_ms": times[min(len(times) - 1, len(times) * 9 // 10)],
+            "load_ms": load_ms, **memory}
 
 
 if __name__ == "__main__":
