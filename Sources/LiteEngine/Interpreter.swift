@@ -15,6 +15,9 @@ import LiteFormat
 /// one arena by lifetime; a float RELU, RELU6 or RELU_N1_TO_1 after a convolution, FULLY_CONNECTED or arithmetic
 /// node is folded into that node's activation, and a float LOGISTIC into the MUL that makes it a swish
 /// (``Options/fusesActivations``). `invoke()` then only runs kernels.
+///
+/// This file is the interpreter's surface; the passes that loading runs are in Graph/ (validation, shape preparation,
+/// fusions), memory planning in Memory/, and the one loop every `invoke` goes through in Run/.
 /// An interpreter is not safe to use from two threads at once; make one per thread (they can share a `TFLiteModel`).
 public final class Interpreter: @unchecked Sendable {
     /// How an interpreter runs: threads, numerics, memory limit, activation folding and the WHILE loop bound.
@@ -67,12 +70,12 @@ public final class Interpreter: @unchecked Sendable {
     let subgraph: SubGraphDescription
     let kernels: [Kernel]
     let nodeCodes: [OperatorCode]
-    /// Nodes folded into the node before them (``Options/fusesActivations``): not run.
+    /// Nodes folded into another node by the fusion passes (``NodeFusion``, ``Options/fusesActivations``): not run.
     let folded: [Bool]
-    /// Tensor index -> the tensor whose bytes it shares: a folded node's output is its input.
+    /// Tensor index -> the tensor whose bytes it shares: a folded clamp's output is its input.
     let aliases: [Int: Int]
-    /// Tensors a node reads in place of a folded node's output (``Kernel/takeChannelPad(_:of:)``), with that node:
-    /// they must live until it runs.
+    /// Tensors a node reads in place of a folded node's output (``ChannelPadAbsorbing``), with that node: they must
+    /// live until it runs.
     let lateReads: [(tensor: Int, node: Int)]
 
     /// The subgraphs this one runs inside, outermost first, and itself (0 for the model's main graph).
@@ -84,25 +87,22 @@ public final class Interpreter: @unchecked Sendable {
     /// The signature whose subgraph this interpreter runs (names its inputs and outputs), if the model has one.
     public let signature: SignatureDef?
 
+    /// The arena and scratch buffer of the current plan (``planArena()``).
+    let memory = ArenaMemory()
     // The planning state skips run-time exclusivity checks, as ``Tensor``'s properties do: a WHILE body plans at
     // every step, and the checks' calls were a sixth of a small recurrent model's time.
-    @exclusivity(unchecked) private var arena: UnsafeMutableRawBufferPointer?
-    @exclusivity(unchecked) private var scratch: UnsafeMutableRawBufferPointer?
-    @exclusivity(unchecked) private var needsPlan = true
+    /// Whether shapes must be prepared and memory planned again before the next run (after a resize).
+    @exclusivity(unchecked) var needsPlan = true
     /// Whether planning reads the inputs' values (see ``planWithInputValues()``).
-    @exclusivity(unchecked) private(set) var plansWithInputValues = false
-    /// Per tensor index, the bytes its arena region was planned with (-1: no region, the tensor has no lifetime). A
-    /// subgraph planned from its inputs' values keeps its plan while every tensor still fits its region (see
-    /// ``currentPlanFits(neededScratch:)``).
-    @exclusivity(unchecked) private var plannedBytes: [Int] = []
+    @exclusivity(unchecked) var plansWithInputValues = false
     /// Per node, its inputs' ``Tensor/shapeVersion``s when it was last prepared while planning from values (empty:
     /// not yet).
-    @exclusivity(unchecked) private var preparedShapeVersions: [[Int]] = []
+    @exclusivity(unchecked) var preparedShapeVersions: [[Int]] = []
     /// Bytes of the arena holding intermediate tensors, at the current input shapes.
-    public private(set) var arenaBytes = 0
+    public var arenaBytes: Int { memory.arenaBytes }
     /// Bytes of the scratch buffer shared by all nodes (im2col, decoded boxes): the largest any kernel needs at the
     /// current input shapes.
-    public private(set) var scratchBytes = 0
+    public var scratchBytes: Int { memory.scratchBytes }
 
     /// Loads the model at `modelPath` (mapped read-only) and builds its execution plan.
     ///
@@ -161,7 +161,7 @@ public final class Interpreter: @unchecked Sendable {
                                                    reason: "buffer holds \(available) bytes, shape \(tensor.shape) of \(tensor.type) needs \(tensor.byteCount)"))
             }
         }
-        try Self.validateGraph(subgraph, index: index, tensors: tensors, codes: subgraph.operators.map { model.operatorCodes[$0.opcodeIndex] })
+        try GraphValidation.validate(subgraph, index: index, tensors: tensors, codes: subgraph.operators.map { model.operatorCodes[$0.opcodeIndex] })
         var kernels: [Kernel] = []
         var codes: [OperatorCode] = []
         let tensors = self.tensors
@@ -191,17 +191,11 @@ public final class Interpreter: @unchecked Sendable {
             )
             kernels.append(try Self.nodeStep(index, code) { try registration.kernel.init(context) })
         }
-        if loopBody {
-            for (before, concatenation, after) in TensorListSetItem.candidates(kernels, subgraph) {
-                let fused = TensorListSetItem.node(concatenation: kernels[concatenation].node, before: kernels[before].node, after: kernels[after].node)
-                kernels[concatenation] = try Self.nodeStep(concatenation, codes[concatenation]) { try TensorListSetItem(fused) }
-                kernels[before] = try FusedSlice(kernels[before].node)
-                kernels[after] = try FusedSlice(kernels[after].node)
-            }
-        }
+        if loopBody { try Self.fuseTensorListSetItems(&kernels, codes: codes, graph: subgraph) }
         self.kernels = kernels
         self.nodeCodes = codes
-        (folded, aliases, lateReads) = options.fusesActivations ? Self.foldNodes(kernels, subgraph) : (kernels.map { _ in false }, [:], [])
+        let fusion = options.fusesActivations ? NodeFusion(kernels, subgraph) : NodeFusion(unfused: kernels.count)
+        (folded, aliases, lateReads) = (fusion.folded, fusion.aliases, fusion.lateReads)
         let variableBytes = tensors.filter(\.isVariable).reduce(0) { $0 + $1.byteCount }
         guard variableBytes <= options.memoryLimit else {
             throw EngineError.invalidArgument("variable tensors need \(variableBytes) bytes, over the memory limit of \(options.memoryLimit)")
@@ -222,106 +216,9 @@ public final class Interpreter: @unchecked Sendable {
         }
     }
 
-    /// Folds nodes into the node that reads or writes their output, when that output is read by nothing else and is
-    /// not a graph output:
-    /// - a float LOGISTIC whose output only a MUL reads, of the LOGISTIC's own input (swish, as EfficientNet's
-    ///   converter writes it): the MUL computes `x · sigmoid(x)` itself (``Kernel/takeSigmoid(of:)``), the same
-    ///   arithmetic in one pass, and the LOGISTIC does not run;
-    /// - each float clamp node (RELU, RELU6, RELU_N1_TO_1) into the node that writes its input, when the writer takes
-    ///   the clamp (``Kernel/takeClamp(_:)``): the writer's output is then already the clamp's, so the clamp's output
-    ///   shares its bytes and the clamp node does not run. A convolution followed by a RELU node (the face detector's
-    ///   blocks) then writes its output once;
-    /// - a float PAD of zeros after the last axis whose output only an ADD reads, into that ADD
-    ///   (``Kernel/takeChannelPad(_:of:)``): the ADD reads the PAD's input, which then lives until the ADD runs, and the
-    ///   padded copy is never written (the face detector's residual blocks: one pass over each block's output less).
-    private static func foldNodes(_ kernels: [Kernel], _ graph: SubGraphDescription) -> ([Bool], [Int: Int], [(tensor: Int, node: Int)]) {
-        var readers = [Int: Int](), writer = [Int: Int]()
-        for index in graph.outputs { readers[index, default: 0] += 1 }
-        for (node, kernel) in kernels.enumerated() {
-            for input in kernel.node.inputs { if let input { readers[input.index, default: 0] += 1 } }
-            for output in kernel.node.outputs { writer[output.index] = node }
-        }
-        var folded = kernels.map { _ in false }, aliases = [Int: Int](), lateReads: [(tensor: Int, node: Int)] = []
-        for (node, kernel) in kernels.enumerated() where kernel.node.inputs.count == 2 {
-            for operand in 0..<2 {
-                guard let padded = kernel.node.inputs[operand], padded.storage == .arena, readers[padded.index] == 1,
-                      let producer = writer[padded.index], !folded[producer], kernels[producer].isFloatChannelZeroPad,
-                      let source = kernels[producer].node.inputs[0], kernel.takeChannelPad(kernels[producer], of: operand)
-                else { continue }
-                folded[producer] = true
-                lateReads.append((source.index, node))
-                break
-            }
-        }
-        for kernel in kernels where kernel.node.inputs.count == 2 {
-            for (operand, other) in [(0, 1), (1, 0)] {
-                guard let sigmoid = kernel.node.inputs[operand], let x = kernel.node.inputs[other], sigmoid.storage == .arena,
-                      readers[sigmoid.index] == 1, let producer = writer[sigmoid.index], kernels[producer].isFloatSigmoid,
-                      kernels[producer].node.inputs.first??.index == x.index, kernel.takeSigmoid(of: other)
-                else { continue }
-                folded[producer] = true
-                break
-            }
-        }
-        for (node, kernel) in kernels.enumerated() {
-            guard let range = kernel.floatClamp, kernel.node.inputs.count == 1, let input = kernel.node.inputs[0],
-                  let output = kernel.node.outputs.first, input.storage == .arena, output.storage == .arena,
-                  readers[input.index] == 1, aliases[input.index] == nil,
-                  let producer = writer[input.index], kernels[producer].node.outputs.count == 1,
-                  kernels[producer].takeClamp(range)
-            else { continue }
-            folded[node] = true
-            aliases[output.index] = input.index
-        }
-        return (folded, aliases, lateReads)
-    }
-
-    /// The graph must be a valid dataflow program: every tensor written by at most one node, never a constant
-    /// or a graph input, and written before any node reads it. Kernels rely on this (a tensor written twice
-    /// with two shapes, or read before its shape is known, would be sized wrongly in the arena).
-    private static func validateGraph(_ graph: SubGraphDescription, index graphIndex: Int, tensors: [Tensor], codes: [OperatorCode]) throws {
-        var producer: [Int: Int] = [:]
-        let inputs = Set(graph.inputs)
-        for index in graph.inputs where tensors[index].storage == .constant {
-            throw EngineError.format(.malformed(path: "subgraphs[\(graphIndex)].inputs", reason: "input tensor \(index) has constant data"))
-        }
-        for (node, op) in graph.operators.enumerated() {
-            for index in op.outputs where index >= 0 {
-                let problem: String?
-                // A DEQUANTIZE of a constant may give a variable its first value (the converter's float16 LSTM state);
-                // it runs once, as TFLite's does.
-                let setsInitialValue = tensors[index].isVariable && codes[node].builtin == .dequantize
-                    && op.inputs.count == 1 && op.inputs[0] >= 0 && tensors[op.inputs[0]].storage == .constant
-                if tensors[index].storage == .constant || (tensors[index].isVariable && !setsInitialValue) {
-                    problem = "writes tensor \(index), which is constant or a variable"
-                } else if inputs.contains(index) {
-                    problem = "writes tensor \(index), which is a graph input"
-                } else if let other = producer[index] {
-                    problem = "writes tensor \(index), already written by node \(other)"
-                } else {
-                    problem = nil
-                }
-                if let problem { throw EngineError.invalidNode(node: node, op: codes[node].description, reason: problem) }
-                producer[index] = node
-            }
-        }
-        for (node, op) in graph.operators.enumerated() {
-            for index in op.inputs where index >= 0 {
-                if let writer = producer[index], writer >= node {
-                    throw EngineError.invalidNode(node: node, op: codes[node].description, reason: "reads tensor \(index) before node \(writer) writes it")
-                }
-            }
-        }
-    }
-
-    deinit {
-        arena?.deallocate()
-        scratch?.deallocate()
-    }
-
     /// `code` is read only for an error: copying it for every node run (its strings retained and released) was a
     /// tenth of a WHILE body's per-node time.
-    private static func nodeStep<T>(_ index: Int, _ code: @autoclosure () -> OperatorCode, _ body: () throws -> T) throws -> T {
+    static func nodeStep<T>(_ index: Int, _ code: @autoclosure () -> OperatorCode, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as KernelError {
@@ -415,44 +312,6 @@ public final class Interpreter: @unchecked Sendable {
         }
     }
 
-    /// Sets input `index` to `shape` without the signature check of ``resizeInput(at:to:)``: a WHILE gives its
-    /// subgraphs the shapes of its own loop variables.
-    func setInputShape(_ index: Int, _ shape: [Int]) throws {
-        let tensor = tensors[subgraph.inputs[index]]
-        if tensor.shape != shape {
-            tensor.shape = shape
-            if plansWithInputValues { try makeInputsPersistent([tensor]) }
-            needsPlan = true
-        }
-    }
-
-    /// Gives inputs memory of their own (planning from their values), within the memory limit: a loop variable's
-    /// hostile shape must be an error, not gigabytes allocated and zeroed.
-    private func makeInputsPersistent(_ inputs: [Tensor]) throws {
-        let bytes = inputs.reduce(0) { $0 + $1.byteCount }
-        guard bytes <= options.memoryLimit else {
-            throw EngineError.invalidArgument("subgraph inputs of \(bytes) bytes, over the memory limit of \(options.memoryLimit)")
-        }
-        for tensor in inputs { tensor.makePersistent(byteCount: tensor.byteCount) }
-    }
-
-    /// Makes planning read the inputs' current values: shape arithmetic on them (RESHAPE, ADD, CONCATENATION of int
-    /// tensors) folds, so that a SLICE whose bounds depend on them gets its shape. For a WHILE body whose shapes
-    /// follow a loop variable (a Keras LSTM writing step i of its output sequence slices its buffer at i): the inputs
-    /// keep their own memory, and the caller replans (``replan()``) after every change of their values.
-    func planWithInputValues() throws {
-        plansWithInputValues = true
-        preparedShapeVersions = [[Int]](repeating: [], count: kernels.count)
-        try makeInputsPersistent(subgraph.inputs.map { tensors[$0] })
-        needsPlan = true
-    }
-
-    /// Plans again, for the inputs' current values when ``plansWithInputValues``.
-    func replan() throws {
-        needsPlan = true
-        try allocateTensors()
-    }
-
     /// Copies raw bytes into input `index`; their count must equal the tensor's byte size.
     public func copy(_ bytes: UnsafeRawBufferPointer, toInputAt index: Int) throws {
         try allocateTensors()
@@ -498,200 +357,30 @@ public final class Interpreter: @unchecked Sendable {
     /// Infers shapes and plans memory. Called by `init` and, after a resize, by `invoke`.
     public func allocateTensors() throws {
         guard needsPlan else { return }
-        var known = plansWithInputValues ? Set(subgraph.inputs) : Set<Int>()
-        for (index, kernel) in kernels.enumerated() {
-            // Planned from the inputs' values (a WHILE body, every step): a kernel whose shapes cannot follow values
-            // and whose inputs kept their shapes would prepare to the same state; it is skipped.
-            if plansWithInputValues, !kernel.readsValuesWhilePreparing, !kernel.foldsAtPlanning, inputShapesUnchanged(index) { continue }
-            try Self.nodeStep(index, nodeCodes[index]) {
-                try kernel.prepare()
-                for output in kernel.node.outputs where Tensor.checkedCount(output.shape) == nil {
-                    throw KernelError.invalid("output \(output.index) would have shape \(output.shape), beyond the size limit")
-                }
-                if Self.canFold(kernel, known: known) {
-                    for output in kernel.node.outputs {
-                        output.makePersistent(byteCount: output.byteCount)
-                        known.insert(output.index)
-                    }
-                    let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: max(kernel.scratchBytes, ArenaPlanner.alignment), alignment: ArenaPlanner.alignment)
-                    defer { scratch.deallocate() }
-                    try kernel.run(RunContext(scratch: scratch.baseAddress!, threads: 1))
-                }
-            }
-            if plansWithInputValues { preparedShapeVersions[index] = kernels[index].node.inputs.map { $0?.shapeVersion ?? -1 } }
-        }
+        try prepareNodes()
         try planArena()
         needsPlan = false
     }
 
-    /// Whether node `index`'s inputs have the shapes they had when it was last prepared.
-    private func inputShapesUnchanged(_ index: Int) -> Bool {
-        guard index < preparedShapeVersions.count else { return false }
-        let inputs = kernels[index].node.inputs
-        let versions = preparedShapeVersions[index]
-        guard versions.count == inputs.count else { return false }
-        for (input, version) in zip(inputs, versions) where (input?.shapeVersion ?? -1) != version { return false }
-        return true
-    }
-
-    /// Whether `kernel` is shape arithmetic that can run now: see ``Kernel/foldsAtPlanning``.
-    private static func canFold(_ kernel: Kernel, known: Set<Int>) -> Bool {
-        guard kernel.foldsAtPlanning else { return false }
-        for output in kernel.node.outputs {
-            guard output.type == .int32 || output.type == .int64, output.elementCount <= 4096, !output.isVariable else { return false }
-        }
-        if kernel is Shape { return true }
-        return kernel.node.inputs.allSatisfy { input in
-            guard let input else { return true }
-            return input.storage == .constant || known.contains(input.index)
-        }
-    }
-
-    /// Whether the current plan still holds every arena tensor and the scratch at their current sizes: a WHILE body
-    /// planned again at every step (its slices follow the loop counter) keeps its plan then, and its tensors' regions
-    /// were planned at up to twice the size they grew to (below), so a loop that grows a slice step by step plans
-    /// about log2(steps) times in its first run and not at all in the runs after.
-    private func currentPlanFits(neededScratch: Int) -> Bool {
-        guard plansWithInputValues, arena != nil, neededScratch <= scratchBytes else { return false }
-        return tensorsFitTheirRegions()
-    }
-
-    /// Whether every arena tensor's bytes fit the region the current plan gave it (the invariant
-    /// ``currentPlanFits(neededScratch:)`` keeps; tests check it after loops planned from values).
-    func tensorsFitTheirRegions() -> Bool {
-        guard plannedBytes.count == tensors.count else { return false }
-        for tensor in tensors where tensor.storage == .arena {
-            // -1: the tensor had no lifetime in the plan (no node reads or writes it), so it needs no region.
-            let planned = plannedBytes[aliases[tensor.index] ?? tensor.index]
-            if planned >= 0 && tensor.byteCount > planned { return false }
-        }
-        return true
-    }
-
-    private func planArena() throws {
-        let neededScratch = kernels.map(\.scratchBytes).max() ?? 0
-        if currentPlanFits(neededScratch: neededScratch) { return }
-        let end = kernels.count
-        // Per tensor index (arrays, not dictionaries: a WHILE body that follows its loop counter plans every step).
-        var first = [Int?](repeating: nil, count: tensors.count)
-        var last = [Int?](repeating: nil, count: tensors.count)
-        for index in subgraph.inputs { first[index] = -1; last[index] = max(last[index] ?? -1, -1) }
-        // The kernels' tensors, not the file's: a fused node (``TensorListSetItem``) reads its parts' inputs.
-        for (node, kernel) in kernels.enumerated() {
-            for input in kernel.node.inputs { if let index = input?.index { last[index] = max(last[index] ?? node, node) } }
-            for index in kernel.node.outputs.map(\.index) {
-                if first[index] == nil { first[index] = node }
-                last[index] = max(last[index] ?? node, node)
-            }
-            for index in kernel.node.intermediates.map(\.index) {
-                first[index] = min(first[index] ?? node, node); last[index] = max(last[index] ?? node, node)
-            }
-        }
-        // Inputs and outputs are never overwritten (as TFLite's planner): a caller may invoke again on the same
-        // input or read an output after another run.
-        for index in subgraph.outputs + subgraph.inputs { last[index] = end }
-        for (tensor, node) in lateReads { last[tensor] = max(last[tensor] ?? node, node) }
-        for (alias, shared) in aliases {
-            if let use = last[alias] { last[shared] = max(last[shared] ?? use, use) }
-        }
-        // A subgraph planned again from its inputs' values keeps each region at least as large as before and doubles
-        // one that must grow (headroom), unless that would pass the memory limit.
-        let growing = plansWithInputValues && plannedBytes.count == tensors.count
-        var plan: (requests: [ArenaPlanner.Request], offsets: [Int?], size: Int)?
-        var failure = "the plan needs more than the memory limit of \(options.memoryLimit) bytes"
-        for withHeadroom in growing ? [true, false] : [false] {
-            var requests: [ArenaPlanner.Request] = []
-            for tensor in tensors where tensor.storage == .arena && aliases[tensor.index] == nil {
-                guard let firstUse = first[tensor.index] ?? last[tensor.index].map({ _ in -1 }) else { continue }
-                var bytes = tensor.byteCount
-                if withHeadroom {
-                    let before = plannedBytes[tensor.index]
-                    bytes = bytes > before && before > 0 ? max(bytes, 2 * before) : max(bytes, before)
-                }
-                requests.append(.init(id: tensor.index, bytes: bytes, firstUse: firstUse, lastUse: last[tensor.index] ?? firstUse))
-            }
-            let requested = requests.reduce(0) { $0 + $1.bytes } + neededScratch
-            guard requests.allSatisfy({ $0.bytes <= options.memoryLimit }), requested <= options.memoryLimit * 4 else { continue }
-            let (offsets, size) = ArenaPlanner.plan(requests)
-            guard size + neededScratch <= options.memoryLimit else {
-                failure = "the plan needs \(size) arena + \(neededScratch) scratch bytes, over the memory limit of \(options.memoryLimit)"
-                continue
-            }
-            plan = (requests, offsets, size)
-            break
-        }
-        guard let (requests, offsets, size) = plan else { throw EngineError.invalidArgument(failure) }
-        plannedBytes = [Int](repeating: -1, count: tensors.count)
-        for request in requests { plannedBytes[request.id] = request.id < offsets.count && offsets[request.id] != nil ? request.bytes : 0 }
-        arena?.deallocate()
-        // Not zeroed: every intermediate is written before it is read, and touching 6 MB here costs load time.
-        arena = UnsafeMutableRawBufferPointer.allocate(byteCount: max(size, ArenaPlanner.alignment), alignment: ArenaPlanner.alignment)
-        arenaBytes = size
-        for tensor in tensors where tensor.storage == .arena {
-            let id = aliases[tensor.index] ?? tensor.index
-            if id < offsets.count, let offset = offsets[id] {
-                tensor.arenaOffset = offset
-                tensor.data = arena!.baseAddress! + offset
-            } else {
-                tensor.data = nil
-            }
-        }
-        if neededScratch > scratchBytes || scratch == nil {
-            scratch?.deallocate()
-            scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: max(neededScratch, ArenaPlanner.alignment), alignment: ArenaPlanner.alignment)
-            scratchBytes = neededScratch
-        }
-    }
-
-    /// Stops an ``invoke()`` running on another thread before its next node, in this interpreter or any subgraph it
-    /// runs (each step of a WHILE loop, its body's nodes): that `invoke()` throws ``EngineError/cancelled(node:)``
-    /// (TFLite's `Interpreter::Cancel`). Safe from any thread; a call while no `invoke()` runs has no effect on the
-    /// next one. A server bounds a model's time with it, whatever loops a model has.
+    /// Stops an ``invoke()``, ``invoke(observingEachNode:)`` or ``invokeProfiled()`` running on another thread before
+    /// its next node, in this interpreter or any subgraph it runs (each step of a WHILE loop, its body's nodes): that
+    /// run throws ``EngineError/cancelled(node:)`` (TFLite's `Interpreter::Cancel`). Safe from any thread; a call while
+    /// nothing runs has no effect on the next run. A server bounds a model's time with it, whatever loops a model has.
     public func cancel() {
         cancellation.request()
     }
 
     /// Runs the model once on the current input contents.
     public func invoke() throws {
-        // A request made while nothing ran does not stop this run (as TFLite's Invoke clears it); a nested subgraph's
-        // run (a WHILE body) keeps the request of the run it is part of.
-        if enclosingSubgraphs.count == 1 { cancellation.clear() }
-        try allocateTensors()
-        let context = RunContext(scratch: scratch!.baseAddress!, threads: options.threads)
-        var shrunk = false
-        let cancellation = cancellation
-        for (index, kernel) in kernels.enumerated() {
-            if cancellation.isRequested { throw EngineError.cancelled(node: index) }
-            if shrunk { try prepareAgain(index) }
-            guard !folded[index] else { continue }
-            try Self.nodeStep(index, nodeCodes[index]) { try kernel.run(context) }
-            shrunk = shrunk || kernel.shrinksOutputsWhenRunning
-        }
-    }
-
-    /// Prepares node `index` again after a node before it shrank an output (``Kernel/shrinksOutputsWhenRunning``):
-    /// its shapes follow the smaller ones, and must still fit the memory the plan gave them.
-    private func prepareAgain(_ index: Int) throws {
-        let kernel = kernels[index]
-        try Self.nodeStep(index, nodeCodes[index]) {
-            try kernel.prepare()
-            guard kernel.scratchBytes <= scratchBytes, tensorsFitTheirRegions() else {
-                throw KernelError.unsupported("shapes after a value-dependent output grew beyond the memory planned for them")
-            }
-        }
+        try runNodes()
     }
 
     /// Runs the model and calls `observer` after each node with the node index and its output tensors
     /// (for debugging a model node by node against another runtime).
     public func invoke(observingEachNode observer: (Int, [Tensor]) throws -> Void) throws {
-        try allocateTensors()
-        let context = RunContext(scratch: scratch!.baseAddress!, threads: options.threads)
-        var shrunk = false
-        for (index, kernel) in kernels.enumerated() {
-            if shrunk { try prepareAgain(index) }
-            if !folded[index] { try Self.nodeStep(index, nodeCodes[index]) { try kernel.run(context) } }
-            shrunk = shrunk || kernel.shrinksOutputsWhenRunning
-            try observer(index, kernel.node.outputs)
+        let kernels = kernels
+        try withoutActuallyEscaping(observer) { observer in
+            try runNodes(RunOptions(afterEachNode: { node, _ in try observer(node, kernels[node].node.outputs) }))
         }
     }
 
@@ -703,15 +392,10 @@ public final class Interpreter: @unchecked Sendable {
 
     /// Runs nodes one at a time and reports each one's wall time (for profiling).
     public func invokeProfiled() throws -> [(node: Int, op: String, seconds: Double)] {
-        try allocateTensors()
-        let context = RunContext(scratch: scratch!.baseAddress!, threads: options.threads)
-        var shrunk = false
-        return try kernels.enumerated().map { index, kernel in
-            let start = DispatchTime.now().uptimeNanoseconds
-            if shrunk { try prepareAgain(index) }
-            if !folded[index] { try Self.nodeStep(index, nodeCodes[index]) { try kernel.run(context) } }
-            shrunk = shrunk || kernel.shrinksOutputsWhenRunning
-            return (index, nodeCodes[index].description, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
-        }
+        var entries: [(node: Int, op: String, seconds: Double)] = []
+        entries.reserveCapacity(kernels.count)
+        let codes = nodeCodes
+        try runNodes(RunOptions(timesNodes: true, afterEachNode: { node, seconds in entries.append((node, codes[node].description, seconds)) }))
+        return entries
     }
 }

@@ -59,7 +59,9 @@ struct RunContext {
     let threads: Int
 }
 
-/// Base class of all kernels: one subclass per op, in Kernels/<OpName>.swift.
+/// Base class of all kernels: one subclass per op, in Kernels/<OpName>.swift. What the fusion passes may fold is
+/// not here but in small protocols beside them in Graph/ (``ClampAbsorbing``, ``FoldableClamp``, ...), which ops
+/// conform to.
 ///
 /// Life cycle (tflite-micro's Init/Prepare/Eval): `init` reads options and checks what does not depend on
 /// shapes; `prepare()` checks shapes and types and sets output shapes (again after every input resize);
@@ -87,32 +89,6 @@ class Kernel {
     /// known only when running). `prepare` gives each output its largest shape, which the memory plan holds; after
     /// such a node runs, the interpreter prepares the nodes after it again for the shapes it left.
     var shrinksOutputsWhenRunning: Bool { false }
-
-    /// The float clamp this node is, if that is all it does (float RELU, RELU6, RELU_N1_TO_1): the interpreter can
-    /// fold it into the node before (see ``takeClamp(_:)``).
-    var floatClamp: (Float, Float)? { nil }
-
-    /// Narrows this node's fused activation so that its float output is also clamped to `range`, and says whether it
-    /// did. Kernels whose every float path clamps to their `activation` take it (convolutions, FULLY_CONNECTED, ADD,
-    /// SUB, MUL, DIV), as XNNPACK folds a clamp into the node before; the others do not.
-    func takeClamp(_ range: (Float, Float)) -> Bool { false }
-
-    /// Whether this node is a float LOGISTIC (the interpreter folds it into a swish MUL, ``takeSigmoid(of:)``).
-    var isFloatSigmoid: Bool { false }
-
-    /// Makes this node compute its result with its input `operand`'s sigmoid in place of its other input (which
-    /// it then never reads), and says whether it did: a float MUL of x and LOGISTIC(x) computes `x · sigmoid(x)`.
-    func takeSigmoid(of operand: Int) -> Bool { false }
-
-    /// Whether this node only pads a float tensor's last axis with zeros after its values (the channel padding on the
-    /// shortcut of BlazeFace-style residual blocks), so that an ADD reading its output can read its input instead
-    /// (``takeChannelPad(_:of:)``).
-    var isFloatChannelZeroPad: Bool { false }
-
-    /// Makes this node read the input of `pad` (a ``isFloatChannelZeroPad`` node writing its input `operand`) in place
-    /// of `pad`'s output, as if padded with zeros, and says whether it did; `pad` then does not run, unless this node
-    /// runs it itself for shapes it does not take.
-    func takeChannelPad(_ pad: Kernel, of operand: Int) -> Bool { false }
 
     func run(_ context: RunContext) throws {}
 

@@ -269,6 +269,51 @@ final class WhileTests: XCTestCase {
         XCTAssertEqual(try interpreter.output(at: 0).toArray(of: Float.self), [8, -16, 4])
     }
 
+    /// ``Interpreter/cancel()`` stops ``Interpreter/invoke(observingEachNode:)`` and ``Interpreter/invokeProfiled()``
+    /// as it stops ``Interpreter/invoke()``: before the next node, with a typed error, and a request made between runs
+    /// does not stop the next run.
+    func testCancelStopsObservedAndProfiledRuns() throws {
+        var builder = ModelBuilder()
+        let x = builder.addTensor(name: "x", type: .float32, shape: [1, 4])
+        let y = builder.addTensor(name: "y", type: .float32, shape: [1, 4])
+        let z = builder.addTensor(name: "z", type: .float32, shape: [1, 4])
+        builder.addOperator(.relu, inputs: [x], outputs: [y])
+        builder.addOperator(.relu6, inputs: [y], outputs: [z])
+        (builder.inputs, builder.outputs) = ([x], [z])
+        let interpreter = try Interpreter(model: try TFLiteModel(bytes: builder.build()))
+        try interpreter.copy([Float(-1), 2, 7, 3], toInputAt: 0)
+        var observed: [Int] = []
+        XCTAssertThrowsError(try interpreter.invoke(observingEachNode: { node, _ in
+            observed.append(node)
+            interpreter.cancel()
+        })) { error in
+            guard case EngineError.cancelled(node: 1) = error else { return XCTFail("\(error)") }
+        }
+        XCTAssertEqual(observed, [0])
+        interpreter.cancel()
+        observed = []
+        try interpreter.invoke(observingEachNode: { node, _ in observed.append(node) })
+        XCTAssertEqual(observed, [0, 1])
+        interpreter.cancel()
+        XCTAssertEqual(try interpreter.invokeProfiled().map(\.node), [0, 1])
+        XCTAssertEqual(try interpreter.output(at: 0).toArray(of: Float.self), [0, 2, 6, 3])
+
+        // From another thread, during a loop of 2^31 steps.
+        let loop = try Interpreter(model: whileModel(limit: .max))
+        try loop.copy([Float(1), -2, 0.5], toInputAt: 0)
+        let runs: [() throws -> Void] = [{ _ = try loop.invokeProfiled() }, { try loop.invoke(observingEachNode: { _, _ in }) }]
+        for run in runs {
+            try loop.copy([Int32(0)], toInputAt: 1)
+            let canceller = Thread { Thread.sleep(forTimeInterval: 0.05); loop.cancel() }
+            let start = Date()
+            canceller.start()
+            XCTAssertThrowsError(try run()) { error in
+                guard case EngineError.cancelled = error else { return XCTFail("\(error)") }
+            }
+            XCTAssertLessThan(Date().timeIntervalSince(start), 2)
+        }
+    }
+
     /// Each WHILE builds its own condition and body: a model cannot make the engine build them without bound.
     func testControlFlowBuildsABoundedNumberOfSubgraphs() throws {
         var b = ModelBuilder()

@@ -83,7 +83,7 @@ class Add: BinaryElementwise {
     /// The folded PAD whose input this ADD reads in place of its operand `operand` (``takeChannelPad(_:of:)``).
     private var channelPad: (kernel: Kernel, operand: Int)?
 
-    override func takeChannelPad(_ pad: Kernel, of operand: Int) -> Bool {
+    func takeChannelPad(_ pad: Kernel, of operand: Int) -> Bool {
         guard !Self.subtracts, channelPad == nil, node.inputs.allSatisfy({ $0?.type == .float32 }), node.outputs[0].type == .float32 else { return false }
         channelPad = (pad, operand)
         return true
@@ -305,3 +305,5 @@ func forEachBroadcastPair(aShape: [Int], bShape: [Int], outShape: [Int], _ body:
         for k in 0..<count { body(o + k, ia + k * stepA, ib + k * stepB) }
     }
 }
+
+extension Add: ChannelPadAbsorbing {}

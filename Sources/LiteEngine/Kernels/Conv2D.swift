@@ -21,7 +21,7 @@ final class Conv2D: Kernel {
         activation = try builtinActivationRange(options.activation)
     }
 
-    override func takeClamp(_ range: (Float, Float)) -> Bool {
+    func takeClamp(_ range: (Float, Float)) -> Bool {
         node.inputs[0]?.type == .float32 && narrowActivation(&activation, to: range, output: node.outputs[0])
     }
 
@@ -669,3 +669,5 @@ func addBiasAndActivate(_ values: UnsafeMutablePointer<Float>, rows: Int, channe
         }
     }
 }
+
+extension Conv2D: ClampAbsorbing {}

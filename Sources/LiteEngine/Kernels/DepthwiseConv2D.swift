@@ -25,7 +25,7 @@ final class DepthwiseConv2D: Kernel {
         activation = try builtinActivationRange(options.activation)
     }
 
-    override func takeClamp(_ range: (Float, Float)) -> Bool {
+    func takeClamp(_ range: (Float, Float)) -> Bool {
         node.inputs[0]?.type == .float32 && narrowActivation(&activation, to: range, output: node.outputs[0])
     }
 
@@ -557,3 +557,5 @@ final class DepthwiseConv2D: Kernel {
 protocol ClampMode { static var isClamped: Bool { get } }
 enum Clamped: ClampMode { static var isClamped: Bool { true } }
 enum Unclamped: ClampMode { static var isClamped: Bool { false } }
+
+extension DepthwiseConv2D: ClampAbsorbing {}

@@ -25,10 +25,6 @@ class BinaryElementwise: Kernel {
         }
     }
 
-    override func takeClamp(_ range: (Float, Float)) -> Bool {
-        Self.hasFusedActivation && node.inputs.allSatisfy { $0?.type == .float32 } && narrowActivation(&activation, to: range, output: node.outputs[0])
-    }
-
     /// Ops that compare values rather than compute with them (MAXIMUM, MINIMUM) also take uint8/int8 tensors, whose
     /// stored values they compare as TFLite does (no rescale: the inputs and the output share one quantization).
     class var comparesStoredValues: Bool { false }
@@ -469,5 +465,11 @@ class IntegerBinaryElementwise: Kernel {
         let a = node.inputs[0]!, b = node.inputs[1]!, output = node.outputs[0]
         let x = a.pointer(T.self), y = b.pointer(T.self), out = output.pointer(T.self)
         forEachBroadcastPair(aShape: a.shape, bShape: b.shape, outShape: output.shape) { o, i, j in out[o] = Self.apply(x[i], y[j]) }
+    }
+}
+
+extension BinaryElementwise: ClampAbsorbing {
+    func takeClamp(_ range: (Float, Float)) -> Bool {
+        Self.hasFusedActivation && node.inputs.allSatisfy { $0?.type == .float32 } && narrowActivation(&activation, to: range, output: node.outputs[0])
     }
 }

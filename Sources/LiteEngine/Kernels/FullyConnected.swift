@@ -16,10 +16,6 @@ final class FullyConnected: Kernel {
         guard options.weightsFormat == 0 else { throw KernelError.unsupported("shuffled weights format \(options.weightsFormat)") }
     }
 
-    override func takeClamp(_ range: (Float, Float)) -> Bool {
-        node.inputs[0]?.type == .float32 && narrowActivation(&activation, to: range, output: node.outputs[0])
-    }
-
     /// uint8/int8 path: weights minus their zero point as doubles (exact integer dot products through dgemm).
     var quantizedWeights: [Double]?
     /// uint8/int8 path in `fast` numerics on AVX2 CPUs: the int16 GEMM of quantized CONV_2D, bit-exact like dgemm.
@@ -197,5 +193,11 @@ extension FullyConnected {
             for k in 0..<depth { sum += input[r * depth + k] * weights[u * depth + k] }
             return min(max(sum, low), high)
         }
+    }
+}
+
+extension FullyConnected: ClampAbsorbing {
+    func takeClamp(_ range: (Float, Float)) -> Bool {
+        node.inputs[0]?.type == .float32 && narrowActivation(&activation, to: range, output: node.outputs[0])
     }
 }

@@ -6,8 +6,6 @@ import Foundation
 final class Logistic: UnaryElementwise, FloatUnaryOperation {
     @inline(__always) static func apply(_ x: Float) -> Float { vectorizableSigmoid(x) }
 
-    override var isFloatSigmoid: Bool { node.inputs[0]?.type == .float32 && node.outputs[0].type == .float32 }
-
     override class var quantizedFunction: ((Float) -> Float)? { { x in 1 / (1 + expf(-x)) } }
 
     /// int16: TFLite's table interpolation (``Int16Activations/logistic(_:multiplier:shift:)``), or on a power-of-two input
@@ -30,4 +28,8 @@ final class Logistic: UnaryElementwise, FloatUnaryOperation {
             applySigmoid(input + range.lowerBound, into: output + range.lowerBound, range.count)
         }
     }
+}
+
+extension Logistic: FoldableSigmoid {
+    var isFloatSigmoid: Bool { node.inputs[0]?.type == .float32 && node.outputs[0].type == .float32 }
 }

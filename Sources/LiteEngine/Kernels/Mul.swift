@@ -53,12 +53,6 @@ final class Mul: BinaryElementwise, FloatBinaryOperation {
     /// The input whose sigmoid takes the other input's place (a swish whose LOGISTIC node the interpreter folded).
     var sigmoidOf: Int?
 
-    override func takeSigmoid(of operand: Int) -> Bool {
-        guard node.inputs.allSatisfy({ $0?.type == .float32 }), node.inputs[0]?.shape == node.inputs[1]?.shape else { return false }
-        sigmoidOf = operand
-        return true
-    }
-
     override func run(_ context: RunContext) throws {
         if let operand = sigmoidOf { return swish(node.inputs[operand]!, context.threads) }
         if integerRange != nil { return computeIntegers { $0 &* $1 } }
@@ -115,4 +109,12 @@ final class Mul: BinaryElementwise, FloatBinaryOperation {
         return kernels.mulS16(cast(x, Int16.self), stepA, cast(y, Int16.self), stepB, cast(out, Int16.self), count, parameters)
     }
     #endif
+}
+
+extension Mul: SigmoidAbsorbing {
+    func takeSigmoid(of operand: Int) -> Bool {
+        guard node.inputs.allSatisfy({ $0?.type == .float32 }), node.inputs[0]?.shape == node.inputs[1]?.shape else { return false }
+        sigmoidOf = operand
+        return true
+    }
 }

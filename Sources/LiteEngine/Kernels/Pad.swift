@@ -28,13 +28,6 @@ class Pad: Kernel {
         output.shape = (0..<input.rank).map { input.shape[$0] + before[$0] + after[$0] }
     }
 
-    override var isFloatChannelZeroPad: Bool {
-        guard node.code.builtin == .pad, node.inputs.count == 2, let input = node.inputs[0], input.type == .float32, input.rank > 0,
-              let paddings = node.inputs[1], paddings.storage == .constant, let values = try? integers(paddings),
-              values.count == 2 * input.rank else { return false }
-        return values.dropLast().allSatisfy { $0 == 0 } && values.last! > 0
-    }
-
     /// The bytes of one fill element.
     func fillValue(_ input: Tensor) -> [UInt8] {
         let size = input.type.byteSize!
@@ -158,3 +151,12 @@ class Pad: Kernel {
 
 /// PADV2: PAD with an explicit fill value.
 final class PadV2: Pad {}
+
+extension Pad: FoldableChannelZeroPad {
+    var isFloatChannelZeroPad: Bool {
+        guard node.code.builtin == .pad, node.inputs.count == 2, let input = node.inputs[0], input.type == .float32, input.rank > 0,
+              let paddings = node.inputs[1], paddings.storage == .constant, let values = try? integers(paddings),
+              values.count == 2 * input.rank else { return false }
+        return values.dropLast().allSatisfy { $0 == 0 } && values.last! > 0
+    }
+}

@@ -6,10 +6,12 @@ final class Relu: UnaryElementwise, FloatUnaryOperation {
         if try !prepareQuantizedClamp(minimum: 0, maximum: nil) { try super.prepare() }
     }
 
-    override var floatClamp: (Float, Float)? { node.inputs[0]?.type == .float32 ? (0, .infinity) : nil }
-
     override func run(_ context: RunContext) throws {
         if runLookupTable() { return }
         compute(context.threads, Relu.self)
     }
+}
+
+extension Relu: FoldableClamp {
+    var floatClamp: (Float, Float)? { node.inputs[0]?.type == .float32 ? (0, .infinity) : nil }
 }

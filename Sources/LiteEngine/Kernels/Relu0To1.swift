@@ -6,10 +6,12 @@ final class Relu0To1: UnaryElementwise, FloatUnaryOperation {
         if try !prepareQuantizedClamp(minimum: 0, maximum: 1) { try super.prepare() }
     }
 
-    override var floatClamp: (Float, Float)? { node.inputs[0]?.type == .float32 ? (0, 1) : nil }
-
     override func run(_ context: RunContext) throws {
         if runLookupTable() { return }
         compute(context.threads, Relu0To1.self)
     }
+}
+
+extension Relu0To1: FoldableClamp {
+    var floatClamp: (Float, Float)? { node.inputs[0]?.type == .float32 ? (0, 1) : nil }
 }

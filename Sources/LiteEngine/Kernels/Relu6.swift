@@ -6,10 +6,12 @@ final class Relu6: UnaryElementwise, FloatUnaryOperation {
         if try !prepareQuantizedClamp(minimum: 0, maximum: 6) { try super.prepare() }
     }
 
-    override var floatClamp: (Float, Float)? { node.inputs[0]?.type == .float32 ? (0, 6) : nil }
-
     override func run(_ context: RunContext) throws {
         if runLookupTable() { return }
         compute(context.threads, Relu6.self)
     }
+}
+
+extension Relu6: FoldableClamp {
+    var floatClamp: (Float, Float)? { node.inputs[0]?.type == .float32 ? (0, 6) : nil }
 }

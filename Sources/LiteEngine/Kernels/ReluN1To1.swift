@@ -6,10 +6,12 @@ final class ReluN1To1: UnaryElementwise, FloatUnaryOperation {
         if try !prepareQuantizedClamp(minimum: -1, maximum: 1) { try super.prepare() }
     }
 
-    override var floatClamp: (Float, Float)? { node.inputs[0]?.type == .float32 ? (-1, 1) : nil }
-
     override func run(_ context: RunContext) throws {
         if runLookupTable() { return }
         compute(context.threads, ReluN1To1.self)
     }
+}
+
+extension ReluN1To1: FoldableClamp {
+    var floatClamp: (Float, Float)? { node.inputs[0]?.type == .float32 ? (-1, 1) : nil }
 }

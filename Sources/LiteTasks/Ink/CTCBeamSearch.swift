@@ -20,9 +20,8 @@ struct CTCBeamSearch {
     var languageModelWeight = 0.9
     var characterBonus = 3.0
     /// A character is tried at a frame only if its log-probability is above this, and only the
-    /// `maximumCharactersPerFrame` likeliest (validation writers, beam 64: -9 and 8 gave CER 8.57%, top-1 80.94%,
-    /// top-5 91.58%; -9 and 16: 8.52 / 81.07 / 91.88%; -12 and 8: 8.45 / 81.20 / 91.88%; -10.5 and 16: 8.43 /
-    /// 81.29 / 92.14%; -12 and 16: 8.42 / 81.33 / 92.18% at a quarter more time than that).
+    /// `maximumCharactersPerFrame` likeliest: the pruning bounds the work per frame while keeping the characters a
+    /// reading could need (the values tried and what they gave: Docs/digital-ink.md, "Tuning").
     var pruneLogProbability: Float = -10.5
     var maximumCharactersPerFrame = 16
     /// Whether a reading of exactly one character (from a start with no text and no pre-context) is scored by

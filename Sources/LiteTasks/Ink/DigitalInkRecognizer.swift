@@ -13,9 +13,9 @@ public struct DigitalInkRecognizerOptions: Sendable {
     public var threads: Int = 1
     /// The model manager whose registry holds the model (not an ML Kit option; the package's by default).
     public var modelManager: ModelManager = .modelManager()
-    /// Decoding (not ML Kit options): hypotheses kept per frame (64: a wider beam finds more of the readings the
-    /// language model prefers, at about 1 ms a word more than 32), the weight of the language model's
-    /// log-probability and the bonus per character (tuned on the validation writers, tools/ink/evaluate.py).
+    /// Decoding (not ML Kit options): hypotheses kept per frame (a wider beam finds more of the readings the
+    /// language model prefers, at more time a word), the weight of the language model's log-probability and the bonus
+    /// per character, chosen on the validation writers (Docs/digital-ink.md, "Tuning").
     public var beamWidth = 64
     /// Decoding: the weight of the language model's log-probability (see ``beamWidth``).
     public var languageModelWeight = 0.9
@@ -24,16 +24,15 @@ public struct DigitalInkRecognizerOptions: Sendable {
     /// Whether a line that leans by more than ``DigitalInkRecognizer/slantCorrectionThreshold`` (see
     /// ``InkFeatures/slant``) is also read upright, and the two readings' character probabilities averaged frame by
     /// frame before decoding (not an ML Kit option). Off by default: it costs a second pass through the network for
-    /// about half of the inks (for a writer who leans, nearly every ink: about 3 ms more a word), for a small gain
-    /// (held-out writers with the default decoding: character error rate 7.04% -> 6.97%, top-1 80.60% -> 80.67%,
-    /// top-5 90.61% -> 90.85%; the validation writers' top-5 92.14% -> 91.97%; Docs/digital-ink.md).
+    /// about half of the inks (for a writer who leans, nearly every ink), for a small gain (Docs/digital-ink.md,
+    /// "Tuning").
     public var slantCorrection = false
     /// How much the character network's opinion counts when an ink is one character on its own (see
     /// ``DigitalInkRecognizer``; 0 leaves the LSTM's reading alone). Not an ML Kit option.
     public var characterModelWeight = 1.0
     /// How much the shape geometry network's opinion counts for a shapes model with a `<model>.geometry.tflite`
     /// beside it (`InkShapeGeometry`): its log-probabilities times this are added to the LSTM's; 0 leaves the
-    /// LSTM alone. Chosen on Quick, Draw!'s validation drawings by tools/ink/train_shape_geometry.py. Not an ML Kit
+    /// LSTM alone. Chosen on Quick, Draw!'s validation drawings (Docs/digital-ink.md, "Tuning"). Not an ML Kit
     /// option.
     public var shapeGeometryWeight = 0.25
 

@@ -31,3 +31,10 @@ extension Interpreter {
         return logits
     }
 }
+
+/// log(e^a + e^b), exact when either is -infinity.
+@inline(__always) func logAdd(_ a: Double, _ b: Double) -> Double {
+    if a == -.infinity { return b }
+    if b == -.infinity { return a }
+    return max(a, b) + log1p(exp(-abs(a - b)))
+}

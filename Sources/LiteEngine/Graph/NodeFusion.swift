@@ -1,0 +1,60 @@
+import LiteFormat
+
+/// The fusion passes over a graph's kernels (``Interpreter/Options/fusesActivations``): a node whose output only one
+/// other node reads, and which is not a graph output, is folded into that node or into the node that writes its
+/// input, when both sides conform to the pass's protocols. Each pass is in its own file beside this one, in the
+/// order they run:
+/// - ``foldChannelPads(_:_:)``: a float PAD of zeros after the last axis into the ADD that reads it;
+/// - ``foldSwishes(_:_:)``: a float LOGISTIC into the MUL of a swish;
+/// - ``foldClamps(_:_:)``: a float clamp (RELU, RELU6, ...) into the node that writes its input.
+///
+/// Every fusion gives the same output bits as the unfused nodes; what changes is that a folded node does not run.
+struct NodeFusion {
+    /// Per node: folded into another node, so it does not run.
+    private(set) var folded: [Bool]
+    /// Tensor index -> the tensor whose bytes it shares: a folded clamp's output is its input.
+    private(set) var aliases: [Int: Int] = [:]
+    /// Tensors a node reads in place of a folded node's output (``ChannelPadAbsorbing``), with that node: they must
+    /// live until it runs.
+    private(set) var lateReads: [(tensor: Int, node: Int)] = []
+
+    /// No node folded.
+    init(unfused nodeCount: Int) {
+        folded = [Bool](repeating: false, count: nodeCount)
+    }
+
+    /// Runs every fusion pass over `kernels`, the nodes of `graph` in order.
+    init(_ kernels: [Kernel], _ graph: SubGraphDescription) {
+        self.init(unfused: kernels.count)
+        let uses = TensorUses(kernels, graph)
+        foldChannelPads(kernels, uses)
+        foldSwishes(kernels, uses)
+        foldClamps(kernels, uses)
+    }
+
+    /// Marks node `node` as folded.
+    mutating func fold(_ node: Int) { folded[node] = true }
+    /// Makes tensor `alias` share the bytes of tensor `shared`.
+    mutating func alias(_ alias: Int, to shared: Int) { aliases[alias] = shared }
+    /// Keeps tensor `tensor` alive until node `node` runs.
+    mutating func keepAlive(_ tensor: Int, until node: Int) { lateReads.append((tensor, node)) }
+}
+
+/// Who reads and who writes each tensor of a graph, as the fusion passes need it.
+struct TensorUses {
+    /// Tensor index -> the number of node inputs that read it, a graph output counting as one more.
+    let readers: [Int: Int]
+    /// Tensor index -> the node that writes it.
+    let writer: [Int: Int]
+
+    init(_ kernels: [Kernel], _ graph: SubGraphDescription) {
+        var readers = [Int: Int](), writer = [Int: Int]()
+        for index in graph.outputs { readers[index, default: 0] += 1 }
+        for (node, kernel) in kernels.enumerated() {
+            for input in kernel.node.inputs { if let input { readers[input.index, default: 0] += 1 } }
+            for output in kernel.node.outputs { writer[output.index] = node }
+        }
+        self.readers = readers
+        self.writer = writer
+    }
+}
