@@ -49,6 +49,8 @@ public final class Tensor: @unchecked Sendable {
     /// Offset in the arena for `.arena` tensors.
     @exclusivity(unchecked) var arenaOffset = 0
     var ownedBytes: UnsafeMutableRawBufferPointer?
+    /// For a constant, its buffer in the model's bytes (which may be larger than the shape needs, or sparse).
+    let constantBuffer: UnsafeRawBufferPointer?
 
     init(index: Int, description: TensorDescription, constant: UnsafeRawBufferPointer?) {
         self.index = index
@@ -58,6 +60,7 @@ public final class Tensor: @unchecked Sendable {
         self.shapeSignature = description.shapeSignature
         self.quantization = description.quantization
         self.isVariable = description.isVariable
+        constantBuffer = constant.flatMap { $0.count > 0 ? $0 : nil }
         if let constant, constant.count > 0 {
             storage = .constant
             data = UnsafeMutableRawPointer(mutating: constant.baseAddress)

@@ -10,6 +10,9 @@ import Darwin
 public final class ModelBytes: @unchecked Sendable {
     /// The model's bytes, valid as long as this object lives.
     public let bytes: UnsafeRawBufferPointer
+    /// Whether `bytes` map a file, so that their pages can be dropped from memory and read again (see
+    /// ``releaseResidentPages(_:)``); false for copied and borrowed bytes.
+    public let isFileMapping: Bool
     private let unmap: () -> Void
 
     /// Maps `path` read-only.
@@ -26,6 +29,7 @@ public final class ModelBytes: @unchecked Sendable {
             throw FormatError.io(path: path, reason: "mmap failed: \(String(cString: strerror(errno)))")
         }
         bytes = UnsafeRawBufferPointer(start: base, count: size)
+        isFileMapping = true
         unmap = { munmap(base, size) }
     }
 
@@ -33,6 +37,7 @@ public final class ModelBytes: @unchecked Sendable {
     /// any model made from this object is in use (the fuzzer mutates one buffer in place this way).
     public init(unsafeBorrowing bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
+        isFileMapping = false
         unmap = {}
     }
 
@@ -41,8 +46,27 @@ public final class ModelBytes: @unchecked Sendable {
         let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(data.count, 1), alignment: 64)
         _ = storage.initializeMemory(as: UInt8.self, from: data)
         bytes = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(storage)[0..<data.count])
+        isFileMapping = false
         unmap = { storage.deallocate() }
     }
+
+    /// Drops from the process's resident memory the whole pages of a file mapping that lie inside `range` (a part of
+    /// ``bytes``), as `madvise(MADV_DONTNEED)` does: the bytes stay valid and unchanged, and a later read of them
+    /// brings the pages back from the page cache or the file. An interpreter calls this for weights a kernel has
+    /// copied into a layout of its own, so the file's copy does not stay resident beside it. Does nothing for
+    /// copied or borrowed bytes, whose pages hold the only copy.
+    public func releaseResidentPages(_ range: UnsafeRawBufferPointer) {
+        guard isFileMapping, let base = range.baseAddress, range.count > 0,
+              base >= bytes.baseAddress!, base + range.count <= bytes.baseAddress! + bytes.count else { return }
+        let page = UInt(ModelBytes.pageSize)
+        // Only pages wholly inside the range: the neighbours' bytes on a shared page stay resident.
+        let start = (UInt(bitPattern: base) + page - 1) / page * page
+        let end = (UInt(bitPattern: base) + UInt(range.count)) / page * page
+        guard end > start else { return }
+        _ = madvise(UnsafeMutableRawPointer(bitPattern: start), Int(end - start), Int32(MADV_DONTNEED))
+    }
+
+    private static let pageSize = max(Int(sysconf(Int32(_SC_PAGESIZE))), 4096)
 
     deinit { unmap() }
 }

@@ -23,7 +23,23 @@ extension Interpreter {
                     try kernel.run(RunContext(scratch: scratch.baseAddress!, threads: 1))
                 }
             }
-            if plansWithInputValues { preparedShapeVersions[index] = kernels[index].node.inputs.map { $0?.shapeVersion ?? -1 } }
+            if plansWithInputValues {
+                preparedShapeVersions[index] = kernels[index].node.inputs.map { $0?.shapeVersion ?? -1 }
+            } else {
+                releaseConstantPages(of: kernel)
+            }
+        }
+    }
+
+    /// Drops the file pages of `kernel`'s constant inputs from resident memory once it has prepared: most kernels
+    /// have copied their weights into a layout of their own (packed GEMM panels, widened or requantized filters), and
+    /// the file's copy would otherwise stay resident beside it for the interpreter's lifetime. Weights a kernel reads
+    /// while running come back from the page cache at the first run (``ModelBytes/releaseResidentPages(_:)``), so
+    /// only they stay resident. A WHILE body planned every step keeps its pages (it prepares too often for this).
+    private func releaseConstantPages(of kernel: Kernel) {
+        guard model.storage.isFileMapping else { return }
+        for case let input? in kernel.node.inputs where input.storage == .constant {
+            if let buffer = input.constantBuffer { model.storage.releaseResidentPages(buffer) }
         }
     }
 
