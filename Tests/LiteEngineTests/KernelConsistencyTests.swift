@@ -141,10 +141,13 @@ final class KernelConsistencyTests: XCTestCase {
             input.shape = shape
             input.floats.update(from: x, count: x.count)
             try run(kernel)
+            var readsInPlace = false, unfolds = false
+            if case .floatIndirect = kernel.plan { readsInPlace = true }
+            if case .floatBLAS(unfolds: true) = kernel.plan { unfolds = true }
             if KernelConfiguration.current.float != nil {
-                XCTAssertNotNil(kernel.indirectLayout, "the packed filter reads the input in place")
+                XCTAssertTrue(readsInPlace, "the packed filter reads the input in place")
             } else {
-                XCTAssertNil(kernel.indirectLayout, "the baseline level has no packed filter: im2col and sgemm")
+                XCTAssertTrue(unfolds, "the baseline level has no packed filter: im2col and sgemm")
             }
             let expected = try Conv2D.reference(input: x, inputShape: shape, filter: w, filterShape: filterShape, bias: b, options: options)
             XCTAssertEqual(output.shape, expected.shape)
@@ -250,8 +253,8 @@ final class KernelConsistencyTests: XCTestCase {
             XCTAssertEqual(fast.count, exact.count)
             let differing = zip(fast, exact).filter { $0 != $1 }.count
             XCTAssertEqual(differing, 0, "\(type) depthwise \(inputShape) * \(filterShape) \(options): \(differing) of \(exact.count) outputs differ")
-            if kernel.quantized?.dotProduct != nil { dotProductLayers += 1 }
-            if kernel.quantized?.exactRequantization != nil { integerLayers += 1 }
+            if kernel.plan?.quantized?.dotProduct != nil { dotProductLayers += 1 }
+            if kernel.plan?.quantized?.exactRequantization != nil { integerLayers += 1 }
             if biasLimit < 1 << 30 && Set(exact).count >= min(exact.count / 8, 16) { spreadLayers += 1 }
         }
         if QuantizedGEMM.isUsed { XCTAssertGreaterThan(dotProductLayers, 30, "the dot-product kernel ran on too few layers") }
@@ -306,7 +309,7 @@ final class KernelConsistencyTests: XCTestCase {
                 return (output.toArray(of: UInt8.self), kernel)
             }
             let (fast, kernel) = try outputs(.fast), (exact, _) = try outputs(.exact)
-            if kernel.quantized?.widenedGEMM != nil { widenedLayers += 1 }
+            if kernel.plan?.quantized?.widenedGEMM != nil { widenedLayers += 1 }
             XCTAssertEqual(fast.count, exact.count)
             let differing = zip(fast, exact).filter { $0 != $1 }.count
             XCTAssertEqual(differing, 0, "\(type) conv \(inputShape) * \(filterShape) \(options): \(differing) of \(exact.count) outputs differ")
@@ -348,7 +351,7 @@ final class KernelConsistencyTests: XCTestCase {
                 return (output.toArray(of: UInt8.self), kernel)
             }
             let (fast, kernel) = try outputs(.fast), (exact, _) = try outputs(.exact)
-            if kernel.widenedGEMM != nil { widenedLayers += 1 }
+            if case .quantizedWidened = kernel.plan { widenedLayers += 1 }
             XCTAssertEqual(fast.count, rows * units)
             XCTAssertEqual(fast, exact, "\(type) fully connected \(rows)x\(depth) -> \(units): \(zip(fast, exact).filter { $0 != $1 }.count) outputs differ")
             if Set(exact).count >= min(rows * units / 8, 8) { spreadLayers += 1 }
@@ -507,7 +510,7 @@ final class KernelConsistencyTests: XCTestCase {
             let kernel = try FullyConnected(node([tensor(0, [rows, depth], x), weights, tensor(2, [units], b)], [output]))
             kernel.activation = try activationRange(activation)
             try run(kernel, threads: 1 + trial / 2 % 2)
-            XCTAssertEqual(kernel.packed != nil, weightsKnownAtLoad && PackedFilterGEMM.make(filter: w, n: units, k: depth, bias: b) != nil)
+            XCTAssertEqual(kernel.plan?.packed != nil, weightsKnownAtLoad && PackedFilterGEMM.make(filter: w, n: units, k: depth, bias: b) != nil)
             assertNear(output.toArray(of: Float.self), try FullyConnected.reference(input: x, rows: rows, weights: w, units: units, bias: b, activation: activation),
                        "fully connected \(rows)x\(depth) -> \(units), weights known at load: \(weightsKnownAtLoad)")
         }
@@ -525,7 +528,7 @@ final class KernelConsistencyTests: XCTestCase {
                 let kernel = try FullyConnected(node([tensor(0, [rows, depth], x), tensor(1, [units, depth], w), tensor(2, [units], b)], [output]))
                 kernel.activation = try activationRange(activations[trial % activations.count])
                 try run(kernel, threads: 1 + rows % 2)
-                XCTAssertEqual(kernel.packed != nil, PackedFilterGEMM.make(filter: w, n: units, k: depth, bias: b) != nil)
+                XCTAssertEqual(kernel.plan?.packed != nil, PackedFilterGEMM.make(filter: w, n: units, k: depth, bias: b) != nil)
                 assertNear(output.toArray(of: Float.self),
                            try FullyConnected.reference(input: x, rows: rows, weights: w, units: units, bias: b, activation: activations[trial % activations.count]),
                            "fully connected \(rows)x\(depth) -> \(units)")

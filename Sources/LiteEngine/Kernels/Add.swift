@@ -30,23 +30,31 @@ class Add: BinaryElementwise {
         let fast: (m1: Double, r1: Double, m2: Double, r2: Double, mo: Double, lo: Double, ro: Double)
     }
 
-    var quantized: QuantizedParameters?
-    #if arch(x86_64)
-    /// The exact ADD kernels for `fast` numerics on inputs of one shape (``addsExactlyInRegisters(_:)``), chosen at
-    /// prepare from ``KernelConfiguration/current``.
-    var exactKernels: ElementwiseKernels?
-    #endif
-    /// The float sum with its activation's clamp (``KernelConfiguration/FloatKernels/addMinMax``), chosen at prepare
-    /// for float ADD; nil for SUB, at baseline (the portable Swift loops) and on other architectures.
-    private var floatSum: lite_f32_vadd_minmax_fn?
+    /// The path `run` takes, chosen by `prepare` (nil before it).
+    private(set) var plan: AddPlan?
     enum Sum: FloatBinaryOperation { @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a + b } }
     enum Difference: FloatBinaryOperation { @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a - b } }
 
     override func prepare() throws {
+        plan = try makePlan()
+    }
+
+    private func makePlan() throws -> AddPlan {
         let a = try input(0), b = try input(1), output = try self.output(0)
-        if try prepareIntegers() { return }
-        floatSum = !Self.subtracts && a.type == .float32 ? KernelConfiguration.current.float?.addMinMax : nil
-        guard a.type == .uint8 || a.type == .int8 || a.type == .int16 else { return try super.prepare() }
+        if try prepareIntegers() { return .integers }
+        // The float sum with its activation's clamp (``KernelConfiguration/FloatKernels/addMinMax``): nil for SUB, at
+        // baseline (the portable Swift loops) and on other architectures.
+        let floatSum = !Self.subtracts && a.type == .float32 ? KernelConfiguration.current.float?.addMinMax : nil
+        switch a.type {
+        case .uint8, .int8, .int16: break
+        default:
+            try super.prepare()
+            if let (pad, operand) = channelPad { return .floatChannelPadded(pad: pad, operand: operand, kernel: floatSum) }
+            if let floatSum, a.shape == b.shape || (a.elementCount == b.elementCount && a.elementCount == output.elementCount) {
+                return .floatSameShape(floatSum)
+            }
+            return .float
+        }
         guard b.type == a.type, output.type == a.type else { throw KernelError.unsupported("\(node.code) of \(a.type) and \(b.type) into \(output.type)") }
         let qa = try QuantizedTensorInfo(a), qb = try QuantizedTensorInfo(b), qo = try QuantizedTensorInfo(output)
         if a.type == .int16 {
@@ -67,17 +75,20 @@ class Add: BinaryElementwise {
         let (typeMin, typeMax) = try quantizedRange(output.type)
         let (low, high) = try IntegerArithmetic.activationRange(try ArithmeticOptions(node.options).activation, scale: qo.scale,
                                                                 zeroPoint: qo.zeroPoint, typeMin: typeMin, typeMax: typeMax)
-        quantized = QuantizedParameters(offset1: -qa.zeroPoint, offset2: -qb.zeroPoint, outputOffset: qo.zeroPoint,
-                                        multiplier1: m1, shift1: s1, multiplier2: m2, shift2: s2, outputMultiplier: mo, outputShift: so,
-                                        leftShift: leftShift, low: low, high: high,
-                                        fast: (Double(m1), Double(sign: .plus, exponent: s1, significand: 1),
-                                               Double(m2), Double(sign: .plus, exponent: s2, significand: 1),
-                                               Double(mo), so > 0 ? Double(sign: .plus, exponent: so, significand: 1) : 1,
-                                               so > 0 ? 1 : Double(sign: .plus, exponent: so, significand: 1)))
-        #if arch(x86_64)
-        exactKernels = a.type == .int16 ? nil : Self.exactKernels(for: quantized!, KernelConfiguration.current)
-        #endif
+        let quantized = QuantizedParameters(offset1: -qa.zeroPoint, offset2: -qb.zeroPoint, outputOffset: qo.zeroPoint,
+                                            multiplier1: m1, shift1: s1, multiplier2: m2, shift2: s2, outputMultiplier: mo, outputShift: so,
+                                            leftShift: leftShift, low: low, high: high,
+                                            fast: (Double(m1), Double(sign: .plus, exponent: s1, significand: 1),
+                                                   Double(m2), Double(sign: .plus, exponent: s2, significand: 1),
+                                                   Double(mo), so > 0 ? Double(sign: .plus, exponent: so, significand: 1) : 1,
+                                                   so > 0 ? 1 : Double(sign: .plus, exponent: so, significand: 1)))
         output.shape = try broadcastShape(a.shape, b.shape)
+        if a.type == .int16 { return .int16(quantized) }
+        guard node.numerics == .fast && a.shape == b.shape else { return .quantizedReference(quantized) }
+        #if arch(x86_64)
+        if let kernels = Self.exactKernels(for: quantized, KernelConfiguration.current) { return .quantizedExactKernels(quantized, kernels) }
+        #endif
+        return .quantizedFast(quantized)
     }
 
     /// The folded PAD whose input this ADD reads in place of its operand `operand` (``takeChannelPad(_:of:)``).
@@ -92,7 +103,7 @@ class Add: BinaryElementwise {
     /// `other + pad(x)` with the padding read as zeros, one output row (the last axis) at a time: the row's first
     /// channels are sums, the rest `other + 0` (so −0 reads +0, as after a real PAD). Shapes this loop does not take
     /// (a broadcast after a resize) run the PAD and the ordinary sum.
-    private func addChannelPadded(_ pad: Kernel, operand: Int, _ context: RunContext) throws {
+    private func addChannelPadded(_ pad: Kernel, operand: Int, floatSum: lite_f32_vadd_minmax_fn?, _ context: RunContext) throws {
         let source = pad.node.inputs[0]!, other = node.inputs[1 - operand]!, output = node.outputs[0]
         let channels = output.shape.last ?? 0, sourceChannels = source.shape.last ?? 0
         guard other.shape == output.shape, source.rank == output.rank, source.shape.dropLast() == output.shape.dropLast(),
@@ -105,7 +116,6 @@ class Add: BinaryElementwise {
         // keeps).
         let (first, second, firstStride) = operand == 0 ? (UnsafePointer(x), UnsafePointer(y), sourceChannels) : (UnsafePointer(y), UnsafePointer(x), channels)
         let secondStride = operand == 0 ? channels : sourceChannels
-        let floatSum = self.floatSum
         parallelFor(output.elementCount / channels, threads: context.threads, minimumChunk: 16, workPerItem: 4 * channels) { rows in
             for r in rows {
                 Self.addRow(first + r * firstStride, second + r * secondStride, out + r * channels, count: sourceChannels, low: low, high: high,
@@ -146,51 +156,62 @@ class Add: BinaryElementwise {
     }
 
     override func run(_ context: RunContext) throws {
-        if let (pad, operand) = channelPad { return try addChannelPadded(pad, operand: operand, context) }
-        if integerRange != nil { return Self.subtracts ? computeIntegers { $0 &- $1 } : computeIntegers { $0 &+ $1 } }
-        guard let q = quantized else {
-            if Self.subtracts { return compute(context.threads, Difference.self) }
-            let a = node.inputs[0]!, b = node.inputs[1]!
-            if let floatSum, a.shape == b.shape || (a.elementCount == b.elementCount && a.elementCount == node.outputs[0].elementCount) {
-                return addSameShape(floatSum, context)
-            }
-            return compute(context.threads, Sum.self)
-        }
-        let a = node.inputs[0]!, b = node.inputs[1]!, output = node.outputs[0]
-        if a.type == .int16 { return addInt16(a, b, output, q) }
-        let signed = a.type == .int8
-        let pa = UnsafeRawPointer(a.data!), pb = UnsafeRawPointer(b.data!), out = output.data!
+        guard let plan else { throw KernelError.invalid("\(node.code) ran before it was prepared") }
+        switch plan {
+        case .floatChannelPadded(let pad, let operand, let kernel): try addChannelPadded(pad, operand: operand, floatSum: kernel, context)
+        case .floatSameShape(let kernel): addSameShape(kernel, context)
+        case .float: Self.subtracts ? compute(context.threads, Difference.self) : compute(context.threads, Sum.self)
+        case .integers: Self.subtracts ? computeIntegers { $0 &- $1 } : computeIntegers { $0 &+ $1 }
+        case .int16(let q): addInt16(node.inputs[0]!, node.inputs[1]!, node.outputs[0], q)
         #if arch(x86_64)
-        if node.numerics == .fast && a.shape == b.shape, let kernels = exactKernels {
-            var parameters = Self.kernelParameters(q)
-            withUnsafePointer(to: &parameters) { parameters in
-                parallelFor(a.elementCount, threads: context.threads, minimumChunk: 64, workPerItem: 4) { range in
-                    let (start, count) = (range.lowerBound, range.count)
-                    if signed {
-                        kernels.addS8((pa + start).assumingMemoryBound(to: Int8.self), (pb + start).assumingMemoryBound(to: Int8.self),
-                                      (out + start).assumingMemoryBound(to: Int8.self), count, parameters)
-                    } else {
-                        kernels.addU8((pa + start).assumingMemoryBound(to: UInt8.self), (pb + start).assumingMemoryBound(to: UInt8.self),
-                                      (out + start).assumingMemoryBound(to: UInt8.self), count, parameters)
-                    }
-                }
-            }
-            return
-        }
+        case .quantizedExactKernels(let q, let kernels): addExactly(q, kernels, context)
         #endif
-        if node.numerics == .fast && a.shape == b.shape {
-            parallelFor(a.elementCount, threads: context.threads, minimumChunk: 64, workPerItem: 8) { range in
+        case .quantizedFast(let q): addFast(q, context)
+        case .quantizedReference(let q): addReference(q)
+        }
+    }
+
+    #if arch(x86_64)
+    /// uint8/int8 operands of one shape through the configuration's exact kernels, split over the threads.
+    private func addExactly(_ q: QuantizedParameters, _ kernels: ElementwiseKernels, _ context: RunContext) {
+        let a = node.inputs[0]!, signed = a.type == .int8
+        let pa = UnsafeRawPointer(a.data!), pb = UnsafeRawPointer(node.inputs[1]!.data!), out = node.outputs[0].data!
+        var parameters = Self.kernelParameters(q)
+        withUnsafePointer(to: &parameters) { parameters in
+            parallelFor(a.elementCount, threads: context.threads, minimumChunk: 64, workPerItem: 4) { range in
                 let (start, count) = (range.lowerBound, range.count)
                 if signed {
-                    Self.addFast(pa.assumingMemoryBound(to: Int8.self) + start, pb.assumingMemoryBound(to: Int8.self) + start,
-                                 out.assumingMemoryBound(to: Int8.self) + start, count, q)
+                    kernels.addS8((pa + start).assumingMemoryBound(to: Int8.self), (pb + start).assumingMemoryBound(to: Int8.self),
+                                  (out + start).assumingMemoryBound(to: Int8.self), count, parameters)
                 } else {
-                    Self.addFast(pa.assumingMemoryBound(to: UInt8.self) + start, pb.assumingMemoryBound(to: UInt8.self) + start,
-                                 out.assumingMemoryBound(to: UInt8.self) + start, count, q)
+                    kernels.addU8((pa + start).assumingMemoryBound(to: UInt8.self), (pb + start).assumingMemoryBound(to: UInt8.self),
+                                  (out + start).assumingMemoryBound(to: UInt8.self), count, parameters)
                 }
             }
-            return
         }
+    }
+    #endif
+
+    /// uint8/int8 operands of one shape in `fast` numerics (``addFast(_:_:_:_:_:)``), split over the threads.
+    private func addFast(_ q: QuantizedParameters, _ context: RunContext) {
+        let a = node.inputs[0]!, signed = a.type == .int8
+        let pa = UnsafeRawPointer(a.data!), pb = UnsafeRawPointer(node.inputs[1]!.data!), out = node.outputs[0].data!
+        parallelFor(a.elementCount, threads: context.threads, minimumChunk: 64, workPerItem: 8) { range in
+            let (start, count) = (range.lowerBound, range.count)
+            if signed {
+                Self.addFast(pa.assumingMemoryBound(to: Int8.self) + start, pb.assumingMemoryBound(to: Int8.self) + start,
+                             out.assumingMemoryBound(to: Int8.self) + start, count, q)
+            } else {
+                Self.addFast(pa.assumingMemoryBound(to: UInt8.self) + start, pb.assumingMemoryBound(to: UInt8.self) + start,
+                             out.assumingMemoryBound(to: UInt8.self) + start, count, q)
+            }
+        }
+    }
+
+    /// uint8/int8 with broadcasting: TFLite's integer arithmetic, element by element.
+    private func addReference(_ q: QuantizedParameters) {
+        let a = node.inputs[0]!, b = node.inputs[1]!, output = node.outputs[0], signed = a.type == .int8
+        let pa = UnsafeRawPointer(a.data!), pb = UnsafeRawPointer(b.data!), out = output.data!
         forEachBroadcastPair(aShape: a.shape, bShape: b.shape, outShape: output.shape) { i, ia, ib in
             let x = (loadQuantized(pa, ia, signed: signed) + q.offset1) << q.leftShift
             let y = (loadQuantized(pb, ib, signed: signed) + q.offset2) << q.leftShift

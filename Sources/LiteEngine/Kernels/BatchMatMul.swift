@@ -14,10 +14,21 @@ final class BatchMatMul: Kernel {
     /// Matrix dimensions of the product, and for each output matrix the element offset of its lhs and rhs matrix.
     private(set) var m = 0, n = 0, k = 0
     private var lhsOffsets: [Int] = [], rhsOffsets: [Int] = []
-    private var requantization: ChannelRequantization?
-    /// Hybrid: the product with each distinct rhs matrix (keyed by its offset), and the rhs scale.
-    private var hybridProducts: [Int: HybridMatrixProduct] = [:]
-    private var hybridScale: Float = 0
+
+    /// The code path `run` takes, chosen once by `prepare` from the operand types.
+    enum Plan {
+        /// float32: one sgemm per output matrix.
+        case float
+        /// Float lhs, constant int8 rhs: the product with each distinct rhs matrix (keyed by its offset), and the rhs
+        /// scale.
+        case hybrid(products: [Int: HybridMatrixProduct], scale: Float)
+        /// int8 (`Int8`) or int16 (`Int16`): exact sums by dgemm, requantized.
+        case int8(ChannelRequantization)
+        case int16(ChannelRequantization)
+    }
+
+    /// The path `run` takes, chosen by `prepare` (nil before it).
+    private(set) var plan: Plan?
 
     required init(_ node: NodeContext) throws {
         options = try BatchMatMulOptions(node.options)
@@ -26,7 +37,7 @@ final class BatchMatMul: Kernel {
     }
 
     override func prepare() throws {
-        let lhs = try input(0), rhs = try input(1), output = try self.output(0)
+        let lhs = try input(0), rhs = try input(1), output = try self.output(0), previous = plan
         if lhs.type == .int8 || lhs.type == .int16 {
             try expectType(rhs, lhs.type)
             guard output.type == lhs.type else { throw KernelError.unsupported("\(lhs.type) BATCH_MATMUL into \(output.type)") }
@@ -36,11 +47,12 @@ final class BatchMatMul: Kernel {
             let requantization = try ChannelRequantization(input: l, filter: r, output: try QuantizedTensorInfo(output), channels: 1,
                                                            activation: .none, outputType: lhs.type)
             if lhs.type == .int16 { try requantization.checkWideShifts("BATCH_MATMUL") }
-            self.requantization = requantization
+            plan = lhs.type == .int16 ? .int16(requantization) : .int8(requantization)
         } else {
             try expectType(lhs, .float32)
             try expectType(rhs, .float32, .int8)
             output.type = .float32
+            plan = .float
         }
         let geometry = try Self.geometry(lhs: lhs.shape, rhs: rhs.shape, adjointLHS: options.adjointLHS, adjointRHS: options.adjointRHS)
         (m, n, k) = (geometry.m, geometry.n, geometry.k)
@@ -48,13 +60,16 @@ final class BatchMatMul: Kernel {
             guard isLoadTimeConstant(rhs), let data = rhs.data else { throw KernelError.unsupported("hybrid BATCH_MATMUL needs a constant int8 rhs") }
             let info = try QuantizedTensorInfo(rhs)
             guard info.scales.count == 1, info.zeroPoint == 0 else { throw KernelError.unsupported("hybrid BATCH_MATMUL rhs must have one scale and zero point 0") }
-            hybridScale = info.scale
+            var products: [Int: HybridMatrixProduct] = [:]
+            if case .hybrid(let existing, _) = previous { products = existing }
             let weights = data.assumingMemoryBound(to: Int8.self)
-            for offset in Set(geometry.rhsOffsets) where hybridProducts[offset] == nil {
+            for offset in Set(geometry.rhsOffsets) where products[offset] == nil {
                 // Rows of n weights each k deep: the rhs matrix itself with adj_y, else its transpose.
                 let rows = (0..<n).flatMap { c in (0..<k).map { d in weights[offset + (options.adjointRHS ? c * k + d : d * n + c)] } }
-                hybridProducts[offset] = HybridMatrixProduct(values: rows, channels: n, depth: k)
+                products[offset] = HybridMatrixProduct(values: rows, channels: n, depth: k)
             }
+            // No output matrices (an empty batch dimension): nothing to multiply, as on the float path.
+            plan = products.isEmpty ? .float : .hybrid(products: products, scale: info.scale)
         }
         // int16 products reach 2^30: sums of fewer than 2^23 of them are exact doubles.
         guard lhs.type != .int16 || k < 1 << 23 else { throw KernelError.unsupported("int16 BATCH_MATMUL over \(k) products") }
@@ -116,19 +131,26 @@ final class BatchMatMul: Kernel {
     }
 
     override var scratchBytes: Int {
-        if let product = hybridProducts.values.first, let lhs = node.inputs[0] {
+        switch plan {
+        case .hybrid(let products, _)?:
             // The lhs rows (transposed first with adj_x) and their quantized values, then the product's scratch.
+            guard let product = products.values.first, let lhs = node.inputs[0] else { return 0 }
             return saturatingProduct(2 * lhs.elementCount, 4) + product.scratchBytes(rows: m)
+        case .int8?, .int16?:
+            // lhs, rhs and sums as doubles.
+            return saturatingProduct(saturatingProduct(m, k) + saturatingProduct(k, n) + saturatingProduct(m, n), 8)
+        case .float?, nil: return 0
         }
-        // lhs, rhs and sums as doubles.
-        return requantization == nil ? 0 : saturatingProduct(saturatingProduct(m, k) + saturatingProduct(k, n) + saturatingProduct(m, n), 8)
     }
 
     override func run(_ context: RunContext) throws {
-        if let requantization {
-            return node.inputs[0]!.type == .int16 ? runInteger(Int16.self, context, requantization) : runInteger(Int8.self, context, requantization)
+        guard let plan else { throw KernelError.invalid("BATCH_MATMUL ran before it was prepared") }
+        switch plan {
+        case .int8(let requantization): return runInteger(Int8.self, context, requantization)
+        case .int16(let requantization): return runInteger(Int16.self, context, requantization)
+        case .hybrid(let products, let scale): return runHybrid(context, products: products, scale: scale)
+        case .float: break
         }
-        if !hybridProducts.isEmpty { return runHybrid(context) }
         let lhs = node.inputs[0]!.floats, rhs = node.inputs[1]!.floats, out = node.outputs[0].floats
         let (m, n, k) = (self.m, self.n, self.k)
         guard m > 0, n > 0 else { return }
@@ -144,7 +166,7 @@ final class BatchMatMul: Kernel {
         }
     }
 
-    private func runHybrid(_ context: RunContext) {
+    private func runHybrid(_ context: RunContext, products: [Int: HybridMatrixProduct], scale: Float) {
         let lhs = node.inputs[0]!, out = node.outputs[0].floats
         let (m, n, k) = (self.m, self.n, self.k)
         guard m > 0, n > 0 else { return }
@@ -165,9 +187,9 @@ final class BatchMatMul: Kernel {
                                                      offsets: values, threads: context.threads)
         for b in lhsOffsets.indices {
             let c = out + b * m * n, firstRow = lhsOffsets[b] / max(k, 1)
-            hybridProducts[rhsOffsets[b]]!.run(values + lhsOffsets[b], rows: m, into: c, scratch: productScratch, threads: context.threads)
+            products[rhsOffsets[b]]!.run(values + lhsOffsets[b], rows: m, into: c, scratch: productScratch, threads: context.threads)
             HybridQuantization.rescale(c, images: m, rows: 1, channels: n, imageScales: Array(scales[firstRow..<(firstRow + m)]),
-                                       weightScales: [Float](repeating: hybridScale, count: n), bias: nil, activation: (-.infinity, .infinity),
+                                       weightScales: [Float](repeating: scale, count: n), bias: nil, activation: (-.infinity, .infinity),
                                        threads: context.threads)
         }
     }

@@ -30,43 +30,54 @@ final class Conv2D: Kernel {
         return filter.dim(1) == 1 && filter.dim(2) == 1 && options.strideH == 1 && options.strideW == 1
     }
 
-    /// Integer path state (uint8 per-tensor or int8 per-channel): filter as doubles minus its zero point.
-    var quantized: QuantizedConvolution?
+    /// The path `run` takes, chosen by `prepare` (nil before it).
+    private(set) var plan: Conv2DPlan?
 
     override func prepare() throws {
         let input = try self.input(0), filter = try self.input(1), output = try self.output(0)
         try expectRank(input, 4)
         try expectRank(filter, 4)
-        if input.type == .int16 { return try prepareInt16(input, filter, output) }
-        if input.type == .uint8 || input.type == .int8 {
-            geometryH = try SpatialGeometry(input: input.dim(1), filter: filter.dim(1), stride: options.strideH, dilation: options.dilationH, padding: options.padding)
-            geometryW = try SpatialGeometry(input: input.dim(2), filter: filter.dim(2), stride: options.strideW, dilation: options.dilationW, padding: options.padding)
-            if filter.dim(3) != input.dim(3) { return try prepareInt8Grouped(input, filter, output) }
-            quantized = try QuantizedConvolution(input: input, filter: filter, bias: optionalInput(2), output: output, activation: options.activation,
-                                                 outputShape: [input.dim(0), geometryH.output, geometryW.output, filter.dim(0)],
-                                                 numerics: node.numerics, existing: quantized)
-            return
+        pointerTableKey = (nil, nil, 0)  // shapes may have changed: build the table again
+        plan = try makePlan(input, filter, output, previous: plan)
+    }
+
+    /// The plan for the input's and filter's types and shapes; what `previous` built at load (packed filters, nested
+    /// kernels, integer constants) is taken over.
+    private func makePlan(_ input: Tensor, _ filter: Tensor, _ output: Tensor, previous: Conv2DPlan?) throws -> Conv2DPlan {
+        switch input.type {
+        case .int16:
+            return try prepareInt16(input, filter, output, previous: previous)
+        case .uint8, .int8:
+            try makeGeometry(input, filter)
+            if filter.dim(3) != input.dim(3) { return try prepareInt8Grouped(input, filter, output, previous: previous) }
+            return .quantized(try QuantizedConvolution(input: input, filter: filter, bias: optionalInput(2), output: output, activation: options.activation,
+                                                       outputShape: [input.dim(0), geometryH.output, geometryW.output, filter.dim(0)],
+                                                       numerics: node.numerics, existing: previous?.quantized))
+        default:
+            try expectType(input, .float32)
+            try expectType(filter, .float32, .int8)
+            return try prepareFloat(input, filter, output, previous: previous)
         }
-        try expectType(input, .float32)
-        try expectType(filter, .float32, .int8)
-        try expectRank(input, 4)
-        try expectRank(filter, 4)
+    }
+
+    /// Float input: a float filter (packed, sgemm, grouped or depthwise) or an int8 one (hybrid).
+    private func prepareFloat(_ input: Tensor, _ filter: Tensor, _ output: Tensor, previous: Conv2DPlan?) throws -> Conv2DPlan {
+        var hybrid: Conv2DPlan?
         if filter.type == .int8 {
             guard let q = filter.quantization, q.scale.count == filter.dim(0) || q.scale.count == 1 else {
                 throw KernelError.invalid("hybrid CONV_2D filter needs one scale or one per output channel")
             }
-            hybridPerChannel = q.scale.count > 1
-            if hybrid == nil {
+            if case .hybrid(let weights, let product, _) = previous {
+                hybrid = .hybrid(weights, product, perChannel: q.scale.count > 1)
+            } else {
                 let weights = try HybridWeights(filter, channels: filter.dim(0))
-                hybrid = weights
-                hybridProduct = HybridMatrixProduct(weights)
+                hybrid = .hybrid(weights, HybridMatrixProduct(weights), perChannel: q.scale.count > 1)
             }
         }
-        if filter.dim(3) == 1, input.dim(3) > 1, filter.type == .float32 { return try prepareDepthwise(input, filter, output) }
+        if filter.dim(3) == 1, input.dim(3) > 1, filter.type == .float32 { return try prepareDepthwise(input, filter, output, previous: previous) }
         guard filter.dim(3) > 0, input.dim(3) > 0, input.dim(3) % filter.dim(3) == 0 else {
             throw KernelError.invalid("input has \(input.dim(3)) channels, filter \(filter.dim(3)): not a whole number of groups")
         }
-        groups = input.dim(3) / filter.dim(3)
         if groups > 1 {
             guard filter.type == .float32, filter.dim(0) % groups == 0 else {
                 throw KernelError.unsupported("grouped convolution of \(filter.type) with \(filter.dim(0)) filters in \(groups) groups")
@@ -76,8 +87,7 @@ final class Conv2D: Kernel {
             try expectType(bias, .float32)
             guard bias.elementCount == filter.dim(0) else { throw KernelError.invalid("bias has \(bias.elementCount) values for \(filter.dim(0)) filters") }
         }
-        geometryH = try SpatialGeometry(input: input.dim(1), filter: filter.dim(1), stride: options.strideH, dilation: options.dilationH, padding: options.padding)
-        geometryW = try SpatialGeometry(input: input.dim(2), filter: filter.dim(2), stride: options.strideW, dilation: options.dilationW, padding: options.padding)
+        try makeGeometry(input, filter)
         output.type = .float32
         output.shape = [input.dim(0), geometryH.output, geometryW.output, filter.dim(0)]
         // The layout below has a slot per output column: a hostile width (2^28 columns from a flipped bit) would
@@ -85,22 +95,32 @@ final class Conv2D: Kernel {
         guard let count = Tensor.checkedCount(output.shape), saturatingProduct(count, 4) <= node.interpreterOptions.memoryLimit else {
             throw KernelError.invalid("output \(output.shape) needs more than the memory limit of \(node.interpreterOptions.memoryLimit) bytes")
         }
-        if groups > 1 { return }
-        if filter.type == .float32, packed == nil, isLoadTimeConstant(filter), optionalInput(2).map(isLoadTimeConstant) ?? true {
+        if let hybrid { return hybrid }
+        if groups > 1 { return .floatGrouped }
+        var packed = previous?.packedFilter
+        if packed == nil, isLoadTimeConstant(filter), optionalInput(2).map(isLoadTimeConstant) ?? true {
             packed = PackedFilterGEMM.make(filter: filter.floats, n: filter.dim(0), k: filter.dim(1) * filter.dim(2) * filter.dim(3),
                                            bias: optionalInput(2)?.floats)
         }
-        indirectLayout = makeIndirectLayout()
-        pointerTableKey = (nil, nil, 0)  // shapes changed: build the table again
+        guard let packed else { return .floatBLAS(unfolds: !readsInputInPlace) }
+        if let layout = makeIndirectLayout() { return .floatIndirect(packed, layout) }
+        return .floatPacked(packed, unfolds: !readsInputInPlace)
     }
 
-    /// The filter and bias packed for the level's GEMM microkernel, when both are known at load and
-    /// ``KernelConfiguration/current`` has one (see `PackedFilterGEMM`).
-    var packed: PackedFilterGEMM?
+    private func makeGeometry(_ input: Tensor, _ filter: Tensor) throws {
+        geometryH = try SpatialGeometry(input: input.dim(1), filter: filter.dim(1), stride: options.strideH, dilation: options.dilationH, padding: options.padding)
+        geometryW = try SpatialGeometry(input: input.dim(2), filter: filter.dim(2), stride: options.strideW, dilation: options.dilationW, padding: options.padding)
+    }
+
+    /// A 1x1 filter with stride 1 and no padding: the input is the left matrix as it is, with no unfolding.
+    private var readsInputInPlace: Bool { isPointwise && geometryH.padBefore == 0 && geometryW.padBefore == 0 }
 
     /// Groups of input channels (input channels / the filter's): ResNeXt and RegNet convolve each group with its own
-    /// share of the filters. More than one channel a group runs ``runGrouped(_:)``; one channel a group, ``depthwise``.
-    var groups = 1
+    /// share of the filters. More than one channel a group runs ``runGrouped(_:)``; one channel a group is depthwise.
+    private var groups: Int {
+        guard let input = node.inputs[0], let filter = node.inputs[1], filter.dim(3) > 0 else { return 1 }
+        return max(input.dim(3) / filter.dim(3), 1)
+    }
 
     /// A grouped float convolution: for each group, its channels unfolded (im2col) and one sgemm with the group's
     /// filters into its share of the output channels (ldc the whole output's), then bias and activation.
@@ -139,17 +159,15 @@ final class Conv2D: Kernel {
 
     /// int8 grouped convolution: TFLite's reference `ConvPerChannel` with groups (LiteRT runs no other kernel for it),
     /// int32 sums of (x − zp_in)·(w − zp_w) over the receptive field inside the image, requantized per channel with
-    /// `MultiplyByQuantizedMultiplier` (ties away from zero).
-    var int8Grouped: ChannelRequantization?
-
-    private func prepareInt8Grouped(_ input: Tensor, _ filter: Tensor, _ output: Tensor) throws {
+    /// `MultiplyByQuantizedMultiplier` (ties away from zero). One input channel and one filter a group, with the filter
+    /// known at load, takes ``runInt8Depthwise(_:_:scratch:)``.
+    private func prepareInt8Grouped(_ input: Tensor, _ filter: Tensor, _ output: Tensor, previous: Conv2DPlan?) throws -> Conv2DPlan {
         guard input.type == .int8, filter.type == .int8, output.type == .int8 else {
             throw KernelError.unsupported("grouped convolution of \(input.type) with \(filter.type) filters (int8 and float are supported)")
         }
         guard filter.dim(3) > 0, input.dim(3) > 0, input.dim(3) % filter.dim(3) == 0 else {
             throw KernelError.invalid("input has \(input.dim(3)) channels, filter \(filter.dim(3)): not a whole number of groups")
         }
-        groups = input.dim(3) / filter.dim(3)
         guard filter.dim(0) % groups == 0 else { throw KernelError.invalid("\(filter.dim(0)) filters in \(groups) groups") }
         if let bias = optionalInput(2) {
             guard bias.type == .int32, bias.elementCount == filter.dim(0) else { throw KernelError.unsupported("bias must be int32 [\(filter.dim(0))], is \(bias)") }
@@ -158,24 +176,25 @@ final class Conv2D: Kernel {
         guard filterInfo.zeroPoints.count == 1 || filterInfo.zeroPoints.count == filter.dim(0) else {
             throw KernelError.invalid("\(filterInfo.zeroPoints.count) filter zero points for \(filter.dim(0)) filters")
         }
-        int8Grouped = try ChannelRequantization(input: try QuantizedTensorInfo(input), filter: filterInfo, output: try QuantizedTensorInfo(output),
-                                                channels: filter.dim(0), activation: options.activation, outputType: .int8)
-        if filter.dim(3) == 1, filter.dim(0) == input.dim(3), int8DepthwiseTaps == nil, isLoadTimeConstant(filter) {
+        let requantization = try ChannelRequantization(input: try QuantizedTensorInfo(input), filter: filterInfo, output: try QuantizedTensorInfo(output),
+                                                       channels: filter.dim(0), activation: options.activation, outputType: .int8)
+        output.shape = [input.dim(0), geometryH.output, geometryW.output, filter.dim(0)]
+        if case .int8Depthwise(_, let taps) = previous { return .int8Depthwise(requantization, taps: taps) }
+        if filter.dim(3) == 1, filter.dim(0) == input.dim(3), isLoadTimeConstant(filter) {
             let (channels, taps) = (filter.dim(0), filter.dim(1) * filter.dim(2)), w = filter.pointer(Int8.self)
             var laidOut = [Int32](repeating: 0, count: channels * taps)
             for c in 0..<channels {
                 let zero = filterInfo.zeroPoints.count == 1 ? filterInfo.zeroPoints[0] : filterInfo.zeroPoints[c]
                 for t in 0..<taps { laidOut[t * channels + c] = Int32(w[c * taps + t]) - zero }
             }
-            int8DepthwiseTaps = laidOut
+            return .int8Depthwise(requantization, taps: laidOut)
         }
-        output.shape = [input.dim(0), geometryH.output, geometryW.output, filter.dim(0)]
+        return .int8Grouped(requantization)
     }
 
     /// One input channel and one filter a group (ConvNeXt's int8 7x7): the filter less its zero points as int32, laid
     /// out [KH·KW, C] at load, so each output pixel's C sums run as one contiguous loop per tap that vectorizes (the
     /// same integer sums, in another order). 7x7 on 56x56x96: about 6x faster than the loop below.
-    private var int8DepthwiseTaps: [Int32]?
 
     private func runInt8Depthwise(_ requantization: ChannelRequantization, _ taps: [Int32], scratch: UnsafeMutableRawPointer) throws {
         let input = node.inputs[0]!, output = node.outputs[0], channels = input.dim(3)
@@ -261,15 +280,16 @@ final class Conv2D: Kernel {
     /// Keras 3 writes ConvNeXt's 7x7 `Conv2D(groups=channels)` so) is a depthwise convolution, run by
     /// ``DepthwiseConv2D``: output channel o of group o/m reads input channel o/m, as a depthwise output c·m + j reads
     /// input c, so the filter [Cout, KH, KW, 1] is only laid out again as [1, KH, KW, Cout].
-    var depthwise: DepthwiseConv2D?
-
-    private func prepareDepthwise(_ input: Tensor, _ filter: Tensor, _ output: Tensor) throws {
+    private func prepareDepthwise(_ input: Tensor, _ filter: Tensor, _ output: Tensor, previous: Conv2DPlan?) throws -> Conv2DPlan {
         let channels = input.dim(3), outChannels = filter.dim(0), taps = filter.dim(1) * filter.dim(2)
         guard outChannels % channels == 0 else {
             throw KernelError.invalid("grouped convolution of \(channels) channels into \(outChannels) (not a multiple)")
         }
         guard isLoadTimeConstant(filter) else { throw KernelError.unsupported("grouped convolution with a filter computed at run time") }
-        if depthwise == nil {
+        let kernel: DepthwiseConv2D
+        if case .floatDepthwise(let existing) = previous {
+            kernel = existing
+        } else {
             let description = TensorDescription(name: "\(filter.name) (depthwise layout)", type: .float32, shape: [1, filter.dim(1), filter.dim(2), outChannels],
                                                 shapeSignature: [1, filter.dim(1), filter.dim(2), outChannels], buffer: 0, quantization: nil, isVariable: false, sparsity: nil)
             let laidOut = Tensor(index: filter.index, description: description, constant: nil)
@@ -280,9 +300,8 @@ final class Conv2D: Kernel {
             }
             let context = NodeContext(model: node.model, index: node.index, code: node.code, options: nil, customOptions: nil,
                                       inputs: [input, laidOut, optionalInput(2)], outputs: [output], intermediates: [], numerics: node.numerics)
-            depthwise = try DepthwiseConv2D(context)
+            kernel = try DepthwiseConv2D(context)
         }
-        let kernel = depthwise!
         kernel.options.padding = options.padding
         (kernel.options.strideH, kernel.options.strideW) = (options.strideH, options.strideW)
         (kernel.options.dilationH, kernel.options.dilationW) = (options.dilationH, options.dilationW)
@@ -290,27 +309,21 @@ final class Conv2D: Kernel {
         kernel.activation = activation
         try kernel.prepare()
         (geometryH, geometryW) = (kernel.geometryH, kernel.geometryW)
+        return .floatDepthwise(kernel)
     }
-
-    /// Hybrid path (float input, int8 filter) and its exact integer product.
-    var hybrid: HybridWeights?
-    var hybridProduct: HybridMatrixProduct?
-    /// Per-channel filter scales: TFLite's `HybridConvPerChannel` (asymmetric inputs); one scale: its `HybridConv`
-    /// (symmetric inputs, zero padding).
-    var hybridPerChannel = true
 
     /// `HybridConvPerChannel`: each batch image quantized asymmetrically (`AsymmetricQuantizeFloats`), padding taps
     /// take the zero point, exact int32 sums, `float(acc − zero_point · Σw) · (channel_scale · input_scale) + bias`,
     /// clamped. `HybridConv` is the same with symmetric quantization (zero point 0). Here the images' `x_q − zero_point`
     /// (padding: 0, the same sums) go through im2col and ``HybridMatrixProduct`` with the int8 weights: every product
     /// and sum is an exact integer, in any order.
-    private func runHybrid(_ weights: HybridWeights, _ product: HybridMatrixProduct, _ context: RunContext) {
+    private func runHybrid(_ weights: HybridWeights, _ product: HybridMatrixProduct, perChannel: Bool, _ context: RunContext) {
         let input = node.inputs[0]!, filter = node.inputs[1]!, output = node.outputs[0]
         let batches = input.dim(0), outC = filter.dim(0), (outH, outW) = (geometryH.output, geometryW.output)
         let rows = batches * outH * outW, depth = weights.depth
-        let pointwise = isPointwise && geometryH.padBefore == 0 && geometryW.padBefore == 0
+        let pointwise = readsInputInPlace
         let dst = output.floats, values = context.scratch.assumingMemoryBound(to: Float.self)
-        let imageScales = HybridQuantization.quantizeImages(input, asymmetric: hybridPerChannel, offsets: values, threads: context.threads)
+        let imageScales = HybridQuantization.quantizeImages(input, asymmetric: perChannel, offsets: values, threads: context.threads)
         let columns = pointwise ? values : values + input.elementCount
         if !pointwise {
             im2col(UnsafePointer(values), input: input, filter: filter, geometryH: geometryH, geometryW: geometryW, options: options,
@@ -321,24 +334,19 @@ final class Conv2D: Kernel {
                                    bias: optionalInput(2), activation: activation, threads: context.threads)
     }
 
-    private var input0Channels: Int { node.inputs[0]?.dim(3) ?? 0 }
-
-    /// 16x8 path (int16 activations, int8 filter, int64 bias): exact sums by dgemm over im2col (``Int16MatrixProduct``).
-    var int16Product: Int16MatrixProduct?
-
-    private func prepareInt16(_ input: Tensor, _ filter: Tensor, _ output: Tensor) throws {
-        geometryH = try SpatialGeometry(input: input.dim(1), filter: filter.dim(1), stride: options.strideH, dilation: options.dilationH, padding: options.padding)
-        geometryW = try SpatialGeometry(input: input.dim(2), filter: filter.dim(2), stride: options.strideW, dilation: options.dilationW, padding: options.padding)
+    /// 16x8 path (int16 activations, int8 filter, int64 bias): exact sums by dgemm over im2col (``Int16MatrixProduct``),
+    /// or grouped, ``runInt16Grouped(_:)``.
+    private func prepareInt16(_ input: Tensor, _ filter: Tensor, _ output: Tensor, previous: Conv2DPlan?) throws -> Conv2DPlan {
+        try makeGeometry(input, filter)
         guard filter.dim(3) > 0, input.dim(3) >= filter.dim(3), input.dim(3) % filter.dim(3) == 0,
               filter.dim(0) % (input.dim(3) / filter.dim(3)) == 0 else {
             throw KernelError.invalid("input has \(input.dim(3)) channels, filter \(filter.shape): not a whole number of groups")
         }
-        groups = input.dim(3) / filter.dim(3)
-        if int16Product == nil {
-            int16Product = try Int16MatrixProduct(weights: filter, units: filter.dim(0), bias: optionalInput(2), input: input, output: output,
-                                                  activation: options.activation, op: "CONV_2D", rescale: .multiplier)
-        }
+        let product = try previous?.int16Product
+            ?? Int16MatrixProduct(weights: filter, units: filter.dim(0), bias: optionalInput(2), input: input, output: output,
+                                  activation: options.activation, op: "CONV_2D", rescale: .multiplier)
         output.shape = [input.dim(0), geometryH.output, geometryW.output, filter.dim(0)]
+        return groups > 1 ? .int16Grouped(product) : .int16(product)
     }
 
     /// 16x8 grouped convolution (Keras `Conv2D(groups=)` or `Conv1D(groups=)` in 16x8): TFLite's reference
@@ -362,10 +370,9 @@ final class Conv2D: Kernel {
     }
 
     private func runInt16(_ product: Int16MatrixProduct, _ context: RunContext) {
-        if groups > 1 { return runInt16Grouped(product) }
         let input = node.inputs[0]!, filter = node.inputs[1]!, output = node.outputs[0]
         let rows = input.dim(0) * geometryH.output * geometryW.output
-        let pointwise = isPointwise && geometryH.padBefore == 0 && geometryW.padBefore == 0
+        let pointwise = readsInputInPlace
         let values = context.scratch.assumingMemoryBound(to: Double.self)
         convertQuantized(input, zeroPoint: 0, into: values)
         let columns = pointwise ? values : values + input.elementCount
@@ -377,30 +384,27 @@ final class Conv2D: Kernel {
     }
 
     override var scratchBytes: Int {
-        if int16Product != nil, groups > 1 { return 0 }
-        if int16Product != nil, let input = node.inputs[0], let filter = node.inputs[1], geometryH != nil {
-            return QuantizedConvolution.scratchBytes(input: input, filter: filter, rows: saturatingProduct(input.dim(0), geometryH.output, geometryW.output))
-        }
-        if depthwise != nil || int8Grouped != nil { return depthwise?.scratchBytes ?? (int8DepthwiseTaps == nil ? 0 : saturatingProduct(input0Channels, 4)) }
-        guard let input = node.inputs[0], let filter = node.inputs[1], geometryH != nil else { return 0 }
-        if groups > 1 { return saturatingProduct(input.dim(0), geometryH.output, geometryW.output, filter.dim(1), filter.dim(2), filter.dim(3), 4) }
-        if hybrid != nil {
-            let rows = saturatingProduct(input.dim(0), geometryH.output, geometryW.output)
-            let depth = filter.dim(1) * filter.dim(2) * filter.dim(3)
-            return saturatingProduct(saturatingProduct(input.elementCount) + saturatingProduct(rows, depth), 4) + (hybridProduct?.scratchBytes(rows: rows) ?? 0)
-        }
-        if let quantized {
-            let rows = saturatingProduct(input.dim(0), geometryH.output, geometryW.output)
+        guard let plan, let input = node.inputs[0], let filter = node.inputs[1] else { return 0 }
+        let rows = saturatingProduct(input.dim(0), geometryH.output, geometryW.output)
+        let depth = filter.dim(1) * filter.dim(2) * filter.dim(3)
+        let unfolded = saturatingProduct(rows, depth, 4)
+        switch plan {
+        case .floatIndirect(_, let layout): return layout.bytes
+        case .floatPacked(_, let unfolds), .floatBLAS(let unfolds): return unfolds ? unfolded : 0
+        case .floatGrouped: return unfolded
+        case .floatDepthwise(let kernel): return kernel.scratchBytes
+        case .hybrid(_, let product, _):
+            return saturatingProduct(saturatingProduct(input.elementCount) + saturatingProduct(rows, depth), 4) + product.scratchBytes(rows: rows)
+        case .quantized(let quantized):
             if let gemm = quantized.integerGEMM {
-                let pointwise = isPointwise && geometryH.padBefore == 0 && geometryW.padBefore == 0
-                return gemm.readsInPlace(pointwise: pointwise) ? 0 : QuantizedGEMM.scratchBytes(rows: rows, depth: gemm.depth)
+                return gemm.readsInPlace(pointwise: readsInputInPlace) ? 0 : QuantizedGEMM.scratchBytes(rows: rows, depth: gemm.depth)
             }
             if quantized.widenedGEMM != nil { return 0 }
             return QuantizedConvolution.scratchBytes(input: input, filter: filter, rows: rows)
+        case .int8Grouped, .int16Grouped: return 0
+        case .int8Depthwise: return saturatingProduct(input.dim(3), 4)
+        case .int16: return QuantizedConvolution.scratchBytes(input: input, filter: filter, rows: rows)
         }
-        if isPointwise && geometryH.padBefore == 0 && geometryW.padBefore == 0 { return 0 }
-        if let layout = indirectLayout { return layout.bytes }
-        return saturatingProduct(input.dim(0), geometryH.output, geometryW.output, filter.dim(1), filter.dim(2), filter.dim(3), 4)
     }
 
     /// How the convolution reads its input in place for ``PackedFilterGEMM`` (XNNPACK's indirect GEMM): a table of
@@ -422,19 +426,15 @@ final class Conv2D: Kernel {
         let edgesOffset: Int, bytes: Int
     }
 
-    /// The layout at the current shapes (set by `prepare`), or nil when the convolution unfolds the input or reads it
-    /// as it is.
-    var indirectLayout: IndirectLayout?
     private var pointerTable: UnsafeMutablePointer<UnsafePointer<Float>>?
     private var pointerTableKey: (input: UnsafeMutableRawPointer?, scratch: UnsafeMutableRawPointer?, count: Int) = (nil, nil, 0)
 
     deinit { pointerTable?.deallocate() }
 
-    /// The layout for reading the input in place, or nil when the convolution unfolds it (no packed filter,
-    /// dilated columns, or a pointwise layer that reads the input as it is).
+    /// The layout for reading the input in place with a packed filter, or nil when the convolution unfolds it (dilated
+    /// columns) or reads it as it is (a pointwise layer).
     private func makeIndirectLayout() -> IndirectLayout? {
-        guard packed != nil, quantized == nil, hybrid == nil, options.dilationW == 1, let input = node.inputs[0], let filter = node.inputs[1],
-              geometryH != nil, !(isPointwise && geometryH.padBefore == 0 && geometryW.padBefore == 0) else { return nil }
+        guard options.dilationW == 1, let input = node.inputs[0], let filter = node.inputs[1], !readsInputInPlace else { return nil }
         let (inW, inC, kh, kw) = (input.dim(2), input.dim(3), filter.dim(1), filter.dim(2))
         let span = kw * inC
         var edgeSlot = [Int](repeating: -1, count: geometryW.output)
@@ -513,46 +513,48 @@ final class Conv2D: Kernel {
     }
 
     override func run(_ context: RunContext) throws {
-        if let depthwise { return try depthwise.run(context) }
-        if let int16Product { return runInt16(int16Product, context) }
-        if let int8Grouped {
-            if let taps = int8DepthwiseTaps { return try runInt8Depthwise(int8Grouped, taps, scratch: context.scratch) }
-            return try runInt8Grouped(int8Grouped)
-        }
-        if groups > 1 { return runGrouped(context) }
+        guard let plan else { throw KernelError.invalid("CONV_2D ran before it was prepared") }
         let input = node.inputs[0]!, filter = node.inputs[1]!, output = node.outputs[0]
-        if let quantized {
+        switch plan {
+        case .floatIndirect(let packed, let layout):
+            let table = indirectRows(layout, input: input, scratch: context.scratch)
+            packed.run(indirection: table, segments: layout.segments, rows: floatRows, c: output.floats, ldc: filter.dim(0), activation: activation,
+                       threads: context.threads)
+        case .floatPacked(let packed, let unfolds):
+            let left = floatLeftMatrix(unfolds: unfolds, context)
+            packed.run(a: left, lda: floatDepth, rows: floatRows, c: output.floats, ldc: filter.dim(0), activation: activation, threads: context.threads)
+        case .floatBLAS(let unfolds):
+            let left = floatLeftMatrix(unfolds: unfolds, context), (rows, depth, outChannels) = (floatRows, floatDepth, filter.dim(0))
+            BLAS.sgemm(transposeB: true, m: rows, n: outChannels, k: depth, a: left, lda: depth,
+                       b: filter.floats, ldb: depth, c: output.floats, ldc: outChannels, threads: context.threads)
+            addBiasAndActivate(output.floats, rows: rows, channels: outChannels, bias: optionalInput(2)?.floats,
+                               activation: activation, threads: context.threads)
+        case .floatGrouped: runGrouped(context)
+        case .floatDepthwise(let kernel): try kernel.run(context)
+        case .hybrid(let weights, let product, let perChannel): runHybrid(weights, product, perChannel: perChannel, context)
+        case .quantized(let quantized):
             quantized.run(input: input, filter: filter, bias: optionalInput(2), output: output, geometryH: geometryH, geometryW: geometryW, options: options,
                           scratch: context.scratch, threads: context.threads)
-            return
+        case .int8Grouped(let requantization): try runInt8Grouped(requantization)
+        case .int8Depthwise(let requantization, let taps): try runInt8Depthwise(requantization, taps, scratch: context.scratch)
+        case .int16(let product): runInt16(product, context)
+        case .int16Grouped(let product): runInt16Grouped(product)
         }
-        if let hybrid, let hybridProduct { return runHybrid(hybrid, hybridProduct, context) }
-        let rows = input.dim(0) * geometryH.output * geometryW.output
-        let depth = filter.dim(1) * filter.dim(2) * filter.dim(3)
-        let outChannels = filter.dim(0)
-        if let packed, let layout = indirectLayout {
-            let table = indirectRows(layout, input: input, scratch: context.scratch)
-            packed.run(indirection: table, segments: layout.segments,
-                       rows: rows, c: output.floats, ldc: outChannels, activation: activation, threads: context.threads)
-            return
-        }
-        let left: UnsafePointer<Float>
-        if scratchBytes == 0 {
-            left = UnsafePointer(input.floats)
-        } else {
-            let columns = context.scratch.assumingMemoryBound(to: Float.self)
-            im2col(UnsafePointer(input.floats), input: input, filter: filter, geometryH: geometryH, geometryW: geometryW, options: options,
-                   into: columns, threads: context.threads)
-            left = UnsafePointer(columns)
-        }
-        if let packed {
-            packed.run(a: left, lda: depth, rows: rows, c: output.floats, ldc: outChannels, activation: activation, threads: context.threads)
-            return
-        }
-        BLAS.sgemm(transposeB: true, m: rows, n: outChannels, k: depth, a: left, lda: depth,
-                   b: filter.floats, ldb: depth, c: output.floats, ldc: outChannels, threads: context.threads)
-        addBiasAndActivate(output.floats, rows: rows, channels: outChannels, bias: optionalInput(2)?.floats,
-                           activation: activation, threads: context.threads)
+    }
+
+    /// Output pixels, the rows of the float matrix product.
+    private var floatRows: Int { node.inputs[0]!.dim(0) * geometryH.output * geometryW.output }
+    /// Values in one receptive field, the depth of the float matrix product.
+    private var floatDepth: Int { let filter = node.inputs[1]!; return filter.dim(1) * filter.dim(2) * filter.dim(3) }
+
+    /// The left matrix of the float product: the input itself, or its im2col unfolding in the scratch.
+    private func floatLeftMatrix(unfolds: Bool, _ context: RunContext) -> UnsafePointer<Float> {
+        let input = node.inputs[0]!
+        guard unfolds else { return UnsafePointer(input.floats) }
+        let columns = context.scratch.assumingMemoryBound(to: Float.self)
+        im2col(UnsafePointer(input.floats), input: input, filter: node.inputs[1]!, geometryH: geometryH, geometryW: geometryW, options: options,
+               into: columns, threads: context.threads)
+        return UnsafePointer(columns)
     }
 
     /// The definition, for tests: a direct sum over the receptive field.

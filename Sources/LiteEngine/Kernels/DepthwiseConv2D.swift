@@ -29,7 +29,8 @@ final class DepthwiseConv2D: Kernel {
         node.inputs[0]?.type == .float32 && narrowActivation(&activation, to: range, output: node.outputs[0])
     }
 
-    var quantized: QuantizedDepthwiseConvolution?
+    /// The path `run` takes, chosen by `prepare` (nil before it).
+    private(set) var plan: DepthwiseConv2DPlan?
 
     override func prepare() throws {
         let input = try self.input(0), filter = try self.input(1), output = try self.output(0)
@@ -44,19 +45,36 @@ final class DepthwiseConv2D: Kernel {
         multiplier = outC / inC
         geometryH = try SpatialGeometry(input: input.dim(1), filter: filter.dim(1), stride: options.strideH, dilation: options.dilationH, padding: options.padding)
         geometryW = try SpatialGeometry(input: input.dim(2), filter: filter.dim(2), stride: options.strideW, dilation: options.dilationW, padding: options.padding)
-        if input.type == .int16 {
-            try prepareInt16(input, filter, output)
+        switch input.type {
+        case .int16:
+            plan = try prepareInt16(input, filter, output, previous: plan)
             output.shape = [input.dim(0), geometryH.output, geometryW.output, outC]
-            return
-        }
-        if input.type != .float32 {
-            if quantized == nil {
-                quantized = try QuantizedDepthwiseConvolution(input: input, filter: filter, bias: optionalInput(2), output: output, activation: options.activation,
-                                                                 numerics: node.numerics)
-            }
+        case .uint8, .int8:
+            let quantized = try plan?.quantized
+                ?? QuantizedDepthwiseConvolution(input: input, filter: filter, bias: optionalInput(2), output: output, activation: options.activation,
+                                                 numerics: node.numerics)
             output.shape = [input.dim(0), geometryH.output, geometryW.output, outC]
-            return
+            plan = quantizedPlan(quantized)
+        default:
+            plan = try prepareFloat(input, filter, output, previous: plan)
         }
+    }
+
+    /// The uint8/int8 kernel for the current geometry.
+    private func quantizedPlan(_ quantized: QuantizedDepthwiseConvolution) -> DepthwiseConv2DPlan {
+        if let dotProduct = quantized.dotProduct, dotProduct.scratchBytes(geometry) <= QuantizedDepthwiseDotProduct.maximumScratchBytes {
+            return .quantizedDotProduct(quantized, dotProduct)
+        }
+        if quantized.exactRequantization != nil { return .quantizedIntegerSIMD(quantized) }
+        if quantized.exactInFloat { return .quantizedExactInFloat(quantized) }
+        return .quantizedInteger(quantized)
+    }
+
+    /// Float input with a float filter, or an int8 one (hybrid).
+    private func prepareFloat(_ input: Tensor, _ filter: Tensor, _ output: Tensor, previous: DepthwiseConv2DPlan?) throws -> DepthwiseConv2DPlan {
+        let outC = filter.dim(3)
+        var hybrid: (weights: [Float], scales: [Float])?
+        if case .hybrid(let weights, let scales) = previous { hybrid = (weights, scales) }
         if filter.type == .int8, hybrid == nil {
             // Sums of more taps could leave the exact integer range of a float (TFLite's int32 sum has no such limit).
             guard filter.dim(1) * filter.dim(2) < 518 else { throw KernelError.unsupported("hybrid DEPTHWISE_CONV_2D with \(filter.dim(1) * filter.dim(2)) taps") }
@@ -74,6 +92,48 @@ final class DepthwiseConv2D: Kernel {
         }
         output.type = .float32
         output.shape = [input.dim(0), geometryH.output, geometryW.output, outC]
+        if let hybrid { return .hybrid(weights: hybrid.weights, scales: hybrid.scales) }
+        return .float
+    }
+
+    /// The shapes and options as the kernels take them (valid after `prepare`).
+    var geometry: Geometry {
+        let input = node.inputs[0]!, filter = node.inputs[1]!
+        return Geometry(
+            batches: input.dim(0), inH: input.dim(1), inW: input.dim(2), inC: input.dim(3),
+            kh: filter.dim(1), kw: filter.dim(2), outC: filter.dim(3), outH: geometryH.output, outW: geometryW.output,
+            strideH: options.strideH, strideW: options.strideW, dilationH: options.dilationH, dilationW: options.dilationW,
+            padH: geometryH.padBefore, padW: geometryW.padBefore, multiplier: multiplier)
+    }
+
+    override var scratchBytes: Int {
+        guard let plan, let input = node.inputs[0] else { return 0 }
+        switch plan {
+        case .hybrid: return saturatingProduct(input.elementCount, 4)
+        case .quantizedDotProduct(let quantized, _), .quantizedIntegerSIMD(let quantized), .quantizedExactInFloat(let quantized),
+             .quantizedInteger(let quantized):
+            return quantized.exactRequantization == nil ? QuantizedDepthwiseConvolution.scratchBytes(input: input, output: node.outputs[0]) : 0
+        case .float, .int16: return 0
+        }
+    }
+
+    override func run(_ context: RunContext) throws {
+        guard let plan else { throw KernelError.invalid("DEPTHWISE_CONV_2D ran before it was prepared") }
+        let input = node.inputs[0]!, filter = node.inputs[1]!, output = node.outputs[0], geometry = self.geometry
+        switch plan {
+        case .float:
+            let bias = optionalInput(2).map { UnsafePointer($0.floats) }
+            Self.floatDepthwise(geometry, UnsafePointer(input.floats), UnsafePointer(filter.floats), bias, output.floats,
+                                activation: activation, threads: context.threads)
+        case .hybrid(let weights, let scales): runHybrid(geometry, (weights, scales), context)
+        case .quantizedDotProduct(_, let dotProduct): dotProduct.run(input: input, output: output, geometry: geometry, threads: context.threads)
+        case .quantizedIntegerSIMD(let quantized): quantized.runIntegerSIMD(input: input, output: output, geometry: geometry, threads: context.threads)
+        case .quantizedExactInFloat(let quantized):
+            quantized.run(input: input, output: output, geometry: geometry, activation: activation, scratch: context.scratch, threads: context.threads)
+        case .quantizedInteger(let quantized):
+            quantized.runInteger(input: input, bias: optionalInput(2), output: output, geometry: geometry, threads: context.threads)
+        case .int16(let requantization, let bias): runInt16(geometry, requantization, bias, threads: context.threads)
+        }
     }
 
     /// Hybrid path (float input, int8 weights: dynamic-range quantization): the weights as floats and one scale per
@@ -81,40 +141,6 @@ final class DepthwiseConv2D: Kernel {
     /// and sums `w · (x_q − offset)` over the taps inside the image in int32; here those offsets run through the float
     /// kernel, whose sums are exact integers (each below 127·255·taps < 2^24 for fewer than 518 taps), then
     /// `Float(sum) · (w_scale[c] · image_scale) + bias`, clamped.
-    var hybrid: (weights: [Float], scales: [Float])?
-
-    override var scratchBytes: Int {
-        if hybrid != nil, let input = node.inputs[0] { return saturatingProduct(input.elementCount, 4) }
-        guard let quantized, quantized.exactRequantization == nil, let input = node.inputs[0] else { return 0 }
-        return QuantizedDepthwiseConvolution.scratchBytes(input: input, output: node.outputs[0])
-    }
-
-    override func run(_ context: RunContext) throws {
-        let input = node.inputs[0]!, filter = node.inputs[1]!, output = node.outputs[0]
-        let geometry = Geometry(
-            batches: input.dim(0), inH: input.dim(1), inW: input.dim(2), inC: input.dim(3),
-            kh: filter.dim(1), kw: filter.dim(2), outC: filter.dim(3), outH: geometryH.output, outW: geometryW.output,
-            strideH: options.strideH, strideW: options.strideW, dilationH: options.dilationH, dilationW: options.dilationW,
-            padH: geometryH.padBefore, padW: geometryW.padBefore, multiplier: multiplier)
-        if let int16Requantization { return runInt16(geometry, int16Requantization, threads: context.threads) }
-        if let quantized {
-            if let dotProduct = quantized.dotProduct, dotProduct.scratchBytes(geometry) <= QuantizedDepthwiseDotProduct.maximumScratchBytes {
-                dotProduct.run(input: input, output: output, geometry: geometry, threads: context.threads)
-            } else if quantized.exactRequantization != nil {
-                quantized.runIntegerSIMD(input: input, output: output, geometry: geometry, threads: context.threads)
-            } else if quantized.exactInFloat {
-                quantized.run(input: input, output: output, geometry: geometry, activation: activation, scratch: context.scratch, threads: context.threads)
-            } else {
-                quantized.runInteger(input: input, bias: optionalInput(2), output: output, geometry: geometry, threads: context.threads)
-            }
-            return
-        }
-        if let hybrid { return runHybrid(geometry, hybrid, context) }
-        let bias = optionalInput(2).map { UnsafePointer($0.floats) }
-        Self.floatDepthwise(geometry, UnsafePointer(input.floats), UnsafePointer(filter.floats), bias, output.floats,
-                            activation: activation, threads: context.threads)
-    }
-
     private func runHybrid(_ g: Geometry, _ h: (weights: [Float], scales: [Float]), _ context: RunContext) {
         let input = node.inputs[0]!, output = node.outputs[0]
         let offsets = context.scratch.assumingMemoryBound(to: Float.self)
@@ -128,11 +154,8 @@ final class DepthwiseConv2D: Kernel {
     }
 
     /// 16x8 path (int16 input, int8 filter, int64 bias): TFLite's reference `DepthwiseConvPerChannel` for int16.
-    var int16Requantization: ChannelRequantization?
-    var int16Bias: [Int64] = []
-
-    private func prepareInt16(_ input: Tensor, _ filter: Tensor, _ output: Tensor) throws {
-        guard int16Requantization == nil else { return }
+    private func prepareInt16(_ input: Tensor, _ filter: Tensor, _ output: Tensor, previous: DepthwiseConv2DPlan?) throws -> DepthwiseConv2DPlan {
+        if case .int16 = previous { return previous! }
         try expectType(filter, .int8)
         guard output.type == .int16 else { throw KernelError.unsupported("DEPTHWISE_CONV_2D of int16 into \(output.type)") }
         guard filter.storage != .arena, filter.data != nil else { throw KernelError.unsupported("quantized filters must be constant") }
@@ -140,19 +163,18 @@ final class DepthwiseConv2D: Kernel {
         let channels = filter.dim(3)
         let filterInfo = try QuantizedTensorInfo(filter)
         guard filterInfo.zeroPoints.allSatisfy({ $0 == 0 }) else { throw KernelError.unsupported("16x8 DEPTHWISE_CONV_2D with a filter zero point") }
-        int16Bias = try Int16Activations.bias(optionalInput(2), channels: channels)
+        let bias = try Int16Activations.bias(optionalInput(2), channels: channels)
         let requantization = try ChannelRequantization(input: try QuantizedTensorInfo(input), filter: filterInfo, output: try QuantizedTensorInfo(output),
                                                        channels: channels, activation: options.activation, outputType: .int16)
         try requantization.checkWideShifts("DEPTHWISE_CONV_2D")
-        int16Requantization = requantization
+        return .int16(requantization, bias: bias)
     }
 
     /// Each output pixel's channels summed tap by tap (taps outside the input skipped, as TFLite's loop skips them), then
     /// the int64 bias added and rescaled. TFLite sums in int64; a product is below 2^22 in magnitude, so sums of fewer
     /// than 512 taps are the same in int32, which vectorizes (with a depth multiplier of 1, channel by channel).
-    private func runInt16(_ g: Geometry, _ requantization: ChannelRequantization, threads: Int) {
+    private func runInt16(_ g: Geometry, _ requantization: ChannelRequantization, _ bias: [Int64], threads: Int) {
         let src = node.inputs[0]!.pointer(Int16.self), weights = node.inputs[1]!.pointer(Int8.self), dst = node.outputs[0].pointer(Int16.self)
-        let bias = int16Bias
         if g.kh * g.kw < 512 {
             runInt16(g, requantization, bias, src, weights, dst, Int32.self, threads: threads)
         } else {

@@ -16,41 +16,44 @@ final class FullyConnected: Kernel {
         guard options.weightsFormat == 0 else { throw KernelError.unsupported("shuffled weights format \(options.weightsFormat)") }
     }
 
-    /// uint8/int8 path: weights minus their zero point as doubles (exact integer dot products through dgemm).
-    var quantizedWeights: [Double]?
-    /// uint8/int8 path in `fast` numerics on AVX2 CPUs: the int16 GEMM of quantized CONV_2D, bit-exact like dgemm.
-    var widenedGEMM: QuantizedGEMMAVX2?
-    var requantization: ChannelRequantization?
-    /// Hybrid path: float input, int8 weights (see ``HybridWeights``); inputs quantized symmetric or, with the
-    /// `asymmetric_quantize_inputs` option, asymmetric per row; exact integer sums by ``HybridMatrixProduct``.
-    var hybridWeights: HybridWeights?
-    var hybridProduct: HybridMatrixProduct?
-    /// Float weights and bias packed for the AVX2 or AVX-512 microkernel, when both are known at load.
-    var packed: PackedFilterGEMM?
+    /// The path `run` takes, chosen by `prepare` (nil before it).
+    private(set) var plan: FullyConnectedPlan?
 
     override func prepare() throws {
         let input = try self.input(0), weights = try self.input(1), output = try self.output(0)
         try expectRank(weights, 2)
         let depth = weights.dim(1), units = weights.dim(0)
-        if input.type == .uint8 || input.type == .int8 {
-            try prepareQuantized(input, weights, output, depth: depth, units: units)
-            return
-        }
-        if input.type == .int16 {
+        switch input.type {
+        case .uint8, .int8:
+            plan = try prepareQuantized(input, weights, output, depth: depth, units: units, previous: plan)
+        case .int16:
             guard depth > 0, input.elementCount % depth == 0 else { throw KernelError.invalid("input \(input.shape) does not divide into rows of \(depth)") }
-            if int16Product == nil {
-                int16Product = try Int16MatrixProduct(weights: weights, units: units, bias: optionalInput(2), input: input, output: output,
-                                                      activation: options.activation, op: "FULLY_CONNECTED", rescale: .doubleScale)
+            let product: Int16MatrixProduct
+            if case .int16(let existing) = plan {
+                product = existing
+            } else {
+                product = try Int16MatrixProduct(weights: weights, units: units, bias: optionalInput(2), input: input, output: output,
+                                                 activation: options.activation, op: "FULLY_CONNECTED", rescale: .doubleScale)
             }
             output.shape = options.keepNumDims ? Array(input.shape.dropLast()) + [units] : [input.elementCount / depth, units]
-            return
+            plan = .int16(product)
+        default:
+            plan = try prepareFloat(input, weights, output, depth: depth, units: units, previous: plan)
         }
+    }
+
+    /// Float input with float weights (packed or sgemm) or int8 ones (hybrid: see ``HybridWeights``; inputs quantized
+    /// symmetric or, with the `asymmetric_quantize_inputs` option, asymmetric per row).
+    private func prepareFloat(_ input: Tensor, _ weights: Tensor, _ output: Tensor, depth: Int, units: Int,
+                              previous: FullyConnectedPlan?) throws -> FullyConnectedPlan {
         try expectType(input, .float32)
         try expectType(weights, .float32, .int8)
-        if weights.type == .int8, hybridWeights == nil {
-            let hybrid = try HybridWeights(weights, channels: units)
-            hybridWeights = hybrid
-            hybridProduct = HybridMatrixProduct(hybrid)
+        var hybrid: FullyConnectedPlan?
+        if case .hybrid = previous {
+            hybrid = previous
+        } else if weights.type == .int8 {
+            let hybridWeights = try HybridWeights(weights, channels: units)
+            hybrid = .hybrid(hybridWeights, HybridMatrixProduct(hybridWeights))
         }
         guard depth > 0, input.elementCount % depth == 0 else {
             throw KernelError.invalid("input \(input.shape) does not divide into rows of \(depth)")
@@ -59,6 +62,7 @@ final class FullyConnected: Kernel {
             try expectType(bias, .float32)
             guard bias.elementCount == units else { throw KernelError.invalid("bias has \(bias.elementCount) values for \(units) units") }
         }
+        var packed = previous?.packed
         if weights.type == .float32, packed == nil, isLoadTimeConstant(weights), optionalInput(2).map(isLoadTimeConstant) ?? true {
             packed = PackedFilterGEMM.make(filter: weights.floats, n: units, k: depth, bias: optionalInput(2)?.floats)
         }
@@ -69,9 +73,14 @@ final class FullyConnected: Kernel {
         } else {
             output.shape = [input.elementCount / depth, units]
         }
+        if let hybrid { return hybrid }
+        if let packed { return .floatPacked(packed) }
+        return .floatBLAS
     }
 
-    private func prepareQuantized(_ input: Tensor, _ weights: Tensor, _ output: Tensor, depth: Int, units: Int) throws {
+    /// uint8/int8: the widened AVX2 GEMM in `fast` numerics where it takes the layer, else exact dot products of doubles.
+    private func prepareQuantized(_ input: Tensor, _ weights: Tensor, _ output: Tensor, depth: Int, units: Int,
+                                  previous: FullyConnectedPlan?) throws -> FullyConnectedPlan {
         guard weights.type == input.type, output.type == input.type else {
             throw KernelError.unsupported("\(input.type) input with \(weights.type) weights into \(output.type)")
         }
@@ -84,38 +93,37 @@ final class FullyConnected: Kernel {
         let weightInfo = try QuantizedTensorInfo(weights), inputInfo = try QuantizedTensorInfo(input)
         let requantization = try ChannelRequantization(input: inputInfo, filter: weightInfo, output: try QuantizedTensorInfo(output),
                                                        channels: units, activation: options.activation, outputType: output.type)
-        self.requantization = requantization
         output.shape = options.keepNumDims ? Array(input.shape.dropLast()) + [units] : [input.elementCount / depth, units]
         let signed = input.type == .int8
-        if widenedGEMM == nil, node.numerics == .fast, QuantizedGEMMAVX2.isUsed,
+        switch previous {
+        case .quantizedWidened(let gemm): return .quantizedWidened(gemm)
+        case .quantized(_, let existing): return .quantized(requantization, weights: existing)
+        default: break
+        }
+        if node.numerics == .fast, QuantizedGEMMAVX2.isUsed,
            QuantizedGEMMAVX2.supports(depth: depth, signed: signed, inputZeroPoint: inputInfo.zeroPoint, filterZeroPoints: weightInfo.zeroPoints,
                                       requantization: requantization) {
-            widenedGEMM = QuantizedGEMMAVX2(filter: weights, filterZeroPoints: weightInfo.zeroPoints, bias: optionalInput(2),
-                                            inputZeroPoint: inputInfo.zeroPoint, signed: signed, requantization: requantization)
+            return .quantizedWidened(QuantizedGEMMAVX2(filter: weights, filterZeroPoints: weightInfo.zeroPoints, bias: optionalInput(2),
+                                                       inputZeroPoint: inputInfo.zeroPoint, signed: signed, requantization: requantization))
         }
-        if widenedGEMM == nil, quantizedWeights == nil {
-            let raw = UnsafeRawPointer(weights.data!), signed = weights.type == .int8
-            quantizedWeights = (0..<weights.elementCount).map { i in
-                let zero = weightInfo.zeroPoints.count == 1 ? weightInfo.zeroPoints[0] : weightInfo.zeroPoints[i / depth]
-                return Double(loadQuantized(raw, i, signed: signed) - zero)
-            }
+        let raw = UnsafeRawPointer(weights.data!), signedWeights = weights.type == .int8
+        let quantizedWeights = (0..<weights.elementCount).map { i in
+            let zero = weightInfo.zeroPoints.count == 1 ? weightInfo.zeroPoints[0] : weightInfo.zeroPoints[i / depth]
+            return Double(loadQuantized(raw, i, signed: signedWeights) - zero)
         }
+        return .quantized(requantization, weights: quantizedWeights)
     }
 
-    /// 16x8 path: int16 input, int8 weights, int64 bias (TFLite's reference `FullyConnected` for int16).
-    var int16Product: Int16MatrixProduct?
-
     override var scratchBytes: Int {
-        if let hybridProduct, let input = node.inputs[0] {
-            let rows = input.elementCount / max(hybridProduct.depth, 1)
-            return saturatingProduct(input.elementCount, 4) + hybridProduct.scratchBytes(rows: rows)
-        }
-        if int16Product != nil, let input = node.inputs[0], let weights = node.inputs[1] {
+        guard let plan, let input = node.inputs[0], let weights = node.inputs[1] else { return 0 }
+        switch plan {
+        case .hybrid(_, let product):
+            let rows = input.elementCount / max(product.depth, 1)
+            return saturatingProduct(input.elementCount, 4) + product.scratchBytes(rows: rows)
+        case .int16, .quantized:
             return saturatingProduct(input.elementCount / max(weights.dim(1), 1), weights.dim(1) + weights.dim(0), 8)
+        case .quantizedWidened, .floatPacked, .floatBLAS: return 0
         }
-        guard requantization != nil, widenedGEMM == nil, let input = node.inputs[0], let weights = node.inputs[1] else { return 0 }
-        let rows = input.elementCount / max(weights.dim(1), 1)
-        return saturatingProduct(rows, weights.dim(1) + weights.dim(0), 8)
     }
 
     /// The integer FULLY_CONNECTED (reference/fully_connected.h, integer_ops/fully_connected.h) with the rounding
@@ -155,30 +163,31 @@ final class FullyConnected: Kernel {
     }
 
     override func run(_ context: RunContext) throws {
-        if let int16Product {
-            let input = node.inputs[0]!, rows = input.elementCount / max(int16Product.depth, 1)
+        guard let plan else { throw KernelError.invalid("FULLY_CONNECTED ran before it was prepared") }
+        let input = node.inputs[0]!, weights = node.inputs[1]!, output = node.outputs[0]
+        switch plan {
+        case .int16(let product):
+            let rows = input.elementCount / max(product.depth, 1)
             let values = context.scratch.assumingMemoryBound(to: Double.self)
             convertQuantized(input, zeroPoint: 0, into: values)
-            return int16Product.run(rows: rows, columns: values, products: values + input.elementCount, output: node.outputs[0].pointer(Int16.self),
-                                    threads: context.threads)
+            product.run(rows: rows, columns: values, products: values + input.elementCount, output: output.pointer(Int16.self), threads: context.threads)
+        case .quantizedWidened(let gemm):
+            let depth = gemm.depth
+            let rows = QuantizedGEMMAVX2.Rows(contiguous: UnsafePointer(OpaquePointer(input.data!)), depth: depth, signed: gemm.signedInput,
+                                              zero: gemm.inputZeroPoint)
+            gemm.run(rows: rows, rowCount: input.elementCount / max(depth, 1), output: output.data!, threads: context.threads)
+        case .quantized(let requantization, let quantizedWeights): runQuantized(context, requantization: requantization, weights: quantizedWeights)
+        case .hybrid(let hybridWeights, let product): runHybrid(hybridWeights, product, context)
+        case .floatPacked(let packed):
+            let depth = weights.dim(1), units = weights.dim(0), rows = input.elementCount / max(depth, 1)
+            packed.run(a: input.floats, lda: depth, rows: rows, c: output.floats, ldc: units, activation: activation, threads: context.threads)
+        case .floatBLAS:
+            let depth = weights.dim(1), units = weights.dim(0), rows = input.elementCount / max(depth, 1)
+            BLAS.sgemm(transposeB: true, m: rows, n: units, k: depth, a: input.floats, lda: depth,
+                       b: weights.floats, ldb: depth, c: output.floats, ldc: units, threads: context.threads)
+            addBiasAndActivate(output.floats, rows: rows, channels: units, bias: optionalInput(2)?.floats,
+                               activation: activation, threads: context.threads)
         }
-        if let widenedGEMM {
-            let input = node.inputs[0]!, depth = widenedGEMM.depth
-            let rows = QuantizedGEMMAVX2.Rows(contiguous: UnsafePointer(OpaquePointer(input.data!)), depth: depth, signed: widenedGEMM.signedInput,
-                                              zero: widenedGEMM.inputZeroPoint)
-            return widenedGEMM.run(rows: rows, rowCount: input.elementCount / max(depth, 1), output: node.outputs[0].data!, threads: context.threads)
-        }
-        if let requantization, let quantizedWeights { return runQuantized(context, requantization: requantization, weights: quantizedWeights) }
-        if let hybridWeights, let hybridProduct { return runHybrid(hybridWeights, hybridProduct, context) }
-        let input = node.inputs[0]!, weights = node.inputs[1]!, output = node.outputs[0]
-        let depth = weights.dim(1), units = weights.dim(0), rows = input.elementCount / max(depth, 1)
-        if let packed {
-            return packed.run(a: input.floats, lda: depth, rows: rows, c: output.floats, ldc: units, activation: activation, threads: context.threads)
-        }
-        BLAS.sgemm(transposeB: true, m: rows, n: units, k: depth, a: input.floats, lda: depth,
-                   b: weights.floats, ldb: depth, c: output.floats, ldc: units, threads: context.threads)
-        addBiasAndActivate(output.floats, rows: rows, channels: units, bias: optionalInput(2)?.floats,
-                           activation: activation, threads: context.threads)
     }
 }
 

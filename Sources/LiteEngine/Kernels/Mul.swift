@@ -20,17 +20,42 @@ final class Mul: BinaryElementwise, FloatBinaryOperation {
         }
     }
 
-    var quantized: QuantizedBinaryParameters?
+    /// The code path `run` takes, chosen once by `prepare` from the operand types.
+    enum Plan {
+        /// A folded LOGISTIC (``takeSigmoid(of:)``): `x · sigmoid(x)` of input `operand`.
+        case swish(operand: Int)
+        /// Float, with broadcasting.
+        case float
+        /// int32 or int64: in the type, wrapping, then clamped to the activation's range.
+        case integers
+        /// uint8, int8 or int16: TFLite's integer arithmetic. On x86-64 the vector kernels (`fast` numerics) chosen from
+        /// ``KernelConfiguration/current`` take runs of eight; nil where the configuration has none or the rescale's
+        /// shift is outside what a 32-bit lane takes (hostile scales).
+        case quantized(QuantizedBinaryParameters, vectorKernels: VectorKernels?)
+    }
+
     #if arch(x86_64)
-    /// The vector MUL kernels (`fast` numerics), chosen at prepare from ``KernelConfiguration/current``; nil where
-    /// the configuration has none or the rescale's shift is outside what a 32-bit lane takes (hostile scales).
-    var vectorKernels: ElementwiseKernels?
+    typealias VectorKernels = ElementwiseKernels
+    #else
+    /// No vector kernels outside x86-64.
+    typealias VectorKernels = Never
     #endif
 
+    /// The path `run` takes, chosen by `prepare` (nil before it).
+    private(set) var plan: Plan?
+
     override func prepare() throws {
-        if try prepareIntegers() { return }
+        plan = try makePlan()
+    }
+
+    private func makePlan() throws -> Plan {
+        if try prepareIntegers() { return .integers }
         let a = try input(0), b = try input(1), output = try self.output(0)
-        guard a.type == .uint8 || a.type == .int8 || a.type == .int16 else { return try super.prepare() }
+        guard a.type == .uint8 || a.type == .int8 || a.type == .int16 else {
+            try super.prepare()
+            if let sigmoidOf { return .swish(operand: sigmoidOf) }
+            return .float
+        }
         guard b.type == a.type, output.type == a.type else { throw KernelError.unsupported("MUL of \(a.type) and \(b.type) into \(output.type)") }
         try Int16Activations.expectSymmetric(a, b, output)
         let qa = try QuantizedTensorInfo(a), qb = try QuantizedTensorInfo(b), qo = try QuantizedTensorInfo(output)
@@ -42,27 +67,37 @@ final class Mul: BinaryElementwise, FloatBinaryOperation {
         let (typeMin, typeMax) = try quantizedRange(output.type)
         let (low, high) = try IntegerArithmetic.activationRange(try ArithmeticOptions(node.options).activation, scale: qo.scale,
                                                                 zeroPoint: qo.zeroPoint, typeMin: typeMin, typeMax: typeMax)
-        quantized = QuantizedBinaryParameters(offset1: -qa.zeroPoint, offset2: -qb.zeroPoint, outputOffset: qo.zeroPoint,
-                                        multiplier: multiplier, shift: shift, low: low, high: high)
-        #if arch(x86_64)
-        vectorKernels = multiplier >= 0 && (-31...30).contains(shift) ? KernelConfiguration.current.elementwise : nil
-        #endif
+        let quantized = QuantizedBinaryParameters(offset1: -qa.zeroPoint, offset2: -qb.zeroPoint, outputOffset: qo.zeroPoint,
+                                                  multiplier: multiplier, shift: shift, low: low, high: high)
         output.shape = try broadcastShape(a.shape, b.shape)
+        #if arch(x86_64)
+        let kernels = multiplier >= 0 && (-31...30).contains(shift) && node.numerics == .fast ? KernelConfiguration.current.elementwise : nil
+        return .quantized(quantized, vectorKernels: kernels)
+        #else
+        return .quantized(quantized, vectorKernels: nil)
+        #endif
     }
 
     /// The input whose sigmoid takes the other input's place (a swish whose LOGISTIC node the interpreter folded).
     var sigmoidOf: Int?
 
     override func run(_ context: RunContext) throws {
-        if let operand = sigmoidOf { return swish(node.inputs[operand]!, context.threads) }
-        if integerRange != nil { return computeIntegers { $0 &* $1 } }
-        guard let q = quantized else { return compute(context.threads, Mul.self) }
+        guard let plan else { throw KernelError.invalid("MUL ran before it was prepared") }
+        switch plan {
+        case .swish(let operand): swish(node.inputs[operand]!, context.threads)
+        case .float: compute(context.threads, Mul.self)
+        case .integers: computeIntegers { $0 &* $1 }
+        case .quantized(let q, let kernels): multiplyQuantized(q, kernels)
+        }
+    }
+
+    /// uint8, int8 or int16 with broadcasting; runs of eight through `kernels` when there are some.
+    private func multiplyQuantized(_ q: QuantizedBinaryParameters, _ kernels: VectorKernels?) {
         let a = node.inputs[0]!, b = node.inputs[1]!, output = node.outputs[0]
         @inline(__always) func run<Element: FixedWidthInteger>(_: Element.Type) {
             let x = UnsafePointer<Element>(OpaquePointer(a.data!)), y = UnsafePointer<Element>(OpaquePointer(b.data!))
             let out = output.data!.assumingMemoryBound(to: Element.self)
             #if arch(x86_64)
-            let kernels = node.numerics == .fast ? vectorKernels : nil
             var parameters = lite_q_mul_params(input1_offset: q.offset1, input2_offset: q.offset2, output_offset: q.outputOffset,
                                                multiplier: q.multiplier, shift: Int32(q.shift), output_min: q.low, output_max: q.high)
             #endif

@@ -21,28 +21,42 @@ final class TransposeConv: Kernel {
         activation = try builtinActivationRange(options.activation)
     }
 
-    /// Hybrid path (float input, int8 weights, dynamic-range quantization): the weights as doubles and their scales.
-    /// Each image is quantized to int8 asymmetrically as a whole (`AsymmetricQuantizeFloats`, as TFLite's EvalHybrid
-    /// does), its integer contributions summed exactly, then scaled by the image's and the channel's scales in float.
-    private var hybrid: (weights: [Double], scales: [Float])?
-    /// The hybrid product on the packed float GEMM, when its sums are exact floats (fewer than 518 input channels).
-    private var hybridProduct: HybridMatrixProduct?
+    /// The code path `run` takes, chosen once by `prepare` from the input's and weights' types.
+    enum Plan {
+        /// Float: one sgemm for every pixel's contributions, col2im, then bias and activation.
+        case float
+        /// Hybrid (float input, int8 weights, dynamic-range quantization): each image quantized to int8 asymmetrically
+        /// as a whole (`AsymmetricQuantizeFloats`, as TFLite's EvalHybrid does), its integer contributions summed
+        /// exactly, then scaled by the image's and the channel's scales in float. The contributions come from the
+        /// packed float GEMM when its sums are exact floats (fewer than 518 input channels)...
+        case hybridPacked(HybridMatrixProduct, scales: [Float])
+        /// ... and otherwise from dgemm on the weights as doubles.
+        case hybridDoubles(weights: [Double], scales: [Float])
+        /// int8 or int16: the weights less their zero points as doubles, the bias, the per-channel rescale.
+        case quantized(weights: [Double], bias: [Int64], requantization: ChannelRequantization, inputZeroPoint: Int32)
+    }
 
-    /// Integer path state: the weights less their zero points as doubles, the bias, the per-channel rescale.
-    private var quantized: (weights: [Double], bias: [Int64], requantization: ChannelRequantization, inputZeroPoint: Int32)?
+    /// The path `run` takes, chosen by `prepare` (nil before it).
+    private(set) var plan: Plan?
 
     override func prepare() throws {
         let shape = try integers(try input(0)), weights = try input(1), input = try self.input(2), output = try self.output(0)
-        if input.type == .int8 || input.type == .int16 { return try prepareQuantized(shape, weights, input, output) }
+        if input.type == .int8 || input.type == .int16 {
+            plan = try prepareQuantized(shape, weights, input, output, previous: plan)
+            return
+        }
         try expectType(input, .float32)
         try expectType(weights, .float32, .int8)
-        if weights.type == .int8 {
-            if hybrid == nil {
+        var plan = Plan.float
+        switch self.plan {
+        case .hybridPacked?, .hybridDoubles?: plan = self.plan!
+        default:
+            if weights.type == .int8 {
                 let channels = weights.dim(0)
                 let hybridWeights = try HybridWeights(weights, channels: channels)
-                hybrid = (hybridWeights.values.map { Double($0) }, hybridWeights.scales)
                 let product = HybridMatrixProduct(values: hybridWeights.values, channels: weights.elementCount / max(weights.dim(3), 1), depth: weights.dim(3))
-                if product.sumsAreExactFloats { hybridProduct = product }
+                plan = product.sumsAreExactFloats ? .hybridPacked(product, scales: hybridWeights.scales)
+                    : .hybridDoubles(weights: hybridWeights.values.map { Double($0) }, scales: hybridWeights.scales)
             }
         }
         try expectRank(input, 4)
@@ -58,9 +72,10 @@ final class TransposeConv: Kernel {
         padW = try SpatialGeometry(input: shape[2], filter: weights.dim(2), stride: options.strideW, dilation: 1, padding: options.padding).padBefore
         output.type = .float32
         output.shape = shape
+        self.plan = plan
     }
 
-    private func prepareQuantized(_ shape: [Int], _ weights: Tensor, _ input: Tensor, _ output: Tensor) throws {
+    private func prepareQuantized(_ shape: [Int], _ weights: Tensor, _ input: Tensor, _ output: Tensor, previous: Plan?) throws -> Plan {
         try expectType(weights, .int8)
         try expectRank(input, 4)
         try expectRank(weights, 4)
@@ -72,7 +87,7 @@ final class TransposeConv: Kernel {
         padH = try SpatialGeometry(input: shape[1], filter: weights.dim(1), stride: options.strideH, dilation: 1, padding: options.padding).padBefore
         padW = try SpatialGeometry(input: shape[2], filter: weights.dim(2), stride: options.strideW, dilation: 1, padding: options.padding).padBefore
         output.shape = shape
-        guard quantized == nil else { return }
+        if case .quantized? = previous { return previous! }
         let channels = weights.dim(0), wide = input.type == .int16
         try Int16Activations.expectSymmetric(input, output)
         var bias: [Int64] = []
@@ -95,19 +110,22 @@ final class TransposeConv: Kernel {
             let zero = Double(weightInfo.zeroPoints.count == 1 ? weightInfo.zeroPoints[0] : weightInfo.zeroPoints[c])
             return (0..<depth).map { Double(raw[c * depth + $0]) - zero }
         }
-        quantized = (values, bias, requantization, inputInfo.zeroPoint)
+        return .quantized(weights: values, bias: bias, requantization: requantization, inputZeroPoint: inputInfo.zeroPoint)
     }
 
     override var scratchBytes: Int {
         guard let input = node.inputs[2], let weights = node.inputs[1] else { return 0 }
         let columns = saturatingProduct(input.dim(0), input.dim(1), input.dim(2), weights.dim(0), weights.dim(1), weights.dim(2))
-        if hybrid != nil {
+        switch plan {
+        case .hybridPacked?, .hybridDoubles?:
             // The sums, then the image less its offset and the contributions (as doubles, or as floats for the packed
             // product, which needs no scratch of its own with one slice).
             return saturatingProduct(input.elementCount + columns + node.outputs[0].elementCount, 8)
+        case .quantized?:
+            return saturatingProduct(saturatingProduct(input.elementCount) + columns + saturatingProduct(node.outputs[0].elementCount), 8)
+        case .float?, nil:
+            return saturatingProduct(columns, 4)
         }
-        guard quantized != nil else { return saturatingProduct(columns, 4) }
-        return saturatingProduct(saturatingProduct(input.elementCount) + columns + saturatingProduct(node.outputs[0].elementCount), 8)
     }
 
     /// Adds each input pixel's contributions (`columns`, [N·H·W, Cout·KH·KW]) into the output window it maps to.
@@ -161,7 +179,9 @@ final class TransposeConv: Kernel {
         }
     }
 
-    private func runHybrid(_ context: RunContext, _ h: (weights: [Double], scales: [Float])) {
+    /// The hybrid path with the contributions from `product` (the packed float GEMM) or, without it, from dgemm on
+    /// `weights`.
+    private func runHybrid(_ context: RunContext, product: HybridMatrixProduct?, weights doubles: [Double], scales: [Float]) {
         let weights = node.inputs[1]!, input = node.inputs[2]!, output = node.outputs[0]
         let (batches, inC, outC) = (input.dim(0), input.dim(3), weights.dim(0))
         let rows = batches * input.dim(1) * input.dim(2)
@@ -169,7 +189,7 @@ final class TransposeConv: Kernel {
         // The contributions' sums in doubles, exact whatever the number of taps that land on an output.
         let sums = context.scratch.assumingMemoryBound(to: Double.self)
         let imageScales: [Float]
-        if let product = hybridProduct {
+        if let product {
             let values = UnsafeMutableRawPointer(sums + output.elementCount).assumingMemoryBound(to: Float.self), columns = values + input.elementCount
             imageScales = HybridQuantization.quantizeImages(input, offsets: values, threads: context.threads)
             product.run(values, rows: rows, into: columns, scratch: UnsafeMutableRawPointer(columns + rows * taps), threads: context.threads)
@@ -177,7 +197,7 @@ final class TransposeConv: Kernel {
         } else {
             let values = sums + output.elementCount, columns = values + input.elementCount
             imageScales = HybridQuantization.quantizeImages(input, offsets: values, threads: context.threads)
-            h.weights.withUnsafeBufferPointer { w in
+            doubles.withUnsafeBufferPointer { w in
                 BLAS.dgemmTransposedB(m: rows, n: taps, k: inC, a: values, b: w.baseAddress!, c: columns, threads: context.threads)
             }
             col2im(UnsafePointer(columns), into: sums)
@@ -185,7 +205,7 @@ final class TransposeConv: Kernel {
         let out = output.floats, (low, high) = activation
         let bias = optionalInput(3).map { Array(UnsafeBufferPointer(start: $0.floats, count: outC)) } ?? [Float](repeating: 0, count: outC)
         for b in 0..<batches {
-            let factors = h.scales.map { $0 * imageScales[b] }
+            let factors = scales.map { $0 * imageScales[b] }
             for pixel in 0..<(outImage / max(outC, 1)) {
                 let start = b * outImage + pixel * outC
                 for c in 0..<outC { out[start + c] = min(max(Float(sums[start + c]) * factors[c] + bias[c], low), high) }
@@ -194,8 +214,14 @@ final class TransposeConv: Kernel {
     }
 
     override func run(_ context: RunContext) throws {
-        if let quantized { return runQuantized(context, quantized) }
-        if let hybrid { return runHybrid(context, hybrid) }
+        guard let plan else { throw KernelError.invalid("TRANSPOSE_CONV ran before it was prepared") }
+        switch plan {
+        case .quantized(let weights, let bias, let requantization, let inputZeroPoint):
+            return runQuantized(context, (weights, bias, requantization, inputZeroPoint))
+        case .hybridPacked(let product, let scales): return runHybrid(context, product: product, weights: [], scales: scales)
+        case .hybridDoubles(let weights, let scales): return runHybrid(context, product: nil, weights: weights, scales: scales)
+        case .float: break
+        }
         let weights = node.inputs[1]!, input = node.inputs[2]!, output = node.outputs[0]
         let (batches, inH, inW, inC) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
         let (outC, kh, kw) = (weights.dim(0), weights.dim(1), weights.dim(2))
