@@ -19,7 +19,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import make_op_goldens as mg  # noqa: E402  (GraphBuilder and the built_* model makers)
+from op_cases import builders as mg  # noqa: E402  (GraphBuilder and the built_* model makers)
 from ai_edge_litert.interpreter import Interpreter, OpResolverType  # noqa: E402
 
 WORK = tempfile.mkdtemp()
