@@ -1,5 +1,6 @@
 import Foundation
 @testable import LiteEngine
+import LiteFormat
 import XCTest
 
 extension KernelConsistencyTests {
