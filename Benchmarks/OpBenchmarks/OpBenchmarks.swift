@@ -3,11 +3,13 @@ import Foundation
 import LiteEngine
 import LiteFormat
 
-// Op-level benchmarks on the real shapes of MobileNetV2 (224x224) and the COCO SSD (1917 anchors, 91 classes).
-// Each case is a one-op model built in memory; the custom metric is MFLOPS (millions of floating-point
-// operations per second, multiply-add = 2) where the op has a FLOP count.
+// Op-level benchmarks on real layer shapes (MobileNetV2 at 224x224, the COCO SSD with 1917 anchors and 91 classes),
+// read from the op table, Tests/LiteEngineTests/Goldens/op_cases.json (its "benchmarks", registered with `benchmark(...)`
+// in tools/op_cases/ and written by tools/make_op_goldens.py). Each case is a one-op model built in memory; the custom
+// metric is MFLOPS (millions of floating-point operations per second, multiply-add = 2) where the op has a FLOP count.
 //
 //   swift package --disable-sandbox benchmark --target OpBenchmarks
+//   LITEVISION_OPS=CONV_2D swift package --disable-sandbox benchmark --target OpBenchmarks     (one op)
 
 /// One single-op model, ready to run.
 struct OpCase {
@@ -102,66 +104,101 @@ func quantizedConvolution(_ name: String, input: [Int], filters: Int, kernel: In
     }
 }
 
-let quantizedCases: [OpCase] = [Numerics.exact, .fast].flatMap { numerics in [
-    quantizedConvolution("conv 1x1 112x112x16 -> 96 (expand)", input: [1, 112, 112, 16], filters: 96, kernel: 1, stride: 1, numerics: numerics),
-    quantizedConvolution("conv 3x3 19x19x512 -> 512 (SSD)", input: [1, 19, 19, 512], filters: 512, kernel: 3, stride: 1, numerics: numerics),
-    quantizedConvolution("depthwise 3x3 s1 56x56x144", input: [1, 56, 56, 144], filters: 0, kernel: 3, stride: 1, depthwise: true, numerics: numerics),
-    quantizedConvolution("conv 1x1 112x112x16 -> 96 (expand)", input: [1, 112, 112, 16], filters: 96, kernel: 1, stride: 1, signed: true,
-                         numerics: numerics),
-    quantizedConvolution("conv 1x1 7x7x320 -> 1280 (head)", input: [1, 7, 7, 320], filters: 1280, kernel: 1, stride: 1, signed: true,
-                         numerics: numerics),
-    quantizedConvolution("depthwise 3x3 s1 56x56x144", input: [1, 56, 56, 144], filters: 0, kernel: 3, stride: 1, depthwise: true, signed: true,
-                         numerics: numerics),
-] }
+/// A benchmark row of the op table: the op and the shape its builder below reads.
+struct TableBenchmark: Decodable {
+    let name: String
+    let op: String
+    let family: String
+    let input: [Int]?
+    let filters: Int?
+    let kernel: Int?
+    let stride: Int?
+    let units: Int?
+    let size: [Int]?
+    /// float32 (the default), uint8 or int8.
+    let type: String?
+    /// The numerics modes a quantized case runs in, each its own benchmark.
+    let numerics: [String]?
+    let model: String?
+    let boxes: [Int]?
+    let scores: [Int]?
+}
 
-let cases: [OpCase] = quantizedCases + [
-    convolution("conv 3x3 s2 224x224x3 -> 32 (MobileNetV2 stem)", input: [1, 224, 224, 3], filters: 32, kernel: 3, stride: 2),
-    convolution("conv 1x1 112x112x16 -> 96 (expand)", input: [1, 112, 112, 16], filters: 96, kernel: 1, stride: 1),
-    convolution("conv 1x1 56x56x144 -> 24 (project)", input: [1, 56, 56, 144], filters: 24, kernel: 1, stride: 1),
-    convolution("conv 1x1 7x7x320 -> 1280 (head)", input: [1, 7, 7, 320], filters: 1280, kernel: 1, stride: 1),
-    convolution("conv 3x3 19x19x512 -> 512 (SSD)", input: [1, 19, 19, 512], filters: 512, kernel: 3, stride: 1),
-    convolution("depthwise 3x3 s1 56x56x144", input: [1, 56, 56, 144], filters: 0, kernel: 3, stride: 1, depthwise: true),
-    convolution("depthwise 3x3 s2 112x112x96", input: [1, 112, 112, 96], filters: 0, kernel: 3, stride: 2, depthwise: true),
-    OpCase("fully connected 1280 -> 1001", flops: 2 * 1280 * 1001) { b in
-        let x = b.addTensor(name: "x", type: .float32, shape: [1, 1280])
-        let w = b.addConstant(name: "w", shape: [1001, 1280], values: random(1001 * 1280))
-        let bias = b.addConstant(name: "b", shape: [1001], values: random(1001))
-        let y = b.addTensor(name: "y", type: .float32, shape: [1, 1001])
-        b.addOperator(.fullyConnected, inputs: [x, w, bias], outputs: [y], optionsType: 8, options: FlatTableBuilder())
-        b.inputs = [x]; b.outputs = [y]
-    },
-    OpCase("softmax 1001", flops: 0) { b in
-        let x = b.addTensor(name: "x", type: .float32, shape: [1, 1001])
-        let y = b.addTensor(name: "y", type: .float32, shape: [1, 1001])
-        var options = FlatTableBuilder()
-        options[0] = .float(1)
-        b.addOperator(.softmax, inputs: [x], outputs: [y], optionsType: 9, options: options)
-        b.inputs = [x]; b.outputs = [y]
-    },
-    OpCase("resize bilinear 480x640x3 -> 224x224", flops: 0) { b in
-        let x = b.addTensor(name: "x", type: .float32, shape: [1, 480, 640, 3])
-        let size = b.addConstant(name: "size", shape: [2], values: [Int32(224), 224])
-        let y = b.addTensor(name: "y", type: .float32, shape: [1, 224, 224, 3])
-        b.addOperator(.resizeBilinear, version: 3, inputs: [x, size], outputs: [y], optionsType: 15, options: FlatTableBuilder())
-        b.inputs = [x]; b.outputs = [y]
-    },
-    OpCase("detection post-process (fast NMS) 1917 anchors x 91 classes", flops: 0) { b in
-        // The real op options and anchors, taken from the float COCO SSD in ../shared/models.
-        let ssd = try! TFLiteModel(path: "../shared/models/detection/coco_ssd_mobilenet_v1_1.0_dequant_float.tflite")
-        let graph = ssd.subgraphs[0]
-        let op = graph.operators.last!
-        let anchorTensor = graph.tensors[op.inputs[2]]
-        let anchorBytes = ssd.buffers[anchorTensor.buffer]
-        let anchorValues = (0..<anchorTensor.shape.reduce(1, *)).map { anchorBytes.loadUnaligned(fromByteOffset: 4 * $0, as: Float.self) }
-        let boxes = b.addTensor(name: "boxes", type: .float32, shape: [1, 1917, 4])
-        let scores = b.addTensor(name: "scores", type: .float32, shape: [1, 1917, 91])
-        let anchors = b.addConstant(name: "anchors", shape: anchorTensor.shape, values: anchorValues)
-        let outputs = (0..<4).map { b.addTensor(name: "out\($0)", type: .float32, shape: [1]) }
-        b.addOperator(.custom, customName: "TFLite_Detection_PostProcess", inputs: [boxes, scores, anchors], outputs: outputs,
-                      customOptions: Array(op.customOptions!))
-        b.inputs = [boxes, scores]; b.outputs = outputs
-    },
-]
+struct TableFile: Decodable {
+    let benchmarks: [TableBenchmark]
+}
+
+let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+/// `LITEVISION_OPS=CONV_2D,SOFTMAX`: only the benchmarks of these ops (as OpGoldenTests' filter).
+let opFilter: Set<String>? = ProcessInfo.processInfo.environment["LITEVISION_OPS"].flatMap { value in
+    value.isEmpty ? nil : Set(value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).uppercased() })
+}
+
+/// The one-op models of one table row (one per numerics mode for a quantized row).
+func opCases(_ row: TableBenchmark) -> [OpCase] {
+    switch row.op {
+    case "CONV_2D", "DEPTHWISE_CONV_2D":
+        let depthwise = row.op == "DEPTHWISE_CONV_2D"
+        guard let type = row.type, type != "float32" else {
+            return [convolution(row.name, input: row.input!, filters: row.filters ?? 0, kernel: row.kernel!, stride: row.stride!, depthwise: depthwise)]
+        }
+        return (row.numerics ?? ["fast"]).map { mode in
+            quantizedConvolution(row.name, input: row.input!, filters: row.filters ?? 0, kernel: row.kernel!, stride: row.stride!, depthwise: depthwise,
+                                 signed: type == "int8", numerics: Numerics(rawValue: mode)!)
+        }
+    case "FULLY_CONNECTED":
+        let inputs = row.input!.last!, units = row.units!
+        return [OpCase(row.name, flops: Double(2 * inputs * units)) { b in
+            let x = b.addTensor(name: "x", type: .float32, shape: row.input!)
+            let w = b.addConstant(name: "w", shape: [units, inputs], values: random(units * inputs))
+            let bias = b.addConstant(name: "b", shape: [units], values: random(units))
+            let y = b.addTensor(name: "y", type: .float32, shape: [row.input!.dropLast().reduce(1, *), units])
+            b.addOperator(.fullyConnected, inputs: [x, w, bias], outputs: [y], optionsType: 8, options: FlatTableBuilder())
+            b.inputs = [x]; b.outputs = [y]
+        }]
+    case "SOFTMAX":
+        return [OpCase(row.name, flops: 0) { b in
+            let x = b.addTensor(name: "x", type: .float32, shape: row.input!)
+            let y = b.addTensor(name: "y", type: .float32, shape: row.input!)
+            var options = FlatTableBuilder()
+            options[0] = .float(1)
+            b.addOperator(.softmax, inputs: [x], outputs: [y], optionsType: 9, options: options)
+            b.inputs = [x]; b.outputs = [y]
+        }]
+    case "RESIZE_BILINEAR":
+        return [OpCase(row.name, flops: 0) { b in
+            let input = row.input!, size = row.size!
+            let x = b.addTensor(name: "x", type: .float32, shape: input)
+            let sizeTensor = b.addConstant(name: "size", shape: [2], values: size.map { Int32($0) })
+            let y = b.addTensor(name: "y", type: .float32, shape: [input[0], size[0], size[1], input[3]])
+            b.addOperator(.resizeBilinear, version: 3, inputs: [x, sizeTensor], outputs: [y], optionsType: 15, options: FlatTableBuilder())
+            b.inputs = [x]; b.outputs = [y]
+        }]
+    case "TFLite_Detection_PostProcess":
+        return [OpCase(row.name, flops: 0) { b in
+            // The real op options and anchors, taken from the model in ../shared/models.
+            let ssd = try! TFLiteModel(path: packageRoot.appendingPathComponent("../shared/models/\(row.model!)").standardized.path)
+            let graph = ssd.subgraphs[0]
+            let op = graph.operators.last!
+            let anchorTensor = graph.tensors[op.inputs[2]]
+            let anchorBytes = ssd.buffers[anchorTensor.buffer]
+            let anchorValues = (0..<anchorTensor.shape.reduce(1, *)).map { anchorBytes.loadUnaligned(fromByteOffset: 4 * $0, as: Float.self) }
+            let boxes = b.addTensor(name: "boxes", type: .float32, shape: row.boxes!)
+            let scores = b.addTensor(name: "scores", type: .float32, shape: row.scores!)
+            let anchors = b.addConstant(name: "anchors", shape: anchorTensor.shape, values: anchorValues)
+            let outputs = (0..<4).map { b.addTensor(name: "out\($0)", type: .float32, shape: [1]) }
+            b.addOperator(.custom, customName: "TFLite_Detection_PostProcess", inputs: [boxes, scores, anchors], outputs: outputs,
+                          customOptions: Array(op.customOptions!))
+            b.inputs = [boxes, scores]; b.outputs = outputs
+        }]
+    default:
+        fatalError("Benchmarks/OpBenchmarks has no builder for \(row.op) (op table row \(row.name))")
+    }
+}
+
+let table = try! JSONDecoder().decode(TableFile.self, from: Data(contentsOf: packageRoot.appendingPathComponent("Tests/LiteEngineTests/Goldens/op_cases.json")))
+let cases: [OpCase] = table.benchmarks.filter { opFilter?.contains($0.op.uppercased()) ?? true }.flatMap(opCases)
 
 let benchmarks: @Sendable () -> Void = {
     let metrics: [BenchmarkMetric] = [.wallClock, .custom("MFLOPS", polarity: .prefersLarger, useScalingFactor: false)]

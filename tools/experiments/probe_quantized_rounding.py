@@ -18,8 +18,8 @@ import tempfile
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))  # tools/, for make_op_goldens
-import make_op_goldens as mg  # noqa: E402  (GraphBuilder and the built_* model makers)
+sys.path.insert(0, os.path.dirname(HERE))  # tools/, for op_cases
+from op_cases import builders as mg  # noqa: E402  (GraphBuilder and the built_* model makers)
 from ai_edge_litert.interpreter import Interpreter, OpResolverType  # noqa: E402
 
 WORK = tempfile.mkdtemp()
