@@ -150,7 +150,7 @@ public struct FlexValue: @unchecked Sendable {
             var values: [Int64] = []
             for i in 0..<count {
                 guard let element = try? FlexValue(buffer: buffer, position: start + i * w, parentWidth: w, packed: buffer.bytes[start + count * w + i]),
-                      let value = element.intValue else { return nil }
+                      let value = element.intValue, element.doubleValue == Double(value) else { return nil }
                 values.append(value)
             }
             return values
