@@ -156,6 +156,13 @@ enum OpRegistry {
 
     static let custom: [String: Registration] = [
         "TFLite_Detection_PostProcess": .init(versions: 1...1, kernel: DetectionPostProcess.self),
+        // MediaPipe's ops (mediapipe/util/tflite/operations/), at the versions its CPU op resolver registers.
+        "Convolution2DTransposeBias": .init(versions: 1...1, kernel: Convolution2DTransposeBias.self),
+        "MaxPoolingWithArgmax2D": .init(versions: 1...1, kernel: MaxPoolingWithArgmax2D.self),
+        "MaxUnpooling2D": .init(versions: 1...1, kernel: MaxUnpooling2D.self),
+        "Landmarks2TransformMatrix": .init(versions: 2...2, kernel: Landmarks2TransformMatrix.self),
+        "TransformTensorBilinear": .init(versions: 2...2, kernel: TransformTensorBilinear.self),
+        "TransformLandmarks": .init(versions: 2...2, kernel: TransformLandmarks.self),
     ]
 
     static func registration(for code: OperatorCode) -> Registration? {

@@ -126,6 +126,38 @@ public struct FlexValue: @unchecked Sendable {
         return String(decoding: UnsafeRawBufferPointer(rebasing: buffer.bytes[start..<(start + count)]), as: UTF8.self)
     }
 
+    /// The elements of a vector of numbers as integers: typed vectors of ints or uints (of any length, or the fixed
+    /// lengths 2, 3 and 4), and untyped vectors whose elements all read as integers (``intValue``); nil for other
+    /// kinds, an unreadable vector or a non-integral element.
+    public var integerVector: [Int64]? {
+        guard let start = try? target() else { return nil }
+        let w = byteWidth
+        // Fixed-length typed vectors (types 16...24): int, uint, float triples for lengths 2, 3 and 4, no length field.
+        if (16...24).contains(rawType) {
+            let count = Int(rawType - 16) / 3 + 2, element = Int(rawType - 16) % 3
+            guard element < 2, (try? buffer.check(start, count * w, "flexbuffer vector")) != nil else { return nil }
+            return try? (0..<count).map { element == 0 ? try readInt(at: start + $0 * w, width: w) : Int64(bitPattern: try readUInt(at: start + $0 * w, width: w)) }
+        }
+        guard let length = try? readUInt(at: start - w, width: w), length <= UInt64(buffer.count) else { return nil }
+        let count = Int(length)
+        guard (try? buffer.check(start, count * w, "flexbuffer vector")) != nil else { return nil }
+        switch kind {
+        case .vectorInt: return try? (0..<count).map { try readInt(at: start + $0 * w, width: w) }
+        case .vectorUInt: return try? (0..<count).map { Int64(bitPattern: try readUInt(at: start + $0 * w, width: w)) }
+        case .vector:
+            // Untyped: each element's packed type follows the elements, one byte each.
+            guard (try? buffer.check(start + count * w, count, "flexbuffer vector types")) != nil else { return nil }
+            var values: [Int64] = []
+            for i in 0..<count {
+                guard let element = try? FlexValue(buffer: buffer, position: start + i * w, parentWidth: w, packed: buffer.bytes[start + count * w + i]),
+                      let value = element.intValue, element.doubleValue == Double(value) else { return nil }
+                values.append(value)
+            }
+            return values
+        default: return nil
+        }
+    }
+
     /// The entries of a map, in key order, with their values.
     public func mapEntries() throws -> [(key: String, value: FlexValue)] {
         guard kind == .map else { throw FormatError.malformed(path: "flexbuffer", reason: "root is not a map (type \(rawType))") }

@@ -45,6 +45,35 @@ final class FlexBufferTests: XCTestCase {
         XCTAssertEqual(map["max_detections"]?.intValue, 3)
     }
 
+    /// flatbuffers' Python builder: {typed: [61, 146, -3, 415] (typed int vector), untyped: [7, 300, -1], fixed:
+    /// [4, 5, 6] (fixed-length typed), mixed: [1, 2.5], scalar: 3}, as MediaPipe's ops keep landmark indices.
+    static let vectors: [UInt8] = [
+        0x74, 0x79, 0x70, 0x65, 0x64, 0x00, 0x04, 0x00, 0x3d, 0x00, 0x92, 0x00, 0xfd, 0xff, 0x9f, 0x01, 0x75, 0x6e, 0x74, 0x79,
+        0x70, 0x65, 0x64, 0x00, 0x03, 0x00, 0x07, 0x00, 0x2c, 0x01, 0xff, 0xff, 0x05, 0x05, 0x05, 0x66, 0x69, 0x78, 0x65, 0x64,
+        0x00, 0x04, 0x05, 0x06, 0x6d, 0x69, 0x78, 0x65, 0x64, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x20, 0x40, 0x06, 0x0e, 0x73, 0x63, 0x61, 0x6c, 0x61, 0x72, 0x00, 0x05, 0x27, 0x1f, 0x0a, 0x4d, 0x3e, 0x05,
+        0x01, 0x05, 0x29, 0x1b, 0x03, 0x4d, 0x3c, 0x4c, 0x2a, 0x04, 0x2d, 0x29, 0x0a, 0x24, 0x01,
+    ]
+
+    func testIntegerVectors() throws {
+        let map = try Self.vectors.withUnsafeBytes { try FlexValue(root: $0).map() }
+        XCTAssertEqual(map["typed"]?.integerVector, [61, 146, -3, 415])
+        XCTAssertEqual(map["untyped"]?.integerVector, [7, 300, -1])
+        XCTAssertEqual(map["fixed"]?.integerVector, [4, 5, 6])
+        XCTAssertNil(map["mixed"]?.integerVector, "2.5 is not an integer")
+        XCTAssertNil(map["scalar"]?.integerVector)
+        for length in 0...Self.vectors.count {
+            _ = Self.vectors[0..<length].withUnsafeBytes { try? FlexValue(root: $0).map() }?.values.map(\.integerVector)
+        }
+        for position in 0..<Self.vectors.count {
+            for value: UInt8 in [0, 1, 0x7f, 0x80, 0xff] {
+                var bytes = Self.vectors
+                bytes[position] = value
+                _ = bytes.withUnsafeBytes { try? FlexValue(root: $0).map() }?.values.map(\.integerVector)
+            }
+        }
+    }
+
     /// Every truncation and every single-byte corruption either decodes or throws; none traps.
     func testCorruptionsNeverTrap() {
         for length in 0...Self.regularNMS.count {
