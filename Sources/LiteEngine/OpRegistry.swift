@@ -108,6 +108,7 @@ enum OpRegistry {
         .fullyConnected: .init(versions: 1...12, kernel: FullyConnected.self),
         .averagePool2d: .init(versions: 1...3, kernel: AveragePool2D.self),
         .maxPool2d: .init(versions: 1...3, kernel: MaxPool2D.self),
+        .l2Pool2d: .init(versions: 1...1, kernel: L2Pool2D.self),
         .softmax: .init(versions: 1...3, kernel: Softmax.self),
         .logSoftmax: .init(versions: 1...2, kernel: LogSoftmax.self),
         .reshape: .init(versions: 1...1, kernel: Reshape.self),

@@ -155,6 +155,24 @@ def built_uint8_pool(op, shape, filter_size, stride, padding, activation):
     return build
 
 
+def built_float_pool(op, shape, filter_hw, stride_hw, padding, activation="NONE"):
+    """A float pooling op (L2_POOL_2D: TensorFlow has no L2 pool, so no converter emits it) with a filter and stride of
+    (height, width) and a fused activation."""
+    def build():
+        g = GraphBuilder()
+        geometry = [(n - f) // s + 1 if padding == "VALID" else -(-n // s) for n, f, s in zip(shape[1:3], filter_hw, stride_hw)]
+        x = g.tensor("x", shape)
+        y = g.tensor("y", [shape[0]] + geometry + [shape[3]])
+        o = g.fb.Pool2DOptionsT()
+        o.padding = getattr(g.fb.Padding, padding)
+        o.strideH, o.strideW = stride_hw
+        o.filterHeight, o.filterWidth = filter_hw
+        o.fusedActivationFunction = getattr(g.fb.ActivationFunctionType, activation)
+        g.operator(getattr(g.fb.BuiltinOperator, op), [x], [y], g.fb.BuiltinOptions.Pool2DOptions, o)
+        return g.build([x], [y])
+    return build
+
+
 def built_concatenation(dtype, shapes, quantizations, output_quantization, axis):
     """CONCATENATION of uint8 inputs whose scales and zero points differ from the output's (TFLite's
     ConcatenationWithScaling; its int8 kernel refuses them, and the converter gives int8 concatenations one scale)."""
