@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # The project's test command: installs what is missing, records LiteRT's outputs on the real models
-# (tools/make_model_goldens.py), runs every Swift test at the instruction-set level the CPU selects, then the
-# engine's golden and consistency tests again at every lower level this CPU has (LITEVISION_ISA), so every kernel
-# path that can run here is checked against LiteRT in every run, then builds the DocC documentation with warnings as
-# errors. Ends with one "N passed, M failed" line.
+# (tools/make_model_goldens.py) and MediaPipe's on the models that need its custom ops, runs every Swift test at the
+# instruction-set level the CPU selects, then the engine's golden and consistency tests again at every lower level
+# this CPU has (LITEVISION_ISA), so every kernel path that can run here is checked against LiteRT in every run, then
+# builds the DocC documentation with warnings as errors. Ends with one "N passed, M failed" line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh
 export PATH="$PWD/.venv/bin:$PATH"  # python3: the project's virtual environment, with LiteRT
 python3 tools/make_model_goldens.py
+# MediaPipe's own outputs on the wheel's models that need MediaPipe's custom ops (its own virtual environment).
+tools/setup.sh --mediapipe
+.venv-mediapipe/bin/python tools/make_mediapipe_op_goldens.py models
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 status=0

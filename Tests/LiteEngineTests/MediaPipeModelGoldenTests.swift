@@ -7,8 +7,8 @@ import XCTest
 /// ships them, on real photos, compared with MediaPipe's own CPU inference.
 ///
 /// The goldens and the models' paths come from `tools/make_mediapipe_op_goldens.py models` (run with
-/// `.venv-mediapipe/bin/python` after `tools/setup.sh --mediapipe`) under .goldens/mediapipe/, not committed; without
-/// them the tests skip.
+/// `.venv-mediapipe/bin/python` after `tools/setup.sh --mediapipe`) under .goldens/mediapipe/, not committed; tools/test.sh
+/// makes them, and without them the tests fail.
 final class MediaPipeModelGoldenTests: XCTestCase {
     struct Entry: Decodable {
         let model: String
@@ -21,11 +21,11 @@ final class MediaPipeModelGoldenTests: XCTestCase {
     func check(_ name: String, threads: Int = 1) throws {
         let url = Self.folder.appendingPathComponent("manifest.json")
         guard FileManager.default.fileExists(atPath: url.path) else {
-            throw XCTSkip("no MediaPipe model goldens: tools/setup.sh --mediapipe, then .venv-mediapipe/bin/python tools/make_mediapipe_op_goldens.py models")
+            return XCTFail("no MediaPipe model goldens: tools/setup.sh --mediapipe, then .venv-mediapipe/bin/python tools/make_mediapipe_op_goldens.py models")
         }
         let manifest = try JSONDecoder().decode([String: Entry].self, from: Data(contentsOf: url))
         let entry = try XCTUnwrap(manifest[name], "\(name) missing from \(url.path)")
-        guard FileManager.default.fileExists(atPath: entry.model) else { throw XCTSkip("\(entry.model) is gone: run the script again") }
+        guard FileManager.default.fileExists(atPath: entry.model) else { return XCTFail("\(entry.model) is gone: run the script again") }
         XCTAssertFalse(entry.images.isEmpty)
         for image in entry.images {
             let folder = Self.folder.appendingPathComponent("\(name)/\(image)")
