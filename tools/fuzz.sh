@@ -7,6 +7,8 @@
 # Builds into .build-fuzz/, seeds from files already in the checkout and ../shared (by path, never copied),
 # and keeps the inputs libFuzzer finds in .build-fuzz/corpus/TARGET. A crash leaves crash-* files in
 # .build-fuzz/artifacts/TARGET; replay one with `.build-fuzz/TARGET .build-fuzz/artifacts/TARGET/crash-...`.
+# An input is a timeout after FUZZ_TIMEOUT seconds of wall time (default 60: on a busy shared machine a 0.3 s seed
+# took 12 s).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 target="${1:?usage: tools/fuzz.sh model-reader|image-decoders|ink-json [seconds] [libFuzzer flags]}"
@@ -60,5 +62,5 @@ ink-json)
 esac
 
 cd "$out/artifacts/$target"
-"$out/$target" -max_total_time="$seconds" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+"$out/$target" -max_total_time="$seconds" -max_len="$max_len" -timeout="${FUZZ_TIMEOUT:-60}" -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$out/artifacts/$target/" "$@" "$out/corpus/$target" "${seeds[@]}"
