@@ -6,6 +6,9 @@ import PackageDescription
 /// keep `-enable-testing`, so `@testable import` still works. Since tools version 6.2, unsafe flags no longer keep
 /// a package from being used as a versioned dependency.
 let optimizedInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
+/// The libraries are checked in the Swift 6 language mode (complete data-race checking); the executables, tools and
+/// tests stay in Swift 5 mode (the package default below).
+let swift6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 /// C code at -O2 in every configuration, with floating-point contraction off so that results do not depend on
 /// whether the compiler fuses a multiply and an add (the microkernels fuse explicitly where they mean to).
 let optimizedC: [CSetting] = [.unsafeFlags(["-O2", "-ffp-contract=off"])]
@@ -59,11 +62,11 @@ let package = Package(
         /// Files compiled into the library (models/registry.json, the digital ink models), so a binary copied
         /// anywhere finds them without the checkout.
         .target(name: "CBundledFiles", cSettings: [.headerSearchPath("../../models")]),
-        .target(name: "LiteFormat", swiftSettings: optimizedInDebug),
-        .target(name: "LiteEngine", dependencies: ["LiteFormat", "COpenBLAS", "CLiteKernels"], swiftSettings: optimizedInDebug),
-        .target(name: "LiteImage", dependencies: ["CImageCodecs"], swiftSettings: optimizedInDebug),
-        .target(name: "LiteTasks", dependencies: ["LiteEngine", "LiteImage", "CHTTPGet", "CBundledFiles"], swiftSettings: optimizedInDebug),
-        .target(name: "TensorFlowLiteCompat", dependencies: ["LiteEngine"]),
+        .target(name: "LiteFormat", swiftSettings: optimizedInDebug + swift6),
+        .target(name: "LiteEngine", dependencies: ["LiteFormat", "COpenBLAS", "CLiteKernels"], swiftSettings: optimizedInDebug + swift6),
+        .target(name: "LiteImage", dependencies: ["CImageCodecs"], swiftSettings: optimizedInDebug + swift6),
+        .target(name: "LiteTasks", dependencies: ["LiteEngine", "LiteImage", "CHTTPGet", "CBundledFiles"], swiftSettings: optimizedInDebug + swift6),
+        .target(name: "TensorFlowLiteCompat", dependencies: ["LiteEngine"], swiftSettings: swift6),
         .executableTarget(
             name: "vision-cli",
             dependencies: [

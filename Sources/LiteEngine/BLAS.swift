@@ -89,8 +89,11 @@ public enum BLAS {
         // it is opened. Looked up in the global scope first, each one walks the ~50 libraries a Swift program with
         // Foundation has loaded before reaching OpenBLAS: 8 ms of a one-shot process on an AVX2 EPYC. Its own scope
         // first (RTLD_DEEPBIND) finds them at once: 2 ms. Lazy binding leaves the functions never called unbound.
+        // The sanitizers' runtimes refuse RTLD_DEEPBIND (google/sanitizers#611): LITEVISION_BLAS_DEEPBIND=0 turns it
+        // off for such runs (tools/tsan.sh).
         #if os(Linux)
-        let flags = RTLD_LAZY | RTLD_LOCAL | RTLD_DEEPBIND
+        let flags = getenv("LITEVISION_BLAS_DEEPBIND").map { String(cString: $0) } == "0"
+            ? RTLD_LAZY | RTLD_LOCAL : RTLD_LAZY | RTLD_LOCAL | RTLD_DEEPBIND
         #else
         let flags = RTLD_LAZY | RTLD_LOCAL
         #endif

@@ -35,6 +35,13 @@ func parallelFor(_ count: Int, threads: Int, minimumChunk: Int = 1, workPerItem:
     #endif
     let chunk = { (chunk: Int) in body(count * chunk / chunks ..< count * (chunk + 1) / chunks) }
     withoutActuallyEscaping(chunk) { chunk in
-        DispatchQueue.concurrentPerform(iterations: chunks, execute: chunk)
+        let shares = ConcurrentShares(run: chunk)
+        DispatchQueue.concurrentPerform(iterations: chunks) { shares.run($0) }
     }
+}
+
+/// A loop body handed to Dispatch's workers. `parallelFor`'s contract makes sharing it safe though the compiler cannot
+/// see it: each share covers its own range of the loop, and the callers' bodies write only the outputs of their range.
+private struct ConcurrentShares: @unchecked Sendable {
+    let run: (Int) -> Void
 }

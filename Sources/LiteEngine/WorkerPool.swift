@@ -32,10 +32,12 @@ final class WorkerPool: @unchecked Sendable {
     /// Items of the current job that have run.
     private let finished = Atomic<Int>(0)
     private let sleepers = Atomic<Int>(0)
-    /// The current job's body and granule; written before the job's ranges are stored. A thread reads them only after
-    /// it has taken a granule from one of those ranges, so it never runs an item with another job's body.
+    /// The current job's body; written before the job's ranges are stored. A thread reads it only after it has taken a
+    /// granule from one of those ranges, so it never runs an item with another job's body.
     private nonisolated(unsafe) var body: UnsafeMutablePointer<(Range<Int>) -> Void>?
-    private nonisolated(unsafe) var granule = 1
+    /// The current job's granule. Atomic (relaxed) because a worker still leaving the previous job reads it for its
+    /// last, empty take while the caller stores the next job's; any value is right for a take that finds nothing.
+    private let granule = Atomic<Int>(1)
     /// One range per thread: thread 0 is the caller, thread i the i-th worker.
     private let ranges: [ThreadRange]
     private let busy = Mutex<Bool>(false)
@@ -65,7 +67,7 @@ final class WorkerPool: @unchecked Sendable {
             slot.initialize(to: body)
             defer { slot.deinitialize(count: 1); slot.deallocate() }
             self.body = slot
-            self.granule = max(granule, 1)
+            self.granule.store(max(granule, 1), ordering: .relaxed)
             finished.store(0, ordering: .sequentiallyConsistent)
             for t in 0..<threads {
                 ranges[t].store(count * t / threads ..< count * (t + 1) / threads)
@@ -85,10 +87,10 @@ final class WorkerPool: @unchecked Sendable {
 
     /// Runs thread `me`'s own range, then whatever is left of the others' (nearest first).
     private func work(as me: Int, threads: Int) {
-        while let items = ranges[me].takeFront(granule) { execute(items) }
+        while let items = ranges[me].takeFront(granule.load(ordering: .relaxed)) { execute(items) }
         for offset in 1..<max(threads, 1) {
             let victim = ranges[(me + offset) % threads]
-            while let items = victim.takeBack(granule) { execute(items) }
+            while let items = victim.takeBack(granule.load(ordering: .relaxed)) { execute(items) }
         }
     }
 

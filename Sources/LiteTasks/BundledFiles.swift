@@ -7,8 +7,9 @@ import Foundation
 ///
 /// The bytes are part of the binary's read-only data: nothing is read from disk or copied.
 public enum BundledFiles {
-    /// Every bundled file by name, read once from the C table.
-    private static let files: [String: UnsafeRawBufferPointer] = {
+    /// Every bundled file by name, read once from the C table. `nonisolated(unsafe)`: the pointers are to the
+    /// binary's read-only data, which nothing writes, so sharing them between threads is safe.
+    nonisolated(unsafe) private static let files: [String: UnsafeRawBufferPointer] = {
         var count = 0
         guard let table = lite_bundled_files(&count) else { return [:] }
         var files: [String: UnsafeRawBufferPointer] = [:]

@@ -189,8 +189,7 @@ enum InkFile {
     }
 
     /// The largest ink file or batch line read: 32 MiB, four times what the recognizer's 200,000 points take as
-    /// JSON. Foundation's parser holds about 3 kB per point, so a bigger file would cost gigabytes before the
-    /// recognizer could refuse it.
+    /// JSON.
     static let maximumBytes = 32 << 20
 
     static func read(_ path: String) throws -> Sample {
@@ -205,47 +204,17 @@ enum InkFile {
         CLIError(.inputsFailed, "\(name) is \(bytes) bytes; an ink may be at most \(maximumBytes) bytes of JSON")
     }
 
+    /// The ink in `data` (`name` labels the errors). The reader stops at the recognizer's point and stroke limits, so
+    /// memory and time stay bounded by the file size limit whatever the file holds.
     static func parse(_ data: Data, name: String) throws -> Sample {
         guard data.count <= maximumBytes else { throw tooLarge(name, bytes: data.count) }
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw CLIError(.inputsFailed, "\(name) is not a JSON object")
+        do throws(InkJSON.Failure) {
+            let document = try InkJSON.parse(data)
+            return Sample(ink: document.ink, label: document.label)
+        } catch {
+            guard error.kind != .notJSON else { throw CLIError(.inputsFailed, "\(name) is not a JSON object (\(error.message))") }
+            throw CLIError(.inputsFailed, "\(name): \(error.message)")
         }
-        guard let strokes = object["strokes"] as? [Any] else { throw CLIError(.inputsFailed, "\(name) has no \"strokes\" array") }
-        var ink = Ink(strokes: [])
-        for (s, stroke) in strokes.enumerated() {
-            guard let points = stroke as? [Any] else { throw CLIError(.inputsFailed, "\(name): stroke \(s) is not an array of points") }
-            var out: [StrokePoint] = []
-            for (p, point) in points.enumerated() {
-                func number(_ value: Any?) -> Double? { (value as? NSNumber)?.doubleValue }
-                func coordinate(_ value: Double) throws -> Float {
-                    guard value.magnitude <= Double(Float.greatestFiniteMagnitude) else {
-                        throw CLIError(.inputsFailed, "\(name): stroke \(s) point \(p) has a coordinate (\(value)) beyond a 32-bit float's range")
-                    }
-                    return Float(value)
-                }
-                // An absent or null time is no time; anything else must be a number of milliseconds.
-                func time(_ value: Any?) throws -> Int64? {
-                    guard let value, !(value is NSNull) else { return nil }
-                    guard let t = number(value).flatMap(Self.milliseconds) else {
-                        throw CLIError(.inputsFailed, "\(name): stroke \(s) point \(p) has a time (\(value)) that is not a number of milliseconds")
-                    }
-                    return t
-                }
-                if let dictionary = point as? [String: Any], let x = number(dictionary["x"]), let y = number(dictionary["y"]) {
-                    out.append(StrokePoint(x: try coordinate(x), y: try coordinate(y), t: try time(dictionary["t"])))
-                } else if let array = point as? [Any], array.count >= 2, let x = number(array[0]), let y = number(array[1]) {
-                    out.append(StrokePoint(x: try coordinate(x), y: try coordinate(y), t: try time(array.count > 2 ? array[2] : nil)))
-                } else {
-                    throw CLIError(.inputsFailed, "\(name): stroke \(s) point \(p) is neither {\"x\", \"y\", \"t\"} nor [x, y, t]")
-                }
-            }
-            ink.strokes.append(Stroke(points: out))
-        }
-        return Sample(ink: ink, label: object["label"] as? String)
-    }
-
-    static func milliseconds(_ value: Double) -> Int64? {
-        value.isFinite && abs(value) < 9e15 ? Int64(value.rounded()) : nil
     }
 }
 
