@@ -12,12 +12,21 @@ final class Div: BinaryElementwise, FloatBinaryOperation {
 
     override class var hasFusedActivation: Bool { true }
 
-    var quantized: QuantizedBinaryParameters?
+    /// The path `run` takes, chosen by `prepare` from the inputs' type.
+    enum Plan {
+        /// float32 (and the other types ``BinaryElementwise`` divides), element by element.
+        case elementwise
+        /// uint8/int8/int16: div.cc's fixed-point reciprocal and rescale.
+        case quantized(QuantizedBinaryParameters)
+    }
+
+    /// The path `run` takes (nil before `prepare`).
+    private(set) var plan: Plan?
 
     override func prepare() throws {
         let a = try input(0), b = try input(1), output = try self.output(0)
         guard a.type == .uint8 || a.type == .int8 || a.type == .int16 else {
-            quantized = nil
+            plan = .elementwise
             return try super.prepare()
         }
         guard b.type == a.type, output.type == a.type else { throw KernelError.unsupported("DIV of \(a.type) and \(b.type) into \(output.type)") }
@@ -32,17 +41,23 @@ final class Div: BinaryElementwise, FloatBinaryOperation {
         let (typeMin, typeMax) = try quantizedRange(output.type)
         let (low, high) = try IntegerArithmetic.activationRange(try ArithmeticOptions(node.options).activation, scale: qo.scale,
                                                                 zeroPoint: qo.zeroPoint, typeMin: typeMin, typeMax: typeMax)
-        quantized = QuantizedBinaryParameters(offset1: -qa.zeroPoint, offset2: -qb.zeroPoint, outputOffset: qo.zeroPoint,
-                                        multiplier: multiplier, shift: shift, low: low, high: high)
+        plan = .quantized(QuantizedBinaryParameters(offset1: -qa.zeroPoint, offset2: -qb.zeroPoint, outputOffset: qo.zeroPoint,
+                                                    multiplier: multiplier, shift: shift, low: low, high: high))
         output.shape = try broadcastShape(a.shape, b.shape)
     }
 
     override func run(_ context: RunContext) throws {
-        guard let quantized else { return compute(context.threads, Div.self) }
-        switch node.inputs[0]!.type {
-        case .uint8: try divide(UInt8.self, quantized)
-        case .int8: try divide(Int8.self, quantized)
-        default: try divide(Int16.self, quantized)
+        switch plan {
+        case .elementwise?:
+            compute(context.threads, Div.self)
+        case .quantized(let parameters)?:
+            switch node.inputs[0]!.type {
+            case .uint8: try divide(UInt8.self, parameters)
+            case .int8: try divide(Int8.self, parameters)
+            default: try divide(Int16.self, parameters)
+            }
+        case nil:
+            throw KernelError.invalid("DIV ran before it was prepared")
         }
     }
 

@@ -5,7 +5,17 @@ import LiteFormat
 /// computes them, then `QuantizeMultiplier`), plus `zp_out`, clamped to the type; a 256-entry table (int16: 65,536).
 final class LeakyRelu: Kernel {
     let alpha: Float
-    var lookupTable: QuantizedLookupTable?
+
+    /// The path `run` takes, chosen by `prepare` from the input's type.
+    enum Plan {
+        /// float32: `x > 0 ? x : alpha · x`.
+        case float
+        /// uint8/int8/int16: every stored value's result, tabulated.
+        case quantized(QuantizedLookupTable)
+    }
+
+    /// The path `run` takes (nil before `prepare`).
+    private(set) var plan: Plan?
 
     required init(_ node: NodeContext) throws {
         alpha = try LeakyReluOptions(node.options).alpha
@@ -24,14 +34,15 @@ final class LeakyRelu: Kernel {
             let negative = try Self.multiplier(qi.scale * alpha / qo.scale)
             let (typeMin, typeMax) = try quantizedRange(input.type)
             let (inputZero, outputZero) = (qi.zeroPoint, qo.zeroPoint)
-            lookupTable = QuantizedLookupTable(type: input.type) { x in
+            plan = .quantized(QuantizedLookupTable(type: input.type) { x in
                 let offset = x &- inputZero
                 let (m, s) = offset >= 0 ? identity : negative
                 return min(max(outputZero &+ IntegerArithmetic.multiplyByQuantizedMultiplier(offset, m, s), typeMin), typeMax)
-            }
+            })
             return
         }
         try expectType(input, .float32)
+        plan = .float
         output.type = .float32
     }
 
@@ -43,7 +54,11 @@ final class LeakyRelu: Kernel {
     }
 
     override func run(_ context: RunContext) throws {
-        if let lookupTable { return lookupTable.apply(node.inputs[0]!, node.outputs[0]) }
+        switch plan {
+        case .quantized(let table)?: return table.apply(node.inputs[0]!, node.outputs[0])
+        case .float?: break
+        case nil: throw KernelError.invalid("LEAKY_RELU ran before it was prepared")
+        }
         let x = node.inputs[0]!.floats, y = node.outputs[0].floats, alpha = self.alpha
         for i in 0..<node.inputs[0]!.elementCount {
             let v = x[i]

@@ -7,8 +7,15 @@ import LiteFormat
 /// precision, `logf` of the sum, and each output `rint` (ties to even) of its float log-probability on the output's
 /// quantization, which TFLite fixes at scale 16/256 and zero point 255 (uint8) or 127 (int8).
 final class LogSoftmax: Kernel {
-    /// uint8/int8: `table[255 - v] = expf(-input_scale · v)`.
-    private var table: [Float]?
+    /// The path `run` takes, chosen by `prepare` from the input's type.
+    private enum Plan {
+        /// float32, row by row (``softmaxRow``).
+        case float
+        /// uint8/int8: `table[255 - v] = expf(-input_scale · v)`.
+        case quantized(table: [Float])
+    }
+
+    private var plan: Plan?
     private var scales: (input: Float, output: Float, zeroPoint: Int32) = (0, 0, 0)
 
     required init(_ node: NodeContext) throws {
@@ -19,7 +26,7 @@ final class LogSoftmax: Kernel {
     override func prepare() throws {
         let input = try self.input(0), output = try self.output(0)
         guard input.rank >= 1 else { throw KernelError.invalid("log_softmax needs rank >= 1") }
-        table = nil
+        plan = nil
         if input.type == .uint8 || input.type == .int8 {
             guard output.type == input.type else { throw KernelError.unsupported("\(input.type) log_softmax into \(output.type)") }
             let qi = try QuantizedTensorInfo(input), qo = try QuantizedTensorInfo(output)
@@ -29,10 +36,11 @@ final class LogSoftmax: Kernel {
             }
             var table = [Float](repeating: 0, count: 256)
             for v in 0...255 { table[255 - v] = expf(-qi.scale * Float(v)) }
-            self.table = table
+            plan = .quantized(table: table)
             scales = (qi.scale, qo.scale, zeroPoint)
         } else {
             try expectType(input, .float32)
+            plan = .float
             output.type = .float32
         }
         output.shape = input.shape
@@ -42,13 +50,17 @@ final class LogSoftmax: Kernel {
         let input = node.inputs[0]!, output = node.outputs[0]
         let depth = input.dim(-1)
         guard depth > 0 else { return }
-        if let table {
-            return table.withUnsafeBufferPointer { t in
+        switch plan {
+        case .quantized(let table)?:
+            table.withUnsafeBufferPointer { t in
                 if input.type == .int8 { runQuantized(Int8.self, input, output, t.baseAddress!) } else { runQuantized(UInt8.self, input, output, t.baseAddress!) }
             }
-        }
-        for r in 0..<(input.elementCount / depth) {
-            softmaxRow(input.floats + r * depth, output.floats + r * depth, depth, beta: 1, log: true)
+        case .float?:
+            for r in 0..<(input.elementCount / depth) {
+                softmaxRow(input.floats + r * depth, output.floats + r * depth, depth, beta: 1, log: true)
+            }
+        case nil:
+            throw KernelError.invalid("LOG_SOFTMAX ran before it was prepared")
         }
     }
 

@@ -19,11 +19,24 @@ class Pool2D: Kernel {
         activation = try builtinActivationRange(options.activation)
     }
 
-    /// Clamp range of the integer path (uint8/int8: same scale and zero point in and out, as TFLite requires).
-    var quantizedRange: (Int32, Int32)?
+    /// The path `run` takes, chosen by `prepare` from the input's type and the kernels this CPU has.
+    enum Plan {
+        /// float32, window by window in Swift (averages; maxima at the baseline level).
+        case float
+        #if arch(x86_64)
+        /// float32 MAX_POOL_2D by the C row kernels of ``KernelConfiguration/current``.
+        case floatMaximumRows(ElementwiseKernels)
+        #endif
+        /// uint8/int8/int16 (same scale and zero point in and out, as TFLite requires), clamped to `range`.
+        case quantized(range: (Int32, Int32))
+    }
+
+    /// The path `run` takes (nil before `prepare`).
+    private(set) var plan: Plan?
 
     #if arch(x86_64)
-    /// The MAX_POOL_2D row kernels, from ``KernelConfiguration/current`` at prepare (nil at baseline and for averages).
+    /// The MAX_POOL_2D row kernels, from ``KernelConfiguration/current`` at prepare (nil at baseline and for averages);
+    /// the quantized path uses them on rows of at least 16 bytes.
     var maximumKernels: ElementwiseKernels?
     #endif
 
@@ -31,19 +44,26 @@ class Pool2D: Kernel {
         let input = try self.input(0), output = try self.output(0)
         try expectType(input, .float32, .uint8, .int8, .int16)
         try expectRank(input, 4)
-        if input.type != .float32 {
+        #if arch(x86_64)
+        maximumKernels = isAverage ? nil : KernelConfiguration.current.elementwise
+        #endif
+        switch input.type {
+        case .float32:
+            plan = .float
+            #if arch(x86_64)
+            if let maximumKernels { plan = .floatMaximumRows(maximumKernels) }
+            #endif
+        default:
             guard output.type == input.type else { throw KernelError.unsupported("\(input.type) pooling into \(output.type)") }
             try Int16Activations.expectSymmetric(input, output)
             let qo = try QuantizedTensorInfo(output)
             let (typeMin, typeMax) = try LiteEngine.quantizedRange(input.type)
-            quantizedRange = try IntegerArithmetic.activationRange(options.activation, scale: qo.scale, zeroPoint: qo.zeroPoint, typeMin: typeMin, typeMax: typeMax)
+            plan = .quantized(range: try IntegerArithmetic.activationRange(options.activation, scale: qo.scale, zeroPoint: qo.zeroPoint,
+                                                                           typeMin: typeMin, typeMax: typeMax))
         }
         geometryH = try SpatialGeometry(input: input.dim(1), filter: options.filterH, stride: options.strideH, dilation: 1, padding: options.padding)
         geometryW = try SpatialGeometry(input: input.dim(2), filter: options.filterW, stride: options.strideW, dilation: 1, padding: options.padding)
         if input.type == .float32 { output.type = .float32 }
-        #if arch(x86_64)
-        maximumKernels = isAverage ? nil : KernelConfiguration.current.elementwise
-        #endif
         output.shape = [input.dim(0), geometryH.output, geometryW.output, input.dim(3)]
     }
 
@@ -124,28 +144,45 @@ class Pool2D: Kernel {
 
     override func run(_ context: RunContext) throws {
         let input = node.inputs[0]!, output = node.outputs[0]
-        if let quantizedRange { return runQuantized(input, output, range: quantizedRange, threads: context.threads) }
+        switch plan {
+        case .quantized(let range)?: runQuantized(input, output, range: range, threads: context.threads)
+        #if arch(x86_64)
+        case .floatMaximumRows(let kernels)?: runFloatMaximumRows(input, output, kernels, threads: context.threads)
+        #endif
+        case .float?: runFloat(input, output, threads: context.threads)
+        case nil: throw KernelError.invalid("\(node.code) ran before it was prepared")
+        }
+    }
+
+    #if arch(x86_64)
+    /// float32 MAX_POOL_2D, one output row per C call.
+    private func runFloatMaximumRows(_ input: Tensor, _ output: Tensor, _ kernels: ElementwiseKernels, threads: Int) {
+        let (batches, inH, inW, channels) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
+        let (outH, outW) = (geometryH.output, geometryW.output)
+        let src = input.floats, dst = output.floats
+        let options = self.options, padH = geometryH.padBefore
+        let (low, high) = activation
+        let geometry = UnsafeMutablePointer<lite_pool_row_geometry>.allocate(capacity: 1)
+        geometry.initialize(to: rowGeometry(width: inW, channels: channels))
+        defer { geometry.deallocate() }
+        parallelFor(batches * outH, threads: threads, workPerItem: 4 * outW * channels * options.filterH * options.filterW) { range in
+            for by in range {
+                let b = by / outH, oy = by % outH
+                let y0 = max(oy * options.strideH - padH, 0), y1 = max(y0, min(oy * options.strideH - padH + options.filterH, inH))
+                kernels.maxPoolF32(src + b * inH * inW * channels, y0, y1, geometry, dst + (b * outH + oy) * outW * channels, low, high)
+            }
+        }
+    }
+    #endif
+
+    /// float32 pooling window by window: the mean or the maximum of each window's in-bounds values, then the clamp.
+    private func runFloat(_ input: Tensor, _ output: Tensor, threads: Int) {
         let (batches, inH, inW, channels) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
         let (outH, outW) = (geometryH.output, geometryW.output)
         let src = input.floats, dst = output.floats
         let options = self.options, padH = geometryH.padBefore, padW = geometryW.padBefore, average = isAverage
         let (low, high) = activation
-        #if arch(x86_64)
-        if !average, let kernels = maximumKernels {
-            let geometry = UnsafeMutablePointer<lite_pool_row_geometry>.allocate(capacity: 1)
-            geometry.initialize(to: rowGeometry(width: inW, channels: channels))
-            defer { geometry.deallocate() }
-            parallelFor(batches * outH, threads: context.threads, workPerItem: 4 * outW * channels * options.filterH * options.filterW) { range in
-                for by in range {
-                    let b = by / outH, oy = by % outH
-                    let y0 = max(oy * options.strideH - padH, 0), y1 = max(y0, min(oy * options.strideH - padH + options.filterH, inH))
-                    kernels.maxPoolF32(src + b * inH * inW * channels, y0, y1, geometry, dst + (b * outH + oy) * outW * channels, low, high)
-                }
-            }
-            return
-        }
-        #endif
-        parallelFor(batches * outH, threads: context.threads, workPerItem: outW * channels * options.filterH * options.filterW) { range in
+        parallelFor(batches * outH, threads: threads, workPerItem: outW * channels * options.filterH * options.filterW) { range in
             for by in range {
                 let b = by / outH, oy = by % outH
                 let y0 = max(oy * options.strideH - padH, 0), y1 = min(oy * options.strideH - padH + options.filterH, inH)

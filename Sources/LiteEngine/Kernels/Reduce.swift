@@ -15,24 +15,32 @@ class Reduce: Kernel {
         try expectCounts(inputs: 2...2, outputs: 1)
     }
 
-    /// uint8/int8 MEAN over height and width of a 4D tensor (TFLite's optimized integer Mean): the raw sum,
-    /// rescaled by `input_scale / (count * output_scale)` and shifted by a rounded float bias. The rescale's
-    /// final shift rounds ties up (the vector code of LiteRT's kernel); with TFLite's reference rounding,
-    /// 22 of the 1,280 means of tf2 MobileNetV2 on bird.png are one step off. int8 means take the vector code in
-    /// whole groups of 16 channels only: the channels left over round ties away from zero
-    /// (`MultiplyByQuantizedMultiplier`), as LiteRT's outputs on power-of-two scales show (`q_mean_int8_ties`).
-    var quantizedMean: (multiplier: Int32, shift: Int, bias: Int32)?
+    /// The path `run` takes, chosen by `prepare` from the input's type, the op and the axes.
+    enum Plan {
+        /// float32: float sums (``sumBlocks``), divided by the count for MEAN.
+        case float
+        /// uint8/int8 MEAN over height and width of a 4D tensor (TFLite's optimized integer Mean): the raw sum,
+        /// rescaled by `input_scale / (count * output_scale)` and shifted by a rounded float bias. The rescale's
+        /// final shift rounds ties up (the vector code of LiteRT's kernel); with TFLite's reference rounding,
+        /// 22 of the 1,280 means of tf2 MobileNetV2 on bird.png are one step off. int8 means take the vector code in
+        /// whole groups of 16 channels only: the channels left over round ties away from zero
+        /// (`MultiplyByQuantizedMultiplier`), as LiteRT's outputs on power-of-two scales show (`q_mean_int8_ties`).
+        case quantizedKeptDimsMean((multiplier: Int32, shift: Int, bias: Int32))
+        /// Every other uint8/int8 MEAN (TFLite's generic `QuantizedMeanOrSum`): the int32 sum over the axes, minus
+        /// `zero_point_in · count`, rescaled by `input_scale / output_scale` with `1 / count` folded into the
+        /// multiplier (shifted left by up to 32 bits, integer-divided by the count), plus the output zero point.
+        case quantizedMean((multiplier: Int32, shift: Int, count: Int, inputZeroPoint: Int32, outputZeroPoint: Int32))
+        /// uint8/int8 SUM: LiteRT still rescales it in single precision, `round(Float(sum) · scale + bias) + zero_point`
+        /// with `scale = Float(input_scale) / Float(output_scale)`, `bias = (-zero_point_in · scale) · count` and ties
+        /// away from zero, then clamps. Its float errors decide near-ties (with scales 0.05 -> 0.3 a sum of 15 reads 3,
+        /// one of 135 reads 22: `q_sum_int8_rescaled`); the integer rescale MEAN uses differs there.
+        case quantizedSum((scale: Float, bias: Float, outputZeroPoint: Int32))
+        /// int32 and int64 SUM (``Sum``): totals in Int64, stored wrapping into the type.
+        case integerSum
+    }
 
-    /// Every other uint8/int8 MEAN (TFLite's generic `QuantizedMeanOrSum`): the int32 sum over the axes, minus
-    /// `zero_point_in · count`, rescaled by `input_scale / output_scale` with `1 / count` folded into the multiplier
-    /// (shifted left by up to 32 bits, integer-divided by the count), plus the output zero point.
-    var quantizedReduction: (multiplier: Int32, shift: Int, count: Int, inputZeroPoint: Int32, outputZeroPoint: Int32)?
-
-    /// uint8/int8 SUM: LiteRT still rescales it in single precision, `round(Float(sum) · scale + bias) + zero_point`
-    /// with `scale = Float(input_scale) / Float(output_scale)`, `bias = (-zero_point_in · scale) · count` and ties
-    /// away from zero, then clamps. Its float errors decide near-ties (with scales 0.05 -> 0.3 a sum of 15 reads 3,
-    /// one of 135 reads 22: `q_sum_int8_rescaled`); the integer rescale MEAN uses differs there.
-    var quantizedSum: (scale: Float, bias: Float, outputZeroPoint: Int32)?
+    /// The path `run` takes (nil before `prepare`).
+    var plan: Plan?
 
     override func prepare() throws {
         let input = try self.input(0), output = try self.output(0)
@@ -53,10 +61,10 @@ class Reduce: Kernel {
                 extra = min(extra, 32, 31 + shift)
                 multiplier = Int32(truncatingIfNeeded: (Int64(multiplier) << Int64(extra)) / Int64(count))
                 shift -= extra
-                quantizedReduction = (multiplier, shift, count, qi.zeroPoint, qo.zeroPoint)
+                plan = .quantizedMean((multiplier, shift, count, qi.zeroPoint, qo.zeroPoint))
             } else {
                 let scale = qi.scale / qo.scale
-                quantizedSum = (scale, Float(-qi.zeroPoint) * scale * Float(count), qo.zeroPoint)
+                plan = .quantizedSum((scale, Float(-qi.zeroPoint) * scale * Float(count), qo.zeroPoint))
             }
         } else if input.type != .float32 {
             let qi = try QuantizedTensorInfo(input), qo = try QuantizedTensorInfo(output)
@@ -67,8 +75,9 @@ class Reduce: Kernel {
             guard temp.magnitude < 16_777_216 else { throw KernelError.unsupported("quantized MEAN with scales \(qi.scale) and \(qo.scale)") }
             let bias = qo.zeroPoint - Int32(temp)
             let (m, s) = IntegerArithmetic.quantizeMultiplier(Double(qi.scale / (count * qo.scale)))
-            quantizedMean = (m, s, bias)
+            plan = .quantizedKeptDimsMean((m, s, bias))
         } else {
+            plan = .float
             output.type = .float32
         }
         output.shape = reducedShape(of: input)
@@ -205,8 +214,8 @@ class Reduce: Kernel {
         return sums
     }
 
-    func runQuantizedReduction(_ input: Tensor, _ output: Tensor) {
-        guard let q = quantizedReduction else { return }
+    func runQuantizedReduction(_ input: Tensor, _ output: Tensor,
+                               _ q: (multiplier: Int32, shift: Int, count: Int, inputZeroPoint: Int32, outputZeroPoint: Int32)) {
         let signed = input.type == .int8
         let (low, high) = (try? quantizedRange(input.type)) ?? (0, 255)
         let sums = storedSums(input, output), dst = output.data!
@@ -240,9 +249,18 @@ class Reduce: Kernel {
 
     override func run(_ context: RunContext) throws {
         let input = node.inputs[0]!, output = node.outputs[0]
-        if let quantizedMean { return runQuantizedMean(input, output, quantizedMean) }
-        if let quantizedSum { return runQuantizedSum(input, output, quantizedSum) }
-        if quantizedReduction != nil { return runQuantizedReduction(input, output) }
+        switch plan {
+        case .quantizedKeptDimsMean(let q)?: runQuantizedMean(input, output, q)
+        case .quantizedMean(let q)?: runQuantizedReduction(input, output, q)
+        case .quantizedSum(let q)?: runQuantizedSum(input, output, q)
+        case .integerSum?: runIntegerSum(input, output)
+        case .float?: runFloat(input, output)
+        case nil: throw KernelError.invalid("\(node.code) ran before it was prepared")
+        }
+    }
+
+    /// float32: the sums in float, then the mean's division.
+    private func runFloat(_ input: Tensor, _ output: Tensor) {
         let src = input.floats, dst = output.floats
         let outCount = output.elementCount
         dst.update(repeating: 0, count: outCount)
@@ -266,22 +284,24 @@ final class Mean: Reduce {
 /// SUM: the total over the reduced axes; int32 and int64 sum in their type, wrapping (index arithmetic, counts of
 /// boxes kept in TensorFlow's padded NMS loop); uint8, int8 and int16 rescaled (``Reduce``).
 final class Sum: Reduce {
-    private var sumsIntegers = false
-
-    override var foldsAtPlanning: Bool { sumsIntegers }
+    override var foldsAtPlanning: Bool {
+        if case .integerSum? = plan { return true }
+        return false
+    }
 
     override func prepare() throws {
         let input = try self.input(0), output = try self.output(0)
         guard input.type == .int32 || input.type == .int64 else { return try super.prepare() }
-        sumsIntegers = true
+        plan = .integerSum
         axes = try reducedAxes(of: input)
         output.type = input.type
         output.shape = reducedShape(of: input)
     }
+}
 
-    override func run(_ context: RunContext) throws {
-        guard sumsIntegers else { return try super.run(context) }
-        let input = node.inputs[0]!, output = node.outputs[0]
+extension Reduce {
+    /// int32/int64 SUM: every total in Int64, stored wrapping into the type.
+    func runIntegerSum(_ input: Tensor, _ output: Tensor) {
         var totals = [Int64](repeating: 0, count: output.elementCount)
         if input.type == .int32 {
             let src = input.pointer(Int32.self), dst = output.pointer(Int32.self)

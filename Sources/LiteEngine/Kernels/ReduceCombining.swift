@@ -72,11 +72,22 @@ class ReduceCombining: Reduce {
 /// values a product, so the accumulator stays in int32; one more rescale by the same multiplier ends it, then the
 /// output zero point and the clamp. The rounding at every step makes the order part of the result.
 final class ReduceProd: ReduceCombining {
-    private var quantizedProduct: (multiplier: Int32, shift: Int, inputZeroPoint: Int32, outputZeroPoint: Int32)?
+    /// The path `run` takes, chosen by `prepare` from the input's type.
+    private enum ProductPlan {
+        /// float32, int32, int64: ``ReduceCombining``'s products.
+        case combined
+        /// int8, int16: the rescaled integer products described above.
+        case quantized((multiplier: Int32, shift: Int, inputZeroPoint: Int32, outputZeroPoint: Int32))
+    }
+
+    private var productPlan = ProductPlan.combined
 
     override func prepare() throws {
         let input = try self.input(0), output = try self.output(0)
-        guard input.type == .int8 || input.type == .int16 else { return try super.prepare() }
+        guard input.type == .int8 || input.type == .int16 else {
+            productPlan = .combined
+            return try super.prepare()
+        }
         guard output.type == input.type else { throw KernelError.unsupported("REDUCE_PROD of \(input.type) into \(output.type)") }
         if input.type == .int16 { try Int16Activations.expectSymmetric(input, output) }
         axes = try reducedAxes(of: input)
@@ -86,12 +97,18 @@ final class ReduceProd: ReduceCombining {
         let scaling = Double(qi.scale) / Foundation.pow(Double(qo.scale), 1.0 / Double(max(count, 1)))
         let (multiplier, shift) = IntegerArithmetic.quantizeMultiplier(scaling)
         try Int16Activations.checkShift(shift, "REDUCE_PROD")
-        quantizedProduct = (multiplier, shift, qi.zeroPoint, qo.zeroPoint)
+        productPlan = .quantized((multiplier, shift, qi.zeroPoint, qo.zeroPoint))
     }
 
     override func run(_ context: RunContext) throws {
-        guard let q = quantizedProduct, let input = node.inputs[0], input.type == .int8 || input.type == .int16 else { return try super.run(context) }
-        let output = node.outputs[0], count = output.elementCount
+        switch productPlan {
+        case .combined: try super.run(context)
+        case .quantized(let q): try runQuantized(q)
+        }
+    }
+
+    private func runQuantized(_ q: (multiplier: Int32, shift: Int, inputZeroPoint: Int32, outputZeroPoint: Int32)) throws {
+        let input = node.inputs[0]!, output = node.outputs[0], count = output.elementCount
         var products = [Int32](repeating: 0, count: count), started = [Bool](repeating: false, count: count)
         @inline(__always) func value(_ i: Int) -> Int32 {
             input.type == .int8 ? Int32(input.pointer(Int8.self)[i]) : Int32(input.pointer(Int16.self)[i])

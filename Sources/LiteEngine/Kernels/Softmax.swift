@@ -11,14 +11,21 @@ final class Softmax: Kernel {
         try expectCounts(inputs: 1...1, outputs: 1)
     }
 
-    /// uint8/int8: `table[255 - v] = expf(-input_scale * beta * v)`, as TFLite's optimized kernel
-    /// (PopulateSoftmaxLookupTable), with the output scale and zero point.
-    var table: [Float]?
-    var outputScale: Float = 0, outputZeroPoint: Int32 = 0
+    /// The path `run` takes, chosen by `prepare` from the input's type.
+    enum Plan {
+        /// float32, row by row (``softmaxRow``).
+        case float
+        /// uint8/int8: `table[255 - v] = expf(-input_scale * beta * v)`, as TFLite's optimized kernel
+        /// (PopulateSoftmaxLookupTable), with the output scale and zero point (``outputScale``, ``outputZeroPoint``).
+        case quantized(table: [Float])
+        /// int16 (16x8 models): TFLite's `SoftmaxInt16` tables, exp on [-10, 0] and 1 / (1 + x) on [0, 1], and the
+        /// multiplier that maps `(x - max) · input_scale · beta` onto the exp table's input.
+        case int16((exp: [Int16], reciprocal: [Int16], multiplier: Int32, shift: Int))
+    }
 
-    /// int16 (16x8 models): TFLite's `SoftmaxInt16` tables, exp on [-10, 0] and 1 / (1 + x) on [0, 1], and the
-    /// multiplier that maps `(x - max) · input_scale · beta` onto the exp table's input.
-    var int16: (exp: [Int16], reciprocal: [Int16], multiplier: Int32, shift: Int)?
+    /// The path `run` takes (nil before `prepare`).
+    private(set) var plan: Plan?
+    var outputScale: Float = 0, outputZeroPoint: Int32 = 0
 
     override func prepare() throws {
         let input = try self.input(0), output = try self.output(0)
@@ -36,7 +43,7 @@ final class Softmax: Kernel {
             // TFLite multiplies the float scale by the float beta in single precision, then divides in double.
             let (multiplier, shift) = IntegerArithmetic.quantizeMultiplier(Double(try QuantizedTensorInfo(input).scale * beta) / (10.0 / 65535.0))
             guard shift <= 30 else { throw KernelError.unsupported("int16 softmax input scale too large") }
-            int16 = (exp, reciprocal, multiplier, shift)
+            plan = .int16((exp, reciprocal, multiplier, shift))
             output.shape = input.shape
             return
         }
@@ -46,10 +53,11 @@ final class Softmax: Kernel {
             let scale = -qi.scale * beta
             var table = [Float](repeating: 0, count: 256)
             for v in 0...255 { table[255 - v] = expf(scale * Float(v)) }
-            self.table = table
+            plan = .quantized(table: table)
             outputScale = qo.scale
             outputZeroPoint = qo.zeroPoint
         } else {
+            plan = .float
             output.type = .float32
         }
         output.shape = input.shape
@@ -120,13 +128,21 @@ final class Softmax: Kernel {
 
     override func run(_ context: RunContext) throws {
         let input = node.inputs[0]!, output = node.outputs[0]
-        if let table { return runQuantized(input, output, table: table) }
-        if let int16 { return runInt16(input, output, int16) }
+        switch plan {
+        case .quantized(let table)?: runQuantized(input, output, table: table)
+        case .int16(let tables)?: runInt16(input, output, tables)
+        case .float?: runFloat(input, output, threads: context.threads)
+        case nil: throw KernelError.invalid("SOFTMAX ran before it was prepared")
+        }
+    }
+
+    /// float32: each row's `exp(beta · (x - max)) / sum`, rows split over threads.
+    private func runFloat(_ input: Tensor, _ output: Tensor, threads: Int) {
         let depth = input.dim(-1)
         guard depth > 0 else { return }
         let rows = input.elementCount / depth
         let src = input.floats, dst = output.floats, beta = self.beta
-        parallelFor(rows, threads: context.threads, minimumChunk: 16, workPerItem: 4 * depth) { range in
+        parallelFor(rows, threads: threads, minimumChunk: 16, workPerItem: 4 * depth) { range in
             for r in range {
                 softmaxRow(src + r * depth, dst + r * depth, depth, beta: beta, log: false)
             }

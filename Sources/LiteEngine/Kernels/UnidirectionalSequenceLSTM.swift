@@ -11,11 +11,28 @@ import LiteFormat
 final class UnidirectionalSequenceLSTM: Kernel {
     let options: SequenceLSTMOptions
     var batches = 0, steps = 0, inputSize = 0, cells = 0, outputSize = 0
-    var float: FloatLSTM?
-    /// Set for float inputs with int8 weights: TFLite's hybrid LSTM.
-    var hybrid: HybridLSTM?
-    /// Set for int8 inputs: TFLite's integer LSTM (int8 weights and output state, int16 cell state).
-    var integer: IntegerLSTM?
+
+    /// The kernel `run` uses, chosen by `prepare` from the input's and weights' types.
+    enum Plan {
+        /// float32 input and weights.
+        case float(FloatLSTM)
+        /// Float input with int8 weights: TFLite's hybrid LSTM. `checked` is the float kernel built over the same
+        /// tensors, which checks their shapes (and keeps its stacked weights for a later prepare).
+        case hybrid(HybridLSTM, checked: FloatLSTM)
+        /// int8 input: TFLite's integer LSTM (int8 weights and output state, int16 cell state).
+        case integer(IntegerLSTM)
+    }
+
+    /// The path `run` takes, chosen by `prepare` (nil before it).
+    private(set) var plan: Plan?
+
+    /// The float kernel of a float or hybrid plan (tests look at its stacked weights).
+    var float: FloatLSTM? {
+        switch plan {
+        case .float(let lstm)?, .hybrid(_, let lstm)?: return lstm
+        case .integer?, nil: return nil
+        }
+    }
 
     required init(_ node: NodeContext) throws {
         options = try SequenceLSTMOptions(node.options)
@@ -43,14 +60,19 @@ final class UnidirectionalSequenceLSTM: Kernel {
         guard recurrent.rank == 2, recurrent.dim(0) == cells else { throw KernelError.invalid("recurrent weights \(recurrent.shape) do not fit \(cells) cells") }
         outputSize = recurrent.dim(1)
         let previous = float
-        (float, hybrid, integer) = (nil, nil, nil)
-        if input.type == .int8 { return try prepareInteger(input: input, output: output) }
-        let isHybrid = forgetWeights.type == .int8
-        float = try FloatLSTM(tensors: node.inputs, activation: options.activation, cellClip: options.cellClip, projClip: options.projClip,
-                              inputSize: inputSize, batches: batches, weightsMayBeInt8: isHybrid, previous: previous)
-        if isHybrid {
-            hybrid = try HybridLSTM(inputs: node.inputs, options: options, activation: try FloatLSTM.activation(options.activation),
-                                    inputSize: inputSize, cells: cells, outputSize: outputSize)
+        plan = nil
+        switch (input.type, forgetWeights.type) {
+        case (.int8, _):
+            return try prepareInteger(input: input, output: output)
+        case (_, .int8):
+            let checked = try FloatLSTM(tensors: node.inputs, activation: options.activation, cellClip: options.cellClip, projClip: options.projClip,
+                                        inputSize: inputSize, batches: batches, weightsMayBeInt8: true, previous: previous)
+            let hybrid = try HybridLSTM(inputs: node.inputs, options: options, activation: try FloatLSTM.activation(options.activation),
+                                        inputSize: inputSize, cells: cells, outputSize: outputSize)
+            plan = .hybrid(hybrid, checked: checked)
+        default:
+            plan = .float(try FloatLSTM(tensors: node.inputs, activation: options.activation, cellClip: options.cellClip, projClip: options.projClip,
+                                        inputSize: inputSize, batches: batches, weightsMayBeInt8: false, previous: previous))
         }
         output.type = .float32
         output.shape = options.timeMajor ? [steps, batches, outputSize] : [batches, steps, outputSize]
@@ -59,13 +81,14 @@ final class UnidirectionalSequenceLSTM: Kernel {
     private func prepareInteger(input: Tensor, output: Tensor) throws {
         if options.activation != .tanh { throw KernelError.unsupported("integer LSTM with activation \(options.activation)") }
         if !hasProjection, outputSize != cells { throw KernelError.invalid("without projection the output size \(outputSize) must equal \(cells) cells") }
-        integer = try IntegerLSTM(inputs: node.inputs, output: output, intermediates: node.intermediates, options: options,
-                                  inputSize: inputSize, cells: cells, outputSize: outputSize)
+        let integer = try IntegerLSTM(inputs: node.inputs, output: output, intermediates: node.intermediates, options: options,
+                                      inputSize: inputSize, cells: cells, outputSize: outputSize)
         let outputState = try self.input(18), cellState = try self.input(19)
         guard outputState.isVariable, cellState.isVariable else { throw KernelError.invalid("the output and cell states must be variable tensors") }
         guard outputState.elementCount == batches * outputSize, cellState.elementCount == batches * cells else {
             throw KernelError.invalid("states \(outputState.shape) and \(cellState.shape) do not fit batch \(batches)")
         }
+        plan = .integer(integer)
         output.type = .int8
         output.shape = options.timeMajor ? [steps, batches, outputSize] : [batches, steps, outputSize]
     }
@@ -108,15 +131,24 @@ final class UnidirectionalSequenceLSTM: Kernel {
     }
 
     override var scratchBytes: Int {
-        if let integer { return integer.scratchBytes }
-        if let hybrid { return hybrid.scratchBytes }
-        return float?.scratchBytes(steps: steps, batches: batches) ?? 0
+        switch plan {
+        case .integer(let lstm)?: return lstm.scratchBytes
+        case .hybrid(let lstm, _)?: return lstm.scratchBytes
+        case .float(let lstm)?: return lstm.scratchBytes(steps: steps, batches: batches)
+        case nil: return 0
+        }
     }
 
     override func run(_ context: RunContext) throws {
-        if let integer { return runInteger(integer, context) }
-        if let hybrid { return runHybrid(hybrid, context) }
-        guard let float else { return }
+        switch plan {
+        case .integer(let lstm)?: runInteger(lstm, context)
+        case .hybrid(let lstm, _)?: runHybrid(lstm, context)
+        case .float(let lstm)?: runFloat(lstm, context)
+        case nil: throw KernelError.invalid("UNIDIRECTIONAL_SEQUENCE_LSTM ran before it was prepared")
+        }
+    }
+
+    private func runFloat(_ float: FloatLSTM, _ context: RunContext) {
         float.run(UnsafePointer(node.inputs[0]!.floats), steps: steps, batches: batches, timeMajor: options.timeMajor, reverse: false,
                   output: node.outputs[0].floats, outputStride: outputSize, outputOffset: 0, scratch: context.scratch, threads: context.threads)
     }
