@@ -10,7 +10,7 @@ import CLiteKernels
 ///
 /// At AVX-512 levels, layers with at most 16 output channels use panels of 16 (one AVX-512 register a row), and with at most 8
 /// panels of 8 (one AVX register a row): a first layer with 8 output channels (MobileNetV1 0.25) computed three
-/// quarters of a 32-wide tile on zero padding, and took a third of the model's time. For the same reason the last
+/// quarters of a 32-wide tile on zero padding, a large share of the model's time. For the same reason the last
 /// panel of a wider layer is only as wide as it needs to be, 8, 16, 24 or 32 (an 8x24 tile is an AVX-512 and an
 /// AVX register a row).
 ///
