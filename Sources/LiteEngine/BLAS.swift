@@ -8,7 +8,7 @@ import Foundation
 ///
 /// Debian's OpenBLAS is built with DYNAMIC_ARCH and picks its kernels in a library constructor from
 /// `OPENBLAS_CORETYPE` or its own CPU detection, which does not know recent CPUs and falls back to slow
-/// kernels (ENGINEERING.md §1: 31-39 GFLOPS instead of 107-203). The choice cannot be changed once the
+/// kernels (ENGINEERING.md §1; Docs/architecture.md). The choice cannot be changed once the
 /// library is loaded, so the engine does not link OpenBLAS: it sets `OPENBLAS_CORETYPE` from the CPU's
 /// features (or from `LITEVISION_BLAS_CORETYPE` when set) and only then `dlopen`s the library.
 public enum BLAS {
@@ -72,7 +72,7 @@ public enum BLAS {
     private static func load() -> Result<Library, EngineError> {
         // An explicit LITEVISION_BLAS_CORETYPE wins; otherwise the CPU decides. A pre-set OPENBLAS_CORETYPE is
         // overridden on purpose: images and CI machines set it to conservative families (Haswell, Prescott)
-        // that cost 30-70% of convolution speed on AVX-512 CPUs.
+        // whose kernels run convolutions far slower on AVX-512 CPUs.
         if let forced = getenv("LITEVISION_BLAS_CORETYPE") {
             setenv("OPENBLAS_CORETYPE", forced, 1)
         } else if let core = preferredCoreType() {
@@ -87,8 +87,8 @@ public enum BLAS {
         let names = getenv("LITEVISION_OPENBLAS").map { [String(cString: $0)] } ?? ["libopenblas.so.0", "libopenblas.so", "libopenblas.dylib"]
         // DYNAMIC_ARCH OpenBLAS binds about 12,000 symbols of its own (the kernel tables of every CPU family) when
         // it is opened. Looked up in the global scope first, each one walks the ~50 libraries a Swift program with
-        // Foundation has loaded before reaching OpenBLAS: 8 ms of a one-shot process on an AVX2 EPYC. Its own scope
-        // first (RTLD_DEEPBIND) finds them at once: 2 ms. Lazy binding leaves the functions never called unbound.
+        // Foundation has loaded before reaching OpenBLAS, a noticeable part of a one-shot process. Its own scope
+        // first (RTLD_DEEPBIND) finds them at once. Lazy binding leaves the functions never called unbound.
         // The sanitizers' runtimes refuse RTLD_DEEPBIND (google/sanitizers#611): LITEVISION_BLAS_DEEPBIND=0 turns it
         // off for such runs (tools/tsan.sh).
         #if os(Linux)

@@ -90,7 +90,7 @@ public final class Interpreter: @unchecked Sendable {
     /// The arena and scratch buffer of the current plan (``planArena()``).
     let memory = ArenaMemory()
     // The planning state skips run-time exclusivity checks, as ``Tensor``'s properties do: a WHILE body plans at
-    // every step, and the checks' calls were a sixth of a small recurrent model's time.
+    // every step, and the checks' calls are a sizeable share of a small recurrent model's time.
     /// Whether shapes must be prepared and memory planned again before the next run (after a resize).
     @exclusivity(unchecked) var needsPlan = true
     /// Whether planning reads the inputs' values (see ``planWithInputValues()``).

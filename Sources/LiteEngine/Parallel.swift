@@ -1,17 +1,14 @@
 import Dispatch
 
 /// How much work (multiply-adds, or element operations for the simplest ops) a chunk must have before it is worth
-/// handing to another thread. With the spinning ``WorkerPool`` a hand-off costs about a microsecond; 2^16 measured
-/// best or within 3% of it among 1, 2^12, 2^14, 2^15, 2^16, 2^18 and 2^20 on the MobileNets, the face detector and
-/// COCO SSD at 2 threads (2026-11-25; with Dispatch's sleeping workers, before the pool, 2^20 was best). Tests set
-/// it to 1 so that small shapes take the split paths.
+/// handing to another thread: below it, the hand-off to the spinning ``WorkerPool`` costs more than the split saves
+/// (see Docs/architecture.md for how the value was chosen). Tests set it to 1 so that small shapes take the split
+/// paths.
 nonisolated(unsafe) var minimumWorkPerThread = 1 << 16
 
 /// How many granules each thread's share of a loop is cut into on the ``WorkerPool``: a thread that finishes early
 /// takes the others' last granules, so a thread slowed by a granule's worth of work or less costs no waiting.
-/// 4 and 8 measured alike at 2 threads on this VM (2026-11-26: medians over 12 alternating rounds of MobileNetV2
-/// float and uint8, COCO SSD float, the labeler, the face detector, all 2-22% below one share per thread, within
-/// noise of each other); 4 calls each body half as often.
+/// 4 balances the threads as well as 8 and calls each body half as often.
 let granulesPerThread = 4
 
 /// Splits `0..<count` into at most `threads` contiguous shares and runs them concurrently, on the ``WorkerPool``

@@ -8,8 +8,8 @@ import LiteFormat
 ///
 /// Its mutable properties are read by every kernel on every run; they skip Swift's run-time exclusivity checks
 /// (`@exclusivity(unchecked)`: an interpreter is used from one thread, and no kernel modifies a tensor's shape or bytes
-/// while it is reading them through another access). In a WHILE body, 19 small nodes a step, the checks were 16% of
-/// the time.
+/// while it is reading them through another access). In a WHILE body of small nodes the checks are a sizeable share
+/// of the time.
 public final class Tensor: @unchecked Sendable {
     /// Where a tensor's bytes live.
     public enum Storage: Sendable, Equatable {

@@ -194,7 +194,7 @@ final class Conv2D: Kernel {
 
     /// One input channel and one filter a group (ConvNeXt's int8 7x7): the filter less its zero points as int32, laid
     /// out [KH·KW, C] at load, so each output pixel's C sums run as one contiguous loop per tap that vectorizes (the
-    /// same integer sums, in another order). 7x7 on 56x56x96: about 6x faster than the loop below.
+    /// same integer sums, in another order): several times faster than the loop below.
 
     private func runInt8Depthwise(_ requantization: ChannelRequantization, _ taps: [Int32], scratch: UnsafeMutableRawPointer) throws {
         let input = node.inputs[0]!, output = node.outputs[0], channels = input.dim(3)

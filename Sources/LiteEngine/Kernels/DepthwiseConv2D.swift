@@ -237,8 +237,7 @@ final class DepthwiseConv2D: Kernel {
             return
         }
         // The multiply-adds count 4x in the work estimate, so that small layers split too (MobileNetV1 0.25's 7x7 ones,
-        // 56,000 multiply-adds, stayed on one thread at 1x). At 2 threads that model measured 0.515 -> 0.506 ms (11 of 12
-        // paired rounds); 16x measured as 4x, and 1/4x (fewer splits) 15% slower.
+        // 56,000 multiply-adds, would stay on one thread at 1x).
         parallelFor(geometry.batches * geometry.outH, threads: threads, workPerItem: work) { range in
             for by in range {
                 let b = by / geometry.outH, oy = by % geometry.outH
@@ -261,7 +260,7 @@ final class DepthwiseConv2D: Kernel {
                         if c < geometry.outC {
                             // The last 1-3 channels as the last four, overlapping channels already done: SIMD4 and SIMD8
                             // lanes add the same taps in the same order, so those are written again with the same values.
-                            // (One pixel at a time, they took 4x the time of the whole rest of a 42-channel layer.)
+                            // (One pixel at a time, they took longer than the whole rest of a narrow layer.)
                             row3x3(SIMD4<Float>.self, geometry, src, weights, bias, outputRow, b: b, oy: oy, channel: geometry.outC - 4,
                                    clamped, to: activation)
                         }
@@ -307,12 +306,11 @@ final class DepthwiseConv2D: Kernel {
     /// nine weight vectors and bias stay in registers while the row's pixels go by, nine multiply-adds
     /// each, in the one-channel loop's tap order; taps outside the input are skipped (a loop of its own for the
     /// columns whose taps are all inside, on rows whose taps are too), clamped to `activation` as it is stored when
-    /// `Clamp` is ``Clamped`` (a pass of its own over the output took 7% of a stride-2 layer's time). A type, so that
-    /// each case is its own specialization: with a Bool the layers without an activation ran 6-9% slower, their loop
+    /// `Clamp` is ``Clamped`` (a pass of its own over the output costs a noticeable share of a layer's time). A type,
+    /// so that each case is its own specialization: with a Bool the layers without an activation run slower, their loop
     /// testing it and holding the bounds in registers the weights need (AVX2: nine SIMD16 weights are already 18 of 16).
-    /// (Loading the weights once per four pixels, as ``fourPixels`` does, ran at 0.6-0.75x XNNPACK's speed on
-    /// MobileNetV2's layers: the products were scheduled ahead of their sums and spilled, and edge pixels took a slow
-    /// path.)
+    /// (Loading the weights once per four pixels, as ``fourPixels`` does, is slower than XNNPACK on MobileNetV2's
+    /// layers: the products are scheduled ahead of their sums and spilled, and edge pixels take a slow path.)
     @inline(__always)
     static func row3x3<V: SIMD & MultiplyAdd, Clamp: ClampMode>(_: V.Type, _ g: Geometry, _ src: UnsafePointer<Float>, _ weights: UnsafePointer<Float>,
                                               _ bias: UnsafePointer<Float>?, _ outputRow: UnsafeMutablePointer<Float>, b: Int, oy: Int,
@@ -512,7 +510,7 @@ final class DepthwiseConv2D: Kernel {
                                        b: Int, iy0: Int, ix0: Int, channel c: Int) where V.Scalar == Float, V: MultiplyAdd {
         var acc = bias.map { UnsafeRawPointer($0 + c).loadUnaligned(as: V.self) } ?? V()
         // The taps inside the input in x, kx in first..<end, found once for all rows (the edge columns of a layer
-        // are about a tenth of its pixels, and tested tap by tap they took a third of its time).
+        // are about a tenth of its pixels, but tested tap by tap they took a far larger share of its time).
         let (first, end) = g.insideTaps(origin: ix0, size: g.inW, kernel: g.kw, dilation: g.dilationW)
         guard first < end else {
             UnsafeMutableRawPointer(out + c).storeBytes(of: acc, as: V.self)

@@ -6,8 +6,7 @@ import LiteFormat
 /// Per-tensor int8 and uint8 round as LiteRT's x86 kernel does: whole blocks of 8 values from the start take its
 /// vector path, `Float(q) · scale + Float(−zero_point) · scale` (two roundings in single precision), the rest its
 /// scalar one, `Float(Double(scale) · (q − zero_point))` (one rounding). The two differ by an ulp on about a third of
-/// the values; measured on LiteRT's outputs at 15, 37 and 70 values (a full-integer Keras model's float output read
-/// 5 of 15 values an ulp apart before).
+/// the values; checked against LiteRT's outputs at 15, 37 and 70 values.
 ///
 /// When the input is a constant (float16 or int8 weights), the float values are computed once while the
 /// plan is built and the op does nothing at run time, as TFLite does for constant inputs; a variable it writes (a

@@ -157,8 +157,8 @@ class BinaryElementwise: Kernel {
 
 /// An elementwise float function as a type, not a closure: the loops of ``BinaryElementwise`` and
 /// ``UnaryElementwise`` may run on the worker pool's threads, and a closure captured by the closure handed to
-/// the pool is called once per element there instead of being inlined and vectorized (the face detector's 16
-/// residual ADDs took 0.52 ms at 2 threads that way, against 0.03 ms inline at 1 thread).
+/// the pool is called once per element there instead of being inlined and vectorized, which is far slower than
+/// inline code on one thread.
 protocol FloatBinaryOperation {
     static func apply(_ a: Float, _ b: Float) -> Float
 }
@@ -171,7 +171,7 @@ protocol FloatUnaryOperation {
 /// The output's dimensions and each operand's strides in them (0 where it is broadcast), with size-1 dimensions left
 /// out and adjacent dimensions that both operands walk as one merged (each contiguous across them, or broadcast
 /// across both): a scalar operand then makes one long inner loop, not one loop of three values per pixel of a
-/// [1, H, W, 3] image (a Keras rescaling layer's MUL and ADD on a 224x224x3 image took 0.35 ms each that way). At
+/// [1, H, W, 3] image (the short loops cost a Keras rescaling layer's MUL and ADD far more than the arithmetic). At
 /// least one dimension.
 func mergedBroadcastDimensions(aShape: [Int], bShape: [Int], outShape: [Int]) -> (shape: [Int], a: [Int], b: [Int]) {
     let rank = outShape.count, padA = rank - aShape.count, padB = rank - bShape.count
@@ -390,8 +390,8 @@ class UnaryElementwise: Kernel {
     final func compute<Operation: FloatUnaryOperation>(_ threads: Int, _: Operation.Type) {
         let input = node.inputs[0]!.floats, output = node.outputs[0].floats
         let count = node.inputs[0]!.elementCount
-        // An element counts as four units of work, as in the binary ops: a RELU over 98,304 floats split in two took
-        // 0.021 ms at 2 threads, against 0.035 ms on one thread reading what two threads had written.
+        // An element counts as four units of work, as in the binary ops: splitting a mid-sized RELU beats one thread
+        // reading what two threads had written.
         parallelFor(count, threads: threads, minimumChunk: 4096, workPerItem: 4) { range in
             for i in range { output[i] = Operation.apply(input[i]) }
         }

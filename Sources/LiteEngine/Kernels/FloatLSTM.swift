@@ -159,8 +159,8 @@ struct FloatLSTM {
         let peephole = (0..<3).map { floats(9 + $0) }
         let norm = (0..<4).map { floats(20 + $0) }
         let projection = floats(16), projectionBias = floats(17)
-        // Below this many multiply-adds per gate and step a BLAS call costs more than the arithmetic (20-cell
-        // MNIST LSTM: 0.056 -> 0.049 ms); above it OpenBLAS wins (128 cells: 137 vs 168 ms for the BiLSTM).
+        // Below this many multiply-adds per gate and step a BLAS call costs more than the arithmetic; above it
+        // OpenBLAS wins.
         let smallRecurrence = B * C * O <= 4096
         let firstGate = gates[0]
 
@@ -255,7 +255,7 @@ struct FloatLSTM {
 
 /// The recurrent weights of an LSTM's gates stacked into one row-major [gates × cells, depth] matrix, so that
 /// one sgemv adds W_g·h for all gates of a step: a call per step instead of one per gate (for 96 cells the call
-/// costs more than its arithmetic; 4 sgemm calls a step made the ink text network 3.5x slower). Built once per
+/// costs more than its arithmetic, so a call per gate would multiply that overhead). Built once per
 /// model from constant weights (an op re-prepared for a new sequence length keeps it).
 final class StackedGateWeights: @unchecked Sendable {
     let values: UnsafeMutablePointer<Float>

@@ -5,8 +5,7 @@ import LiteFormat
 /// or, with `approximate`, `0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))`. uint8/int8 through TFLite's float lookup
 /// table of the same functions (libm's `erfcf` and `tanhf`, as TFLite's table is built), int16 through its interpolated
 /// 513-entry table of them (`LUTPopulate<int16_t>`); float runs branch-free code
-/// the compiler vectorizes (``vectorizableErfc``, ``vectorizableTanh``): a libm call per element was 0.14 ms of a
-/// [64, 256] GELU.
+/// the compiler vectorizes (``vectorizableErfc``, ``vectorizableTanh``): a libm call per element is far slower.
 final class Gelu: UnaryElementwise {
     let options: GeluOptions
 

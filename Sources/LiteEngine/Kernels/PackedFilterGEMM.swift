@@ -10,7 +10,7 @@ import CLiteKernels
 ///
 /// At AVX-512 levels, layers with at most 16 output channels use panels of 16 (one AVX-512 register a row), and with at most 8
 /// panels of 8 (one AVX register a row): a first layer with 8 output channels (MobileNetV1 0.25) computed three
-/// quarters of a 32-wide tile on zero padding, and took a third of the model's time. For the same reason the last
+/// quarters of a 32-wide tile on zero padding, a large share of the model's time. For the same reason the last
 /// panel of a wider layer is only as wide as it needs to be, 8, 16, 24 or 32 (an 8x24 tile is an AVX-512 and an
 /// AVX register a row).
 ///
@@ -168,8 +168,8 @@ final class PackedFilterGEMM: @unchecked Sendable {
             // The filter stays in cache while each row tile of the input is read once. Threads split the rows, also
             // when the filter is the larger operand. Split by panels, a 160-channel layer's five panels went three
             // to one thread and two to the other, and the 7x7 depthwise layers after MobileNetV2's 960-channel ones
-            // (split by rows, as every op is) read half of their input from the other core's cache: 0.021 ms at 1
-            // thread, 0.023 ms at 2.
+            // (split by rows, as every op is) read half of their input from the other core's cache, and ran slower at
+            // 2 threads than at 1.
             parallelFor(tiles, threads: threads, workPerItem: saturatingProduct(panels, panelWork)) { tileRange in
                 for t in tileRange { kernel(filter, a, rows, t, 0, panels, c, ldc, activation.0, activation.1) }
             }

@@ -3,7 +3,7 @@ import LiteFormat
 /// `CONCATENATION(axis 0)` of `SLICE(x, beginA, sizeA)`, `item` and `SLICE(x, beginB, sizeB)` in a WHILE body, run as
 /// one node: TensorFlow's converter lowers `TensorListSetItem` (a Keras RNN writing step i of the sequences it
 /// returns) to these three ops, the slices' bounds computed from the loop counter. Run separately, the slices' shapes
-/// follow the counter, so the body had to be planned again at every step (a third of a Keras LSTM's time) and the
+/// follow the counter, so the body had to be planned again at every step (a large share of a Keras LSTM's time) and the
 /// buffer was copied twice. Here the result's shape is `x`'s, fixed, and the slices' bounds are read when the node runs.
 ///
 /// The interpreter fuses only where the unfused ops could give nothing else: the concatenation's output is the body's

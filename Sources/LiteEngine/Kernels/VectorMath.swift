@@ -1,7 +1,7 @@
 import CLiteKernels
 
 /// Float exp, sigmoid and tanh written as branch-free scalar code that the compiler vectorizes, for the LSTM gates
-/// (libm's `expf`/`tanhf` are one call per element: measured as most of a small LSTM's time); and a fused
+/// (libm's `expf`/`tanhf` are one call per element, most of a small LSTM's time); and a fused
 /// multiply-add on float vectors.
 
 /// `e^x` by Cephes' expf: `x = n·ln2 + r` with |r| ≤ ln2/2 (ln2 split in two so `n·ln2` is exact), a degree-6
@@ -56,8 +56,8 @@ func vectorizableSigmoid(_ x: Float) -> Float {
 }
 
 /// `tanh(x)`: `1 - 2 / (e^2|x| + 1)` with the sign of x, and below |x| = 0.4, where that difference cancels bits
-/// (7 at 1/8, where this switched before), the odd Taylor series to x^13 (the first omitted term is below 2^-27
-/// of the result there). At most 4 ulp from libm's `tanhf` (checked at every float in (0, 12) on 2026-11-25).
+/// (7 at 1/8), the odd Taylor series to x^13 (the first omitted term is below 2^-27
+/// of the result there). At most 4 ulp from libm's `tanhf` (checked at every float in (0, 12)).
 @inline(__always)
 func vectorizableTanh(_ x: Float) -> Float {
     let magnitude = abs(x)

@@ -3,7 +3,7 @@
 /// decoded boxes).
 ///
 /// The state skips run-time exclusivity checks, as ``Tensor``'s properties do: a WHILE body plans at every step, and
-/// the checks' calls were a sixth of a small recurrent model's time.
+/// the checks' calls are a sizeable share of a small recurrent model's time.
 final class ArenaMemory {
     @exclusivity(unchecked) private(set) var arena: UnsafeMutableRawBufferPointer?
     @exclusivity(unchecked) private(set) var scratch: UnsafeMutableRawBufferPointer?

@@ -147,7 +147,7 @@ enum FixedPoint16 {
 }
 
 /// A fixed-point function remembered per input: evaluated the first time an input is seen, looked up after.
-/// (Tabulating all 65,536 inputs up front costs ~7 ms per function, more than a small LSTM's whole run.)
+/// (Tabulating all 65,536 inputs up front costs more per function than a small LSTM's whole run.)
 /// Not thread-safe: one per kernel, like the rest of a kernel's state.
 final class MemoizedFixedPointFunction {
     private let function: (Int16) -> Int16

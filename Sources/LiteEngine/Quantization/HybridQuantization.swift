@@ -119,8 +119,8 @@ enum HybridQuantization {
     /// channels left over `(sum · imageScale) · weightScale`.
     static func rescale(_ sums: UnsafeMutablePointer<Float>, images: Int, rows: Int, channels: Int, imageScales: [Float], weightScales: [Float],
                         bias: Tensor?, activation: (Float, Float), depthwiseOrder: Bool = false, threads: Int) {
-        // A bias of zeros when there is none: an optional read per value compiled to masked loads, 90% of a
-        // FULLY_CONNECTED layer's time.
+        // A bias of zeros when there is none: an optional read per value compiled to masked loads, which dominated
+        // a FULLY_CONNECTED layer's time.
         let bias = bias.map { Array(UnsafeBufferPointer(start: $0.floats, count: channels)) } ?? [Float](repeating: 0, count: channels)
         let (low, high) = activation
         bias.withUnsafeBufferPointer { bias in

@@ -271,8 +271,8 @@ func convertQuantized<Value: ExactAccumulator>(_ tensor: Tensor, zeroPoint: Int3
 }
 
 /// A floating-point type holding exact integer accumulators. The conversions are concrete per type: Swift's
-/// generic `BinaryFloatingPoint` <-> integer conversions take a slow bit-by-bit path (measured: 30% of a
-/// quantized MobileNetV2 run).
+/// generic `BinaryFloatingPoint` <-> integer conversions take a slow bit-by-bit path (a large share of a quantized
+/// model's run).
 protocol ExactAccumulator {
     init(exactly value: Int32)
     var int32: Int32 { get }

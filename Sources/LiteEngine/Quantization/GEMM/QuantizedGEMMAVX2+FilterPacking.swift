@@ -2,8 +2,8 @@
 extension QuantizedGEMMAVX2 {
     /// Writes the packed weights in the order they are stored (block pair, step, block, channel, the step's two
     /// depths), reading the step's two bytes of each of the pair's 16 filter rows. A channel at a time, every write
-    /// landed on another cache line; with checked arithmetic, the packing took about 13 ms of uint8 MobileNetV2's
-    /// load on an AVX2 EPYC. Padded channels and the depth padding are 0. `supports(...)` keeps every difference
+    /// landed on another cache line; with checked arithmetic, the packing was a large part of a model's load.
+    /// Padded channels and the depth padding are 0. `supports(...)` keeps every difference
     /// within ±255, so the wrapping arithmetic is exact.
     static func pack<Byte: BinaryInteger>(_ source: UnsafePointer<Byte>, channels: Int, depth: Int, zeroPoints: [Int32],
                                           into weights: UnsafeMutablePointer<Int16>, paddedChannels: Int, paddedDepth: Int) {
