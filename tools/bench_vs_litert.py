@@ -56,6 +56,19 @@ def cpu_name():
     return platform.processor()
 
 
+def write_marked_block(path, marker, machine, table):
+    """Replaces the text between `<!-- marker:start -->` and `<!-- marker:end -->` in the Markdown file `path` with
+    the machine line and the table (appended at the end when the markers are not there yet)."""
+    text = open(path).read() if os.path.exists(path) else ""
+    start, end = f"<!-- {marker}:start -->", f"<!-- {marker}:end -->"
+    block = f"{start}\n{machine}\n\n" + "\n".join(table) + f"\n{end}"
+    if start in text and end in text:
+        text = text[:text.index(start)] + block + text[text.index(end) + len(end):]
+    else:
+        text += "\n" + block + "\n"
+    open(path, "w").write(text)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--cli")
@@ -109,15 +122,7 @@ def main():
     print()
     print(machine)
     if a.write:
-        path = os.path.join(ROOT, a.write)
-        text = open(path).read() if os.path.exists(path) else ""
-        start, end = "<!-- bench_vs_litert:start -->", "<!-- bench_vs_litert:end -->"
-        block = f"{start}\n{machine}\n\n" + "\n".join(table) + f"\n{end}"
-        if start in text and end in text:
-            text = text[:text.index(start)] + block + text[text.index(end) + len(end):]
-        else:
-            text += "\n" + block + "\n"
-        open(path, "w").write(text)
+        write_marked_block(os.path.join(ROOT, a.write), "bench_vs_litert", machine, table)
         print(f"wrote {a.write}")
 
 

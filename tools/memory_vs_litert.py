@@ -20,7 +20,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-from bench_vs_litert import DEFAULT_MODELS, cpu_name  # noqa: E402
+from bench_vs_litert import DEFAULT_MODELS, cpu_name, write_marked_block  # noqa: E402
 
 
 def ours(cli, model, threads, runs):
@@ -75,15 +75,7 @@ def main():
     print()
     print(machine)
     if a.write:
-        path = os.path.join(ROOT, a.write)
-        text = open(path).read() if os.path.exists(path) else ""
-        start, end = "<!-- memory_vs_litert:start -->", "<!-- memory_vs_litert:end -->"
-        block = f"{start}\n{machine}\n\n" + "\n".join(table) + f"\n{end}"
-        if start in text and end in text:
-            text = text[:text.index(start)] + block + text[text.index(end) + len(end):]
-        else:
-            text += "\n" + block + "\n"
-        open(path, "w").write(text)
+        write_marked_block(os.path.join(ROOT, a.write), "memory_vs_litert", machine, table)
         print(f"wrote {a.write}")
 
 
