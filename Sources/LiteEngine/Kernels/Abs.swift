@@ -4,9 +4,8 @@
 final class Abs: UnaryElementwise, FloatUnaryOperation {
     override class var integerFunction: ((Int64) -> Int64)? { { $0 < 0 ? 0 &- $0 : $0 } }
 
-    override func prepare() throws {
-        let input = try self.input(0), output = try self.output(0)
-        guard input.type == .int8 || input.type == .int16 else { return try super.prepare() }
+    override func makePlan(input: Tensor, output: Tensor) throws -> Plan {
+        guard input.type == .int8 || input.type == .int16 else { return try super.makePlan(input: input, output: output) }
         guard output.type == input.type else { throw KernelError.unsupported("ABS of \(input.type) into \(output.type)") }
         if input.type == .int16 { try Int16Activations.expectSymmetric(input, output) }
         let (low, high): (Int32, Int32) = input.type == .int8 ? (-128, 127) : (-32768, 32767)
@@ -15,18 +14,16 @@ final class Abs: UnaryElementwise, FloatUnaryOperation {
         let (multiplier, shift) = IntegerArithmetic.quantizeMultiplier(Double(qi.scale / qo.scale))
         guard !rescales || shift <= 30 else { throw KernelError.unsupported("ABS rescale from scale \(qi.scale) to \(qo.scale)") }
         let (inputZero, outputZero) = (qi.zeroPoint, qo.zeroPoint)
-        lookupTable = QuantizedLookupTable(type: input.type) { x in
+        return .table(QuantizedLookupTable(type: input.type) { x in
             let magnitude = abs(x - inputZero)
             let value = (rescales ? IntegerArithmetic.multiplyByQuantizedMultiplier(magnitude, multiplier, shift) : magnitude) + outputZero
             return min(max(value, low), high)
-        }
-        output.shape = input.shape
+        })
     }
 
     @inline(__always) static func apply(_ x: Float) -> Float { Swift.abs(x) }
 
-    override func run(_ context: RunContext) throws {
-        if runLookupTable() { return }
+    override func runFloat(_ context: RunContext) throws {
         compute(context.threads, Abs.self)
     }
 }

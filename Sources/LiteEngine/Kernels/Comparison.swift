@@ -16,48 +16,64 @@ class Comparison: Kernel {
         try expectCounts(inputs: 2...2, outputs: 1)
     }
 
+    /// Each input's fixed-point multiplier and shift and its offset (minus its zero point).
+    struct Scaling {
+        let a: (Int32, Int), b: (Int32, Int)
+        let offsetA: Int32, offsetB: Int32
+    }
+
+    /// How the node compares, chosen in `prepare` by the inputs' type and quantizations.
+    enum Plan {
+        case float, int32, int64
+        /// uint8/int8 inputs of one quantization, or bools (one byte, 0 or 1): the stored bytes, as signed or unsigned.
+        case storedBytes(signed: Bool)
+        /// uint8/int8 inputs of different quantizations: each rescaled as TFLite's `ComparisonWithScaling`.
+        case rescaled(signed: Bool, Scaling)
+    }
+
+    private var plan = Plan.float
+
     override func prepare() throws {
         let a = try input(0), b = try input(1), output = try self.output(0)
         guard a.type == b.type else { throw KernelError.unsupported("compares \(a.type) with \(b.type)") }
-        switch a.type {
-        case .float32, .int32, .int64: break
-        case .bool where Self.comparesBools: break
-        case .uint8, .int8:
-            guard let qa = a.quantization, let qb = b.quantization, qa.scale.count == 1, qb.scale.count == 1 else {
-                throw KernelError.unsupported("\(a.type) inputs need one scale each")
-            }
-            scaling = nil
-            if qa.scale != qb.scale || qa.zeroPoint != qb.zeroPoint {
-                let range: ClosedRange<Int64> = a.type == .int8 ? -128...127 : 0...255
-                guard qa.zeroPoint.count == 1, qb.zeroPoint.count == 1, range.contains(qa.zeroPoint[0]), range.contains(qb.zeroPoint[0]) else {
-                    throw KernelError.unsupported("\(a.type) inputs need one zero point each, within the type")
-                }
-                // QuantizeMultiplierSmallerThanOneExp: TFLite checks 0 < scale < 1 (and aborts otherwise).
-                func multiplier(_ scale: Float) throws -> (Int32, Int) {
-                    guard scale > 0, scale < 1 else { throw KernelError.unsupported("\(a.type) comparison of inputs with scale \(scale), not in (0, 1)") }
-                    return IntegerArithmetic.quantizeMultiplier(Double(scale))
-                }
-                scaling = (try multiplier(qa.scale[0]), try multiplier(qb.scale[0]), -Int32(qa.zeroPoint[0]), -Int32(qb.zeroPoint[0]))
-            }
+        plan = switch a.type {
+        case .float32: .float
+        case .int32: .int32
+        case .int64: .int64
+        case .bool where Self.comparesBools: .storedBytes(signed: false)
+        case .uint8, .int8: try quantizedPlan(a, b)
         default: throw KernelError.unsupported("tensor \(a.index) has type \(a.type)")
         }
         output.type = .bool
         output.shape = try broadcastShape(a.shape, b.shape)
     }
 
-    /// Each input's fixed-point multiplier and shift and its offset (minus its zero point), when they differ.
-    private var scaling: (a: (Int32, Int), b: (Int32, Int), offsetA: Int32, offsetB: Int32)?
+    private func quantizedPlan(_ a: Tensor, _ b: Tensor) throws -> Plan {
+        guard let qa = a.quantization, let qb = b.quantization, qa.scale.count == 1, qb.scale.count == 1 else {
+            throw KernelError.unsupported("\(a.type) inputs need one scale each")
+        }
+        let signed = a.type == .int8
+        guard qa.scale != qb.scale || qa.zeroPoint != qb.zeroPoint else { return .storedBytes(signed: signed) }
+        let range: ClosedRange<Int64> = signed ? -128...127 : 0...255
+        guard qa.zeroPoint.count == 1, qb.zeroPoint.count == 1, range.contains(qa.zeroPoint[0]), range.contains(qb.zeroPoint[0]) else {
+            throw KernelError.unsupported("\(a.type) inputs need one zero point each, within the type")
+        }
+        // QuantizeMultiplierSmallerThanOneExp: TFLite checks 0 < scale < 1 (and aborts otherwise).
+        func multiplier(_ scale: Float) throws -> (Int32, Int) {
+            guard scale > 0, scale < 1 else { throw KernelError.unsupported("\(a.type) comparison of inputs with scale \(scale), not in (0, 1)") }
+            return IntegerArithmetic.quantizeMultiplier(Double(scale))
+        }
+        return .rescaled(signed: signed, Scaling(a: try multiplier(qa.scale[0]), b: try multiplier(qb.scale[0]),
+                                                 offsetA: -Int32(qa.zeroPoint[0]), offsetB: -Int32(qb.zeroPoint[0])))
+    }
 
     override func run(_ context: RunContext) throws {
-        if let scaling {
-            return node.inputs[0]!.type == .int8 ? compareScaled(Int8.self, scaling) : compareScaled(UInt8.self, scaling)
-        }
-        switch node.inputs[0]!.type {
-        case .float32: compare(Float.self)
+        switch plan {
+        case .float: compare(Float.self)
         case .int32: compare(Int32.self)
         case .int64: compare(Int64.self)
-        case .int8: compare(Int8.self)
-        default: compare(UInt8.self)  // uint8, and bool (one byte, 0 or 1)
+        case .storedBytes(let signed): signed ? compare(Int8.self) : compare(UInt8.self)
+        case .rescaled(let signed, let scaling): signed ? compareScaled(Int8.self, scaling) : compareScaled(UInt8.self, scaling)
         }
     }
 
@@ -68,7 +84,7 @@ class Comparison: Kernel {
         forEachBroadcastPair(aShape: a.shape, bShape: b.shape, outShape: output.shape) { o, i, j in out[o] = Self.holds(x[i], y[j]) }
     }
 
-    private func compareScaled<T: FixedWidthInteger>(_: T.Type, _ scaling: (a: (Int32, Int), b: (Int32, Int), offsetA: Int32, offsetB: Int32)) {
+    private func compareScaled<T: FixedWidthInteger>(_: T.Type, _ scaling: Scaling) {
         let a = node.inputs[0]!, b = node.inputs[1]!, output = node.outputs[0]
         guard output.elementCount > 0, let pa = a.data, let pb = b.data, let po = output.data else { return }
         let x = pa.assumingMemoryBound(to: T.self), y = pb.assumingMemoryBound(to: T.self), out = po.assumingMemoryBound(to: Bool.self)

@@ -4,7 +4,7 @@ import Foundation
 final class Cos: UnaryElementwise, FloatUnaryOperation {
     @inline(__always) static func apply(_ x: Float) -> Float { cosf(x) }
 
-    override func run(_ context: RunContext) throws {
+    override func runFloat(_ context: RunContext) throws {
         compute(context.threads, Cos.self)
     }
 }

@@ -25,24 +25,9 @@ class BinaryElementwise: Kernel {
         }
     }
 
-    /// Ops that compare values rather than compute with them (MAXIMUM, MINIMUM) also take uint8/int8 tensors, whose
-    /// stored values they compare as TFLite does (no rescale: the inputs and the output share one quantization).
-    class var comparesStoredValues: Bool { false }
-    /// Whether this node runs on uint8/int8 stored values through ``computeStoredValues(_:zeroPoints:_:)`` (set in
-    /// `prepare`: here for ``comparesStoredValues`` ops, by PRELU for its own).
-    var storedValues = false
-
+    /// Prepares float32 inputs; ops that take other types handle them in their own `prepare` first.
     override func prepare() throws {
-        if Self.comparesStoredValues, try prepareIntegers() { return }
         let a = try input(0), b = try input(1), output = try self.output(0)
-        if Self.comparesStoredValues, a.type == .uint8 || a.type == .int8 || a.type == .int16 {
-            guard b.type == a.type, output.type == a.type else {
-                throw KernelError.unsupported("\(a.type) and \(b.type) inputs into \(output.type)")
-            }
-            storedValues = true
-            output.shape = try broadcastShape(a.shape, b.shape)
-            return
-        }
         try expectType(a, .float32)
         try expectType(b, .float32)
         output.type = .float32
@@ -94,8 +79,9 @@ class BinaryElementwise: Kernel {
         }
     }
 
-    override var scratchBytes: Int {
-        guard storedValues, let a = node.inputs[0], let b = node.inputs[1] else { return 0 }
+    /// The scratch ``computeStoredValues(_:zeroPoints:_:)`` needs: both inputs and the output as floats.
+    final var storedValueScratchBytes: Int {
+        guard let a = node.inputs[0], let b = node.inputs[1] else { return 0 }
         return saturatingProduct(a.elementCount + b.elementCount + node.outputs[0].elementCount, 4)
     }
 
@@ -291,111 +277,6 @@ func broadcastBinary(a: UnsafePointer<Float>, aShape: [Int], b: UnsafePointer<Fl
 func broadcastRowCount(aShape: [Int], bShape: [Int], outShape: [Int]) -> Int {
     let total = outShape.reduce(1, *)
     return total == 0 ? 0 : total / mergedBroadcastDimensions(aShape: aShape, bShape: bShape, outShape: outShape).shape.last!
-}
-
-/// Elementwise float kernel of one input, same shape out; subclasses call ``compute(_:_:)`` with their function
-/// as a ``FloatUnaryOperation`` type.
-/// Ops whose `quantizedFunction` is not nil also take uint8/int8 through a 256-entry lookup table.
-class UnaryElementwise: Kernel {
-    /// The float function for building a quantized lookup table; nil where the op has no quantized form here.
-    class var quantizedFunction: ((Float) -> Float)? { nil }
-    var lookupTable: QuantizedLookupTable?
-
-    required init(_ node: NodeContext) throws {
-        try super.init(node)
-        try expectCounts(inputs: 1...1, outputs: 1)
-    }
-
-    /// For int16 tensors (16x8 models): the op's exact integer function of the stored input, tabulated over all 65,536
-    /// stored values; nil where the op has no int16 form here. It also checks the quantizations the op accepts.
-    class func int16Function(input: Tensor, output: Tensor) throws -> ((Int32) -> Int32)? { nil }
-
-    /// For int32/int64 tensors (NEG, ABS, SIGN): the op's function, wrapping as C++ does on the type; nil where the op
-    /// has no integer form.
-    class var integerFunction: ((Int64) -> Int64)? { nil }
-    private var computesIntegers = false
-
-    override func prepare() throws {
-        let input = try self.input(0), output = try self.output(0)
-        if Self.integerFunction != nil, input.type == .int32 || input.type == .int64 {
-            computesIntegers = true
-            output.type = input.type
-            output.shape = input.shape
-            return
-        }
-        if input.type == .int16, let function = try Self.int16Function(input: input, output: output) {
-            guard output.type == .int16 else { throw KernelError.unsupported("int16 input into \(output.type)") }
-            lookupTable = QuantizedLookupTable(type: .int16, function: function)
-            output.shape = input.shape
-            return
-        }
-        if let function = Self.quantizedFunction, input.type == .uint8 || input.type == .int8 {
-            lookupTable = try QuantizedLookupTable(input: input, output: output, transform: function)
-            output.shape = input.shape
-            return
-        }
-        try expectType(input, .float32)
-        output.type = .float32
-        output.shape = input.shape
-    }
-
-    /// For uint8/int8/int16 tensors, builds the table of TFLite's quantized `ReluX` (RELU, RELU6, RELU_N1_TO_1):
-    /// `clamp(zp_out + MultiplyByQuantizedMultiplier(x - zp_in, s_in / s_out), lo, hi)` with
-    /// `lo = max(type min, zp_out + roundf(minimum / s_out))` and `hi` alike from `maximum` (nil: the type's maximum).
-    /// Returns false for float tensors.
-    final func prepareQuantizedClamp(minimum: Float, maximum: Float?) throws -> Bool {
-        let input = try self.input(0), output = try self.output(0)
-        guard input.type == .uint8 || input.type == .int8 || input.type == .int16 else { return false }
-        guard output.type == input.type else { throw KernelError.unsupported("\(input.type) input into \(output.type)") }
-        let qi = try QuantizedTensorInfo(input), qo = try QuantizedTensorInfo(output)
-        let (multiplier, shift) = IntegerArithmetic.quantizeMultiplier(Double(qi.scale) / Double(qo.scale))
-        guard shift <= 30 else { throw KernelError.unsupported("rescale from scale \(qi.scale) to \(qo.scale)") }
-        let (typeMin, typeMax) = try quantizedRange(input.type)
-        // roundf of a finite float quotient; absurd scales saturate instead of trapping.
-        func quantized(_ value: Float) -> Int32 {
-            let steps = (value / qo.scale).rounded(.toNearestOrAwayFromZero)
-            return steps.magnitude < 16_777_216 ? qo.zeroPoint &+ Int32(steps) : (steps > 0 ? Int32.max : Int32.min)
-        }
-        let low = max(typeMin, quantized(minimum))
-        let high = maximum.map { min(typeMax, quantized($0)) } ?? typeMax
-        let (inputZero, outputZero) = (qi.zeroPoint, qo.zeroPoint)
-        lookupTable = QuantizedLookupTable(type: input.type) { x in
-            let scaled = outputZero &+ IntegerArithmetic.multiplyByQuantizedMultiplier(x &- inputZero, multiplier, shift)
-            return min(max(scaled, low), high)
-        }
-        output.shape = input.shape
-        return true
-    }
-
-    /// Runs the quantized lookup table or the integer function when the tensors call for one; returns false for
-    /// float tensors.
-    final func runLookupTable() -> Bool {
-        if computesIntegers, let function = Self.integerFunction {
-            let input = node.inputs[0]!, output = node.outputs[0]
-            if input.type == .int32 {
-                let x = input.pointer(Int32.self), out = output.pointer(Int32.self)
-                for i in 0..<input.elementCount { out[i] = Int32(truncatingIfNeeded: function(Int64(x[i]))) }
-            } else {
-                let x = input.pointer(Int64.self), out = output.pointer(Int64.self)
-                for i in 0..<input.elementCount { out[i] = function(x[i]) }
-            }
-            return true
-        }
-        guard let lookupTable else { return false }
-        lookupTable.apply(node.inputs[0]!, node.outputs[0])
-        return true
-    }
-
-    @inline(__always)
-    final func compute<Operation: FloatUnaryOperation>(_ threads: Int, _: Operation.Type) {
-        let input = node.inputs[0]!.floats, output = node.outputs[0].floats
-        let count = node.inputs[0]!.elementCount
-        // An element counts as four units of work, as in the binary ops: splitting a mid-sized RELU beats one thread
-        // reading what two threads had written.
-        parallelFor(count, threads: threads, minimumChunk: 4096, workPerItem: 4) { range in
-            for i in range { output[i] = Operation.apply(input[i]) }
-        }
-    }
 }
 
 /// Base class of the binary ops that take float32 and int32 alike (POW, FLOOR_DIV, FLOOR_MOD): both inputs of one

@@ -6,8 +6,7 @@ final class Elu: UnaryElementwise, FloatUnaryOperation {
 
     override class var quantizedFunction: ((Float) -> Float)? { { x in x < 0 ? expm1f(x) : x } }
 
-    override func run(_ context: RunContext) throws {
-        if runLookupTable() { return }
+    override func runFloat(_ context: RunContext) throws {
         compute(context.threads, Elu.self)
     }
 }

@@ -12,8 +12,7 @@ final class Exp: UnaryElementwise, FloatUnaryOperation {
         return try Int16Activations.interpolated(input: input, output: output) { expf($0) }
     }
 
-    override func run(_ context: RunContext) throws {
-        if runLookupTable() { return }
+    override func runFloat(_ context: RunContext) throws {
         compute(context.threads, Exp.self)
     }
 }

@@ -31,26 +31,21 @@ final class Gelu: UnaryElementwise {
         }
     }
 
-    override func prepare() throws {
-        let input = try self.input(0), output = try self.output(0)
-        if input.type == .int16 {
+    override func makePlan(input: Tensor, output: Tensor) throws -> Plan {
+        let function = options.approximate ? Gelu.approximate : Gelu.exact
+        switch input.type {
+        case .int16:
             // int16 (16x8 models): TFLite's 513-entry interpolated table (`LUTPopulate<int16_t>`, single precision).
             guard output.type == .int16 else { throw KernelError.unsupported("int16 GELU into \(output.type)") }
-            lookupTable = QuantizedLookupTable(type: .int16, function: try Int16Activations.interpolated(
-                input: input, output: output, options.approximate ? Gelu.approximate : Gelu.exact))
-            output.shape = input.shape
-            return
+            return .table(QuantizedLookupTable(type: .int16, function: try Int16Activations.interpolated(input: input, output: output, function)))
+        case .uint8, .int8:
+            return .table(try QuantizedLookupTable(input: input, output: output, transform: function))
+        default:
+            return try super.makePlan(input: input, output: output)
         }
-        if input.type == .uint8 || input.type == .int8 {
-            lookupTable = try QuantizedLookupTable(input: input, output: output, transform: options.approximate ? Gelu.approximate : Gelu.exact)
-            output.shape = input.shape
-            return
-        }
-        try super.prepare()
     }
 
-    override func run(_ context: RunContext) throws {
-        if runLookupTable() { return }
+    override func runFloat(_ context: RunContext) throws {
         if options.approximate { compute(context.threads, TanhForm.self) } else { compute(context.threads, ExactForm.self) }
     }
 }

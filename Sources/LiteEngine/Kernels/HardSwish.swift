@@ -13,19 +13,16 @@ final class HardSwish: UnaryElementwise, FloatUnaryOperation {
         @inline(__always) static func apply(_ x: Float) -> Float { x * Swift.min(Swift.max(x + 3, 0), 6) / 6 }
     }
 
-    override func prepare() throws {
-        let input = try self.input(0), output = try self.output(0)
-        guard input.type == .uint8 || input.type == .int8 else { return try super.prepare() }
+    override func makePlan(input: Tensor, output: Tensor) throws -> Plan {
+        guard input.type == .uint8 || input.type == .int8 else { return try super.makePlan(input: input, output: output) }
         guard output.type == input.type else { throw KernelError.unsupported("HARD_SWISH of \(input.type) into \(output.type)") }
         let parameters = try Parameters(input: try QuantizedTensorInfo(input), output: try QuantizedTensorInfo(output))
         let signed = input.type == .int8
         let (low, high): (Int32, Int32) = signed ? (-128, 127) : (0, 255)
-        lookupTable = QuantizedLookupTable(signed: signed) { min(max(parameters.apply($0), low), high) }
-        output.shape = input.shape
+        return .table(QuantizedLookupTable(signed: signed) { min(max(parameters.apply($0), low), high) })
     }
 
-    override func run(_ context: RunContext) throws {
-        if runLookupTable() { return }
+    override func runFloat(_ context: RunContext) throws {
         compute(context.threads, HardSwish.self)
         let count = node.inputs[0]!.elementCount, input = node.inputs[0]!.floats, output = node.outputs[0].floats
         for i in count - count % 4..<count { output[i] = Tail.apply(input[i]) }

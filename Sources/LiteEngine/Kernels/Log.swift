@@ -16,8 +16,7 @@ final class Log: UnaryElementwise, FloatUnaryOperation {
         return try Int16Activations.interpolated(input: input, output: output) { $0 <= 0 ? lowest : logf($0) }
     }
 
-    override func run(_ context: RunContext) throws {
-        if runLookupTable() { return }
+    override func runFloat(_ context: RunContext) throws {
         compute(context.threads, Log.self)
     }
 }

@@ -21,8 +21,7 @@ final class Logistic: UnaryElementwise, FloatUnaryOperation {
         }
     }
 
-    override func run(_ context: RunContext) throws {
-        if runLookupTable() { return }
+    override func runFloat(_ context: RunContext) throws {
         let input = node.inputs[0]!.floats, output = node.outputs[0].floats
         parallelFor(node.inputs[0]!.elementCount, threads: context.threads, minimumChunk: 4096, workPerItem: 8) { range in
             applySigmoid(input + range.lowerBound, into: output + range.lowerBound, range.count)

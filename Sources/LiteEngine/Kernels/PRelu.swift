@@ -11,11 +11,22 @@ final class PRelu: BinaryElementwise, FloatBinaryOperation {
         let low: Int32, high: Int32
     }
 
-    var quantized: QuantizedParameters?
+    /// How the node runs, chosen in `prepare` by the input's type.
+    enum Plan {
+        case float
+        /// uint8/int8 through ``BinaryElementwise/computeStoredValues(_:zeroPoints:_:)`` and these rescales.
+        case quantized(QuantizedParameters)
+    }
+
+    private var plan = Plan.float
 
     override func prepare() throws {
         let x = try input(0), alpha = try input(1), output = try self.output(0)
-        guard x.type == .uint8 || x.type == .int8 else { return try super.prepare() }
+        guard x.type == .uint8 || x.type == .int8 else {
+            try super.prepare()
+            plan = .float
+            return
+        }
         guard alpha.type == x.type, output.type == x.type else {
             throw KernelError.unsupported("PRELU of \(x.type) with \(alpha.type) alpha into \(output.type)")
         }
@@ -25,14 +36,26 @@ final class PRelu: BinaryElementwise, FloatBinaryOperation {
         let negative = IntegerArithmetic.quantizeMultiplier(Double(qx.scale * qa.scale / qo.scale))
         guard identity.shift <= 30, negative.shift <= 30 else { throw KernelError.unsupported("PRELU rescale too large") }
         let (low, high): (Int32, Int32) = x.type == .int8 ? (-128, 127) : (0, 255)
-        quantized = QuantizedParameters(identity: identity, negative: negative, inputZeroPoint: qx.zeroPoint, alphaZeroPoint: qa.zeroPoint,
-                                        outputZeroPoint: qo.zeroPoint, low: low, high: high)
-        storedValues = true
+        plan = .quantized(QuantizedParameters(identity: identity, negative: negative, inputZeroPoint: qx.zeroPoint,
+                                              alphaZeroPoint: qa.zeroPoint, outputZeroPoint: qo.zeroPoint, low: low, high: high))
         output.shape = try broadcastShape(x.shape, alpha.shape)
     }
 
+    override var scratchBytes: Int {
+        switch plan {
+        case .float: 0
+        case .quantized: storedValueScratchBytes
+        }
+    }
+
     override func run(_ context: RunContext) throws {
-        guard let q = quantized else { return compute(context.threads, PRelu.self) }
+        switch plan {
+        case .float: compute(context.threads, PRelu.self)
+        case .quantized(let q): runQuantized(context, q)
+        }
+    }
+
+    private func runQuantized(_ context: RunContext, _ q: QuantizedParameters) {
         // The offsets `x - zp_x` and `alpha - zp_alpha` arrive as exact small integers in floats.
         computeStoredValues(context, zeroPoints: (q.inputZeroPoint, q.alphaZeroPoint)) { xv, av in
             let offset = Int32(xv)

@@ -29,23 +29,28 @@ class Pool2D: Kernel {
         #endif
         /// uint8/int8/int16 (same scale and zero point in and out, as TFLite requires), clamped to `range`.
         case quantized(range: (Int32, Int32))
+        #if arch(x86_64)
+        /// uint8/int8/int16 MAX_POOL_2D whose pixels are at least 16 bytes (the row kernels take channels 16 bytes at a
+        /// time), by the C row kernels; clamped to `range`.
+        case quantizedMaximumRows(range: (Int32, Int32), ElementwiseKernels)
+        #endif
     }
+
+    #if arch(x86_64)
+    typealias RowKernels = ElementwiseKernels
+    #else
+    typealias RowKernels = Never
+    #endif
 
     /// The path `run` takes (nil before `prepare`).
     private(set) var plan: Plan?
-
-    #if arch(x86_64)
-    /// The MAX_POOL_2D row kernels, from ``KernelConfiguration/current`` at prepare (nil at baseline and for averages);
-    /// the quantized path uses them on rows of at least 16 bytes.
-    var maximumKernels: ElementwiseKernels?
-    #endif
 
     override func prepare() throws {
         let input = try self.input(0), output = try self.output(0)
         try expectType(input, .float32, .uint8, .int8, .int16)
         try expectRank(input, 4)
         #if arch(x86_64)
-        maximumKernels = isAverage ? nil : KernelConfiguration.current.elementwise
+        let maximumKernels = isAverage ? nil : KernelConfiguration.current.elementwise
         #endif
         switch input.type {
         case .float32:
@@ -58,8 +63,12 @@ class Pool2D: Kernel {
             try Int16Activations.expectSymmetric(input, output)
             let qo = try QuantizedTensorInfo(output)
             let (typeMin, typeMax) = try LiteEngine.quantizedRange(input.type)
-            plan = .quantized(range: try IntegerArithmetic.activationRange(options.activation, scale: qo.scale, zeroPoint: qo.zeroPoint,
-                                                                           typeMin: typeMin, typeMax: typeMax))
+            let range = try IntegerArithmetic.activationRange(options.activation, scale: qo.scale, zeroPoint: qo.zeroPoint,
+                                                              typeMin: typeMin, typeMax: typeMax)
+            plan = .quantized(range: range)
+            #if arch(x86_64)
+            if let maximumKernels, input.dim(3) * (input.type.byteSize ?? 1) >= 16 { plan = .quantizedMaximumRows(range: range, maximumKernels) }
+            #endif
         }
         geometryH = try SpatialGeometry(input: input.dim(1), filter: options.filterH, stride: options.strideH, dilation: 1, padding: options.padding)
         geometryW = try SpatialGeometry(input: input.dim(2), filter: options.filterW, stride: options.strideW, dilation: 1, padding: options.padding)
@@ -69,23 +78,22 @@ class Pool2D: Kernel {
 
     /// uint8/int8/int16 pooling as TFLite's reference kernels: int32 sums, the average rounded half away from zero
     /// (`(acc ± count/2) / count`), the maximum as is, then the activation clamp. Output rows are split over threads.
-    func runQuantized(_ input: Tensor, _ output: Tensor, range: (Int32, Int32), threads: Int) {
+    /// `rowKernels`, when given, take every output row of a maximum.
+    func runQuantized(_ input: Tensor, _ output: Tensor, range: (Int32, Int32), rowKernels: RowKernels?, threads: Int) {
         switch input.type {
-        case .int8: runQuantized(input.pointer(Int8.self), output.pointer(Int8.self), input: input, range: range, threads: threads)
-        case .int16: runQuantized(input.pointer(Int16.self), output.pointer(Int16.self), input: input, range: range, threads: threads)
-        default: runQuantized(input.pointer(UInt8.self), output.pointer(UInt8.self), input: input, range: range, threads: threads)
+        case .int8: runQuantized(input.pointer(Int8.self), output.pointer(Int8.self), input: input, range: range, rowKernels, threads: threads)
+        case .int16: runQuantized(input.pointer(Int16.self), output.pointer(Int16.self), input: input, range: range, rowKernels, threads: threads)
+        default: runQuantized(input.pointer(UInt8.self), output.pointer(UInt8.self), input: input, range: range, rowKernels, threads: threads)
         }
     }
 
     private func runQuantized<Element: FixedWidthInteger>(_ src: UnsafePointer<Element>, _ dst: UnsafeMutablePointer<Element>, input: Tensor,
-                                                          range: (Int32, Int32), threads: Int) {
+                                                          range: (Int32, Int32), _ rowKernels: RowKernels?, threads: Int) {
         let (batches, inH, inW, channels) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
         let (outH, outW) = (geometryH.output, geometryW.output)
         let options = self.options, padH = geometryH.padBefore, padW = geometryW.padBefore, average = isAverage
         guard channels > 0 else { return }
         #if arch(x86_64)
-        // The row kernels take channels 16 bytes at a time: at least 16 bytes of them.
-        let rowKernels = channels * MemoryLayout<Element>.size >= 16 ? maximumKernels : nil
         // Read by every thread: not an inout argument.
         let geometry = UnsafeMutablePointer<lite_pool_row_geometry>.allocate(capacity: 1)
         geometry.initialize(to: rowGeometry(width: inW, channels: channels))
@@ -145,8 +153,9 @@ class Pool2D: Kernel {
     override func run(_ context: RunContext) throws {
         let input = node.inputs[0]!, output = node.outputs[0]
         switch plan {
-        case .quantized(let range)?: runQuantized(input, output, range: range, threads: context.threads)
+        case .quantized(let range)?: runQuantized(input, output, range: range, rowKernels: nil, threads: context.threads)
         #if arch(x86_64)
+        case .quantizedMaximumRows(let range, let kernels)?: runQuantized(input, output, range: range, rowKernels: kernels, threads: context.threads)
         case .floatMaximumRows(let kernels)?: runFloatMaximumRows(input, output, kernels, threads: context.threads)
         #endif
         case .float?: runFloat(input, output, threads: context.threads)

@@ -6,8 +6,15 @@ import LiteFormat
 /// `MultiplyByQuantizedMultiplier(q - zp_in, input_scale / output_scale) + zp_out`, which for equal scales is a plain
 /// shift of the zero point; 16x8 models requantize int16 to int16 where a CONCATENATION's inputs differ in scale).
 final class Quantize: Kernel {
-    var requantize: (multiplier: Int32, shift: Int, inputZero: Int32, outputZero: Int32)?
-    var affine: (scale: Double, zeroPoint: Int32)?
+    /// How the node runs, chosen in `prepare` by the input's type.
+    enum Plan {
+        /// float32 in: `round(x / scale) + zeroPoint`, clamped.
+        case affine(scale: Double, zeroPoint: Int32)
+        /// uint8/int8/int16 in: the stored value less its zero point, rescaled, plus the output's zero point, clamped.
+        case requantize(multiplier: Int32, shift: Int, inputZero: Int32, outputZero: Int32)
+    }
+
+    private var plan = Plan.affine(scale: 1, zeroPoint: 0)
 
     required init(_ node: NodeContext) throws {
         try super.init(node)
@@ -20,58 +27,70 @@ final class Quantize: Kernel {
         try expectType(output, .uint8, .int8, .int16)
         let qo = try QuantizedTensorInfo(output)
         guard qo.scales.count == 1 else { throw KernelError.unsupported("per-channel QUANTIZE output") }
-        if input.type == .float32 {
-            affine = (Double(qo.scale), qo.zeroPoint)
-        } else {
+        switch input.type {
+        case .float32:
+            plan = .affine(scale: Double(qo.scale), zeroPoint: qo.zeroPoint)
+        default:
             let qi = try QuantizedTensorInfo(input)
             let (m, s) = IntegerArithmetic.quantizeMultiplier(Double(qi.scale) / Double(qo.scale))
             guard s <= 30 else { throw KernelError.unsupported("requantization multiplier too large") }
-            requantize = (m, s, qi.zeroPoint, qo.zeroPoint)
+            plan = .requantize(multiplier: m, shift: s, inputZero: qi.zeroPoint, outputZero: qo.zeroPoint)
         }
         output.shape = input.shape
     }
 
     override func run(_ context: RunContext) throws {
+        switch plan {
+        case .affine(let scale, let zeroPoint): try runAffine(context, scale: scale, zeroPoint: zeroPoint)
+        case .requantize(let multiplier, let shift, let inputZero, let outputZero):
+            try runRequantize(context, IntegerArithmetic.FoldedMultiplier(multiplier: multiplier, shift: shift, roundingUp: false),
+                              inputZero: inputZero, outputZero: outputZero)
+        }
+    }
+
+    private func runAffine(_ context: RunContext, scale: Double, zeroPoint: Int32) throws {
         let input = node.inputs[0]!, output = node.outputs[0]
         let (low, high) = try quantizedRange(output.type)
         let count = input.elementCount
-        if let (scale, zeroPoint) = affine {
-            // Whole groups of 8 split over threads (each share is whole groups, so every value takes the path it takes
-            // in one pass: the same results), then the tail.
-            let x = input.floats, groups = count / 8
-            @inline(__always) func quantize<Output: FixedWidthInteger>(_ out: UnsafeMutablePointer<Output>) {
-                parallelFor(groups, threads: context.threads, minimumChunk: 256, workPerItem: 32) { range in
-                    Self.affineQuantize(x + 8 * range.lowerBound, count: 8 * range.count, scale: scale, zeroPoint: zeroPoint, low: low, high: high,
-                                        into: out + 8 * range.lowerBound)
-                }
-                Self.affineQuantize(x + 8 * groups, count: count - 8 * groups, scale: scale, zeroPoint: zeroPoint, low: low, high: high,
-                                    into: out + 8 * groups)
+        // Whole groups of 8 split over threads (each share is whole groups, so every value takes the path it takes
+        // in one pass: the same results), then the tail.
+        let x = input.floats, groups = count / 8
+        @inline(__always) func quantize<Output: FixedWidthInteger>(_ out: UnsafeMutablePointer<Output>) {
+            parallelFor(groups, threads: context.threads, minimumChunk: 256, workPerItem: 32) { range in
+                Self.affineQuantize(x + 8 * range.lowerBound, count: 8 * range.count, scale: scale, zeroPoint: zeroPoint, low: low, high: high,
+                                    into: out + 8 * range.lowerBound)
             }
+            Self.affineQuantize(x + 8 * groups, count: count - 8 * groups, scale: scale, zeroPoint: zeroPoint, low: low, high: high,
+                                into: out + 8 * groups)
+        }
+        switch output.type {
+        case .int8: quantize(output.pointer(Int8.self))
+        case .int16: quantize(output.pointer(Int16.self))
+        default: quantize(output.pointer(UInt8.self))
+        }
+    }
+
+    private func runRequantize(_ context: RunContext, _ folded: IntegerArithmetic.FoldedMultiplier, inputZero: Int32, outputZero: Int32) throws {
+        let input = node.inputs[0]!, output = node.outputs[0]
+        let (low, high) = try quantizedRange(output.type)
+        let count = input.elementCount
+        // Each value on its own, so any split over threads gives the same results.
+        @inline(__always) func split<Input: FixedWidthInteger, Output: FixedWidthInteger>(_ x: UnsafePointer<Input>, _ out: UnsafeMutablePointer<Output>) {
+            parallelFor(count, threads: context.threads, minimumChunk: 2048, workPerItem: 4) { range in
+                Self.requantize(x + range.lowerBound, range.count, folded, inputZero, outputZero, low, high, out + range.lowerBound)
+            }
+        }
+        @inline(__always) func from<Input: FixedWidthInteger>(_ x: UnsafePointer<Input>) {
             switch output.type {
-            case .int8: quantize(output.pointer(Int8.self))
-            case .int16: quantize(output.pointer(Int16.self))
-            default: quantize(output.pointer(UInt8.self))
+            case .int8: split(x, output.pointer(Int8.self))
+            case .int16: split(x, output.pointer(Int16.self))
+            default: split(x, output.pointer(UInt8.self))
             }
-        } else if let r = requantize {
-            let folded = IntegerArithmetic.FoldedMultiplier(multiplier: r.multiplier, shift: r.shift, roundingUp: false)
-            // Each value on its own, so any split over threads gives the same results.
-            @inline(__always) func split<Input: FixedWidthInteger, Output: FixedWidthInteger>(_ x: UnsafePointer<Input>, _ out: UnsafeMutablePointer<Output>) {
-                parallelFor(count, threads: context.threads, minimumChunk: 2048, workPerItem: 4) { range in
-                    Self.requantize(x + range.lowerBound, range.count, folded, r.inputZero, r.outputZero, low, high, out + range.lowerBound)
-                }
-            }
-            @inline(__always) func from<Input: FixedWidthInteger>(_ x: UnsafePointer<Input>) {
-                switch output.type {
-                case .int8: split(x, output.pointer(Int8.self))
-                case .int16: split(x, output.pointer(Int16.self))
-                default: split(x, output.pointer(UInt8.self))
-                }
-            }
-            switch input.type {
-            case .int8: from(input.pointer(Int8.self))
-            case .int16: from(input.pointer(Int16.self))
-            default: from(input.pointer(UInt8.self))
-            }
+        }
+        switch input.type {
+        case .int8: from(input.pointer(Int8.self))
+        case .int16: from(input.pointer(Int16.self))
+        default: from(input.pointer(UInt8.self))
         }
     }
 

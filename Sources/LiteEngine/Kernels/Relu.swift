@@ -1,13 +1,10 @@
-/// RELU: max(x, 0). uint8/int8 as TFLite's quantized `ReluX` (see ``UnaryElementwise/prepareQuantizedClamp(minimum:maximum:)``).
+/// RELU: max(x, 0). uint8/int8 as TFLite's quantized `ReluX` (see ``UnaryElementwise/quantizedClamp``).
 final class Relu: UnaryElementwise, FloatUnaryOperation {
     @inline(__always) static func apply(_ x: Float) -> Float { x < 0 ? 0 : x }
 
-    override func prepare() throws {
-        if try !prepareQuantizedClamp(minimum: 0, maximum: nil) { try super.prepare() }
-    }
+    override class var quantizedClamp: (minimum: Float, maximum: Float?)? { (0, nil) }
 
-    override func run(_ context: RunContext) throws {
-        if runLookupTable() { return }
+    override func runFloat(_ context: RunContext) throws {
         compute(context.threads, Relu.self)
     }
 }

@@ -2,7 +2,7 @@
 final class Round: UnaryElementwise, FloatUnaryOperation {
     @inline(__always) static func apply(_ x: Float) -> Float { x.rounded(.toNearestOrEven) }
 
-    override func run(_ context: RunContext) throws {
+    override func runFloat(_ context: RunContext) throws {
         compute(context.threads, Round.self)
     }
 }

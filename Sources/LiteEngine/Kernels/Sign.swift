@@ -4,8 +4,7 @@ final class Sign: UnaryElementwise, FloatUnaryOperation {
 
     @inline(__always) static func apply(_ x: Float) -> Float { x > 0 ? 1 : (x < 0 ? -1 : (x == 0 ? 0 : x)) }
 
-    override func run(_ context: RunContext) throws {
-        if runLookupTable() { return }
+    override func runFloat(_ context: RunContext) throws {
         compute(context.threads, Sign.self)
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 final class Sin: UnaryElementwise, FloatUnaryOperation {
     @inline(__always) static func apply(_ x: Float) -> Float { sinf(x) }
 
-    override func run(_ context: RunContext) throws {
+    override func runFloat(_ context: RunContext) throws {
         compute(context.threads, Sin.self)
     }
 }

@@ -13,20 +13,31 @@ final class SquaredDifference: BinaryElementwise, FloatBinaryOperation {
         let outputMultiplier: Int32, outputShift: Int
     }
 
-    var quantized: QuantizedParameters?
-    #if arch(x86_64)
-    /// The vector kernel (`fast` numerics), chosen at prepare from ``KernelConfiguration/current``; nil where the
-    /// configuration has none or a rescale is outside what a 32-bit lane takes (a negative multiplier, a shift
-    /// outside -31...30).
-    var vectorKernels: ElementwiseKernels?
-    #endif
+    /// How the node runs, chosen in `prepare`.
+    enum Plan {
+        case float
+        /// int8 with TFLite's integer arithmetic, element by element.
+        case quantized(QuantizedParameters)
+        #if arch(x86_64)
+        /// int8 in `fast` numerics where the configuration has the vector kernel and every rescale fits a 32-bit lane
+        /// (a multiplier at least 0, a shift in -31...30): whole groups of eight in the kernel, exactly as the scalar
+        /// loop computes them, the rest of each run in that loop.
+        case quantizedVector(QuantizedParameters, ElementwiseKernels)
+        #endif
+    }
+
+    private var plan = Plan.float
 
     /// The left shift that makes room below the rescaled inputs' integer part (7 for int8, as TFLite's kernel).
     static let leftShift = 7
 
     override func prepare() throws {
         let a = try input(0), b = try input(1), output = try self.output(0)
-        guard a.type == .int8 else { return try super.prepare() }
+        guard a.type == .int8 else {
+            try super.prepare()
+            plan = .float
+            return
+        }
         guard b.type == .int8, output.type == .int8 else { throw KernelError.unsupported("SQUARED_DIFFERENCE of \(a.type) and \(b.type) into \(output.type)") }
         let qa = try QuantizedTensorInfo(a), qb = try QuantizedTensorInfo(b), qo = try QuantizedTensorInfo(output)
         for zero in [qa.zeroPoint, qb.zeroPoint, qo.zeroPoint] where !(-128...127).contains(zero) {
@@ -37,22 +48,40 @@ final class SquaredDifference: BinaryElementwise, FloatBinaryOperation {
         let (m2, s2) = IntegerArithmetic.quantizeMultiplier(Double(qb.scale) / twiceMaximumScale)
         let (mo, so) = IntegerArithmetic.quantizeMultiplier(twiceMaximumScale * twiceMaximumScale / (Double(1 << (2 * Self.leftShift)) * Double(qo.scale)))
         guard so <= 0 else { throw KernelError.unsupported("SQUARED_DIFFERENCE output rescale above one (output scale \(qo.scale))") }
-        quantized = QuantizedParameters(offset1: -qa.zeroPoint, offset2: -qb.zeroPoint, outputOffset: qo.zeroPoint,
-                                        multiplier1: m1, shift1: s1, multiplier2: m2, shift2: s2, outputMultiplier: mo, outputShift: so)
+        let parameters = QuantizedParameters(offset1: -qa.zeroPoint, offset2: -qb.zeroPoint, outputOffset: qo.zeroPoint,
+                                             multiplier1: m1, shift1: s1, multiplier2: m2, shift2: s2, outputMultiplier: mo, outputShift: so)
+        plan = .quantized(parameters)
         #if arch(x86_64)
         let lanesTake = [(m1, s1), (m2, s2), (mo, so)].allSatisfy { $0.0 >= 0 && (-31...30).contains($0.1) }
-        vectorKernels = lanesTake ? KernelConfiguration.current.elementwise : nil
+        if node.numerics == .fast, lanesTake, let kernels = KernelConfiguration.current.elementwise {
+            plan = .quantizedVector(parameters, kernels)
+        }
         #endif
         output.shape = try broadcastShape(a.shape, b.shape)
     }
 
     override func run(_ context: RunContext) throws {
-        guard let q = quantized else { return compute(context.threads, SquaredDifference.self) }
+        switch plan {
+        case .float: compute(context.threads, SquaredDifference.self)
+        case .quantized(let q): runQuantized(q, vector: nil)
+        #if arch(x86_64)
+        case .quantizedVector(let q, let kernels): runQuantized(q, vector: kernels)
+        #endif
+        }
+    }
+
+    #if arch(x86_64)
+    private typealias VectorKernels = ElementwiseKernels
+    #else
+    private typealias VectorKernels = Never
+    #endif
+
+    /// TFLite's integer arithmetic over every broadcast run; `vector` takes the whole groups of eight of each run.
+    private func runQuantized(_ q: QuantizedParameters, vector kernels: VectorKernels?) {
         let a = node.inputs[0]!, b = node.inputs[1]!, output = node.outputs[0]
         let pa = UnsafePointer<Int8>(OpaquePointer(a.data!)), pb = UnsafePointer<Int8>(OpaquePointer(b.data!))
         let out = output.data!.assumingMemoryBound(to: Int8.self)
         #if arch(x86_64)
-        let kernels = node.numerics == .fast ? vectorKernels : nil
         var parameters = lite_qs8_squared_difference_params(
             input1_offset: q.offset1, input2_offset: q.offset2, output_offset: q.outputOffset, input1_multiplier: q.multiplier1,
             input1_shift: Int32(q.shift1), input2_multiplier: q.multiplier2, input2_shift: Int32(q.shift2),

@@ -20,8 +20,7 @@ final class Tanh: UnaryElementwise, FloatUnaryOperation {
         }
     }
 
-    override func run(_ context: RunContext) throws {
-        if runLookupTable() { return }
+    override func runFloat(_ context: RunContext) throws {
         compute(context.threads, Tanh.self)
     }
 }
