@@ -30,7 +30,13 @@ final class L2Normalization: Kernel {
     override func run(_ context: RunContext) throws {
         let input = node.inputs[0]!, depth = input.dim(-1)
         guard depth > 0 else { return }
-        if input.type != .float32 { return try runQuantized(input, depth) }
+        switch input.type {
+        case .float32: runFloat(input, depth)
+        default: try runQuantized(input, depth)
+        }
+    }
+
+    private func runFloat(_ input: Tensor, _ depth: Int) {
         let src = input.floats, dst = node.outputs[0].floats
         for r in 0..<(input.elementCount / depth) {
             let x = src + r * depth, y = dst + r * depth

@@ -146,9 +146,16 @@ final class ResizeBilinear: Kernel {
 
     override func run(_ context: RunContext) throws {
         let input = node.inputs[0]!, output = node.outputs[0]
-        if input.type == .int8 { return runInteger(Int8.self, input, output) }
-        if input.type == .int16 { return runInteger(Int16.self, input, output) }
-        if input.type == .uint8 { return runUInt8(input, output) }
+        switch input.type {
+        case .int8: runInteger(Int8.self, input, output)
+        case .int16: runInteger(Int16.self, input, output)
+        case .uint8: runUInt8(input, output)
+        default: runFloat(input, output, threads: context.threads)
+        }
+    }
+
+    /// float32: each output pixel from its four neighbours, rows split over threads.
+    private func runFloat(_ input: Tensor, _ output: Tensor, threads: Int) {
         let (batches, inH, inW, channels) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
         let (outH, outW) = (output.dim(1), output.dim(2))
         let scaleH = Self.scale(input: inH, output: outH, alignCorners: options.alignCorners)
@@ -156,7 +163,7 @@ final class ResizeBilinear: Kernel {
         let half = options.halfPixelCenters
         let xs = (0..<outW).map { Self.interpolation($0, scale: scaleW, halfPixel: half, inputSize: inW) }
         let src = input.floats, dst = output.floats
-        parallelFor(batches * outH, threads: context.threads, workPerItem: 4 * outW * channels) { range in
+        parallelFor(batches * outH, threads: threads, workPerItem: 4 * outW * channels) { range in
             for by in range {
                 let b = by / outH, y = by % outH
                 let (iy, y0, y1) = Self.interpolation(y, scale: scaleH, halfPixel: half, inputSize: inH)
