@@ -13,7 +13,7 @@ final class OpGoldenTests: XCTestCase {
     /// The families of tools/op_cases, each run by the test method named after it.
     static let families = ["convolution", "matmul", "elementwise", "pooling_and_reductions", "data_movement", "recurrent", "math",
                            "special_values", "miscellaneous", "volumes_and_state", "quantized_int8", "quantized_int16", "hybrid",
-                           "built_float", "quantized_rounding", "lstm", "control_flow", "keras3_layers", "weight_formats"]
+                           "built_float", "quantized_rounding", "lstm", "control_flow", "keras3_layers", "weight_formats", "int64"]
 
     func table() throws -> OpTable {
         let table = try OpTable.shared.get()
@@ -84,6 +84,7 @@ final class OpGoldenTests: XCTestCase {
     func testControlFlow() throws { try checkFamily("control_flow") }
     func testKeras3Layers() throws { try checkFamily("keras3_layers") }
     func testWeightFormats() throws { try checkFamily("weight_formats") }
+    func testInt64() throws { try checkFamily("int64") }
 
     /// Each family of the table has its test method above (a new module in tools/op_cases needs one), and every case
     /// has its recorded model.

@@ -18,10 +18,10 @@ class GraphBuilder:
         self.model.subgraphs = [self.graph]
 
     def tensor(self, name, shape, data=None, variable=False, dtype=np.float32, quantization=None):
-        """dtype: float32, uint8, int8 or int32; quantization: (scale, zero_point) for a per-tensor quantized one, or
+        """dtype: float32, uint8, int8, int16, int32, int64 or bool; quantization: (scale, zero_point) for a per-tensor quantized one, or
         (scales, zero_points, axis) with lists for a per-channel one."""
         t = self.fb.TensorT()
-        types = {np.float32: "FLOAT32", np.uint8: "UINT8", np.int8: "INT8", np.int16: "INT16", np.int32: "INT32", np.bool_: "BOOL"}
+        types = {np.float32: "FLOAT32", np.uint8: "UINT8", np.int8: "INT8", np.int16: "INT16", np.int32: "INT32", np.int64: "INT64", np.bool_: "BOOL"}
         t.name, t.shape, t.type, t.isVariable = name, list(shape), getattr(self.fb.TensorType, types[dtype]), variable
         if quantization:
             q = self.fb.QuantizationParametersT()

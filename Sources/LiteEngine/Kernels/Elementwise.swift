@@ -279,7 +279,7 @@ func broadcastRowCount(aShape: [Int], bShape: [Int], outShape: [Int]) -> Int {
     return total == 0 ? 0 : total / mergedBroadcastDimensions(aShape: aShape, bShape: bShape, outShape: outShape).shape.last!
 }
 
-/// Base class of the binary ops that take float32 and int32 alike (POW, FLOOR_DIV, FLOOR_MOD): both inputs of one
+/// Base class of the binary ops that take float32 and int32 alike (POW, FLOOR_DIV, FLOOR_MOD, which also takes int64): both inputs of one
 /// type, the output of that type and of their broadcast shape.
 class NumericBinaryElementwise: Kernel {
     /// int32 results (FLOOR_DIV of a shape dimension by a tile size) are shape arithmetic that may fold while planning.
@@ -290,9 +290,12 @@ class NumericBinaryElementwise: Kernel {
         try expectCounts(inputs: 2...2, outputs: 1)
     }
 
+    /// Whether the op also takes int64 (FLOOR_MOD; LiteRT's FLOOR_DIV and POW do not).
+    class var takesInt64: Bool { false }
+
     override func prepare() throws {
         let a = try input(0), b = try input(1), output = try self.output(0)
-        try expectType(a, .float32, .int32)
+        if Self.takesInt64 { try expectType(a, .float32, .int32, .int64) } else { try expectType(a, .float32, .int32) }
         guard b.type == a.type else { throw KernelError.unsupported("inputs of types \(a.type) and \(b.type)") }
         output.type = a.type
         output.shape = try broadcastShape(a.shape, b.shape)

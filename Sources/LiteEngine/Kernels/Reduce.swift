@@ -1,6 +1,6 @@
 import LiteFormat
 
-/// MEAN and SUM over the axes given by the second (constant) input, with keep_dims (SUM also int32 and int64).
+/// MEAN and SUM over the axes given by the second (constant) input, with keep_dims (also int32 and int64, in Int64).
 /// Float sums accumulate in float in input order, as TFLite's reference reducer, except along a contiguous last
 /// axis (8 lanes, see ``sumBlocks``). uint8/int8: LiteRT's optimized
 /// mean for a kept-dims mean over height and width of a 4D tensor, its generic quantized reduction otherwise.
@@ -35,8 +35,10 @@ class Reduce: Kernel {
         /// away from zero, then clamps. Its float errors decide near-ties (with scales 0.05 -> 0.3 a sum of 15 reads 3,
         /// one of 135 reads 22: `q_sum_int8_rescaled`); the integer rescale MEAN uses differs there.
         case quantizedSum((scale: Float, bias: Float, outputZeroPoint: Int32))
-        /// int32 and int64 SUM (``Sum``): totals in Int64, stored wrapping into the type.
-        case integerSum
+        /// int32 and int64 SUM and MEAN: totals in Int64, wrapping; MEAN then divides each by the count of reduced
+        /// elements, truncating toward zero (C++ `/`, TFLite's `Mean<T, int64_t>`), and an empty reduction gives 0.
+        /// Stored wrapping into the type.
+        case integer
     }
 
     /// The path `run` takes (nil before `prepare`).
@@ -253,7 +255,7 @@ class Reduce: Kernel {
         case .quantizedKeptDimsMean(let q)?: runQuantizedMean(input, output, q)
         case .quantizedMean(let q)?: runQuantizedReduction(input, output, q)
         case .quantizedSum(let q)?: runQuantizedSum(input, output, q)
-        case .integerSum?: runIntegerSum(input, output)
+        case .integer?: runInteger(input, output)
         case .float?: runFloat(input, output)
         case nil: throw KernelError.invalid("\(node.code) ran before it was prepared")
         }
@@ -279,37 +281,64 @@ class Reduce: Kernel {
 /// MEAN: the average over the reduced axes.
 final class Mean: Reduce {
     override var isMean: Bool { true }
+
+    override func prepare() throws {
+        let input = try self.input(0)
+        switch input.type {
+        case .int32, .int64: try prepareInteger(input)
+        default: try super.prepare()
+        }
+    }
 }
 
 /// SUM: the total over the reduced axes; int32 and int64 sum in their type, wrapping (index arithmetic, counts of
 /// boxes kept in TensorFlow's padded NMS loop); uint8, int8 and int16 rescaled (``Reduce``).
 final class Sum: Reduce {
     override var foldsAtPlanning: Bool {
-        if case .integerSum? = plan { return true }
+        if case .integer? = plan { return true }
         return false
     }
 
     override func prepare() throws {
-        let input = try self.input(0), output = try self.output(0)
-        guard input.type == .int32 || input.type == .int64 else { return try super.prepare() }
-        plan = .integerSum
-        axes = try reducedAxes(of: input)
-        output.type = input.type
-        output.shape = reducedShape(of: input)
+        let input = try self.input(0)
+        switch input.type {
+        case .int32, .int64: try prepareInteger(input)
+        default: try super.prepare()
+        }
     }
 }
 
 extension Reduce {
-    /// int32/int64 SUM: every total in Int64, stored wrapping into the type.
-    func runIntegerSum(_ input: Tensor, _ output: Tensor) {
+    /// The int32/int64 plan of SUM and MEAN: the output of the input's type.
+    func prepareInteger(_ input: Tensor) throws {
+        let output = try self.output(0)
+        plan = .integer
+        axes = try reducedAxes(of: input)
+        output.type = input.type
+        output.shape = reducedShape(of: input)
+    }
+
+    /// int32/int64 SUM and MEAN: every total in Int64, wrapping; MEAN's divided by the count of reduced elements,
+    /// truncating toward zero (0 for an empty reduction). Stored wrapping into the type.
+    func runInteger(_ input: Tensor, _ output: Tensor) {
         var totals = [Int64](repeating: 0, count: output.elementCount)
         if input.type == .int32 {
-            let src = input.pointer(Int32.self), dst = output.pointer(Int32.self)
+            let src = input.pointer(Int32.self)
             forEachInputElement(input.shape) { i, o in totals[o] &+= Int64(src[i]) }
+        } else {
+            let src = input.pointer(Int64.self)
+            forEachInputElement(input.shape) { i, o in totals[o] &+= src[i] }
+        }
+        if isMean {
+            let count = Int64(axes.reduce(1) { $0 * input.dim($1) })
+            // Int64.min / -1 cannot arise: the count is positive.
+            for o in totals.indices { totals[o] = count > 0 ? totals[o] / count : 0 }
+        }
+        if output.type == .int32 {
+            let dst = output.pointer(Int32.self)
             for o in totals.indices { dst[o] = Int32(truncatingIfNeeded: totals[o]) }
         } else {
-            let src = input.pointer(Int64.self), dst = output.pointer(Int64.self)
-            forEachInputElement(input.shape) { i, o in totals[o] &+= src[i] }
+            let dst = output.pointer(Int64.self)
             for o in totals.indices { dst[o] = totals[o] }
         }
     }
