@@ -47,7 +47,7 @@ def convert(c):
         converter.target_spec.supported_types = [tf.float16]
     elif c["optimize"] == "sparsity":
         converter.optimizations = [tf.lite.Optimize.EXPERIMENTAL_SPARSITY]
-    elif c["optimize"] in ("dynamic_range", "dynamic_range_per_tensor"):
+    elif c["optimize"] in ("dynamic_range", "dynamic_range_per_tensor", "dynamic_range_symmetric"):
         converter.optimizations = [tf.lite.Optimize.DEFAULT]
         converter._experimental_disable_per_channel = c["optimize"] == "dynamic_range_per_tensor"
     elif c["optimize"] and c["optimize"].startswith("quantize"):
@@ -64,7 +64,20 @@ def convert(c):
             io = tf.int8 if c["optimize"] == "quantize_int8" else tf.uint8
             converter.inference_input_type = io
             converter.inference_output_type = io
-    return converter.convert()
+    model = converter.convert()
+    return symmetric_inputs(model) if c["optimize"] == "dynamic_range_symmetric" else model
+
+
+def symmetric_inputs(model_bytes):
+    """The model with every hybrid op's `asymmetric_quantize_inputs` off (the converter always turns it on): its float
+    inputs quantized symmetrically, to a zero point of 0, at run time."""
+    from tensorflow.lite.tools import flatbuffer_utils
+    model = flatbuffer_utils.convert_bytearray_to_object(model_bytes)
+    for graph in model.subgraphs:
+        for op in graph.operators:
+            if hasattr(op.builtinOptions, "asymmetricQuantizeInputs"):
+                op.builtinOptions.asymmetricQuantizeInputs = False
+    return bytes(flatbuffer_utils.convert_object_to_bytearray(model))
 
 
 def ops_of(model_bytes):

@@ -12,5 +12,5 @@ constants do.
 """
 from . import (convolution, matmul, elementwise, pooling_and_reductions, data_movement, recurrent, math, special_values,  # noqa: F401
                miscellaneous, volumes_and_state, quantized_int8, quantized_int16, hybrid, built_float, quantized_rounding, lstm,
-               control_flow, keras3_layers, weight_formats, int64)
+               control_flow, keras3_layers, weight_formats, int64, hybrid_shapes)
 from .common import BENCHMARKS, CASES  # noqa: F401
