@@ -19,9 +19,11 @@ extension XCTestCase {
         return result
     }
 
+    /// A new empty folder under the system's temporary directory, removed when the test ends.
     func temporaryDirectory() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: url) }
         return url
     }
 }

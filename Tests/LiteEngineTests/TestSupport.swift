@@ -124,16 +124,20 @@ func runModel(_ path: String, inputs: [NumPyArray], options: Interpreter.Options
     return try (0..<interpreter.outputCount).map { try interpreter.output(at: $0).numpy() }
 }
 
-/// A model file whose one op (LSH_PROJECTION) the engine does not implement, written to a temporary file: what a user sees
-/// when a model needs an op that is missing.
-func unsupportedModelPath() throws -> String {
-    var builder = ModelBuilder()
-    let x = builder.addTensor(name: "x", type: .float32, shape: [1, 4])
-    let y = builder.addTensor(name: "y", type: .float32, shape: [1, 4])
-    builder.addOperator(BuiltinOperator(rawValue: 15), version: 1, inputs: [x], outputs: [y])
-    builder.inputs = [x]
-    builder.outputs = [y]
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("unsupported-lsh-projection-\(ProcessInfo.processInfo.processIdentifier).tflite")
-    try Data(builder.build()).write(to: url)
-    return url.path
+extension XCTestCase {
+    /// A model file whose one op (LSH_PROJECTION) the engine does not implement, written to a temporary file (removed when
+    /// the test ends): what a user sees when a model needs an op that is missing.
+    func unsupportedModelPath() throws -> String {
+        var builder = ModelBuilder()
+        let x = builder.addTensor(name: "x", type: .float32, shape: [1, 4])
+        let y = builder.addTensor(name: "y", type: .float32, shape: [1, 4])
+        builder.addOperator(BuiltinOperator(rawValue: 15), version: 1, inputs: [x], outputs: [y])
+        builder.inputs = [x]
+        builder.outputs = [y]
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("unsupported-lsh-projection-\(UUID().uuidString).tflite")
+        try Data(builder.build()).write(to: url)
+        addTeardownBlock { try? FileManager.default.removeItem(at: url) }
+        return url.path
+    }
 }
+
