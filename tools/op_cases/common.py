@@ -25,6 +25,11 @@ def case(name, input_shapes, dtype=np.float32, low=-2.0, high=2.0, optimize=None
     """Registers a case: fn(*inputs) -> output(s); inputs are random in [low, high] (float inputs on a grid of `step`
     when given, to hit rounding ties).
 
+    optimize: how the converter quantizes: None (float), "float16", "sparsity", "dynamic_range" (hybrid ops: int8
+    weights per channel, float inputs quantized asymmetrically at run time, the converter's default),
+    "dynamic_range_per_tensor", "dynamic_range_symmetric" (every op's asymmetric_quantize_inputs cleared after
+    conversion), "quantize_int8" / "quantize_uint8" (integer model, calibrated on `low`..`high`), "quantize16x8_float32" /
+    "quantize16x8_int16" (int16 activations, float or int16 model inputs).
     keras=True: fn() returns a Keras model, converted with from_keras_model (how PReLU layers become PRELU).
     built=True: fn() returns the .tflite bytes itself (ops no converter emits in the form wanted, see GraphBuilder).
     Shapes may contain None (a resizable dimension, -1 in the file's shape_signature); run_shapes then gives the
