@@ -1,3 +1,5 @@
+import Foundation
+
 /// A rectangle in pixel coordinates (origin top-left, x right, y down), held as MediaPipe's `RotatedRect` holds
 /// it: centre and size in Float, so a region converted the way MediaPipe converts it samples the same pixels.
 public struct PixelRect: Sendable, Equatable, CustomStringConvertible {
@@ -134,6 +136,52 @@ struct SamplingGrid {
     }
 }
 
+/// A sampling grid in the form the resampler uses: a column per output column and a row per output row when the
+/// grid is separable, else the whole grid.
+enum SamplingPlan {
+    case separable(columns: [Int32], rows: [Int32])
+    case perPixel(SamplingGrid)
+
+    init(region: PixelRect, outputWidth: Int, outputHeight: Int) {
+        let grid = SamplingGrid(centerX: region.centerX, centerY: region.centerY, width: region.width, height: region.height,
+                                outputWidth: outputWidth, outputHeight: outputHeight)
+        for row in 0..<outputHeight {
+            for column in 0..<outputWidth where grid.x[row * outputWidth + column] != grid.x[column] || grid.y[row * outputWidth + column] != grid.y[row * outputWidth] {
+                self = .perPixel(grid)
+                return
+            }
+        }
+        self = .separable(columns: Array(grid.x[0..<outputWidth]), rows: (0..<outputHeight).map { grid.y[$0 * outputWidth] })
+    }
+
+    private struct Key: Hashable {
+        var region: [UInt32]
+        var outputWidth: Int
+        var outputHeight: Int
+    }
+
+    private final class Cache: @unchecked Sendable {
+        let lock = NSLock()
+        var recent: [(Key, SamplingPlan)] = []
+    }
+
+    private static let cache = Cache()
+
+    /// The plan for `region` and the output size, computed once for the last few (a grid is a function of these
+    /// alone; a batch of photos of a few camera sizes asks for the same ones again and again).
+    static func cached(region: PixelRect, outputWidth: Int, outputHeight: Int) -> SamplingPlan {
+        let key = Key(region: [region.centerX, region.centerY, region.width, region.height].map(\.bitPattern), outputWidth: outputWidth, outputHeight: outputHeight)
+        if let hit = cache.lock.withLock({ cache.recent.first { $0.0 == key }?.1 }) { return hit }
+        let plan = SamplingPlan(region: region, outputWidth: outputWidth, outputHeight: outputHeight)
+        cache.lock.withLock {
+            cache.recent.removeAll { $0.0 == key }
+            cache.recent.insert((key, plan), at: 0)
+            if cache.recent.count > 8 { cache.recent.removeLast() }
+        }
+        return plan
+    }
+}
+
 extension Image {
     /// Samples `region` (default: the whole image) into an `outputWidth` x `outputHeight` RGB image exactly as
     /// MediaPipe's CPU image-to-tensor converter does: OpenCV's `warpPerspective` with `INTER_LINEAR` and
@@ -159,20 +207,13 @@ extension Image {
         let shownHeight = orientation.swapsDimensions ? width : height
         let region = region ?? PixelRect(centerX: 0.5 * Float(shownWidth), centerY: 0.5 * Float(shownHeight),
                                          width: Float(shownWidth), height: Float(shownHeight))
-        let grid = SamplingGrid(centerX: region.centerX, centerY: region.centerY, width: region.width, height: region.height,
-                                outputWidth: outputWidth, outputHeight: outputHeight)
         let layout = OrientedLayout(orientation, storedWidth: width, storedHeight: height)
-        var separable = true
-        check: for row in 0..<outputHeight {
-            for column in 0..<outputWidth where grid.x[row * outputWidth + column] != grid.x[column] || grid.y[row * outputWidth + column] != grid.y[row * outputWidth] {
-                separable = false
-                break check
-            }
+        switch SamplingPlan.cached(region: region, outputWidth: outputWidth, outputHeight: outputHeight) {
+        case let .separable(columns, rows):
+            return resampleSeparable(columns: columns, rows: rows, outputWidth: outputWidth, outputHeight: outputHeight, layout: layout)
+        case let .perPixel(grid):
+            return resamplePerPixel(grid, outputWidth: outputWidth, outputHeight: outputHeight, layout: layout)
         }
-        return separable
-            ? resampleSeparable(columns: Array(grid.x[0..<outputWidth]), rows: (0..<outputHeight).map { grid.y[$0 * outputWidth] },
-                                outputWidth: outputWidth, outputHeight: outputHeight, layout: layout)
-            : resamplePerPixel(grid, outputWidth: outputWidth, outputHeight: outputHeight, layout: layout)
     }
 
     private func resampleSeparable(columns: [Int32], rows: [Int32], outputWidth: Int, outputHeight: Int, layout: OrientedLayout) -> [UInt8] {
