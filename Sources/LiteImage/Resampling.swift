@@ -216,7 +216,7 @@ extension Image {
         }
     }
 
-    private func resampleSeparable(columns: [Int32], rows: [Int32], outputWidth: Int, outputHeight: Int, layout: OrientedLayout) -> [UInt8] {
+    func resampleSeparable(columns: [Int32], rows: [Int32], outputWidth: Int, outputHeight: Int, layout: OrientedLayout) -> [UInt8] {
         let width = layout.width, height = layout.height
         var columnLeft = [Int](repeating: 0, count: outputWidth)
         var columnRight = [Int](repeating: 0, count: outputWidth)
@@ -281,7 +281,7 @@ extension Image {
         return output
     }
 
-    private func resamplePerPixel(_ grid: SamplingGrid, outputWidth: Int, outputHeight: Int, layout: OrientedLayout) -> [UInt8] {
+    func resamplePerPixel(_ grid: SamplingGrid, outputWidth: Int, outputHeight: Int, layout: OrientedLayout) -> [UInt8] {
         let width = layout.width, height = layout.height
         var output = [UInt8](repeating: 0, count: outputWidth * outputHeight * 3)
         for index in 0..<(outputWidth * outputHeight) {

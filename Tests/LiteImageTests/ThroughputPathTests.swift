@@ -77,9 +77,15 @@ final class ThroughputPathTests: XCTestCase {
                 ]
                 for region in regions {
                     for (w, h) in [(224, 224), (13, 31), (1, 1)] {
-                        XCTAssertEqual(image.resampled(region: region, outputWidth: w, outputHeight: h, orientation: orientation),
-                                       shown.resampled(region: region, outputWidth: w, outputHeight: h),
-                                       "\(image.width)x\(image.height) \(orientation) \(String(describing: region)) \(w)x\(h)")
+                        let label = "\(image.width)x\(image.height) \(orientation) \(String(describing: region)) \(w)x\(h)"
+                        let expected = shown.resampled(region: region, outputWidth: w, outputHeight: h)
+                        XCTAssertEqual(image.resampled(region: region, outputWidth: w, outputHeight: h, orientation: orientation), expected, label)
+                        // The per-pixel path (taken when a grid is not separable) through the orientation, on the same grid.
+                        let r = region ?? PixelRect(centerX: 0.5 * Float(shown.width), centerY: 0.5 * Float(shown.height),
+                                                    width: Float(shown.width), height: Float(shown.height))
+                        let grid = SamplingGrid(centerX: r.centerX, centerY: r.centerY, width: r.width, height: r.height, outputWidth: w, outputHeight: h)
+                        let layout = OrientedLayout(orientation, storedWidth: image.width, storedHeight: image.height)
+                        XCTAssertEqual(image.resamplePerPixel(grid, outputWidth: w, outputHeight: h, layout: layout), expected, "per pixel \(label)")
                     }
                 }
             }
