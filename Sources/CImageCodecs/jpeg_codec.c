@@ -101,6 +101,59 @@ int lv_jpeg_decode(const uint8_t *data, size_t size, long long max_pixels, int m
     return lv_jpeg_decode_scaled(data, size, max_pixels, max_scans, 0, 0, out);
 }
 
+// After lv_jpeg_open: checks the color components, chooses the output color space and, for an image over max_pixels,
+// the DCT scale (see lv_jpeg_decode_scaled). Sets out->width and out->height to the output size and *cmyk. Returns 0,
+// or a status with out->message set (the caller destroys info).
+static int lv_jpeg_configure(struct jpeg_decompress_struct *info, size_t size, long long max_pixels, int min_width, int min_height,
+                             lv_decoded_image *out, int *cmyk_out) {
+    int cmyk = info->jpeg_color_space == JCS_CMYK || info->jpeg_color_space == JCS_YCCK;
+    *cmyk_out = cmyk;
+    if (info->num_components != 1 && info->num_components != 3 && !(cmyk && info->num_components == 4)) {
+        snprintf(out->message, sizeof(out->message), "%d color components (color space %d) is not gray, YCbCr, RGB, CMYK or YCCK",
+                 info->num_components, (int)info->jpeg_color_space);
+        return 4;
+    }
+    info->out_color_space = info->num_components == 1 ? JCS_GRAYSCALE : cmyk ? JCS_CMYK : JCS_RGB;
+    long long full_pixels = (long long)info->image_width * (long long)info->image_height;
+    if (full_pixels > max_pixels) {
+        // Over the limit: with a size hint, decode at the smallest of libjpeg's scales 1/2, 1/4, 1/8 whose output
+        // is still at least min_width x min_height, if that output is within the limit.
+        // A file far too small for its header's size (a few hundred bytes claiming 65000x65000, whose missing data
+        // libjpeg would pad) is refused as before: a Huffman-coded JPEG spends at least a bit per 8x8 block, about
+        // pixels/350 bytes, so pixels/4096 leaves ample room for real photos.
+        int chosen = 0;
+        if ((min_width > 0 || min_height > 0) && (long long)size >= full_pixels / 4096) {
+            for (int denominator = 8; denominator >= 2; denominator /= 2) {
+                info->scale_num = 1;
+                info->scale_denom = (unsigned int)denominator;
+                jpeg_calc_output_dimensions(info);
+                if ((long long)info->output_width >= min_width && (long long)info->output_height >= min_height) {
+                    chosen = denominator;
+                    break;
+                }
+            }
+        }
+        if (!chosen || (long long)info->output_width * (long long)info->output_height > max_pixels) {
+            snprintf(out->message, sizeof(out->message), "JPEG is %ux%u, more than the %lld-pixel limit", info->image_width, info->image_height, max_pixels);
+            return 2;
+        }
+        out->scale_denominator = chosen;
+    } else {
+        jpeg_calc_output_dimensions(info);
+        out->scale_denominator = 1;
+    }
+    out->width = (int)info->output_width;
+    out->height = (int)info->output_height;
+    return 0;
+}
+
+static void lv_jpeg_watch_scans(struct jpeg_decompress_struct *info, lv_jpeg_progress *progress, int max_scans) {
+    progress->progress.progress_monitor = lv_jpeg_count_scans;
+    progress->max_scans = max_scans;
+    info->progress = &progress->progress;
+    info->mem->max_memory_to_use = 512L * 1024 * 1024;
+}
+
 int lv_jpeg_decode_scaled(const uint8_t *data, size_t size, long long max_pixels, int max_scans, int min_width, int min_height,
                           lv_decoded_image *out) {
     struct jpeg_decompress_struct info;
@@ -117,46 +170,13 @@ int lv_jpeg_decode_scaled(const uint8_t *data, size_t size, long long max_pixels
         return 1;
     }
     lv_jpeg_open(&info, &error, data, size, out);
-    int cmyk = info.jpeg_color_space == JCS_CMYK || info.jpeg_color_space == JCS_YCCK;
-    if (info.num_components != 1 && info.num_components != 3 && !(cmyk && info.num_components == 4)) {
-        snprintf(out->message, sizeof(out->message), "%d color components (color space %d) is not gray, YCbCr, RGB, CMYK or YCCK",
-                 info.num_components, (int)info.jpeg_color_space);
+    int cmyk = 0;
+    int status = lv_jpeg_configure(&info, size, max_pixels, min_width, min_height, out, &cmyk);
+    if (status != 0) {
         jpeg_destroy_decompress(&info);
-        return 4;
+        return status;
     }
-    info.out_color_space = info.num_components == 1 ? JCS_GRAYSCALE : cmyk ? JCS_CMYK : JCS_RGB;
-    long long full_pixels = (long long)info.image_width * (long long)info.image_height;
-    if (full_pixels > max_pixels) {
-        // Over the limit: with a size hint, decode at the smallest of libjpeg's scales 1/2, 1/4, 1/8 whose output
-        // is still at least min_width x min_height, if that output is within the limit.
-        // A file far too small for its header's size (a few hundred bytes claiming 65000x65000, whose missing data
-        // libjpeg would pad) is refused as before: a Huffman-coded JPEG spends at least a bit per 8x8 block, about
-        // pixels/350 bytes, so pixels/4096 leaves ample room for real photos.
-        int chosen = 0;
-        if ((min_width > 0 || min_height > 0) && (long long)size >= full_pixels / 4096) {
-            for (int denominator = 8; denominator >= 2; denominator /= 2) {
-                info.scale_num = 1;
-                info.scale_denom = (unsigned int)denominator;
-                jpeg_calc_output_dimensions(&info);
-                if ((long long)info.output_width >= min_width && (long long)info.output_height >= min_height) {
-                    chosen = denominator;
-                    break;
-                }
-            }
-        }
-        if (!chosen || (long long)info.output_width * (long long)info.output_height > max_pixels) {
-            snprintf(out->message, sizeof(out->message), "JPEG is %ux%u, more than the %lld-pixel limit", info.image_width, info.image_height, max_pixels);
-            jpeg_destroy_decompress(&info);
-            return 2;
-        }
-        out->scale_denominator = chosen;
-    } else {
-        out->scale_denominator = 1;
-    }
-    progress.progress.progress_monitor = lv_jpeg_count_scans;
-    progress.max_scans = max_scans;
-    info.progress = &progress.progress;
-    info.mem->max_memory_to_use = 512L * 1024 * 1024;
+    lv_jpeg_watch_scans(&info, &progress, max_scans);
     jpeg_start_decompress(&info);
     int channels = cmyk ? 3 : info.output_components;
     size_t stride = (size_t)info.output_width * (size_t)channels;
@@ -188,6 +208,94 @@ int lv_jpeg_decode_scaled(const uint8_t *data, size_t size, long long max_pixels
     out->height = (int)info.output_height;
     out->channels = channels;
     out->pixels = pixels;
+    jpeg_destroy_decompress(&info);
+    return 0;
+}
+
+int lv_jpeg_output_size(const uint8_t *data, size_t size, long long max_pixels, int min_width, int min_height, lv_decoded_image *out) {
+    struct jpeg_decompress_struct info;
+    lv_jpeg_error error;
+    memset(out, 0, sizeof(*out));
+    if (setjmp(error.escape)) {
+        jpeg_destroy_decompress(&info);
+        return 1;
+    }
+    lv_jpeg_open(&info, &error, data, size, out);
+    int cmyk = 0;
+    int status = lv_jpeg_configure(&info, size, max_pixels, min_width, min_height, out, &cmyk);
+    out->channels = 3;
+    jpeg_destroy_decompress(&info);
+    return status;
+}
+
+int lv_jpeg_decode_rgb_into(const uint8_t *data, size_t size, long long max_pixels, int max_scans, int min_width, int min_height,
+                            uint8_t *target, size_t capacity, lv_decoded_image *out) {
+    struct jpeg_decompress_struct info;
+    lv_jpeg_error error;
+    lv_jpeg_progress progress;
+    uint8_t *volatile row_buffer = NULL;
+    memset(out, 0, sizeof(*out));
+    if (setjmp(error.escape)) {
+        free(row_buffer);
+        jpeg_destroy_decompress(&info);
+        return 1;
+    }
+    lv_jpeg_open(&info, &error, data, size, out);
+    int cmyk = 0;
+    int status = lv_jpeg_configure(&info, size, max_pixels, min_width, min_height, out, &cmyk);
+    if (status != 0) {
+        jpeg_destroy_decompress(&info);
+        return status;
+    }
+    lv_jpeg_watch_scans(&info, &progress, max_scans);
+    jpeg_start_decompress(&info);
+    size_t width = info.output_width, stride = width * 3;
+    // Gray and CMYK rows are decoded into a row buffer and converted; RGB rows straight into the target.
+    int direct = !cmyk && info.output_components == 3;
+    if (stride * info.output_height > capacity) {
+        snprintf(out->message, sizeof(out->message), "a %ux%u image does not fit the %zu-byte buffer", info.output_width, info.output_height, capacity);
+        jpeg_destroy_decompress(&info);
+        return 3;
+    }
+    if (!direct) {
+        row_buffer = malloc(width * (size_t)info.output_components);
+        if (!row_buffer) {
+            snprintf(out->message, sizeof(out->message), "out of memory for a %ux%u image", info.output_width, info.output_height);
+            jpeg_destroy_decompress(&info);
+            return 3;
+        }
+    }
+    while (info.output_scanline < info.output_height) {
+        uint8_t *first = target + stride * info.output_scanline;
+        if (direct) {
+            // Several rows per call (as many as libjpeg has ready): the same pixels, fewer copies through its buffers.
+            JSAMPROW rows[16];
+            JDIMENSION count = info.output_height - info.output_scanline;
+            if (count > 16) count = 16;
+            for (JDIMENSION k = 0; k < count; k++) rows[k] = first + stride * k;
+            if (jpeg_read_scanlines(&info, rows, count) == 0) break;
+        } else {
+            JSAMPROW row = row_buffer;
+            if (jpeg_read_scanlines(&info, &row, 1) != 1) break;
+            if (cmyk) {
+                lv_cmyk_row_to_rgb(row_buffer, first, width);
+            } else {
+                for (size_t x = 0; x < width; x++) first[3 * x] = first[3 * x + 1] = first[3 * x + 2] = row_buffer[x];
+            }
+        }
+    }
+    jpeg_finish_decompress(&info);
+    free(row_buffer);
+    row_buffer = NULL;
+    if (error.truncated) {
+        snprintf(out->message, sizeof(out->message), "truncated: the data ends before the image is complete");
+        jpeg_destroy_decompress(&info);
+        return 1;
+    }
+    out->width = (int)info.output_width;
+    out->height = (int)info.output_height;
+    out->channels = 3;
+    out->pixels = NULL;
     jpeg_destroy_decompress(&info);
     return 0;
 }

@@ -82,6 +82,14 @@ extension Image {
 
     /// Decodes image file bytes with ``ImageDecodingOptions``; the format is recognized from the first bytes.
     public static func decode(_ bytes: [UInt8], options: ImageDecodingOptions) throws -> DecodedImage {
+        var storage: [UInt8] = []
+        return try decode(bytes, options: options, reusing: &storage)
+    }
+
+    /// Decodes image file bytes as ``decode(_:options:)`` does, writing a JPEG's pixels into `storage`'s memory
+    /// when it is big enough (a batch hands back the previous image's pixels, so a run of photos does not map,
+    /// fault in and free a new buffer for each). `storage` is left empty; the same pixels either way.
+    public static func decode(_ bytes: [UInt8], options: ImageDecodingOptions, reusing storage: inout [UInt8]) throws -> DecodedImage {
         let limits = options.limits
         if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
             return DecodedImage(image: try decodePNG(bytes, limits: limits), orientation: .up, format: "png")
@@ -90,7 +98,7 @@ extension Image {
             let orientation = EXIF.orientation(inJPEG: bytes) ?? .up
             // The hint is for the picture as shown; the decoder sees the stored pixels.
             let minimum = options.minimumSize.map { orientation.swapsDimensions ? ImageSize(width: $0.height, height: $0.width) : $0 }
-            let (image, scale) = try decodeJPEG(bytes, limits: limits, minimumSize: minimum)
+            let (image, scale) = try decodeJPEG(bytes, limits: limits, minimumSize: minimum, reusing: &storage)
             return DecodedImage(image: image, orientation: orientation, format: "jpeg", scale: scale)
         }
         if bytes.starts(with: [0x42, 0x4D]) {
@@ -133,15 +141,54 @@ extension Image {
         return try finish(&decoded, status: status, format: format, limits: limits)
     }
 
+    /// Decodes a JPEG straight into the memory of the returned image's pixels (or of `storage`, when it can hold
+    /// them): the header gives the output size, then libjpeg writes the RGB rows in place. No intermediate buffer,
+    /// no copy, no zero fill; the pixels are those of `lv_jpeg_decode_scaled`.
     static func decodeJPEG(_ bytes: [UInt8], limits: ImageLimits, minimumSize: ImageSize? = nil) throws -> (Image, scale: Int) {
+        var storage: [UInt8] = []
+        return try decodeJPEG(bytes, limits: limits, minimumSize: minimumSize, reusing: &storage)
+    }
+
+    static func decodeJPEG(_ bytes: [UInt8], limits: ImageLimits, minimumSize: ImageSize?, reusing storage: inout [UInt8]) throws -> (Image, scale: Int) {
+        let minimumWidth = Int32(clamping: max(minimumSize?.width ?? 0, 0)), minimumHeight = Int32(clamping: max(minimumSize?.height ?? 0, 0))
         var decoded = lv_decoded_image()
-        let status = bytes.withUnsafeBufferPointer {
-            lv_jpeg_decode_scaled(
-                $0.baseAddress, $0.count, Int64(limits.maximumPixels), Int32(limits.maximumJPEGScans),
-                Int32(clamping: max(minimumSize?.width ?? 0, 0)), Int32(clamping: max(minimumSize?.height ?? 0, 0)), &decoded)
+        let sizeStatus = bytes.withUnsafeBufferPointer {
+            lv_jpeg_output_size($0.baseAddress, $0.count, Int64(limits.maximumPixels), minimumWidth, minimumHeight, &decoded)
         }
-        let scale = max(Int(decoded.scale_denominator), 1)
-        return (try finish(&decoded, status: status, format: "JPEG", limits: limits), scale)
+        if sizeStatus != 0 { _ = try finish(&decoded, status: sizeStatus, format: "JPEG", limits: limits) }
+        let width = Int(decoded.width), height = Int(decoded.height)
+        guard width > 0, height > 0 else { throw ImageError.corrupt(format: "JPEG", reason: "decoder returned no pixels") }
+        let count = width * height * 3
+        var status: Int32 = 0
+        func decode(into target: UnsafeMutableBufferPointer<UInt8>) {
+            status = bytes.withUnsafeBufferPointer {
+                lv_jpeg_decode_rgb_into($0.baseAddress, $0.count, Int64(limits.maximumPixels), Int32(limits.maximumJPEGScans),
+                                        minimumWidth, minimumHeight, target.baseAddress, target.count, &decoded)
+            }
+        }
+        var pixels = storage
+        storage = []
+        if pixels.capacity >= count {
+            if pixels.count > count {
+                pixels.removeLast(pixels.count - count)
+            } else if pixels.count < count {
+                pixels.append(contentsOf: repeatElement(0, count: count - pixels.count))
+            }
+            pixels.withUnsafeMutableBufferPointer { decode(into: $0) }
+        } else {
+            pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+                decode(into: buffer)
+                // On failure the bytes are dropped below; they are plain bytes, so counting them is harmless.
+                initialized = count
+            }
+        }
+        if status != 0 {
+            _ = try finish(&decoded, status: status, format: "JPEG", limits: limits)
+        }
+        guard Int(decoded.width) == width, Int(decoded.height) == height else {
+            throw ImageError.corrupt(format: "JPEG", reason: "the decoded size \(decoded.width)x\(decoded.height) is not the header's \(width)x\(height)")
+        }
+        return (Image(uncheckedWidth: width, height: height, pixels: pixels), max(Int(decoded.scale_denominator), 1))
     }
 
     private static func finish(_ decoded: inout lv_decoded_image, status: Int32, format: String, limits: ImageLimits) throws -> Image {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A rectangle in pixel coordinates (origin top-left, x right, y down), held as MediaPipe's `RotatedRect` holds
 /// it: centre and size in Float, so a region converted the way MediaPipe converts it samples the same pixels.
 public struct PixelRect: Sendable, Equatable, CustomStringConvertible {
@@ -134,6 +136,52 @@ struct SamplingGrid {
     }
 }
 
+/// A sampling grid in the form the resampler uses: a column per output column and a row per output row when the
+/// grid is separable, else the whole grid.
+enum SamplingPlan {
+    case separable(columns: [Int32], rows: [Int32])
+    case perPixel(SamplingGrid)
+
+    init(region: PixelRect, outputWidth: Int, outputHeight: Int) {
+        let grid = SamplingGrid(centerX: region.centerX, centerY: region.centerY, width: region.width, height: region.height,
+                                outputWidth: outputWidth, outputHeight: outputHeight)
+        for row in 0..<outputHeight {
+            for column in 0..<outputWidth where grid.x[row * outputWidth + column] != grid.x[column] || grid.y[row * outputWidth + column] != grid.y[row * outputWidth] {
+                self = .perPixel(grid)
+                return
+            }
+        }
+        self = .separable(columns: Array(grid.x[0..<outputWidth]), rows: (0..<outputHeight).map { grid.y[$0 * outputWidth] })
+    }
+
+    private struct Key: Hashable {
+        var region: [UInt32]
+        var outputWidth: Int
+        var outputHeight: Int
+    }
+
+    private final class Cache: @unchecked Sendable {
+        let lock = NSLock()
+        var recent: [(Key, SamplingPlan)] = []
+    }
+
+    private static let cache = Cache()
+
+    /// The plan for `region` and the output size, computed once for the last few (a grid is a function of these
+    /// alone; a batch of photos of a few camera sizes asks for the same ones again and again).
+    static func cached(region: PixelRect, outputWidth: Int, outputHeight: Int) -> SamplingPlan {
+        let key = Key(region: [region.centerX, region.centerY, region.width, region.height].map(\.bitPattern), outputWidth: outputWidth, outputHeight: outputHeight)
+        if let hit = cache.lock.withLock({ cache.recent.first { $0.0 == key }?.1 }) { return hit }
+        let plan = SamplingPlan(region: region, outputWidth: outputWidth, outputHeight: outputHeight)
+        cache.lock.withLock {
+            cache.recent.removeAll { $0.0 == key }
+            cache.recent.insert((key, plan), at: 0)
+            if cache.recent.count > 8 { cache.recent.removeLast() }
+        }
+        return plan
+    }
+}
+
 extension Image {
     /// Samples `region` (default: the whole image) into an `outputWidth` x `outputHeight` RGB image exactly as
     /// MediaPipe's CPU image-to-tensor converter does: OpenCV's `warpPerspective` with `INTER_LINEAR` and
@@ -149,31 +197,35 @@ extension Image {
     /// When the grid is separable (every row samples the same columns, every column the same rows: the usual
     /// case) a horizontal pass gathers and a vertical pass over contiguous rows runs as a plain loop the compiler
     /// vectorizes; otherwise each pixel is sampled on its own.
-    public func resampled(region: PixelRect? = nil, outputWidth: Int, outputHeight: Int) -> [UInt8] {
-        let region = region ?? PixelRect(centerX: 0.5 * Float(width), centerY: 0.5 * Float(height), width: Float(width), height: Float(height))
-        let grid = SamplingGrid(centerX: region.centerX, centerY: region.centerY, width: region.width, height: region.height,
-                                outputWidth: outputWidth, outputHeight: outputHeight)
-        var separable = true
-        check: for row in 0..<outputHeight {
-            for column in 0..<outputWidth where grid.x[row * outputWidth + column] != grid.x[column] || grid.y[row * outputWidth + column] != grid.y[row * outputWidth] {
-                separable = false
-                break check
-            }
+    ///
+    /// `orientation`: these pixels are stored with that orientation, and `region` and the sampling are in the
+    /// picture as shown (``applying(_:)``). The result is the same as `applying(orientation).resampled(...)`, bit
+    /// for bit (each output value is the same integer sum over the same four pixels), without turning the whole
+    /// image first: only the sampled pixels are read, through the orientation's mapping of coordinates.
+    public func resampled(region: PixelRect? = nil, outputWidth: Int, outputHeight: Int, orientation: ImageOrientation = .up) -> [UInt8] {
+        let shownWidth = orientation.swapsDimensions ? height : width
+        let shownHeight = orientation.swapsDimensions ? width : height
+        let region = region ?? PixelRect(centerX: 0.5 * Float(shownWidth), centerY: 0.5 * Float(shownHeight),
+                                         width: Float(shownWidth), height: Float(shownHeight))
+        let layout = OrientedLayout(orientation, storedWidth: width, storedHeight: height)
+        switch SamplingPlan.cached(region: region, outputWidth: outputWidth, outputHeight: outputHeight) {
+        case let .separable(columns, rows):
+            return resampleSeparable(columns: columns, rows: rows, outputWidth: outputWidth, outputHeight: outputHeight, layout: layout)
+        case let .perPixel(grid):
+            return resamplePerPixel(grid, outputWidth: outputWidth, outputHeight: outputHeight, layout: layout)
         }
-        return separable
-            ? resampleSeparable(columns: Array(grid.x[0..<outputWidth]), rows: (0..<outputHeight).map { grid.y[$0 * outputWidth] }, outputWidth: outputWidth, outputHeight: outputHeight)
-            : resamplePerPixel(grid, outputWidth: outputWidth, outputHeight: outputHeight)
     }
 
-    private func resampleSeparable(columns: [Int32], rows: [Int32], outputWidth: Int, outputHeight: Int) -> [UInt8] {
+    func resampleSeparable(columns: [Int32], rows: [Int32], outputWidth: Int, outputHeight: Int, layout: OrientedLayout) -> [UInt8] {
+        let width = layout.width, height = layout.height
         var columnLeft = [Int](repeating: 0, count: outputWidth)
         var columnRight = [Int](repeating: 0, count: outputWidth)
         var columnWeight = [Int32](repeating: 0, count: outputWidth)
         for i in 0..<outputWidth {
             let position = Int(columns[i])
             let left = position >> 5
-            columnLeft[i] = 3 * min(max(left, 0), width - 1)
-            columnRight[i] = 3 * min(max(left + 1, 0), width - 1)
+            columnLeft[i] = layout.columnOffset(min(max(left, 0), width - 1))
+            columnRight[i] = layout.columnOffset(min(max(left + 1, 0), width - 1))
             columnWeight[i] = Int32(position & 31)
         }
         let rowValues = outputWidth * 3
@@ -184,7 +236,7 @@ extension Image {
 
         pixels.withUnsafeBufferPointer { source in
             func horizontal(_ sourceRow: Int, into row: UnsafeMutableBufferPointer<Int32>) {
-                let base = sourceRow * width * 3
+                let base = layout.rowOffset(sourceRow)
                 for i in 0..<outputWidth {
                     let wx = columnWeight[i]
                     let left = base + columnLeft[i], right = base + columnRight[i]
@@ -229,22 +281,53 @@ extension Image {
         return output
     }
 
-    private func resamplePerPixel(_ grid: SamplingGrid, outputWidth: Int, outputHeight: Int) -> [UInt8] {
+    func resamplePerPixel(_ grid: SamplingGrid, outputWidth: Int, outputHeight: Int, layout: OrientedLayout) -> [UInt8] {
+        let width = layout.width, height = layout.height
         var output = [UInt8](repeating: 0, count: outputWidth * outputHeight * 3)
         for index in 0..<(outputWidth * outputHeight) {
             let px = Int(grid.x[index]), py = Int(grid.y[index])
             let fx = Int32(px & 31), fy = Int32(py & 31)
             let x0 = min(max(px >> 5, 0), width - 1), x1 = min(max((px >> 5) + 1, 0), width - 1)
             let y0 = min(max(py >> 5, 0), height - 1), y1 = min(max((py >> 5) + 1, 0), height - 1)
+            let row0 = layout.rowOffset(y0), row1 = layout.rowOffset(y1), column0 = layout.columnOffset(x0), column1 = layout.columnOffset(x1)
             for c in 0..<3 {
-                let p00 = Int32(pixels[(y0 * width + x0) * 3 + c]), p01 = Int32(pixels[(y0 * width + x1) * 3 + c])
-                let p10 = Int32(pixels[(y1 * width + x0) * 3 + c]), p11 = Int32(pixels[(y1 * width + x1) * 3 + c])
+                let p00 = Int32(pixels[row0 + column0 + c]), p01 = Int32(pixels[row0 + column1 + c])
+                let p10 = Int32(pixels[row1 + column0 + c]), p11 = Int32(pixels[row1 + column1 + c])
                 let value = ((p00 * (32 - fx) + p01 * fx) * (32 - fy) + (p10 * (32 - fx) + p11 * fx) * fy + 512) >> 10
                 output[index * 3 + c] = UInt8(truncatingIfNeeded: value)
             }
         }
         return output
     }
+}
+
+/// Where the pixel at (`x`, `y`) of the picture as shown lies in the stored RGB bytes: every orientation maps a
+/// shown column to a stored column or row and a shown row to the other, each possibly reversed, so the byte offset
+/// is `columnOffset(x) + rowOffset(y)`.
+struct OrientedLayout {
+    /// The shown picture's width and height.
+    let width: Int
+    let height: Int
+    private let origin: Int
+    private let columnStep: Int
+    private let rowStep: Int
+
+    init(_ orientation: ImageOrientation, storedWidth: Int, storedHeight: Int) {
+        width = orientation.swapsDimensions ? storedHeight : storedWidth
+        height = orientation.swapsDimensions ? storedWidth : storedHeight
+        func offset(_ x: Int, _ y: Int) -> Int {
+            let (sx, sy) = orientation.storedPosition(x: x, y: y, width: storedWidth, height: storedHeight)
+            return (sy * storedWidth + sx) * 3
+        }
+        origin = offset(0, 0)
+        columnStep = width > 1 ? offset(1, 0) - origin : 3
+        rowStep = height > 1 ? offset(0, 1) - origin : 3 * storedWidth
+    }
+
+    /// The offset of shown column `x` in row 0 of the shown picture.
+    @inline(__always) func columnOffset(_ x: Int) -> Int { origin + x * columnStep }
+    /// What shown row `y` adds to a column's offset.
+    @inline(__always) func rowOffset(_ y: Int) -> Int { y * rowStep }
 }
 
 extension Double {

@@ -243,10 +243,10 @@ public final class ImageClassifier: @unchecked Sendable {
         guard !image.orientation.isMirrored else {
             throw TaskError.invalidArgument("Mirrored orientations (\(image.orientation)) are not supported: MediaPipe's vision tasks accept up, down, left and right only.")
         }
-        let upright = image.oriented()
-        let region = try regionOfInterest.map { try $0.pixelRegion(width: upright.width, height: upright.height) }
+        // The orientation is applied inside the resampling (only the sampled pixels are read), not to the whole image.
+        let region = try regionOfInterest.map { try $0.pixelRegion(width: image.width, height: image.height) }
         let input = try TaskError.wrap { try interpreter.input(at: 0) }
-        specs.fill(input, from: upright, region: region)
+        specs.fill(input, from: image.image, orientation: image.orientation, region: region)
     }
 
     private func run(_ image: MPImage, regionOfInterest: CGRect?, timestamp: Int) throws -> ImageClassifierResult {

@@ -57,8 +57,10 @@ struct ImageTensorSpecs: Sendable {
     }
 
     /// Samples `region` of the upright `image` into the tensor, as MediaPipe's ImageToTensorCalculator on CPU.
-    func fill(_ tensor: Tensor, from image: Image, region: PixelRect?) {
-        let pixels = image.resampled(region: region, outputWidth: width, outputHeight: height)
+    /// With an `orientation`, `image` holds the stored pixels and `region` is in the picture as shown: the same
+    /// tensor as filling from `image.applying(orientation)`, without turning the whole image first.
+    func fill(_ tensor: Tensor, from image: Image, orientation: ImageOrientation = .up, region: PixelRect?) {
+        let pixels = image.resampled(region: region, outputWidth: width, outputHeight: height, orientation: orientation)
         guard let data = tensor.data else { return }
         switch type {
         case .uint8:

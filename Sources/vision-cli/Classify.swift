@@ -79,22 +79,39 @@ struct Classify: ParsableCommand {
         let knownTotal = batch.isFileList(images) && images.count > 1
         let bar = knownTotal ? ProgressBar(label: "classify", total: images.count) : nil
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            // The previous image's pixel memory, decoded into again: a batch of photos then does not map, fault in
+            // and unmap a new buffer (tens of MB for a 12 MP photo) per image.
+            var storage: [UInt8] = []
             while let input = inputs.next() {
                 let started = DispatchTime.now().uptimeNanoseconds
                 let record: String?
                 do {
                     if let problem = input.problem { throw CLIError(.inputsFailed, problem) }
                     let decoding = ImageDecodingOptions(limits: ImageLimits(maximumPixels: maxPixels), minimumSize: classifiers[worker].inputSize)
-                    var image = try input.bytes.map { bytes -> MPImage in
-                        let decoded = try Image.decode([UInt8](bytes), options: decoding)
-                        var image = MPImage(image: decoded.image, orientation: decoded.orientation)
-                        image.scale = decoded.scale
-                        return image
-                    } ?? MPImage(contentsOfFile: input.path, options: decoding)
+                    let decoded: DecodedImage
+                    if let data = input.bytes {
+                        decoded = try Image.decode([UInt8](data), options: decoding, reusing: &storage)
+                    } else {
+                        // As MPImage(contentsOfFile:options:) reads a file, errors included.
+                        do {
+                            guard let data = FileManager.default.contents(atPath: input.path) else {
+                                let reason = FileManager.default.fileExists(atPath: input.path) ? "not readable" : "no such file"
+                                throw ImageError.io(path: input.path, reason: reason)
+                            }
+                            decoded = try Image.decode([UInt8](data), options: decoding, reusing: &storage)
+                        } catch let error as ImageError {
+                            throw TaskError.image(error)
+                        }
+                    }
+                    var image = MPImage(image: decoded.image, orientation: decoded.orientation)
+                    image.scale = decoded.scale
                     if let explicitOrientation { image.orientation = explicitOrientation }
                     // --roi is in pixels of the file as shown; a reduced-scale decode keeps the same picture.
                     let region = try roi.map { try Self.normalizedRegion($0, width: image.width * image.scale, height: image.height * image.scale) }
                     let result = try classifiers[worker].classify(image: image, regionOfInterest: region)
+                    // Hand the pixel memory back for the next image (the image is not used after this).
+                    storage = image.image.pixels
+                    image.image.pixels = []
                     let ms = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
                     record = json || jsonl ? Self.jsonLine(index: input.index, file: input.path, result: result, ms: ms, pretty: json)
                         : Self.text(file: input.path, result: result)

@@ -30,6 +30,17 @@ int lv_jpeg_decode(const uint8_t *data, size_t size, long long max_pixels, int m
 int lv_jpeg_decode_scaled(const uint8_t *data, size_t size, long long max_pixels, int max_scans, int min_width, int min_height,
                           lv_decoded_image *out);
 
+// The output size lv_jpeg_decode_scaled would give (out->width, out->height, out->scale_denominator; channels 3),
+// from the header alone, with the same statuses for files it would refuse before decoding.
+int lv_jpeg_output_size(const uint8_t *data, size_t size, long long max_pixels, int min_width, int min_height, lv_decoded_image *out);
+
+// As lv_jpeg_decode_scaled, but always to RGB (gray replicated into the three channels, as the Swift side does with
+// lv_jpeg_decode_scaled's gray output) and into the caller's buffer `target` of `capacity` bytes, which must hold
+// width * height * 3 of lv_jpeg_output_size's size (status 3 otherwise). out->pixels stays NULL. The same pixels
+// as lv_jpeg_decode_scaled; without its malloc, and without the copy into the caller's memory.
+int lv_jpeg_decode_rgb_into(const uint8_t *data, size_t size, long long max_pixels, int max_scans, int min_width, int min_height,
+                            uint8_t *target, size_t capacity, lv_decoded_image *out);
+
 // Decodes a lossy or lossless WebP to RGB or RGBA; of an animation, the first frame on its canvas (as Pillow). The canvas size from WebPGetInfo is checked against max_pixels before decoding. Returns 0 on success.
 int lv_webp_decode(const uint8_t *data, size_t size, long long max_pixels, lv_decoded_image *out);
 
