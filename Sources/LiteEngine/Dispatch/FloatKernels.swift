@@ -24,6 +24,8 @@ extension KernelConfiguration {
         let tanh: lite_f32_tanh_fn
         /// The clamped sum of two rows (or one row plus zero).
         let addMinMax: lite_f32_vadd_minmax_fn
+        /// The clamped sum of an operand and a channel-padded one (a folded PAD), all rows in one call.
+        let addChannelPadded: lite_f32_vadd_channel_padded_fn
 
         /// The kernels of `level`, or nil at baseline and on other architectures.
         init?(level: InstructionSetLevel) {
@@ -47,6 +49,7 @@ extension KernelConfiguration {
             sigmoid = lite_f32_sigmoid__avx2
             tanh = lite_f32_tanh__avx2
             addMinMax = lite_f32_vadd_minmax__avx2
+            addChannelPadded = lite_f32_vadd_channel_padded__avx2
             #else
             return nil
             #endif

@@ -98,7 +98,8 @@ void lite_f32_tanh__avx2(float *values, size_t count) {
     }
 }
 
-void lite_f32_vadd_minmax__avx2(const float *a, const float *b, float *output, size_t count, float low, float high) {
+/// The body of ``lite_f32_vadd_minmax__avx2``, inlined into the row loop of the channel-padded sum.
+static inline void lite_vadd_minmax(const float *a, const float *b, float *output, size_t count, float low, float high) {
     const __m256 low8 = _mm256_set1_ps(low), high8 = _mm256_set1_ps(high);
     size_t i = 0;
     for (; i + 8 <= count; i += 8) {
@@ -111,6 +112,20 @@ void lite_f32_vadd_minmax__avx2(const float *a, const float *b, float *output, s
         const float v = a[i] + (b ? b[i] : 0.0f);
         const float x = v < low ? low : v;
         output[i] = x > high ? high : x;
+    }
+}
+
+void lite_f32_vadd_minmax__avx2(const float *a, const float *b, float *output, size_t count, float low, float high) {
+    lite_vadd_minmax(a, b, output, count, low, high);
+}
+
+void lite_f32_vadd_channel_padded__avx2(const float *a, size_t a_stride, const float *b, size_t b_stride,
+                                        const float *other, float *output, size_t rows, size_t summed,
+                                        size_t channels, float low, float high) {
+    for (size_t r = 0; r < rows; r++) {
+        float *out = output + r * channels;
+        lite_vadd_minmax(a + r * a_stride, b + r * b_stride, out, summed, low, high);
+        lite_vadd_minmax(other + r * channels + summed, NULL, out + summed, channels - summed, low, high);
     }
 }
 
