@@ -12,7 +12,7 @@ extension KernelConfiguration {
         let gemmPanelWidth: Int
         /// Whether the last panel is only as wide as its columns need (a multiple of 8): AVX-512's masked tiles.
         let gemmNarrowLastPanel: Bool
-        /// One row tile of C against a range of panels.
+        /// A range of row tiles of C, each against a range of panels.
         let gemmTiles: lite_f32_gemm_tiles_fn
         /// One row of A against 64 columns (or a narrow last panel).
         let gemmRow: lite_f32_gemm_row_fn
