@@ -3,8 +3,8 @@ import CLiteKernels
 extension KernelConfiguration {
     /// The float microkernels of one level, and the GEMM shape they compute (`PackedFilterGEMM` packs its filter for
     /// it). AVX2 (and FMA) kernels serve the avx2 level and, where they have no AVX-512 version, the levels above it:
-    /// the depthwise convolution and the sigmoid (whose lanes compute the same values in AVX-512 registers), and the
-    /// one-row GEMM (AVX registers at every level).
+    /// the depthwise convolution, the sigmoid and the LSTM step (whose lanes compute the same values in AVX-512
+    /// registers), and the one-row GEMM (AVX registers at every level).
     struct FloatKernels: @unchecked Sendable {
         /// Rows of C per GEMM tile: 6 (AVX2's 6x16) or 8 (AVX-512's 8x32).
         let gemmTileRows: Int
@@ -26,6 +26,9 @@ extension KernelConfiguration {
         let addMinMax: lite_f32_vadd_minmax_fn
         /// The clamped sum of an operand and a channel-padded one (a folded PAD), all rows in one call.
         let addChannelPadded: lite_f32_vadd_channel_padded_fn
+        /// One time step of a float LSTM with a tanh cell, after its matrix products: peepholes, layer norm, biases,
+        /// activations, the cell and hidden states (``FloatLSTM``).
+        let lstmStep: lite_f32_lstm_step_fn
 
         /// The kernels of `level`, or nil at baseline and on other architectures.
         init?(level: InstructionSetLevel) {
@@ -50,6 +53,7 @@ extension KernelConfiguration {
             tanh = lite_f32_tanh__avx2
             addMinMax = lite_f32_vadd_minmax__avx2
             addChannelPadded = lite_f32_vadd_channel_padded__avx2
+            lstmStep = lite_f32_lstm_step__avx2
             #else
             return nil
             #endif
