@@ -36,8 +36,8 @@ typedef void (*lite_f32_gemm_row_fn)(const lite_f32_packed_filter *filter, const
 #if defined(__x86_64__)
 
 /// The row tiles `tile_begin ..< tile_end` of C (tile t: rows `t · 6 ..< min(t · 6 + 6, rows)`), one after another,
-/// each against the panels `panel_begin ..< panel_end` (one call for a layer's or a thread's share of the rows: small
-/// layers have tiles of a few hundred multiply-adds, where a call per tile cost a tenth of the time): a 6x16 tile in AVX registers (two a row) where the panel has more than 8 real columns, else a 6x8 tile over its
+/// each against the panels `panel_begin ..< panel_end` (one call for a layer's or a thread's share of the rows: the
+/// pointwise layers of small models have tiles of a few hundred multiply-adds each): a 6x16 tile in AVX registers (two a row) where the panel has more than 8 real columns, else a 6x8 tile over its
 /// first 8. Each output is the panel's bias followed by an in-order chain of fused multiply-adds over k (the value
 /// of A broadcast, times the filter), then `min(high, max(low, v))` (NaN passes through). Rows past the end repeat
 /// the last row and are not stored; columns past n are computed on the zero padding and not stored (partial rows
