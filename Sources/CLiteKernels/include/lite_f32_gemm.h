@@ -26,8 +26,8 @@ typedef struct lite_f32_gemm_rows {
 
 /// A level's tile kernel (``lite_f32_gemm_6x16__avx2``, ``lite_f32_gemm_8x32__avx512``).
 typedef void (*lite_f32_gemm_tiles_fn)(const lite_f32_packed_filter *filter, const lite_f32_gemm_rows *a, size_t rows,
-                                       size_t tile, size_t panel_begin, size_t panel_end, float *c, size_t ldc,
-                                       float low, float high);
+                                       size_t tile_begin, size_t tile_end, size_t panel_begin, size_t panel_end,
+                                       float *c, size_t ldc, float low, float high);
 
 /// A level's one-row kernel (``lite_f32_gemm_1x64__avx2``).
 typedef void (*lite_f32_gemm_row_fn)(const lite_f32_packed_filter *filter, const lite_f32_gemm_rows *a, size_t row,
@@ -35,15 +35,16 @@ typedef void (*lite_f32_gemm_row_fn)(const lite_f32_packed_filter *filter, const
 
 #if defined(__x86_64__)
 
-/// Row tile `tile` of C (rows `tile · 6 ..< min(tile · 6 + 6, rows)`) against the panels `panel_begin ..< panel_end`:
-/// a 6x16 tile in AVX registers (two a row) where the panel has more than 8 real columns, else a 6x8 tile over its
+/// The row tiles `tile_begin ..< tile_end` of C (tile t: rows `t · 6 ..< min(t · 6 + 6, rows)`), one after another,
+/// each against the panels `panel_begin ..< panel_end` (one call for a layer's or a thread's share of the rows: the
+/// pointwise layers of small models have tiles of a few hundred multiply-adds each): a 6x16 tile in AVX registers (two a row) where the panel has more than 8 real columns, else a 6x8 tile over its
 /// first 8. Each output is the panel's bias followed by an in-order chain of fused multiply-adds over k (the value
 /// of A broadcast, times the filter), then `min(high, max(low, v))` (NaN passes through). Rows past the end repeat
 /// the last row and are not stored; columns past n are computed on the zero padding and not stored (partial rows
 /// of 8 are stored in pieces of 4, 2 and 1). Needs panels of width 8 or 16 whose last panel is as wide as the others.
 void lite_f32_gemm_6x16__avx2(const lite_f32_packed_filter *filter, const lite_f32_gemm_rows *a, size_t rows,
-                              size_t tile, size_t panel_begin, size_t panel_end, float *c, size_t ldc,
-                              float low, float high);
+                              size_t tile_begin, size_t tile_end, size_t panel_begin, size_t panel_end,
+                              float *c, size_t ldc, float low, float high);
 
 /// One row of A (row `row`) times 64 columns of F, the 8-column blocks `8 · group ..< min(8 · group + 8, blocks)`
 /// of the panels of full width (block b: columns 8b ..< 8b + 8, b / (panel_width / 8) its panel): eight AVX
@@ -53,13 +54,13 @@ void lite_f32_gemm_6x16__avx2(const lite_f32_packed_filter *filter, const lite_f
 void lite_f32_gemm_1x64__avx2(const lite_f32_packed_filter *filter, const lite_f32_gemm_rows *a, size_t row,
                               size_t group, size_t blocks, float *c, float low, float high);
 
-/// Row tile `tile` of C (rows `tile · 8 ..< min(tile · 8 + 8, rows)`) against the panels `panel_begin ..< panel_end`,
-/// with AVX-512 registers: 8x32 tiles for panels of 32, 8x24 (an AVX-512 and an AVX register a row), 8x16 and
+/// The row tiles `tile_begin ..< tile_end` of C (tile t: rows `t · 8 ..< min(t · 8 + 8, rows)`), each against the
+/// panels `panel_begin ..< panel_end`, with AVX-512 registers: 8x32 tiles for panels of 32, 8x24 (an AVX-512 and an AVX register a row), 8x16 and
 /// 8x8 (AVX registers) for narrower ones, chosen by each panel's width. Sums as ``lite_f32_gemm_6x16__avx2``'s; the
 /// columns past n are masked out of the stores.
 void lite_f32_gemm_8x32__avx512(const lite_f32_packed_filter *filter, const lite_f32_gemm_rows *a, size_t rows,
-                                size_t tile, size_t panel_begin, size_t panel_end, float *c, size_t ldc,
-                                float low, float high);
+                                size_t tile_begin, size_t tile_end, size_t panel_begin, size_t panel_end,
+                                float *c, size_t ldc, float low, float high);
 
 #endif
 

@@ -12,6 +12,11 @@ typedef void (*lite_f32_tanh_fn)(float *values, size_t count);
 /// A level's clamped sum kernel (``lite_f32_vadd_minmax__avx2``).
 typedef void (*lite_f32_vadd_minmax_fn)(const float *a, const float *b, float *output, size_t count, float low, float high);
 
+/// A level's clamped sum with a channel-padded operand (``lite_f32_vadd_channel_padded__avx2``).
+typedef void (*lite_f32_vadd_channel_padded_fn)(const float *a, size_t a_stride, const float *b, size_t b_stride,
+                                                const float *other, float *output, size_t rows, size_t summed,
+                                                size_t channels, float low, float high);
+
 #if defined(__x86_64__)
 
 /// `output[i] = sigmoid(input[i])`, or `input[i] · sigmoid(input[i])` when `multiply_by_input` (SiLU); the buffers
@@ -35,6 +40,16 @@ void lite_f32_tanh__avx2(float *values, size_t count);
 /// through and −0 stays −0 against a low of 0, as the portable Swift loop does (`vmaxps` returns its second operand
 /// when either is NaN). Any `count`; the last `count % 8` one at a time.
 void lite_f32_vadd_minmax__avx2(const float *a, const float *b, float *output, size_t count, float low, float high);
+
+/// An ADD whose one operand is the other's shape with its last axis zero-padded (a PAD folded into the ADD), over
+/// `rows` rows of `channels` values: row r's first `summed` outputs are `clamp(a[r · a_stride + c] + b[r · b_stride +
+/// c], low, high)`, the rest `clamp(other[r · channels + c] + 0, low, high)` (the full-width operand plus the padding's
+/// zero), each piece as ``lite_f32_vadd_minmax__avx2`` computes it (eight at a time, the rest one at a time, the
+/// same values), `output` row r at `output + r · channels`. One call for a layer's rows, whose pieces of 24-96
+/// channels are too short to be worth a call each.
+void lite_f32_vadd_channel_padded__avx2(const float *a, size_t a_stride, const float *b, size_t b_stride,
+                                        const float *other, float *output, size_t rows, size_t summed,
+                                        size_t channels, float low, float high);
 
 #endif
 

@@ -15,5 +15,6 @@
 #include "lite_f32_dwconv.h"
 #include "lite_f32_gemm.h"
 #include "lite_f32_vmath.h"
+#include "lite_f32_lstm.h"
 
 #endif

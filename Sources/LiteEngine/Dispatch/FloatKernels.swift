@@ -3,8 +3,8 @@ import CLiteKernels
 extension KernelConfiguration {
     /// The float microkernels of one level, and the GEMM shape they compute (`PackedFilterGEMM` packs its filter for
     /// it). AVX2 (and FMA) kernels serve the avx2 level and, where they have no AVX-512 version, the levels above it:
-    /// the depthwise convolution and the sigmoid (whose lanes compute the same values in AVX-512 registers), and the
-    /// one-row GEMM (AVX registers at every level).
+    /// the depthwise convolution, the sigmoid and the LSTM step (whose lanes compute the same values in AVX-512
+    /// registers), and the one-row GEMM (AVX registers at every level).
     struct FloatKernels: @unchecked Sendable {
         /// Rows of C per GEMM tile: 6 (AVX2's 6x16) or 8 (AVX-512's 8x32).
         let gemmTileRows: Int
@@ -12,7 +12,7 @@ extension KernelConfiguration {
         let gemmPanelWidth: Int
         /// Whether the last panel is only as wide as its columns need (a multiple of 8): AVX-512's masked tiles.
         let gemmNarrowLastPanel: Bool
-        /// One row tile of C against a range of panels.
+        /// A range of row tiles of C, each against a range of panels.
         let gemmTiles: lite_f32_gemm_tiles_fn
         /// One row of A against 64 columns (or a narrow last panel).
         let gemmRow: lite_f32_gemm_row_fn
@@ -24,6 +24,11 @@ extension KernelConfiguration {
         let tanh: lite_f32_tanh_fn
         /// The clamped sum of two rows (or one row plus zero).
         let addMinMax: lite_f32_vadd_minmax_fn
+        /// The clamped sum of an operand and a channel-padded one (a folded PAD), all rows in one call.
+        let addChannelPadded: lite_f32_vadd_channel_padded_fn
+        /// One time step of a float LSTM with a tanh cell, after its matrix products: peepholes, layer norm, biases,
+        /// activations, the cell and hidden states (``FloatLSTM``).
+        let lstmStep: lite_f32_lstm_step_fn
 
         /// The kernels of `level`, or nil at baseline and on other architectures.
         init?(level: InstructionSetLevel) {
@@ -47,6 +52,8 @@ extension KernelConfiguration {
             sigmoid = lite_f32_sigmoid__avx2
             tanh = lite_f32_tanh__avx2
             addMinMax = lite_f32_vadd_minmax__avx2
+            addChannelPadded = lite_f32_vadd_channel_padded__avx2
+            lstmStep = lite_f32_lstm_step__avx2
             #else
             return nil
             #endif

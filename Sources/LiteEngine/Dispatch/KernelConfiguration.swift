@@ -15,8 +15,8 @@ public struct KernelConfiguration: Sendable {
     /// The level whose microkernels run.
     public let level: InstructionSetLevel
 
-    /// Float: the packed-filter GEMM tiles, depthwise convolution, sigmoid and tanh; nil at `baseline`, where the
-    /// portable Swift kernels and OpenBLAS's sgemm run.
+    /// Float: the packed-filter GEMM tiles, depthwise convolution, sigmoid, tanh and the LSTM step; nil at `baseline`,
+    /// where the portable Swift kernels and OpenBLAS's sgemm run.
     let float: FloatKernels?
     /// Quantized CONV_2D, FULLY_CONNECTED and DEPTHWISE_CONV_2D in `fast` numerics without 8-bit dot products:
     /// the int16 GEMM, int32 depthwise rows and the exact requantization (``QuantizedGEMMAVX2``); nil below `avx2`.

@@ -49,7 +49,10 @@ class Add: BinaryElementwise {
         case .uint8, .int8, .int16: break
         default:
             try super.prepare()
-            if let (pad, operand) = channelPad { return .floatChannelPadded(pad: pad, operand: operand, kernel: floatSum) }
+            if let (pad, operand) = channelPad {
+                let paddedSum = floatSum != nil ? KernelConfiguration.current.float?.addChannelPadded : nil
+                return .floatChannelPadded(pad: pad, operand: operand, kernel: paddedSum)
+            }
             if let floatSum, a.shape == b.shape || (a.elementCount == b.elementCount && a.elementCount == output.elementCount) {
                 return .floatSameShape(floatSum)
             }
@@ -103,7 +106,7 @@ class Add: BinaryElementwise {
     /// `other + pad(x)` with the padding read as zeros, one output row (the last axis) at a time: the row's first
     /// channels are sums, the rest `other + 0` (so −0 reads +0, as after a real PAD). Shapes this loop does not take
     /// (a broadcast after a resize) run the PAD and the ordinary sum.
-    private func addChannelPadded(_ pad: Kernel, operand: Int, floatSum: lite_f32_vadd_minmax_fn?, _ context: RunContext) throws {
+    private func addChannelPadded(_ pad: Kernel, operand: Int, kernel: lite_f32_vadd_channel_padded_fn?, _ context: RunContext) throws {
         let source = pad.node.inputs[0]!, other = node.inputs[1 - operand]!, output = node.outputs[0]
         let channels = output.shape.last ?? 0, sourceChannels = source.shape.last ?? 0
         guard other.shape == output.shape, source.rank == output.rank, source.shape.dropLast() == output.shape.dropLast(),
@@ -117,11 +120,15 @@ class Add: BinaryElementwise {
         let (first, second, firstStride) = operand == 0 ? (UnsafePointer(x), UnsafePointer(y), sourceChannels) : (UnsafePointer(y), UnsafePointer(x), channels)
         let secondStride = operand == 0 ? channels : sourceChannels
         parallelFor(output.elementCount / channels, threads: context.threads, minimumChunk: 16, workPerItem: 4 * channels) { rows in
+            if let kernel {
+                let r = rows.lowerBound
+                return kernel(first + r * firstStride, firstStride, second + r * secondStride, secondStride, y + r * channels, out + r * channels,
+                              rows.count, sourceChannels, channels, low, high)
+            }
             for r in rows {
-                Self.addRow(first + r * firstStride, second + r * secondStride, out + r * channels, count: sourceChannels, low: low, high: high,
-                            kernel: floatSum)
+                Self.addRow(first + r * firstStride, second + r * secondStride, out + r * channels, count: sourceChannels, low: low, high: high)
                 Self.addRow(y + r * channels + sourceChannels, nil, out + r * channels + sourceChannels, count: channels - sourceChannels,
-                            low: low, high: high, kernel: floatSum)
+                            low: low, high: high)
             }
         }
     }
@@ -134,13 +141,12 @@ class Add: BinaryElementwise {
         }
     }
 
-    /// `clamp(a[i] + b[i])`, or `clamp(a[i] + 0)` without `b`, for `i < count`: through `kernel` when the
-    /// configuration has one, else eight lanes at a time, since rows of 24-96 channels are too short for the
+    /// `clamp(a[i] + b[i])`, or `clamp(a[i] + 0)` without `b`, for `i < count` (the portable path of
+    /// `lite_f32_vadd_channel_padded`): eight lanes at a time, since rows of 24-96 channels are too short for the
     /// compiler's vector loop (which takes 32 at a time, leaving them scalar).
     @inline(__always)
     private static func addRow(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>?, _ out: UnsafeMutablePointer<Float>, count: Int,
-                               low: Float, high: Float, kernel: lite_f32_vadd_minmax_fn?) {
-        if let kernel { return kernel(a, b, out, count, low, high) }
+                               low: Float, high: Float) {
         var i = 0
         let low8 = SIMD8<Float>(repeating: low), high8 = SIMD8<Float>(repeating: high)
         while i + 8 <= count {
@@ -158,7 +164,7 @@ class Add: BinaryElementwise {
     override func run(_ context: RunContext) throws {
         guard let plan else { throw KernelError.invalid("\(node.code) ran before it was prepared") }
         switch plan {
-        case .floatChannelPadded(let pad, let operand, let kernel): try addChannelPadded(pad, operand: operand, floatSum: kernel, context)
+        case .floatChannelPadded(let pad, let operand, let kernel): try addChannelPadded(pad, operand: operand, kernel: kernel, context)
         case .floatSameShape(let kernel): addSameShape(kernel, context)
         case .float: Self.subtracts ? compute(context.threads, Difference.self) : compute(context.threads, Sum.self)
         case .integers: Self.subtracts ? computeIntegers { $0 &- $1 } : computeIntegers { $0 &+ $1 }

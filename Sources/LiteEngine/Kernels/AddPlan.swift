@@ -4,8 +4,9 @@ import CLiteKernels
 /// numerics and the kernel configuration; `run` is a switch over it.
 enum AddPlan {
     /// A folded PAD of zeros after the last axis (``Kernel/takeChannelPad(_:of:)``): `other + pad(x)` read from the PAD's
-    /// input, with the configuration's float kernel when it has one.
-    case floatChannelPadded(pad: Kernel, operand: Int, kernel: lite_f32_vadd_minmax_fn?)
+    /// input, with the configuration's float kernel when it has one (`lite_f32_vadd_channel_padded`, all rows in one
+    /// call).
+    case floatChannelPadded(pad: Kernel, operand: Int, kernel: lite_f32_vadd_channel_padded_fn?)
     /// Float operands of one size: the configuration's clamped sum (`lite_f32_vadd_minmax`, avx2 level and above).
     case floatSameShape(lite_f32_vadd_minmax_fn)
     /// Float, broadcasting or at baseline (and every float SUB): ``BinaryElementwise/compute(_:_:)``.

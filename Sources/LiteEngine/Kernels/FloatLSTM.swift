@@ -1,3 +1,4 @@
+import CLiteKernels
 import Foundation
 import LiteFormat
 
@@ -163,6 +164,16 @@ struct FloatLSTM {
         // OpenBLAS wins.
         let smallRecurrence = B * C * O <= 4096
         let firstGate = gates[0]
+        #if arch(x86_64)
+        // With a tanh cell, a level's kernel does each step's gate arithmetic for the whole batch in one call
+        // (``KernelConfiguration/FloatKernels/lstmStep``); the loop below is the portable path.
+        let stepKernel = isTanh ? KernelConfiguration.current.float?.lstmStep : nil
+        var cellLayout = lite_f32_lstm_cell(
+            cells: C, input_bias: bias[0], forget_bias: bias[1], cell_bias: bias[2], output_bias: bias[3],
+            input_norm: norm[0], forget_norm: norm[1], cell_norm: norm[2], output_norm: norm[3],
+            input_peephole: hasPeepholes && hasInputGate ? peephole[0] : nil, forget_peephole: hasPeepholes ? peephole[1] : nil,
+            output_peephole: hasPeepholes ? peephole[2] : nil, cell_clip: cellClip, has_input_gate: hasInputGate ? 1 : 0)
+        #endif
 
         for step in 0..<T {
             let t = reverse ? T - 1 - step : step
@@ -189,35 +200,17 @@ struct FloatLSTM {
                     }
                 }
             }
-            for b in 0..<B {
-                let cell = cellState + b * C
-                let row = { (g: Int) in stepRows + (b * 4 + g) * C }
-                if hasPeepholes {
-                    if hasInputGate, let p = peephole[0] { for c in 0..<C { row(0)[c] += p[c] * cell[c] } }
-                    if let p = peephole[1] { for c in 0..<C { row(1)[c] += p[c] * cell[c] } }
-                }
-                for g in gates where g != 3 {
-                    FloatLSTM.finishGate(row(g), C, norm: norm[g], bias: bias[g])
-                }
-                let i = row(0), f = row(1), gCell = row(2)
-                applySigmoid(f, C)
-                if hasInputGate { applySigmoid(i, C) }
-                applyCellActivation(gCell, C)
-                for c in 0..<C {
-                    let inputGate = hasInputGate ? i[c] : 1 - f[c]
-                    var value = f[c] * cell[c] + inputGate * gCell[c]
-                    if cellClip > 0 { value = min(max(value, -cellClip), cellClip) }
-                    cell[c] = value
-                }
-                let o = row(3)
-                if hasPeepholes, let p = peephole[2] { for c in 0..<C { o[c] += p[c] * cell[c] } }
-                FloatLSTM.finishGate(o, C, norm: norm[3], bias: bias[3])
-                let h = hasProjection ? hidden + b * C : outputState + b * O
-                applySigmoid(o, C)
-                h.update(from: cell, count: C)
-                applyCellActivation(h, C)
-                for c in 0..<C { h[c] *= o[c] }
+            #if arch(x86_64)
+            if let stepKernel {
+                stepKernel(&cellLayout, B, stepRows, cellState, hasProjection ? hidden : outputState, hasProjection ? C : O)
+            } else {
+                gateArithmetic(B, stepRows: stepRows, cellState: cellState, hidden: hidden, outputState: outputState,
+                               bias: bias, peephole: peephole, norm: norm)
             }
+            #else
+            gateArithmetic(B, stepRows: stepRows, cellState: cellState, hidden: hidden, outputState: outputState,
+                           bias: bias, peephole: peephole, norm: norm)
+            #endif
             if let projection {
                 if smallRecurrence {
                     outputState.update(repeating: 0, count: B * O)
@@ -235,6 +228,45 @@ struct FloatLSTM {
                 let destination = out + (timeMajor ? t * B + b : b * T + t) * outputStride + outputOffset
                 destination.update(from: outputState + b * O, count: O)
             }
+        }
+    }
+
+    /// One step's gate arithmetic for `B` batch rows after the matrix products (the portable path of
+    /// ``KernelConfiguration/FloatKernels/lstmStep``): `stepRows` holds each row's pre-activations i, f, c, o; the cell
+    /// states are updated and each row's hidden state written to `hidden` (with a projection) or `outputState`.
+    private func gateArithmetic(_ B: Int, stepRows: UnsafeMutablePointer<Float>, cellState: UnsafeMutablePointer<Float>,
+                                hidden: UnsafeMutablePointer<Float>, outputState: UnsafeMutablePointer<Float>,
+                                bias: [UnsafePointer<Float>?], peephole: [UnsafePointer<Float>?], norm: [UnsafePointer<Float>?]) {
+        let (C, O) = (cells, outputSize)
+        let gates = hasInputGate ? [0, 1, 2, 3] : [1, 2, 3]
+        for b in 0..<B {
+            let cell = cellState + b * C
+            let row = { (g: Int) in stepRows + (b * 4 + g) * C }
+            if hasPeepholes {
+                if hasInputGate, let p = peephole[0] { for c in 0..<C { row(0)[c] += p[c] * cell[c] } }
+                if let p = peephole[1] { for c in 0..<C { row(1)[c] += p[c] * cell[c] } }
+            }
+            for g in gates where g != 3 {
+                FloatLSTM.finishGate(row(g), C, norm: norm[g], bias: bias[g])
+            }
+            let i = row(0), f = row(1), gCell = row(2)
+            applySigmoid(f, C)
+            if hasInputGate { applySigmoid(i, C) }
+            applyCellActivation(gCell, C)
+            for c in 0..<C {
+                let inputGate = hasInputGate ? i[c] : 1 - f[c]
+                var value = f[c] * cell[c] + inputGate * gCell[c]
+                if cellClip > 0 { value = min(max(value, -cellClip), cellClip) }
+                cell[c] = value
+            }
+            let o = row(3)
+            if hasPeepholes, let p = peephole[2] { for c in 0..<C { o[c] += p[c] * cell[c] } }
+            FloatLSTM.finishGate(o, C, norm: norm[3], bias: bias[3])
+            let h = hasProjection ? hidden + b * C : outputState + b * O
+            applySigmoid(o, C)
+            h.update(from: cell, count: C)
+            applyCellActivation(h, C)
+            for c in 0..<C { h[c] *= o[c] }
         }
     }
 

@@ -113,16 +113,18 @@ static inline void lite_f32_tile6x16(const lite_f32_packed_filter *f, const lite
 }
 
 void lite_f32_gemm_6x16__avx2(const lite_f32_packed_filter *filter, const lite_f32_gemm_rows *a, size_t rows,
-                              size_t tile, size_t panel_begin, size_t panel_end, float *c, size_t ldc,
-                              float low, float high) {
+                              size_t tile_begin, size_t tile_end, size_t panel_begin, size_t panel_end,
+                              float *c, size_t ldc, float low, float high) {
     const __m256 lows = _mm256_set1_ps(low), highs = _mm256_set1_ps(high);
-    for (size_t p = panel_begin; p < panel_end; p++) {
-        // A panel with at most 8 real columns takes the 6x8 tile: a second register would only multiply padding.
-        const size_t columns = lite_min(filter->panel_width, filter->n - p * filter->panel_width);
-        if (columns > 8) {
-            lite_f32_tile6x16(filter, a, rows, tile, p, columns, c, ldc, lows, highs);
-        } else {
-            lite_f32_tile6x8(filter, a, rows, tile, p, columns, c, ldc, lows, highs);
+    for (size_t tile = tile_begin; tile < tile_end; tile++) {
+        for (size_t p = panel_begin; p < panel_end; p++) {
+            // A panel with at most 8 real columns takes the 6x8 tile: a second register would only multiply padding.
+            const size_t columns = lite_min(filter->panel_width, filter->n - p * filter->panel_width);
+            if (columns > 8) {
+                lite_f32_tile6x16(filter, a, rows, tile, p, columns, c, ldc, lows, highs);
+            } else {
+                lite_f32_tile6x8(filter, a, rows, tile, p, columns, c, ldc, lows, highs);
+            }
         }
     }
 }

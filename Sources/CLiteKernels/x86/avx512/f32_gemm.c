@@ -191,15 +191,17 @@ static inline void lite_f32_tile8x8(const lite_f32_packed_filter *f, const lite_
 }
 
 void lite_f32_gemm_8x32__avx512(const lite_f32_packed_filter *filter, const lite_f32_gemm_rows *a, size_t rows,
-                                size_t tile, size_t panel_begin, size_t panel_end, float *c, size_t ldc,
-                                float low, float high) {
-    for (size_t p = panel_begin; p < panel_end; p++) {
-        const size_t width = p == filter->panels - 1 ? filter->last_panel_width : filter->panel_width;
-        switch (width) {
-        case 8: lite_f32_tile8x8(filter, a, rows, tile, p, c, ldc, low, high); break;
-        case 16: lite_f32_tile8x16(filter, a, rows, tile, p, c, ldc, low, high); break;
-        case 24: lite_f32_tile8x24(filter, a, rows, tile, p, c, ldc, low, high); break;
-        default: lite_f32_tile8x32(filter, a, rows, tile, p, c, ldc, low, high); break;
+                                size_t tile_begin, size_t tile_end, size_t panel_begin, size_t panel_end,
+                                float *c, size_t ldc, float low, float high) {
+    for (size_t tile = tile_begin; tile < tile_end; tile++) {
+        for (size_t p = panel_begin; p < panel_end; p++) {
+            const size_t width = p == filter->panels - 1 ? filter->last_panel_width : filter->panel_width;
+            switch (width) {
+            case 8: lite_f32_tile8x8(filter, a, rows, tile, p, c, ldc, low, high); break;
+            case 16: lite_f32_tile8x16(filter, a, rows, tile, p, c, ldc, low, high); break;
+            case 24: lite_f32_tile8x24(filter, a, rows, tile, p, c, ldc, low, high); break;
+            default: lite_f32_tile8x32(filter, a, rows, tile, p, c, ldc, low, high); break;
+            }
         }
     }
 }
