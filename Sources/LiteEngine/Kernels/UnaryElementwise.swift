@@ -106,7 +106,9 @@ class UnaryElementwise: Kernel {
     private func checkDomain(from smallest: Int32) throws {
         let input = node.inputs[0]!
         func firstBelow<T: FixedWidthInteger>(_: T.Type) -> Int32? {
-            UnsafeBufferPointer(start: input.pointer(T.self), count: input.elementCount).first { Int32($0) < smallest }.map(Int32.init)
+            let values = input.pointer(T.self)
+            for i in 0..<input.elementCount where Int32(values[i]) < smallest { return Int32(values[i]) }
+            return nil
         }
         let below = switch input.type {
         case .int8: firstBelow(Int8.self)
