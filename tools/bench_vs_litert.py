@@ -8,13 +8,17 @@ For each model and thread count it alternates our engine, LiteRT with XNNPACK (i
 built-in kernels (BUILTIN_WITHOUT_DEFAULT_DELEGATES), `--rounds` times, and keeps each one's best median, so
 that a burst of load on this shared machine does not land on one side only. Without --cli it builds with
 tools/build.sh (a plain `swift build -c release`). Each row says which instruction-set level our kernels ran at.
-`--reference-cli` adds another build of vision-cli (say, an older commit's) to the same rounds, for A/B checks.
+`--reference-cli` adds another build of vision-cli (say, an older commit's) to the same rounds, for A/B checks: the
+two builds run back to back, the order alternating from round to round, and besides the ratio of the best medians the
+table gives the paired ratio, the median over the rounds of each round's ours / reference, which a drift of the
+machine's speed between rounds (20-40% within minutes on a shared VM) moves much less.
 """
 import argparse
 import datetime
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 
@@ -89,34 +93,44 @@ def main():
             best = {"ours": None, "xnnpack": None, "builtin": None, "reference": None}
             isa = "?"
             load = None
-            for _ in range(a.rounds):
+            paired = []
+            for round_index in range(a.rounds):
                 runs = a.runs if "quickdraw" not in rel else max(5, a.runs // 10)
+                reference_first = a.reference_cli and round_index % 2 == 1
+                reference_ms = ours(a.reference_cli, model, threads, runs)["median_ms"] if reference_first else None
                 r = ours(cli, model, threads, runs)
                 blas = r.get("blas_core", blas)
                 isa = r.get("isa", isa)
                 if a.reference_cli:
-                    best["reference"] = min(best["reference"] or 1e9, ours(a.reference_cli, model, threads, runs)["median_ms"])
+                    if reference_ms is None:
+                        reference_ms = ours(a.reference_cli, model, threads, runs)["median_ms"]
+                    best["reference"] = min(best["reference"] or 1e9, reference_ms)
+                    paired.append(r["median_ms"] / reference_ms)
                 best["ours"] = min(best["ours"] or 1e9, r["median_ms"])
                 load = min(load or 1e9, r["load_ms"])
                 best["xnnpack"] = min(best["xnnpack"] or 1e9, litert_bench(model, threads, runs)["median_ms"])
                 best["builtin"] = min(best["builtin"] or 1e9, litert_bench(model, threads, max(5, runs // 3), builtin=True)["median_ms"])
-            rows.append((rel, threads, isa, best["ours"], best["xnnpack"], best["builtin"], load, best["reference"]))
-            reference = f"  reference {best['reference']:7.2f} ms ({best['ours'] / best['reference']:.2f}x)" if best["reference"] else ""
+            pair = statistics.median(paired) if paired else None
+            rows.append((rel, threads, isa, best["ours"], best["xnnpack"], best["builtin"], load, best["reference"], pair))
+            reference = (f"  reference {best['reference']:7.2f} ms ({best['ours'] / best['reference']:.2f}x, paired {pair:.2f}x)"
+                         if best["reference"] else "")
             print(f"{os.path.basename(rel):50s} {threads}t {isa}  ours {best['ours']:7.2f} ms  XNNPACK {best['xnnpack']:7.2f} ms "
                   f"({best['ours'] / best['xnnpack']:.2f}x)  built-in {best['builtin']:7.2f} ms ({best['ours'] / best['builtin']:.2f}x)  "
                   f"load {load:.2f} ms{reference}", flush=True)
 
     header = "| model | threads | kernels | ours (ms) | LiteRT XNNPACK (ms) | ours / XNNPACK | LiteRT built-in (ms) | ours / built-in | our load (ms) |"
     if a.reference_cli:
-        header += " reference build (ms) | ours / reference |"
+        header += " reference build (ms) | ours / reference | paired |"
     table = [header, "|" + "---|" * (header.count("|") - 1)]
-    for rel, threads, isa, o, x, b, load, ref in rows:
+    for rel, threads, isa, o, x, b, load, ref, pair in rows:
         line = f"| {os.path.basename(rel)} | {threads} | {isa} | {o:.2f} | {x:.2f} | {o / x:.2f} | {b:.2f} | {o / b:.2f} | {load:.2f} |"
         if a.reference_cli:
-            line += f" {ref:.2f} | {o / ref:.2f} |"
+            line += f" {ref:.2f} | {o / ref:.2f} | {pair:.2f} |"
         table.append(line)
     machine = (f"{cpu_name()}, {os.cpu_count()} cores; OpenBLAS kernels: {blas}; our binary: plain `swift build -c release`; "
-               f"medians of {a.runs} runs, best of {a.rounds} alternating rounds; {datetime.date.today().isoformat()}")
+               f"medians of {a.runs} runs, best of {a.rounds} alternating rounds"
+               + ("; paired: the median of the rounds' ours / reference" if a.reference_cli else "")
+               + f"; {datetime.date.today().isoformat()}")
     print()
     print("\n".join(table))
     print()
