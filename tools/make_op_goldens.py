@@ -47,6 +47,10 @@ def convert(c):
         converter.target_spec.supported_types = [tf.float16]
     elif c["optimize"] == "sparsity":
         converter.optimizations = [tf.lite.Optimize.EXPERIMENTAL_SPARSITY]
+    elif c["optimize"] == "sparsity_float16":
+        # Sparse float16 weights, as MediaPipe's pose detector ships them: DENSIFY, then DEQUANTIZE of its output.
+        converter.optimizations = [tf.lite.Optimize.EXPERIMENTAL_SPARSITY, tf.lite.Optimize.DEFAULT]
+        converter.target_spec.supported_types = [tf.float16]
     elif c["optimize"] in ("dynamic_range", "dynamic_range_per_tensor", "dynamic_range_symmetric"):
         converter.optimizations = [tf.lite.Optimize.DEFAULT]
         converter._experimental_disable_per_channel = c["optimize"] == "dynamic_range_per_tensor"

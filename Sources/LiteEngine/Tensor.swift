@@ -91,8 +91,17 @@ public final class Tensor: @unchecked Sendable {
     /// Bytes the tensor needs at its current shape (0 for types without a fixed size).
     public var byteCount: Int { elementCount * (type.byteSize ?? 0) }
 
+    /// Whether the tensor's bytes were computed once, while the plan was built, from constants alone (DENSIFY's dense
+    /// weights, a DEQUANTIZE of those), so that they never change: kernels treat it as they treat the file's constants
+    /// (TFLite's `IsConstantOrPersistentTensor` test). Set by the kernel that computes the bytes, after it has.
+    var isComputedConstant = false
+
+    /// A constant of the file or a ``isComputedConstant`` tensor: values that no run changes.
+    var hasFixedValues: Bool { storage == .constant || isComputedConstant }
+
     /// Gives the tensor bytes of its own, zeroed, that outlive any plan.
     func makePersistent(byteCount: Int) {
+        isComputedConstant = false
         // Bytes it already owns are kept when large enough (a WHILE body planned every step folds its shape arithmetic
         // into the same tensors again).
         if let ownedBytes, ownedBytes.count >= max(byteCount, 1) {

@@ -27,6 +27,21 @@ final class InterpreterTests: XCTestCase {
         XCTAssertEqual(try interpreter.output(at: 0).shape, [1, 6, 4, 8])
     }
 
+    /// DEQUANTIZE of DENSIFY's output (sparse float16 weights, as MediaPipe's pose detector ships them) computes the
+    /// float weights once, while the plan is built, as for a constant input, and the convolution after it packs them
+    /// then: the run does no dequantizing (LiteRT's `IsConstantOrPersistentTensor` rule).
+    func testDequantizeOfDensifiedWeightsRunsOnceWhilePlanning() throws {
+        let path = TestPaths.goldens.appendingPathComponent("ops/densify_float16_then_dequantize/model.tflite").path
+        let interpreter = try Interpreter(modelPath: path)
+        try interpreter.allocateTensors()
+        let dequantized = interpreter.kernels.compactMap { $0 as? Dequantize }.map { $0.node.outputs[0] }
+        XCTAssertFalse(dequantized.isEmpty)
+        for tensor in dequantized {
+            XCTAssertEqual(tensor.storage, .persistent)
+            XCTAssertTrue(tensor.hasFixedValues, "tensor \(tensor.index) is dequantized on every run")
+        }
+    }
+
     func testUnsupportedOpIsReportedAtLoadWithNodeOpAndVersion() throws {
         XCTAssertThrowsError(try Interpreter(model: reluModel(op: .cumsum, version: 2))) { error in
             guard case let EngineError.unsupportedOperator(node, op, version) = error else { return XCTFail("\(error)") }

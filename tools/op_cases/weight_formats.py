@@ -22,6 +22,11 @@ sparse = rng.normal(0, 0.5, size=(64, 32)).astype(np.float32)
 sparse[rng.random(sparse.shape) < 0.85] = 0.0
 sparse_w = tf.constant(sparse)
 case("densify_sparse_weights", [(2, 64)], optimize="sparsity")(lambda x: tf.matmul(x, sparse_w))
+sparse_pointwise = rng.normal(0, 0.5, size=(1, 1, 24, 40)).astype(np.float32)
+sparse_pointwise[rng.random(sparse_pointwise.shape) < 0.8] = 0.0
+sparse_pointwise_w, sparse_pointwise_b = tf.constant(sparse_pointwise), const(40)
+case("densify_float16_then_dequantize", [(1, 5, 6, 24)], optimize="sparsity_float16")(
+    lambda x: tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(x, sparse_pointwise_w, 1, "VALID"), sparse_pointwise_b)))
 
 
 

@@ -85,6 +85,7 @@ final class Densify: Kernel {
         }
         populate(level: 0, previous: 0)
         if let failure { throw KernelError.invalid(failure) }
+        output.isComputedConstant = true
     }
 
     private func sparsityOf(_ tensor: Tensor) -> Sparsity? {

@@ -8,9 +8,10 @@ import LiteFormat
 /// scalar one, `Float(Double(scale) · (q − zero_point))` (one rounding). The two differ by an ulp on about a third of
 /// the values; checked against LiteRT's outputs at 15, 37 and 70 values.
 ///
-/// When the input is a constant (float16 or int8 weights), the float values are computed once while the
-/// plan is built and the op does nothing at run time, as TFLite does for constant inputs; a variable it writes (a
-/// float16 LSTM's initial state) gets its value once, at the first plan.
+/// When the input is a constant (float16 or int8 weights, or DENSIFY's dense form of sparse ones:
+/// ``Tensor/hasFixedValues``), the float values are computed once while the plan is built and the op does nothing at
+/// run time, as TFLite does for constant and persistent inputs; a variable it writes (a float16 LSTM's initial state)
+/// gets its value once, at the first plan.
 final class Dequantize: Kernel {
     required init(_ node: NodeContext) throws {
         try super.init(node)
@@ -36,13 +37,14 @@ final class Dequantize: Kernel {
         }
         output.type = .float32
         output.shape = input.shape
-        if input.storage == .constant && output.isVariable {
+        if input.hasFixedValues && output.isVariable {
             guard !setVariable else { return }
             convert(input, output)
             setVariable = true
-        } else if input.storage == .constant && output.storage != .persistent {
+        } else if input.hasFixedValues && output.storage != .persistent {
             output.makePersistent(byteCount: output.byteCount)
             convert(input, output)
+            output.isComputedConstant = true
         }
     }
 
@@ -51,7 +53,7 @@ final class Dequantize: Kernel {
     private var setVariable = false
 
     override func run(_ context: RunContext) throws {
-        if node.inputs[0]!.storage != .constant { convert(node.inputs[0]!, node.outputs[0]) }
+        if !node.inputs[0]!.hasFixedValues { convert(node.inputs[0]!, node.outputs[0]) }
     }
 
     private func convert(_ input: Tensor, _ output: Tensor) {
