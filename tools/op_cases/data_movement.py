@@ -24,6 +24,10 @@ case("concatenation_axis3", [(1, 4, 4, 3), (1, 4, 4, 5)])(lambda x, y: tf.concat
 case("concatenation_axis1_three", [(2, 3, 4), (2, 1, 4), (2, 2, 4)])(lambda x, y, z: tf.concat([x, y, z], axis=1))
 case("pad", [(1, 3, 4, 2)])(lambda x: tf.pad(x, [[0, 0], [1, 2], [2, 1], [0, 0]]))
 case("padv2", [(2, 3, 3)])(lambda x: tf.pad(x, [[1, 0], [0, 2], [1, 1]], constant_values=1.5))
+# Unpadded trailing dimensions, which the kernel copies as one row: of the rows (dims 2-3), of the whole batch item.
+case("padv2_rows_of_planes", [(2, 3, 4, 5)])(lambda x: tf.pad(x, [[0, 0], [2, 1], [0, 0], [0, 0]], constant_values=-2.0))
+case("pad_batch_only", [(2, 3, 4, 5)])(lambda x: tf.pad(x, [[1, 2], [0, 0], [0, 0], [0, 0]]))
+case("pad_image_three_channels", [(1, 17, 19, 3)])(lambda x: tf.pad(x, [[0, 0], [1, 1], [2, 1], [0, 0]]))
 # Channel padding only (residual blocks of BlazeFace-style detectors): rows of 21 floats (two 32-byte blocks and a
 # tail), fills on both sides; with a fill value, one side longer than 64 bytes.
 case("pad_channels", [(1, 6, 7, 21)])(lambda x: tf.pad(x, [[0, 0], [0, 0], [0, 0], [3, 11]]))

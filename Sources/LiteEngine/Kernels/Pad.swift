@@ -52,19 +52,19 @@ class Pad: Kernel {
         guard let dst = output.data, output.elementCount > 0 else { return }
         let size = input.type.byteSize!
         let fill = fillValue(input)
-        let rank = input.rank
-        guard rank > 0 else {
+        guard input.rank > 0 else {
             if let src = input.data { dst.copyMemory(from: src, byteCount: size) }
             return
         }
-        let inShape = input.shape, outShape = output.shape, before = before
+        let (inShape, outShape, before) = Self.mergingUnpaddedTail(input.shape, output.shape, before: before, after: after)
+        let rank = inShape.count
         let inner = outShape[rank - 1], inInner = inShape[rank - 1]
         let rows = output.elementCount / inner
         let inStrides = rowMajorStrides(inShape)
         let src = input.elementCount > 0 ? input.data.map(UnsafeRawPointer.init) : nil
         let innerBefore = before[rank - 1] * size, innerBytes = inInner * size, rowBytes = inner * size
         let innerAfter = rowBytes - innerBefore - innerBytes
-        let onlyInner = (0..<(rank - 1)).allSatisfy { before[$0] == 0 && after[$0] == 0 }
+        let onlyInner = (0..<(rank - 1)).allSatisfy { inShape[$0] == outShape[$0] }
         fill.withUnsafeBytes { pattern in
             parallelFor(rows, threads: context.threads, minimumChunk: 16, workPerItem: max(inner / 4, 1)) { range in
                 if onlyInner, let src {
@@ -109,6 +109,18 @@ class Pad: Kernel {
                 }
             }
         }
+    }
+
+    /// The shapes and leading paddings with the dimensions after the last padded one merged into it (those are as
+    /// large in the output as in the input), so that a row, the unit the run copies, is as long as it can be: an image
+    /// padded in height and width copies rows of whole pixels, not one pixel's few channels at a time.
+    static func mergingUnpaddedTail(_ inShape: [Int], _ outShape: [Int], before: [Int], after: [Int])
+        -> (inShape: [Int], outShape: [Int], before: [Int]) {
+        let last = (0..<inShape.count).last { before[$0] != 0 || after[$0] != 0 } ?? 0
+        let tail = inShape[(last + 1)...].reduce(1, *)
+        return (Array(inShape[..<last]) + [inShape[last] * tail],
+                Array(outShape[..<last]) + [outShape[last] * tail],
+                Array(before[..<last]) + [before[last] * tail])
     }
 
     /// Copies `bytes` bytes; rows of whole 32-byte blocks move inline (the last block overlapping the one before),
