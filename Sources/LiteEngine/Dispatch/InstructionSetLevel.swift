@@ -66,6 +66,7 @@ public enum InstructionSetLevel: Int, Comparable, CaseIterable, Sendable, Custom
     public static var cpuName: String {
         var buffer = [CChar](repeating: 0, count: 64)
         lite_cpu_brand(&buffer, Int32(buffer.count))
-        return String(cString: buffer)
+        let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
