@@ -2,12 +2,15 @@
 """Times vision-cli and LiteRT on the same models in one run and prints the ratios as a Markdown table.
 
     python3 tools/bench_vs_litert.py [--cli PATH] [--reference-cli PATH] [--runs N] [--rounds N] [--threads 1 2]
-                                     [--write Docs/benchmarks.md]
+                                     [--set default|mediapipe] [--write Docs/benchmarks.md]
 
 For each model and thread count it alternates our engine, LiteRT with XNNPACK (its default) and LiteRT's
 built-in kernels (BUILTIN_WITHOUT_DEFAULT_DELEGATES), `--rounds` times, and keeps each one's best median, so
 that a burst of load on this shared machine does not land on one side only. Without --cli it builds with
 tools/build.sh (a plain `swift build -c release`). Each row says which instruction-set level our kernels ran at.
+`--set mediapipe` times MediaPipe's own models from the mediapipe wheel (`tools/setup.sh --mediapipe`) instead of
+the default set (its own block in the --write file); a model LiteRT cannot run (MediaPipe's custom ops) gets "n/a" in
+LiteRT's columns. Below the table, the geometric mean of ours / XNNPACK at each thread count.
 `--reference-cli` adds another build of vision-cli (say, an older commit's) to the same rounds, for A/B checks: the
 two builds run back to back, the order alternating from round to round, and besides the ratio of the best medians the
 table gives the paired ratio, the median over the rounds of each round's ours / reference, which a drift of the
@@ -15,6 +18,8 @@ machine's speed between rounds (20-40% within minutes on a shared VM) moves much
 """
 import argparse
 import datetime
+import glob
+import math
 import json
 import os
 import platform
@@ -42,6 +47,46 @@ DEFAULT_MODELS = [
     "lstm/keras_lstm_mnist_ptq.tflite",
     "lstm/quickdraw_rnn_bilstm_345_float_noclip.tflite",
 ]
+
+# MediaPipe's pose, hand, face, palm, iris and selfie models, as the mediapipe wheel ships them (paths under its
+# mediapipe/modules).
+MEDIAPIPE_MODELS = [
+    "pose_detection/pose_detection.tflite",
+    "pose_landmark/pose_landmark_full.tflite",
+    "palm_detection/palm_detection_lite.tflite",
+    "palm_detection/palm_detection_full.tflite",
+    "hand_landmark/hand_landmark_lite.tflite",
+    "hand_landmark/hand_landmark_full.tflite",
+    "face_detection/face_detection_full_range_sparse.tflite",
+    "face_landmark/face_landmark.tflite",
+    "iris_landmark/iris_landmark.tflite",
+    "selfie_segmentation/selfie_segmentation.tflite",
+]
+
+
+def mediapipe_modules():
+    found = glob.glob(os.path.join(ROOT, ".venv-mediapipe", "lib", "python*", "site-packages", "mediapipe", "modules"))
+    if not found:
+        sys.exit("the mediapipe wheel is not installed: run tools/setup.sh --mediapipe")
+    return found[0]
+
+
+def litert_or_none(model, threads, runs, builtin=False):
+    """LiteRT's median, or None for a model it cannot run (an op it does not have)."""
+    try:
+        return litert_bench(model, threads, runs, builtin=builtin)["median_ms"]
+    except RuntimeError as error:
+        if "unresolved custom op" not in str(error) and "Didn't find op" not in str(error):
+            raise
+        return None
+
+
+def ratio(a, b):
+    return f"{a / b:.2f}" if a is not None and b is not None else "n/a"
+
+
+def milliseconds(value):
+    return f"{value:.2f}" if value is not None else "n/a"
 
 
 def ours(cli, model, threads, runs):
@@ -79,23 +124,31 @@ def main():
     p.add_argument("--runs", type=int, default=50)
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--threads", type=int, nargs="+", default=[1])
-    p.add_argument("--models", nargs="+", default=DEFAULT_MODELS)
+    p.add_argument("--set", choices=["default", "mediapipe"], default="default")
+    p.add_argument("--models", nargs="+", help="models (paths under ../shared/models, or absolute) instead of the set's")
     p.add_argument("--write")
     p.add_argument("--reference-cli", help="another vision-cli build timed in the same rounds (column 'reference')")
     a = p.parse_args()
     cli = a.cli or subprocess.run([os.path.join(HERE, "build.sh")], check=True, capture_output=True, text=True).stdout.strip()
 
+    if a.models:
+        models = [os.path.join(MODELS, rel) for rel in a.models]
+    elif a.set == "mediapipe":
+        models = [os.path.join(mediapipe_modules(), rel) for rel in MEDIAPIPE_MODELS]
+    else:
+        models = [os.path.join(MODELS, rel) for rel in DEFAULT_MODELS]
+
     rows = []
     blas = "?"
-    for rel in a.models:
-        model = os.path.join(MODELS, rel)
+    for model in models:
+        name = os.path.basename(model)
         for threads in a.threads:
             best = {"ours": None, "xnnpack": None, "builtin": None, "reference": None}
             isa = "?"
             load = None
             paired = []
             for round_index in range(a.rounds):
-                runs = a.runs if "quickdraw" not in rel else max(5, a.runs // 10)
+                runs = a.runs if "quickdraw" not in name else max(5, a.runs // 10)
                 reference_first = a.reference_cli and round_index % 2 == 1
                 reference_ms = ours(a.reference_cli, model, threads, runs)["median_ms"] if reference_first else None
                 r = ours(cli, model, threads, runs)
@@ -108,25 +161,37 @@ def main():
                     paired.append(r["median_ms"] / reference_ms)
                 best["ours"] = min(best["ours"] or 1e9, r["median_ms"])
                 load = min(load or 1e9, r["load_ms"])
-                best["xnnpack"] = min(best["xnnpack"] or 1e9, litert_bench(model, threads, runs)["median_ms"])
-                best["builtin"] = min(best["builtin"] or 1e9, litert_bench(model, threads, max(5, runs // 3), builtin=True)["median_ms"])
+                xnnpack = litert_or_none(model, threads, runs)
+                builtin = litert_or_none(model, threads, max(5, runs // 3), builtin=True) if xnnpack is not None else None
+                if xnnpack is not None:
+                    best["xnnpack"] = min(best["xnnpack"] or 1e9, xnnpack)
+                if builtin is not None:
+                    best["builtin"] = min(best["builtin"] or 1e9, builtin)
             pair = statistics.median(paired) if paired else None
-            rows.append((rel, threads, isa, best["ours"], best["xnnpack"], best["builtin"], load, best["reference"], pair))
+            rows.append((name, threads, isa, best["ours"], best["xnnpack"], best["builtin"], load, best["reference"], pair))
             reference = (f"  reference {best['reference']:7.2f} ms ({best['ours'] / best['reference']:.2f}x, paired {pair:.2f}x)"
                          if best["reference"] else "")
-            print(f"{os.path.basename(rel):50s} {threads}t {isa}  ours {best['ours']:7.2f} ms  XNNPACK {best['xnnpack']:7.2f} ms "
-                  f"({best['ours'] / best['xnnpack']:.2f}x)  built-in {best['builtin']:7.2f} ms ({best['ours'] / best['builtin']:.2f}x)  "
-                  f"load {load:.2f} ms{reference}", flush=True)
+            print(f"{name:50s} {threads}t {isa}  ours {best['ours']:7.2f} ms  XNNPACK {milliseconds(best['xnnpack'])} ms "
+                  f"({ratio(best['ours'], best['xnnpack'])}x)  built-in {milliseconds(best['builtin'])} ms "
+                  f"({ratio(best['ours'], best['builtin'])}x)  load {load:.2f} ms{reference}", flush=True)
 
     header = "| model | threads | kernels | ours (ms) | LiteRT XNNPACK (ms) | ours / XNNPACK | LiteRT built-in (ms) | ours / built-in | our load (ms) |"
     if a.reference_cli:
         header += " reference build (ms) | ours / reference | paired |"
     table = [header, "|" + "---|" * (header.count("|") - 1)]
-    for rel, threads, isa, o, x, b, load, ref, pair in rows:
-        line = f"| {os.path.basename(rel)} | {threads} | {isa} | {o:.2f} | {x:.2f} | {o / x:.2f} | {b:.2f} | {o / b:.2f} | {load:.2f} |"
+    for name, threads, isa, o, x, b, load, ref, pair in rows:
+        line = (f"| {name} | {threads} | {isa} | {o:.2f} | {milliseconds(x)} | {ratio(o, x)} | {milliseconds(b)} | {ratio(o, b)} "
+                f"| {load:.2f} |")
         if a.reference_cli:
             line += f" {ref:.2f} | {o / ref:.2f} | {pair:.2f} |"
         table.append(line)
+    for threads in a.threads:
+        ratios = [o / x for _, t, _, o, x, _, _, _, _ in rows if t == threads and x is not None]
+        if ratios:
+            geometric_mean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+            table.append("")
+            table.append(f"Geometric mean of ours / XNNPACK at {threads} thread{'s' if threads > 1 else ''}: "
+                         f"{geometric_mean:.2f} ({len(ratios)} models).")
     machine = (f"{cpu_name()}, {os.cpu_count()} cores; OpenBLAS kernels: {blas}; our binary: plain `swift build -c release`; "
                f"medians of {a.runs} runs, best of {a.rounds} alternating rounds"
                + ("; paired: the median of the rounds' ours / reference" if a.reference_cli else "")
@@ -136,7 +201,8 @@ def main():
     print()
     print(machine)
     if a.write:
-        write_marked_block(os.path.join(ROOT, a.write), "bench_vs_litert", machine, table)
+        marker = "bench_vs_litert" if a.set == "default" or a.models else f"bench_vs_litert_{a.set}"
+        write_marked_block(os.path.join(ROOT, a.write), marker, machine, table)
         print(f"wrote {a.write}")
 
 
