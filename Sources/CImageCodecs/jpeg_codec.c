@@ -154,6 +154,25 @@ static void lv_jpeg_watch_scans(struct jpeg_decompress_struct *info, lv_jpeg_pro
     info->mem->max_memory_to_use = 512L * 1024 * 1024;
 }
 
+/// The steps both decoders take before reading rows: reads the header, chooses the scale and output color space
+/// (`*cmyk` set for CMYK and YCCK, which the caller converts), bounds the scans and memory, starts decompressing.
+/// Returns 0 with `info` started, or lv_jpeg_configure's status with `info` destroyed. Errors inside libjpeg jump to
+/// the caller's `error->escape`, so the caller has set it.
+static int lv_jpeg_start(struct jpeg_decompress_struct *info, lv_jpeg_error *error, lv_jpeg_progress *progress,
+                         const uint8_t *data, size_t size, long long max_pixels, int max_scans, int min_width,
+                         int min_height, lv_decoded_image *out, int *cmyk) {
+    lv_jpeg_open(info, error, data, size, out);
+    *cmyk = 0;
+    int status = lv_jpeg_configure(info, size, max_pixels, min_width, min_height, out, cmyk);
+    if (status != 0) {
+        jpeg_destroy_decompress(info);
+        return status;
+    }
+    lv_jpeg_watch_scans(info, progress, max_scans);
+    jpeg_start_decompress(info);
+    return 0;
+}
+
 int lv_jpeg_decode_scaled(const uint8_t *data, size_t size, long long max_pixels, int max_scans, int min_width, int min_height,
                           lv_decoded_image *out) {
     struct jpeg_decompress_struct info;
@@ -169,15 +188,9 @@ int lv_jpeg_decode_scaled(const uint8_t *data, size_t size, long long max_pixels
         out->pixels = NULL;
         return 1;
     }
-    lv_jpeg_open(&info, &error, data, size, out);
-    int cmyk = 0;
-    int status = lv_jpeg_configure(&info, size, max_pixels, min_width, min_height, out, &cmyk);
-    if (status != 0) {
-        jpeg_destroy_decompress(&info);
-        return status;
-    }
-    lv_jpeg_watch_scans(&info, &progress, max_scans);
-    jpeg_start_decompress(&info);
+    int cmyk;
+    int status = lv_jpeg_start(&info, &error, &progress, data, size, max_pixels, max_scans, min_width, min_height, out, &cmyk);
+    if (status != 0) return status;
     int channels = cmyk ? 3 : info.output_components;
     size_t stride = (size_t)info.output_width * (size_t)channels;
     pixels = malloc(stride * info.output_height);
@@ -240,15 +253,9 @@ int lv_jpeg_decode_rgb_into(const uint8_t *data, size_t size, long long max_pixe
         jpeg_destroy_decompress(&info);
         return 1;
     }
-    lv_jpeg_open(&info, &error, data, size, out);
-    int cmyk = 0;
-    int status = lv_jpeg_configure(&info, size, max_pixels, min_width, min_height, out, &cmyk);
-    if (status != 0) {
-        jpeg_destroy_decompress(&info);
-        return status;
-    }
-    lv_jpeg_watch_scans(&info, &progress, max_scans);
-    jpeg_start_decompress(&info);
+    int cmyk;
+    int status = lv_jpeg_start(&info, &error, &progress, data, size, max_pixels, max_scans, min_width, min_height, out, &cmyk);
+    if (status != 0) return status;
     size_t width = info.output_width, stride = width * 3;
     // Gray and CMYK rows are decoded into a row buffer and converted; RGB rows straight into the target.
     int direct = !cmyk && info.output_components == 3;

@@ -122,16 +122,7 @@ final class InstructionSetTests: XCTestCase {
 
     private func runCLI(_ arguments: [String], environment: [String: String], executable: String? = nil) throws
         -> (status: Int32, reason: Process.TerminationReason, out: String, err: String) {
-        let process = Process()
-        process.executableURL = executable.map { URL(fileURLWithPath: $0) } ?? CLITests.binary
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile(), errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, process.terminationReason, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+        let result = try runChildProcess(executable.map { URL(fileURLWithPath: $0) } ?? CLITests.binary, arguments, environment: environment)
+        return (result.status, result.reason, result.out, result.err)
     }
 }

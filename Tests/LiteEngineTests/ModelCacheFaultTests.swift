@@ -7,16 +7,8 @@ final class ModelCacheFaultTests: XCTestCase {
     let mirror = TestPaths.models.path
 
     func shell(_ script: String) throws -> (status: Int32, out: String, err: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", script]
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile(), errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+        let result = try runChildProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", script])
+        return (result.status, result.out, result.err)
     }
 
     /// Four processes fetch one model into an empty cache at once, three times over: every one succeeds with the

@@ -27,21 +27,11 @@ final class RelocationTests: XCTestCase {
     struct NoMountNamespace: Error, CustomStringConvertible { let description: String }
 
     func run(_ arguments: [String], in directory: URL, environment: [String: String]) throws -> (status: Int32, out: String, err: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: arguments[0])
-        process.arguments = Array(arguments.dropFirst())
-        process.currentDirectoryURL = directory
-        var merged = ProcessInfo.processInfo.environment
-        merged["LITEVISION_REGISTRY"] = nil
-        for (key, value) in environment { merged[key] = value }
-        process.environment = merged
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile(), errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+        var variables: [String: String?] = ["LITEVISION_REGISTRY": nil]
+        for (key, value) in environment { variables[key] = value }
+        let result = try runChildProcess(URL(fileURLWithPath: arguments[0]), Array(arguments.dropFirst()), environment: variables,
+                                         directory: directory)
+        return (result.status, result.out, result.err)
     }
 
     func testACopiedBinaryWorksWithoutTheCheckout() throws {
