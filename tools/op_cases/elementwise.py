@@ -34,6 +34,14 @@ def prelu():
     return tf.keras.Model(inputs, layer(inputs))
 
 
+@case("prelu_channel_slopes", [(1, 6, 7, 19)], keras=True)
+def prelu_channel_slopes():
+    """One slope per channel, as MediaPipe's models have it: 19 channels are two vectors of 8 and three alone."""
+    inputs = tf.keras.Input(shape=(6, 7, 19), batch_size=1)
+    layer = tf.keras.layers.PReLU(alpha_initializer=tf.keras.initializers.RandomUniform(-0.5, 0.5, seed=5), shared_axes=[1, 2])
+    return tf.keras.Model(inputs, layer(inputs))
+
+
 @case("prelu_elementwise_alpha", [(1, 3, 5, 2)], keras=True)
 def prelu_full():
     inputs = tf.keras.Input(shape=(3, 5, 2), batch_size=1)

@@ -17,6 +17,9 @@ typedef void (*lite_f32_vadd_channel_padded_fn)(const float *a, size_t a_stride,
                                                 const float *other, float *output, size_t rows, size_t summed,
                                                 size_t channels, float low, float high);
 
+/// A level's PRELU with one slope per channel (``lite_f32_prelu_channels__avx2``).
+typedef void (*lite_f32_prelu_channels_fn)(const float *x, const float *slopes, float *output, size_t rows, size_t channels);
+
 #if defined(__x86_64__)
 
 /// `output[i] = sigmoid(input[i])`, or `input[i] · sigmoid(input[i])` when `multiply_by_input` (SiLU); the buffers
@@ -50,6 +53,11 @@ void lite_f32_vadd_minmax__avx2(const float *a, const float *b, float *output, s
 void lite_f32_vadd_channel_padded__avx2(const float *a, size_t a_stride, const float *b, size_t b_stride,
                                         const float *other, float *output, size_t rows, size_t summed,
                                         size_t channels, float low, float high);
+
+/// PRELU with one slope per channel (alpha [1, ..., 1, C], MediaPipe's models) over `rows` rows of `channels`:
+/// `output[r · channels + c] = x >= 0 ? x : x · slopes[c]` (one rounding, as the scalar form; NaN stays NaN), eight
+/// channels at a time, the rest one at a time.
+void lite_f32_prelu_channels__avx2(const float *x, const float *slopes, float *output, size_t rows, size_t channels);
 
 #endif
 

@@ -1,3 +1,5 @@
+import CLiteKernels
+
 /// PRELU: x where x >= 0, else alpha * x; alpha broadcasts against x. uint8/int8 as TFLite's quantized PRELU:
 /// `x - zp_x` rescaled by `s_x / s_out` when it is at least 0, else `(x - zp_x)·(alpha - zp_alpha)` rescaled by
 /// `s_x · s_alpha / s_out` (float products, then `QuantizeMultiplier`), plus `zp_out`, clamped to the type.
@@ -14,6 +16,9 @@ final class PRelu: BinaryElementwise, FloatBinaryOperation {
     /// How the node runs, chosen in `prepare` by the input's type.
     enum Plan {
         case float
+        /// One slope per channel (alpha [1, ..., 1, C] against x [..., C], MediaPipe's models) through the level's
+        /// kernel: `rows` rows of `channels`.
+        case floatChannelSlopes(lite_f32_prelu_channels_fn, rows: Int, channels: Int)
         /// uint8/int8 through ``BinaryElementwise/computeStoredValues(_:zeroPoints:_:)`` and these rescales.
         case quantized(QuantizedParameters)
     }
@@ -25,6 +30,11 @@ final class PRelu: BinaryElementwise, FloatBinaryOperation {
         guard x.type == .uint8 || x.type == .int8 else {
             try super.prepare()
             plan = .float
+            let channels = x.shape.last ?? 0
+            if x.type == .float32, alpha.type == .float32, output.shape == x.shape, channels > 0, alpha.elementCount == channels,
+               alpha.shape.last == channels, let kernel = KernelConfiguration.current.float?.preluChannels {
+                plan = .floatChannelSlopes(kernel, rows: x.elementCount / channels, channels: channels)
+            }
             return
         }
         guard alpha.type == x.type, output.type == x.type else {
@@ -43,7 +53,7 @@ final class PRelu: BinaryElementwise, FloatBinaryOperation {
 
     override var scratchBytes: Int {
         switch plan {
-        case .float: 0
+        case .float, .floatChannelSlopes: 0
         case .quantized: storedValueScratchBytes
         }
     }
@@ -51,7 +61,15 @@ final class PRelu: BinaryElementwise, FloatBinaryOperation {
     override func run(_ context: RunContext) throws {
         switch plan {
         case .float: compute(context.threads, PRelu.self)
+        case .floatChannelSlopes(let kernel, let rows, let channels): runChannelSlopes(kernel, rows: rows, channels: channels, context)
         case .quantized(let q): runQuantized(context, q)
+        }
+    }
+
+    private func runChannelSlopes(_ kernel: lite_f32_prelu_channels_fn, rows: Int, channels: Int, _ context: RunContext) {
+        let x = node.inputs[0]!.floats, slopes = node.inputs[1]!.floats, out = node.outputs[0].floats
+        parallelFor(rows, threads: context.threads, minimumChunk: 16, workPerItem: 4 * channels) { range in
+            kernel(x + range.lowerBound * channels, slopes, out + range.lowerBound * channels, range.count, channels)
         }
     }
 

@@ -69,6 +69,23 @@ void lite_f32_vadd_channel_padded__avx2(const float *a, size_t a_stride, const f
     }
 }
 
+void lite_f32_prelu_channels__avx2(const float *x, const float *slopes, float *output, size_t rows, size_t channels) {
+    const __m256 zero = _mm256_setzero_ps();
+    for (size_t r = 0; r < rows; r++) {
+        const float *in = x + r * channels;
+        float *out = output + r * channels;
+        size_t c = 0;
+        for (; c + 8 <= channels; c += 8) {
+            const __m256 v = _mm256_loadu_ps(in + c);
+            const __m256 product = _mm256_mul_ps(v, _mm256_loadu_ps(slopes + c));
+            // `v >= 0` is false for NaN (ordered compare), which then takes the product: NaN, as the scalar form.
+            const __m256 keep = _mm256_cmp_ps(v, zero, _CMP_GE_OQ);
+            _mm256_storeu_ps(out + c, _mm256_blendv_ps(product, v, keep));
+        }
+        for (; c < channels; c++) out[c] = in[c] >= 0.0f ? in[c] : in[c] * slopes[c];
+    }
+}
+
 LITE_TARGET_END
 
 #endif
