@@ -306,8 +306,9 @@ public struct ModelRegistry: Sendable {
         }
         if body.overflowed { throw TaskError.io("download failed: \(model.url) sends more than the registry's \(model.size) bytes") }
         // libcurl's CURLE_COULDNT_RESOLVE_PROXY (5) and CURLE_COULDNT_RESOLVE_HOST (6).
-        if result == 5 || result == 6 { throw UnresolvedHost(message: String(cString: message)) }
-        guard result == 0 else { throw TaskError.io("download failed: \(String(cString: message))") }
+        let messageText = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if result == 5 || result == 6 { throw UnresolvedHost(message: messageText) }
+        guard result == 0 else { throw TaskError.io("download failed: \(messageText)") }
         guard status == 200 || status == 206 else { throw TaskError.io("download failed: HTTP \(status)") }
         let output = try appendHandle(partial, offset: status == 206 ? offset : 0)
         defer { try? output.close() }
