@@ -1,7 +1,9 @@
 // libFuzzer target: every image decoder (PNG, JPEG, BMP, PPM, WebP, GIF, TIFF, by content) on arbitrary bytes.
-// Built by tools/fuzz.sh with LiteImage's sources in the same module and the CImageCodecs C files beside them:
+// Built by tools/fuzz.sh against LiteImage and the CImageCodecs C files, all compiled with the same sanitizers:
 // every byte string must decode or throw an ImageError, never crash. The pixel limit is 4 megapixels so that a
 // declared size is refused quickly instead of filling memory with a valid but huge picture.
+
+import LiteImage
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func imageDecoderFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

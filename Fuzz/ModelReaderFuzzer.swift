@@ -1,5 +1,7 @@
-// libFuzzer target: the .tflite reader (LiteFormat) on arbitrary bytes. Built by tools/fuzz.sh with LiteFormat's
-// sources in the same module: every byte string must give a model or a FormatError, never a crash.
+// libFuzzer target: the .tflite reader (LiteFormat) on arbitrary bytes. Built by tools/fuzz.sh against LiteFormat
+// compiled with the same sanitizers: every byte string must give a model or a FormatError, never a crash.
+
+import LiteFormat
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func modelReaderFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

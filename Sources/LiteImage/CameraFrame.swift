@@ -41,9 +41,9 @@ extension Image {
         guard stride >= width * bytesPerPixel else {
             throw ImageError.invalidBuffer(reason: "bytesPerRow \(stride) is less than \(width) pixels of \(bytesPerPixel) bytes")
         }
-        let needed = stride * (height - 1) + width * bytesPerPixel
-        guard frame.count >= needed else {
-            throw ImageError.invalidBuffer(reason: "\(format) \(width)x\(height) with \(stride) bytes per row needs \(needed) bytes, got \(frame.count)")
+        let needed = Image.planeBytes(stride: stride, rows: height, rowBytes: width * bytesPerPixel)
+        guard let needed, frame.count >= needed else {
+            throw ImageError.invalidBuffer(reason: "\(format) \(width)x\(height) with \(stride) bytes per row needs \(needed.map(String.init) ?? "more than Int.max") bytes, got \(frame.count)")
         }
         var rgb = [UInt8](repeating: 0, count: width * height * 3)
         rgb.withUnsafeMutableBufferPointer { target in
@@ -77,8 +77,10 @@ extension Image {
         let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
         func check(_ plane: UnsafeRawBufferPointer, stride: Int, rowBytes: Int, rows: Int, name: String) throws {
             guard stride >= rowBytes else { throw ImageError.invalidBuffer(reason: "\(name) bytesPerRow \(stride) < \(rowBytes)") }
-            let needed = stride * (rows - 1) + rowBytes
-            guard plane.count >= needed else { throw ImageError.invalidBuffer(reason: "\(name) plane has \(plane.count) bytes, needs \(needed)") }
+            let needed = Image.planeBytes(stride: stride, rows: rows, rowBytes: rowBytes)
+            guard let needed, plane.count >= needed else {
+                throw ImageError.invalidBuffer(reason: "\(name) plane has \(plane.count) bytes, needs \(needed.map(String.init) ?? "more than Int.max")")
+            }
         }
         try check(yPlane, stride: yBytesPerRow, rowBytes: width, rows: height, name: "Y")
         let interleaved: Bool
@@ -127,6 +129,15 @@ extension Image {
             }
         }
         self.init(uncheckedWidth: width, height: height, pixels: rgb)
+    }
+
+    /// The bytes `rows` rows of `rowBytes` bytes take when they start `stride` bytes apart (the last row unpadded), or
+    /// nil when that is more than `Int.max`: a caller's stride may be anything up to `Int.max`, so the product is
+    /// checked, not trapped on.
+    static func planeBytes(stride: Int, rows: Int, rowBytes: Int) -> Int? {
+        let (padded, overflow) = stride.multipliedReportingOverflow(by: rows - 1)
+        let (total, carry) = padded.addingReportingOverflow(rowBytes)
+        return overflow || carry ? nil : total
     }
 
     static func checkSize(width: Int, height: Int) throws {

@@ -50,7 +50,8 @@ final class BatchInputs: @unchecked Sendable {
             guard pathsFrom == "-" || FileManager.default.fileExists(atPath: pathsFrom) else {
                 throw ValidationError("no such file for --paths-from: \(pathsFrom)")
             }
-            pathLines = try LineReader(path: pathsFrom == "-" ? "/dev/stdin" : pathsFrom)
+            guard let reader = LineReader(path: pathsFrom == "-" ? "/dev/stdin" : pathsFrom) else { throw ValidationError("cannot open \(pathsFrom)") }
+            pathLines = reader
         }
         pending = arguments.reversed()
         self.extensions = extensions

@@ -35,7 +35,7 @@ struct BatchOptions: ParsableArguments {
     /// The indices recorded in the `--resume` file (for inputs without paths: the lines of an ink batch).
     func resumedIndices() throws -> [Int] {
         guard let resume, FileManager.default.fileExists(atPath: resume) else { return [] }
-        let reader = try LineReader(path: resume)
+        guard let reader = LineReader(path: resume) else { throw ValidationError("cannot open \(resume)") }
         var indices: [Int] = []
         while let line = reader.next(maximumBytes: 1 << 24) {
             guard let text = line.text, let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
@@ -50,7 +50,7 @@ struct BatchOptions: ParsableArguments {
     func resumedPaths(key: String) throws -> Set<String> {
         guard let resume else { return [] }
         guard FileManager.default.fileExists(atPath: resume) else { return [] }
-        let reader = try LineReader(path: resume)
+        guard let reader = LineReader(path: resume) else { throw ValidationError("cannot open \(resume)") }
         var paths = Set<String>()
         while let line = reader.next(maximumBytes: 1 << 24) {
             guard let text = line.text, let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],

@@ -271,6 +271,25 @@ final class ImageDecodingTests: XCTestCase {
         XCTAssertThrowsError(try bgra.withUnsafeBytes { try Image(frame: $0, format: .bgra8, width: width, height: height, bytesPerRow: 8) })
     }
 
+    /// A stride so large that the bytes it implies overflow `Int` is an invalid buffer, not a trap (found by the
+    /// camera-frames fuzzer): the packed and the planar paths.
+    func testCameraFrameStrideOverflowIsAnError() {
+        let frame = [UInt8](repeating: 0, count: 64)
+        frame.withUnsafeBytes { bytes in
+            for stride in [Int.max, Int.max / 2, 1 << 62] {
+                XCTAssertThrowsError(try Image(frame: bytes, format: .rgba8, width: 2, height: 3, bytesPerRow: stride)) { error in
+                    guard case .invalidBuffer = error as? ImageError else { return XCTFail("\(error)") }
+                }
+                for format in [RawPixelFormat.nv12, .i420] {
+                    XCTAssertThrowsError(try Image(yPlane: bytes, yBytesPerRow: stride, chromaPlane: bytes, chromaBytesPerRow: 4,
+                                                   crPlane: bytes, crBytesPerRow: 2, format: format, width: 4, height: 3))
+                    XCTAssertThrowsError(try Image(yPlane: bytes, yBytesPerRow: 4, chromaPlane: bytes, chromaBytesPerRow: stride,
+                                                   crPlane: bytes, crBytesPerRow: stride, format: format, width: 4, height: 3))
+                }
+            }
+        }
+    }
+
     /// NV12, NV21 and I420 of the same picture convert to the same RGB, within BT.601's rounding of a gray
     /// ramp (Y only): full range gives Y back exactly.
     func testYUVFormatsAgree() throws {

@@ -84,7 +84,16 @@ final class StridedSlice: Kernel {
                 stop = stride > 0 ? min(max(stop, 0), size) : min(max(stop, -1), size - 1)
             }
             if size == 0 { first = 0; stop = 0 }
-            let extent = max(0, Int((Double(stop - first) / Double(stride)).rounded(.up)))
+            var extent = max(0, Int((Double(stop - first) / Double(stride)).rounded(.up)))
+            if shrinkMask & (1 << axis) != 0 {
+                // A shrunk axis keeps exactly the element at `first`, which clamping may have moved to `size` (a
+                // positive stride) or -1 (a negative one): outside the dimension, an error as in tf.strided_slice,
+                // not a read past the input. With a negative stride the one element is still taken.
+                guard first >= 0, first < size else {
+                    throw KernelError.invalid("shrink axis \(axis) index \(begins[axis]) is outside its dimension of \(size)")
+                }
+                extent = 1
+            }
             starts.append(first)
             extents.append(extent)
             if shrinkMask & (1 << axis) == 0 { outShape.append(extent) }
