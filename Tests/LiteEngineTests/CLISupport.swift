@@ -12,14 +12,15 @@ struct ChildProcessResult {
 /// Running the built `vision-cli` (or any program) from a test: its arguments, the exit status expected, its output.
 extension XCTestCase {
     /// Runs `executable` to its end, reading both outputs while it runs (a full pipe would stall it). `environment`
-    /// entries are added to this process's environment; a nil value removes the variable.
+    /// entries are added to this process's environment (or, not `inheritingEnvironment`, to an empty one); a nil
+    /// value removes the variable.
     func runChildProcess(_ executable: URL, _ arguments: [String], environment: [String: String?] = [:],
-                         directory: URL? = nil) throws -> ChildProcessResult {
+                         inheritingEnvironment: Bool = true, directory: URL? = nil) throws -> ChildProcessResult {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
-        var merged = ProcessInfo.processInfo.environment
+        var merged = inheritingEnvironment ? ProcessInfo.processInfo.environment : [:]
         for (key, value) in environment { merged[key] = value }
         process.environment = merged
         let out = Pipe(), err = Pipe()
