@@ -90,7 +90,7 @@ public enum BLAS {
         // Foundation has loaded before reaching OpenBLAS, a noticeable part of a one-shot process. Its own scope
         // first (RTLD_DEEPBIND) finds them at once. Lazy binding leaves the functions never called unbound.
         // The sanitizers' runtimes refuse RTLD_DEEPBIND (google/sanitizers#611): LITEVISION_BLAS_DEEPBIND=0 turns it
-        // off for such runs (tools/tsan.sh).
+        // off for such runs (tools/sanitize.sh).
         #if os(Linux)
         let flags = getenv("LITEVISION_BLAS_DEEPBIND").map { String(cString: $0) } == "0"
             ? RTLD_LAZY | RTLD_LOCAL : RTLD_LAZY | RTLD_LOCAL | RTLD_DEEPBIND
