@@ -14,7 +14,9 @@
 # -sanitize=undefined, so the manifest adds -fsanitize=undefined to the C targets' flags; its handlers are in the
 # AddressSanitizer runtime that swiftc links.
 #
-# SANITIZE_BUILD_ONLY=1 builds and stops (to time the build alone).
+# SANITIZE_BUILD_ONLY=1 builds and stops (to time the build alone). SANITIZE_OPTIMIZE=0 builds the Swift libraries
+# without Package.swift's -O, in .build-asan-onone or .build-tsan-onone: no optimizer in the cold build, slower
+# kernels in the tests.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 mode="${1:-}"
@@ -24,6 +26,7 @@ case "$mode" in
     *) echo "usage: tools/sanitize.sh address|thread [swift test arguments]" >&2; exit 2 ;;
 esac
 shift
+[ "${SANITIZE_OPTIMIZE:-1}" = 0 ] && short="$short-onone"
 package="$root/.build-$short/package"
 mkdir -p "$package"
 # The tests find their data from #filePath: models, goldens and tools in the package root, ../shared beside it.
@@ -80,12 +83,18 @@ else
     extra_library_targets=''
 fi
 
+if [ "${SANITIZE_OPTIMIZE:-1}" = 0 ]; then
+    swift_optimization=''
+else
+    swift_optimization='.unsafeFlags(["-O"], .when(configuration: .debug))'
+fi
+
 cat > "$package/Package.swift" <<MANIFEST
 // swift-tools-version: 6.2
-// Made by tools/sanitize.sh $mode: the library, C and test targets of ../../Package.swift, with the same settings.
+// Made by tools/sanitize.sh $mode: the library, C and test targets of ../../Package.swift, with its settings.
 import PackageDescription
 
-let optimizedInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
+let optimizedInDebug: [SwiftSetting] = [$swift_optimization]
 let swift6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 let optimizedC: [CSetting] = [.unsafeFlags(["-O2", "-ffp-contract=off"])]
 let sanitizedC: [CSetting] = [.unsafeFlags([$c_sanitizers])]
