@@ -69,6 +69,32 @@ public enum BLAS {
     /// The Debian package whose library `load()` opens.
     static let package = "libopenblas0 (or libopenblas-dev)"
 
+    /// The `dlopen` flags for OpenBLAS. DYNAMIC_ARCH OpenBLAS binds about 12,000 symbols of its own (the kernel
+    /// tables of every CPU family) when it is opened. Looked up in the global scope first, each one walks the ~50
+    /// libraries a Swift program with Foundation has loaded before reaching OpenBLAS, a noticeable part of a one-shot
+    /// process; its own scope first (`RTLD_DEEPBIND`, Linux) finds them at once. Lazy binding leaves the functions
+    /// never called unbound. The sanitizers' runtimes end the process at a `dlopen` with `RTLD_DEEPBIND`
+    /// (google/sanitizers#611), so it is left out when one is linked in, and when `LITEVISION_BLAS_DEEPBIND=0`.
+    static func openFlags(deepBindDisabled: Bool, sanitizerLinked: Bool) -> Int32 {
+        #if os(Linux)
+        deepBindDisabled || sanitizerLinked ? RTLD_LAZY | RTLD_LOCAL : RTLD_LAZY | RTLD_LOCAL | RTLD_DEEPBIND
+        #else
+        RTLD_LAZY | RTLD_LOCAL
+        #endif
+    }
+
+    /// Whether a sanitizer runtime (Address, Thread, Memory or HWAddress) is linked into this process: each exports
+    /// its initializer. Not an environment variable, which a parent can drop (PySpark's `RDD.pipe` runs its command
+    /// with an empty environment).
+    static let sanitizerRuntimeLinked: Bool = {
+        #if os(Linux)
+        let initializers: [String] = ["__asan_init", "__tsan_init", "__msan_init", "__hwasan_init"]
+        return initializers.contains { dlsym(nil, $0) != nil }
+        #else
+        false
+        #endif
+    }()
+
     private static func load() -> Result<Library, EngineError> {
         // An explicit LITEVISION_BLAS_CORETYPE wins; otherwise the CPU decides. A pre-set OPENBLAS_CORETYPE is
         // overridden on purpose: images and CI machines set it to conservative families (Haswell, Prescott)
@@ -85,18 +111,8 @@ public enum BLAS {
         setenv("OPENBLAS_NUM_THREADS", "1", 1)
         // LITEVISION_OPENBLAS names the library file to open instead (a custom build, or a test of the missing case).
         let names = getenv("LITEVISION_OPENBLAS").map { [String(cString: $0)] } ?? ["libopenblas.so.0", "libopenblas.so", "libopenblas.dylib"]
-        // DYNAMIC_ARCH OpenBLAS binds about 12,000 symbols of its own (the kernel tables of every CPU family) when
-        // it is opened. Looked up in the global scope first, each one walks the ~50 libraries a Swift program with
-        // Foundation has loaded before reaching OpenBLAS, a noticeable part of a one-shot process. Its own scope
-        // first (RTLD_DEEPBIND) finds them at once. Lazy binding leaves the functions never called unbound.
-        // The sanitizers' runtimes refuse RTLD_DEEPBIND (google/sanitizers#611): LITEVISION_BLAS_DEEPBIND=0 turns it
-        // off for such runs (tools/tsan.sh).
-        #if os(Linux)
-        let flags = getenv("LITEVISION_BLAS_DEEPBIND").map { String(cString: $0) } == "0"
-            ? RTLD_LAZY | RTLD_LOCAL : RTLD_LAZY | RTLD_LOCAL | RTLD_DEEPBIND
-        #else
-        let flags = RTLD_LAZY | RTLD_LOCAL
-        #endif
+        let flags = openFlags(deepBindDisabled: getenv("LITEVISION_BLAS_DEEPBIND").map { String(cString: $0) } == "0",
+                              sanitizerLinked: sanitizerRuntimeLinked)
         guard let handle = names.lazy.compactMap({ dlopen($0, flags) }).first else {
             let reason = dlerror().map { String(cString: $0) } ?? "not found"
             return .failure(.libraryUnavailable(library: "OpenBLAS", package: package, reason: reason))

@@ -40,7 +40,11 @@ final class WorkerPool: @unchecked Sendable {
     private let granule = Atomic<Int>(1)
     /// One range per thread: thread 0 is the caller, thread i the i-th worker.
     private let ranges: [ThreadRange]
-    private let busy = Mutex<Bool>(false)
+    /// Set while a job runs: taken with an acquiring compare-and-exchange, given back with a releasing store. Not a
+    /// `Mutex`: the pool never waits for it, and on Linux a contended `Mutex` hands itself over inside the kernel
+    /// (priority-inheritance futex), which ThreadSanitizer cannot see, so it reported what the lock protects
+    /// (this flag, `body`, `workers`) as racing between callers.
+    private let busy = Atomic<Bool>(false)
     private let wake = NSCondition()
     /// Started worker threads; only changed by ``run(threads:count:granule:_:)`` while it holds `busy`.
     private nonisolated(unsafe) var workers = 0
@@ -54,13 +58,10 @@ final class WorkerPool: @unchecked Sendable {
     /// Returns false, running nothing, when the pool is already running a job (or for counts it does not take).
     func run(threads: Int, count: Int, granule: Int, _ body: (Range<Int>) -> Void) -> Bool {
         guard threads >= 1, threads <= Self.maximumThreads, count >= 1, count <= Self.maximumCount else { return false }
-        let acquired = busy.withLock { busy -> Bool in
-            if busy { return false }
-            busy = true
-            return true
+        guard busy.compareExchange(expected: false, desired: true, successOrdering: .acquiring, failureOrdering: .relaxed).exchanged else {
+            return false
         }
-        guard acquired else { return false }
-        defer { busy.withLock { $0 = false } }
+        defer { busy.store(false, ordering: .releasing) }
         startWorkers(threads - 1)
         withoutActuallyEscaping(body) { body in
             let slot = UnsafeMutablePointer<(Range<Int>) -> Void>.allocate(capacity: 1)

@@ -7,13 +7,16 @@ import XCTest
 /// error. (A crash would end the test process, failing the run.) The full run is
 /// `swift run -c release model-fuzz --cases 100000`.
 final class FuzzTests: XCTestCase {
+    /// No mutant may take longer, in seconds (wider under a sanitizer).
+    static let slowestBound = 5.0 * Double(SanitizedBuild.boundFactor)
+
     /// Runs `count` mutated cases of `models` (WHILE loops ended at the fuzzer's 10,000 steps, so that a loop whose bound
-    /// was made huge ends in an error quickly): some must load, none may take 5 s.
+    /// was made huge ends in an error quickly): some must load, none may take `slowestBound`.
     func fuzz(_ models: [String], seed: UInt64, count: Int) throws -> ModelFuzzer.Outcome {
         var fuzzer = ModelFuzzer(seed: seed, runBelowBytes: 300_000)
         let outcome = try fuzzer.run(models: models, count: count)
         XCTAssertGreaterThan(outcome.loaded, 0)
-        XCTAssertLessThan(outcome.slowest, 5, "one mutant took \(outcome.slowest) s: \(outcome.slowestCase)")
+        XCTAssertLessThan(outcome.slowest, Self.slowestBound, "one mutant took \(outcome.slowest) s: \(outcome.slowestCase)")
         print("fuzz: \(outcome)")
         return outcome
     }
@@ -26,7 +29,7 @@ final class FuzzTests: XCTestCase {
         XCTAssertEqual(outcome.cases, 3000)
         XCTAssertGreaterThan(outcome.loaded, 0, "no mutant loaded: the mutations are too destructive to test the engine")
         XCTAssertGreaterThan(outcome.formatErrors, 0)
-        XCTAssertLessThan(outcome.slowest, 5, "one mutant took \(outcome.slowest) s: \(outcome.slowestCase)")
+        XCTAssertLessThan(outcome.slowest, Self.slowestBound, "one mutant took \(outcome.slowest) s: \(outcome.slowestCase)")
         print("fuzz: \(outcome)")
     }
 
@@ -39,7 +42,7 @@ final class FuzzTests: XCTestCase {
         var fuzzer = ModelFuzzer(seed: 2027, runBelowBytes: 300_000)
         let outcome = try fuzzer.run(models: models, count: 1500)
         XCTAssertGreaterThan(outcome.loaded, 0)
-        XCTAssertLessThan(outcome.slowest, 5, "one mutant took \(outcome.slowest) s: \(outcome.slowestCase)")
+        XCTAssertLessThan(outcome.slowest, Self.slowestBound, "one mutant took \(outcome.slowest) s: \(outcome.slowestCase)")
         print("fuzz: \(outcome)")
     }
 
@@ -56,7 +59,7 @@ final class FuzzTests: XCTestCase {
         var fuzzer = ModelFuzzer(seed: 2028, runBelowBytes: 300_000)
         let outcome = try fuzzer.run(models: models, count: 5000)
         XCTAssertGreaterThan(outcome.loaded, 0)
-        XCTAssertLessThan(outcome.slowest, 5, "one mutant took \(outcome.slowest) s: \(outcome.slowestCase)")
+        XCTAssertLessThan(outcome.slowest, Self.slowestBound, "one mutant took \(outcome.slowest) s: \(outcome.slowestCase)")
         print("fuzz: \(outcome)")
     }
 

@@ -8,7 +8,7 @@ import XCTest
 /// Run under ThreadSanitizer too (Docs/hardening.md).
 final class SharedPipelineConcurrencyTests: XCTestCase {
     static let threads = 8
-    /// ../shared beside the checkout (symbolic links resolved: tools/tsan.sh builds this file in a package of its own).
+    /// ../shared beside the checkout (symbolic links resolved: tools/sanitize.sh builds this file in a package of its own).
     static let shared = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath().deletingLastPathComponent()
         .appendingPathComponent("../../../shared").standardized
     static func model(_ path: String) -> String { shared.appendingPathComponent("models/\(path)").path }
