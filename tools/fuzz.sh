@@ -54,7 +54,7 @@ build_c_module() {
     done < <(find "$root/Sources/$module" -name '*.c' | sort)
 }
 
-# Builds the Swift module $1 from the files after it (and any `--` swiftc arguments after them) into
+# Builds the Swift module $1 from the swiftc arguments after it (its source files, any -I) into
 # .build-fuzz/modules/ (lib$1.a and $1.swiftmodule), once per run of this script: the targets that fuzz a library
 # import it, so LiteFormat and LiteImage are compiled once for all of them.
 built_modules=" "
