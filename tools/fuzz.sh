@@ -18,7 +18,7 @@
 # took 12 s).
 #
 # --ci builds every target into .build-fuzz/ci, the LiteEngine module unoptimized (FUZZ_CI_ENGINE_OPT, default -Onone:
-# its -O build takes 10 minutes on the 2-core VM), then runs each for a fixed number of executions (default 2000)
+# its -O build takes 10 minutes on the 2-core VM), then runs each for a fixed number of executions (default 5000)
 # from its seeds only: what libFuzzer finds goes to a fresh directory under .build-fuzz/ci, never into the seeds or
 # the kept corpus. Exits non-zero at the first target that fails to build,
 # crashes, leaks or times out, with the end of its log.
@@ -54,7 +54,7 @@ build_c_module() {
     done < <(find "$root/Sources/$module" -name '*.c' | sort)
 }
 
-# Builds the Swift module $1 from the files after it (and any `--` swiftc arguments after them) into
+# Builds the Swift module $1 from the swiftc arguments after it (its source files, any -I) into
 # .build-fuzz/modules/ (lib$1.a and $1.swiftmodule), once per run of this script: the targets that fuzz a library
 # import it, so LiteFormat and LiteImage are compiled once for all of them.
 built_modules=" "
@@ -183,7 +183,7 @@ SEEDS
 }
 
 if [ "${1:-}" = "--ci" ]; then
-    runs="${2:-2000}"
+    runs="${2:-5000}"
     # Built apart from the fuzzing binaries, LiteEngine unoptimized: at -O that module alone takes about 10 minutes
     # on the 2-core VM (2.5 at -Onone), and a few thousand runs from the seeds do not need its speed.
     out="$root/.build-fuzz/ci"
