@@ -3,7 +3,8 @@
 # (tools/make_model_goldens.py) and MediaPipe's on the models that need its custom ops, runs every Swift test at the
 # instruction-set level the CPU selects, then the engine's golden and consistency tests again at every lower level
 # this CPU has (LITEVISION_ISA), so every kernel path that can run here is checked against LiteRT in every run, then
-# builds the DocC documentation with warnings as errors. Ends with one "N passed, M failed" line.
+# builds the DocC documentation with warnings as errors and runs every libFuzzer target briefly. Ends with one
+# "N passed, M failed" line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh
@@ -32,6 +33,13 @@ echo "== documentation (tools/docs.sh)"
 if ! tools/docs.sh > "$logs/docs.log" 2>&1; then
   tail -n 40 "$logs/docs.log"
   echo "documentation: tools/docs.sh failed (DocC warnings or a build error above)" >&2
+  status=1
+fi
+# Coverage-guided fuzzing, short: every libFuzzer target a fixed number of runs from its seeds (tools/fuzz.sh,
+# Docs/fuzzing.md), built with AddressSanitizer.
+echo "== fuzzing (tools/fuzz.sh --ci)"
+if ! tools/fuzz.sh --ci; then
+  echo "fuzzing: a libFuzzer target crashed, leaked or timed out (tools/fuzz.sh --ci above)" >&2
   status=1
 fi
 passed=0 failed=0
