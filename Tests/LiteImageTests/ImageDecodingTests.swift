@@ -273,9 +273,9 @@ final class ImageDecodingTests: XCTestCase {
 
     /// A stride so large that the bytes it implies overflow `Int` is an invalid buffer, not a trap (found by the
     /// camera-frames fuzzer): the packed and the planar paths.
-    func testCameraFrameStrideOverflowIsAnError() {
+    func testCameraFrameStrideOverflowIsAnError() throws {
         let frame = [UInt8](repeating: 0, count: 64)
-        frame.withUnsafeBytes { bytes in
+        try frame.withUnsafeBytes { bytes in
             for stride in [Int.max, Int.max / 2, 1 << 62] {
                 XCTAssertThrowsError(try Image(frame: bytes, format: .rgba8, width: 2, height: 3, bytesPerRow: stride)) { error in
                     guard case .invalidBuffer = error as? ImageError else { return XCTFail("\(error)") }
