@@ -77,6 +77,16 @@ build_lite_image() {
     build_swift_module LiteImage -I "$out/CImageCodecs" "$root"/Sources/LiteImage/*.swift
 }
 
+# Seeds of the model targets: the op goldens' small models, linked under .build-fuzz/seeds/$target (the shared
+# models are megabytes, longer than -max_len), and the shared LSTMs.
+op_golden_model_seeds() {
+    for model in "$root"/Tests/LiteEngineTests/Goldens/ops/*/model.tflite; do
+        ln -sf "$model" "$out/seeds/$target/$(basename "$(dirname "$model")").tflite"
+    done
+    seeds=("$out/seeds/$target" "$shared/models/lstm")
+    max_len=65536
+}
+
 # Builds .build-fuzz/$1 and sets `seeds` (directories), `max_len` and `dict` (its libFuzzer dictionary, if any) for it.
 build() {
     local target="$1" model file name
@@ -88,12 +98,7 @@ build() {
         dict="$root/Fuzz/dictionaries/tflite.dict"
         build_swift_module LiteFormat "$root"/Sources/LiteFormat/*.swift "$root"/Sources/LiteFormat/Metadata/*.swift
         compile swiftc "${flags[@]}" -module-name ModelReaderFuzzer -I "$out/modules" "$root/Fuzz/ModelReaderFuzzer.swift" "$out/modules/libLiteFormat.a" -o "$out/$target"
-        # The op goldens' small models; the shared models are megabytes, longer than -max_len.
-        for model in "$root"/Tests/LiteEngineTests/Goldens/ops/*/model.tflite; do
-            ln -sf "$model" "$out/seeds/$target/$(basename "$(dirname "$model")").tflite"
-        done
-        seeds=("$out/seeds/$target" "$shared/models/lstm")
-        max_len=65536
+        op_golden_model_seeds
         ;;
     model-invoke)
         dict="$root/Fuzz/dictionaries/tflite.dict"
@@ -104,11 +109,7 @@ build() {
         compile swiftc "${engine_flags[@]}" -module-name LiteEngine -I "$out/modules" -I "$out/CLiteKernels" -I "$root/Sources/COpenBLAS" \
             $(find "$root/Sources/LiteEngine" -name '*.swift' | sort) "$root/Fuzz/ModelInvokeFuzzer.swift" \
             "$out/modules/libLiteFormat.a" "${objects[@]}" -o "$out/$target"
-        for model in "$root"/Tests/LiteEngineTests/Goldens/ops/*/model.tflite; do
-            ln -sf "$model" "$out/seeds/$target/$(basename "$(dirname "$model")").tflite"
-        done
-        seeds=("$out/seeds/$target" "$shared/models/lstm")
-        max_len=65536
+        op_golden_model_seeds
         ;;
     model-metadata)
         dict="$root/Fuzz/dictionaries/metadata.dict"
