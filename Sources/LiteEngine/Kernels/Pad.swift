@@ -26,7 +26,11 @@ class Pad: Kernel {
         }
         output.type = input.type
         output.shape = (0..<input.rank).map { input.shape[$0] + before[$0] + after[$0] }
+        if input.rank > 0 { copyShapes = Self.mergingUnpaddedTail(input.shape, output.shape, before: before, after: after) }
     }
+
+    /// The shapes `run` copies: ``mergingUnpaddedTail(_:_:before:after:)`` of the current ones.
+    private var copyShapes: (inShape: [Int], outShape: [Int], before: [Int]) = ([], [], [])
 
     /// The bytes of one fill element.
     func fillValue(_ input: Tensor) -> [UInt8] {
@@ -56,7 +60,7 @@ class Pad: Kernel {
             if let src = input.data { dst.copyMemory(from: src, byteCount: size) }
             return
         }
-        let (inShape, outShape, before) = Self.mergingUnpaddedTail(input.shape, output.shape, before: before, after: after)
+        let (inShape, outShape, before) = copyShapes
         let rank = inShape.count
         let inner = outShape[rank - 1], inInner = inShape[rank - 1]
         let rows = output.elementCount / inner
