@@ -4,6 +4,11 @@
 #   tools/sanitize.sh address [swift test arguments]   AddressSanitizer and UndefinedBehaviorSanitizer: every test
 #                                                      target but VisionServerTests
 #   tools/sanitize.sh thread  [swift test arguments]   ThreadSanitizer: the concurrency tests
+#   tools/sanitize.sh address|thread --representative  the part CI runs (tools/test.sh): under `address`, the
+#                                                      reader, image decoders, every op's kernels, whole models,
+#                                                      the interpreter's errors, the detector's and ink reader's
+#                                                      hostile inputs (`representative_address` below); under
+#                                                      `thread`, every concurrency test
 #
 # The tests are built in a package of their own, .build-asan/package or .build-tsan/package, whose Sources, Tests,
 # tools, models and the other directories the tests read are symbolic links into this checkout, and whose manifest
@@ -26,6 +31,15 @@ case "$mode" in
     *) echo "usage: tools/sanitize.sh address|thread [swift test arguments]" >&2; exit 2 ;;
 esac
 shift
+# The mutated op goldens of FuzzTests are left out of the representative part: the libFuzzer target model-invoke,
+# under AddressSanitizer in the same CI run (tools/fuzz.sh --ci), mutates the same models.
+representative_address='LiteFormatTests|LiteImageTests|TensorFlowLiteCompatTests|LiteEngineTests\.(OpGoldenTests|KernelConsistencyTests|ModelGoldenTests|InterpreterTests|HostileModelTests|WhileTests|IntegerArithmeticTests|FastRequantizationTests|ParallelTests)|LiteEngineTests\.FuzzTests/testMutated(ShapeAndIndexOpModels|ControlFlowModels|ModelsOfTheNewerOps)NeverCrash|LiteEngineTests\.InstructionSetTests/test(OpenBLASDeepBindIsLeftOutForSanitizers|FloatModelRunsWithAnEmptyEnvironment)|LiteTasksTests\.(DetectionFuzzTests|InkJSONTests)'
+if [ "${1:-}" = --representative ]; then
+    shift
+    if [ "$mode" = address ]; then
+        set -- --filter "$representative_address" "$@"
+    fi
+fi
 [ "${SANITIZE_OPTIMIZE:-1}" = 0 ] && short="$short-onone"
 package="$root/.build-$short/package"
 mkdir -p "$package"
