@@ -53,10 +53,10 @@ final class Dequantize: Kernel {
     private var setVariable = false
 
     override func run(_ context: RunContext) throws {
-        if !node.inputs[0]!.hasFixedValues { convert(node.inputs[0]!, node.outputs[0]) }
+        if !node.inputs[0]!.hasFixedValues { convert(node.inputs[0]!, node.outputs[0], threads: context.threads) }
     }
 
-    private func convert(_ input: Tensor, _ output: Tensor) {
+    private func convert(_ input: Tensor, _ output: Tensor, threads: Int = 1) {
         let count = input.elementCount
         let out = output.floats
         let raw = input.data!
@@ -69,7 +69,15 @@ final class Dequantize: Kernel {
             let scale = q.scale[0], zeroPoint = Int32(truncatingIfNeeded: q.zeroPoint.first ?? 0)
             let offset = Float(-zeroPoint) * scale, vectorized = count / 8 * 8
             let signed = input.type == .int8
-            for i in 0..<vectorized { out[i] = Float(loadQuantized(raw, i, signed: signed)) * scale + offset }
+            // Blocks of 8 split over the threads; each share is one loop over a typed pointer, which vectorizes.
+            parallelFor(vectorized / 8, threads: threads, workPerItem: 8) { blocks in
+                let values = blocks.lowerBound * 8 ..< blocks.upperBound * 8
+                if signed {
+                    Self.scaleAndShift(raw.assumingMemoryBound(to: Int8.self), out, values, scale: scale, offset: offset)
+                } else {
+                    Self.scaleAndShift(raw.assumingMemoryBound(to: UInt8.self), out, values, scale: scale, offset: offset)
+                }
+            }
             for i in vectorized..<count { out[i] = Float(Double(scale) * Double(loadQuantized(raw, i, signed: signed) - zeroPoint)) }
             return
         }
@@ -85,5 +93,13 @@ final class Dequantize: Kernel {
             }
             out[i] = q.scale[channel] * Float(value - Int32(truncatingIfNeeded: q.zeroPoint[channel]))
         }
+    }
+
+    /// `out[i] = Float(q[i]) · scale + offset` over `range`: LiteRT's vector path, a multiply and an add each rounded
+    /// (Swift does not fuse them into one fused multiply-add).
+    @inline(__always)
+    private static func scaleAndShift<Q: BinaryInteger>(_ q: UnsafePointer<Q>, _ out: UnsafeMutablePointer<Float>, _ range: Range<Int>,
+                                                        scale: Float, offset: Float) {
+        for i in range { out[i] = Float(q[i]) * scale + offset }
     }
 }
