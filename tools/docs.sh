@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the DocC documentation of the library products (LiteFormat, LiteEngine, LiteImage, LiteTasks,
 # TensorFlowLiteCompat) with swift-docc-plugin, treating every DocC warning (a broken symbol link, an unresolved
-# topic) as an error. Scratch path .build-docs, so the main .build is not invalidated; the archives go to
-# .build-docs/plugins/Swift-DocC/outputs/<Target>.doccarchive.
+# topic) as an error. Scratch path .build-docs by default, so the main .build is not invalidated; the archives go to
+# <scratch path>/plugins/Swift-DocC/outputs/<Target>.doccarchive.
 #
 #   tools/docs.sh              # build all five catalogs; exit status non-zero on any warning
 #   tools/docs.sh --coverage   # also print each target's documentation coverage (--coverage-summary-level brief)

@@ -5,9 +5,10 @@
 #                                                      target but VisionServerTests
 #   tools/sanitize.sh thread  [swift test arguments]   ThreadSanitizer: the concurrency tests
 #   tools/sanitize.sh address|thread --representative  the part CI runs (tools/test.sh): under `address`, the
-#                                                      reader, image decoders, every op's kernels, whole models,
-#                                                      the interpreter's errors, the detector's and ink reader's
-#                                                      hostile inputs (`representative_address` below); under
+#                                                      reader, image decoders, every op's kernels (MediaPipe's
+#                                                      too), whole models, the interpreter's errors, the fuzzers'
+#                                                      regression tests, the detector's and ink reader's hostile
+#                                                      inputs (`representative_address` below); under
 #                                                      `thread`, every concurrency test
 #
 # The tests are built in a package of their own, .build-asan/package or .build-tsan/package, whose Sources, Tests,
@@ -28,12 +29,12 @@ mode="${1:-}"
 case "$mode" in
     address) short=asan; sanitizers=(--sanitize=address); c_sanitizers='"-fsanitize=undefined"' ;;
     thread) short=tsan; sanitizers=(--sanitize=thread); c_sanitizers='' ;;
-    *) echo "usage: tools/sanitize.sh address|thread [swift test arguments]" >&2; exit 2 ;;
+    *) echo "usage: tools/sanitize.sh address|thread [--representative] [swift test arguments]" >&2; exit 2 ;;
 esac
 shift
 # The mutated op goldens of FuzzTests are left out of the representative part: the libFuzzer target model-invoke,
 # under AddressSanitizer in the same CI run (tools/fuzz.sh --ci), mutates the same models.
-representative_address='LiteFormatTests|LiteImageTests|TensorFlowLiteCompatTests|LiteEngineTests\.(OpGoldenTests|KernelConsistencyTests|ModelGoldenTests|InterpreterTests|HostileModelTests|WhileTests|IntegerArithmeticTests|FastRequantizationTests|ParallelTests)|LiteEngineTests\.FuzzTests/testMutated(ShapeAndIndexOpModels|ControlFlowModels|ModelsOfTheNewerOps)NeverCrash|LiteEngineTests\.InstructionSetTests/test(OpenBLASDeepBindIsLeftOutForSanitizers|FloatModelRunsWithAnEmptyEnvironment)|LiteTasksTests\.(DetectionFuzzTests|InkJSONTests)'
+representative_address='LiteFormatTests|LiteImageTests|TensorFlowLiteCompatTests|LiteEngineTests\.(OpGoldenTests|KernelConsistencyTests|ModelGoldenTests|InterpreterTests|HostileModelTests|WhileTests|IntegerArithmeticTests|FastRequantizationTests|ParallelTests)|LiteEngineTests\.FuzzTests/testMutated(ShapeAndIndexOpModels|ControlFlowModels|ModelsOfTheNewerOps)NeverCrash|LiteEngineTests\.InstructionSetTests/test(OpenBLASDeepBindIsLeftOutForSanitizers|FloatModelRunsWithAnEmptyEnvironment)|LiteEngineTests\.(MediaPipeOpGoldenTests|StridedSliceShrinkAxisTests|PoolingWindowOverflowTests|EmptyOutputTests)|LiteTasksTests\.(DetectionFuzzTests|InkJSONTests)'
 if [ "${1:-}" = --representative ]; then
     shift
     if [ "$mode" = address ]; then

@@ -22,22 +22,17 @@ tools/setup.sh --mediapipe
 .venv-mediapipe/bin/python tools/make_mediapipe_op_goldens.py models
 step "setup and reference outputs"
 logs=$(mktemp -d)
-# A background build left running by an early exit is stopped, with every process under it.
-kill_tree() {
-  local child
-  for child in $(pgrep -P "$1" || true); do kill_tree "$child"; done
-  kill "$1" 2>/dev/null || true
-}
-trap '[ -n "${sanitize_build:-}" ] && kill_tree "$sanitize_build"; rm -rf "$logs"' EXIT
+# A background build left running by an early exit is stopped, with every process in its group.
+trap '[ -n "${sanitize_build:-}" ] && kill -- -"$sanitize_build" 2>/dev/null; rm -rf "$logs"' EXIT
 status=0
 # Debug build: Package.swift optimizes the engine, reader and image code in debug builds too.
 swift build --build-tests 2>&1 | tee "$logs/build.log" || exit 1
 step "build"
 # The sanitized packages (tools/sanitize.sh, the Swift libraries unoptimized: a cold build in about 5 minutes, against
 # about 18 at -O) build at the lowest priority beside the test runs below, which keep one core busy and leave the other
-# mostly idle; their tests run at the end.
-(SANITIZE_OPTIMIZE=0 SANITIZE_BUILD_ONLY=1 nice -n 19 tools/sanitize.sh thread &&
-    SANITIZE_OPTIMIZE=0 SANITIZE_BUILD_ONLY=1 nice -n 19 tools/sanitize.sh address) > "$logs/sanitize-build.log" 2>&1 &
+# mostly idle; their tests run at the end. setsid: a process group of its own, which the trap can stop whole.
+SANITIZE_OPTIMIZE=0 SANITIZE_BUILD_ONLY=1 setsid nice -n 19 bash -c 'tools/sanitize.sh thread && tools/sanitize.sh address' \
+  > "$logs/sanitize-build.log" 2>&1 &
 sanitize_build=$!
 swift test --skip-build "$@" 2>&1 | tee "$logs/run-default.log" || status=$?
 step "tests"
@@ -70,16 +65,19 @@ step "fuzzing"
 # The sanitizers (Docs/hardening.md): AddressSanitizer (and UndefinedBehaviorSanitizer in the C targets) on the
 # representative part, ThreadSanitizer on the concurrency tests.
 echo "== sanitizers (tools/sanitize.sh address|thread --representative)"
-if ! wait "$sanitize_build"; then
+if wait "$sanitize_build"; then
+  sanitize_build=""
+  step "sanitized builds (the part not overlapped)"
+  for sanitizer in address thread; do
+    SANITIZE_OPTIMIZE=0 tools/sanitize.sh "$sanitizer" --representative 2>&1 | tee "$logs/run-$sanitizer.log" || status=$?
+  done
+  step "sanitized tests"
+else
+  sanitize_build=""
   tail -n 40 "$logs/sanitize-build.log"
-  echo "sanitizers: building the sanitized packages failed (above)" >&2
+  echo "sanitizers: building the sanitized packages failed (above); their tests did not run" >&2
   status=1
 fi
-step "sanitized builds (the part not overlapped)"
-for sanitizer in address thread; do
-  SANITIZE_OPTIMIZE=0 tools/sanitize.sh "$sanitizer" --representative 2>&1 | tee "$logs/run-$sanitizer.log" || status=$?
-done
-step "sanitized tests"
 passed=0 failed=0
 for log in "$logs"/run-*.log; do
   summary=$(grep -E "^[[:space:]]*Executed [0-9]+ tests?, with [0-9]+ failures?" "$log" | tail -n 1 || true)

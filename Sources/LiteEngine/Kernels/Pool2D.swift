@@ -124,11 +124,13 @@ class Pool2D: Kernel {
                             // A window row's pixels are consecutive in memory.
                             accumulatePixels(image + (y * inW + columns.lowerBound) * channels, pixels: columns.count, depth: channels, into: sums)
                         }
-                        let count = Int32(rows.count * columns.count)
+                        // The rounding in 64 bits: an int16 sum near Int32's limits plus half the count, or a count
+                        // of more than 2^31 taps, would overflow 32 (LiteRT's int32 arithmetic does, there).
+                        let count = Int64(rows.count * columns.count)
                         for c in 0..<channels {
-                            var v = sums[c]
+                            var v = Int64(sums[c])
                             if count > 0 { v = v > 0 ? (v + count / 2) / count : (v - count / 2) / count }
-                            out[c] = Element(truncatingIfNeeded: min(max(v, range.0), range.1))
+                            out[c] = Element(truncatingIfNeeded: min(max(v, Int64(range.0)), Int64(range.1)))
                         }
                     }
                 }

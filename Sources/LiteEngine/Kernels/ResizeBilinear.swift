@@ -146,6 +146,8 @@ final class ResizeBilinear: Kernel {
 
     override func run(_ context: RunContext) throws {
         let input = node.inputs[0]!, output = node.outputs[0]
+        // An empty output (a zero batch or channel count) may still be huge across: no tables of rows and columns.
+        guard output.elementCount > 0 else { return }
         switch input.type {
         case .int8: runInteger(Int8.self, input, output)
         case .int16: runInteger(Int16.self, input, output)

@@ -34,6 +34,8 @@ final class ResizeNearestNeighbor: Kernel {
 
     override func run(_ context: RunContext) throws {
         let input = node.inputs[0]!, output = node.outputs[0]
+        // An empty output (a zero batch or channel count) may still be huge across: no tables of rows and columns.
+        guard output.elementCount > 0 else { return }
         let (batches, inH, inW, channels) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
         let (outH, outW) = (output.dim(1), output.dim(2))
         let rowBytes = channels * input.type.byteSize!

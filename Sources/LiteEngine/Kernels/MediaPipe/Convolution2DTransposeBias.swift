@@ -53,9 +53,12 @@ final class Convolution2DTransposeBias: Kernel {
         let (batches, inH, inW, inC) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
         let (kH, kW) = (weights.dim(1), weights.dim(2))
         let (outH, outW, outC) = (output.dim(1), output.dim(2), output.dim(3))
+        // An empty output (a zero batch) may have a huge width; nothing to compute.
+        guard output.elementCount > 0 else { return }
         let src = input.floats, filter = weights.floats, biases = bias.floats, dst = output.floats
         let (strideH, strideW, padH, padW) = (self.strideH, self.strideW, self.padH, self.padW)
-        parallelFor(batches * outH, threads: context.threads, workPerItem: outW * outC * kH * kW * inC / max(strideH * strideW, 1)) { rows in
+        let work = saturatingProduct(outW, outC, kH, kW, inC) / max(saturatingProduct(strideH, strideW), 1)
+        parallelFor(batches * outH, threads: context.threads, workPerItem: work) { rows in
             for row in rows {
                 let b = row / outH, oy = row % outH
                 // Input rows iy with a tap ky = oy + padH - iy·strideH in 0..<kH, ascending.
