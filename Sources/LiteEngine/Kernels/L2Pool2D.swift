@@ -36,7 +36,8 @@ final class L2Pool2D: Kernel {
         let (padH, padW) = (geometryH.padBefore, geometryW.padBefore)
         let (low, high) = activation
         let src = input.floats, dst = output.floats
-        parallelFor(batches * outH, threads: context.threads, workPerItem: saturatingProduct(2, poolingRowWork(outW: outW, channels: channels, filterH: filterH, filterW: filterW, inH: inH, inW: inW))) { rows in
+        let rowWork = poolingRowWork(outW: outW, channels: channels, filterH: filterH, filterW: filterW, inH: inH, inW: inW)
+        parallelFor(batches * outH, threads: context.threads, workPerItem: saturatingProduct(2, rowWork)) { rows in
             for row in rows {
                 let b = row / outH, oy = row % outH
                 let y0 = max(oy * strideH - padH, 0), y1 = max(y0, min(oy * strideH - padH + filterH, inH))

@@ -99,7 +99,8 @@ class Pool2D: Kernel {
         geometry.initialize(to: rowGeometry(width: inW, channels: channels))
         defer { geometry.deallocate() }
         #endif
-        parallelFor(batches * outH, threads: threads, workPerItem: poolingRowWork(outW: outW, channels: channels, filterH: options.filterH, filterW: options.filterW, inH: inH, inW: inW)) { rowRange in
+        let rowWork = poolingRowWork(outW: outW, channels: channels, filterH: options.filterH, filterW: options.filterW, inH: inH, inW: inW)
+        parallelFor(batches * outH, threads: threads, workPerItem: rowWork) { rowRange in
             withUnsafeTemporaryAllocation(of: Int32.self, capacity: average ? channels : 0) { acc in
                 for by in rowRange {
                     let b = by / outH, oy = by % outH
@@ -176,7 +177,8 @@ class Pool2D: Kernel {
         let geometry = UnsafeMutablePointer<lite_pool_row_geometry>.allocate(capacity: 1)
         geometry.initialize(to: rowGeometry(width: inW, channels: channels))
         defer { geometry.deallocate() }
-        parallelFor(batches * outH, threads: threads, workPerItem: saturatingProduct(4, poolingRowWork(outW: outW, channels: channels, filterH: options.filterH, filterW: options.filterW, inH: inH, inW: inW))) { range in
+        let rowWork = poolingRowWork(outW: outW, channels: channels, filterH: options.filterH, filterW: options.filterW, inH: inH, inW: inW)
+        parallelFor(batches * outH, threads: threads, workPerItem: saturatingProduct(4, rowWork)) { range in
             for by in range {
                 let b = by / outH, oy = by % outH
                 let y0 = max(oy * options.strideH - padH, 0), y1 = max(y0, min(oy * options.strideH - padH + options.filterH, inH))
@@ -193,7 +195,8 @@ class Pool2D: Kernel {
         let src = input.floats, dst = output.floats
         let options = self.options, padH = geometryH.padBefore, padW = geometryW.padBefore, average = isAverage
         let (low, high) = activation
-        parallelFor(batches * outH, threads: threads, workPerItem: poolingRowWork(outW: outW, channels: channels, filterH: options.filterH, filterW: options.filterW, inH: inH, inW: inW)) { range in
+        let rowWork = poolingRowWork(outW: outW, channels: channels, filterH: options.filterH, filterW: options.filterW, inH: inH, inW: inW)
+        parallelFor(batches * outH, threads: threads, workPerItem: rowWork) { range in
             for by in range {
                 let b = by / outH, oy = by % outH
                 let y0 = max(oy * options.strideH - padH, 0), y1 = min(oy * options.strideH - padH + options.filterH, inH)

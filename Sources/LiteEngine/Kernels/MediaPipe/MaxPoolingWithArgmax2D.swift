@@ -36,7 +36,8 @@ final class MaxPoolingWithArgmax2D: Kernel {
         let (outH, outW) = (geometryH.output, geometryW.output)
         let src = input.floats, params = self.params, padH = geometryH.padBefore, padW = geometryW.padBefore
         let (low, high) = MediaPipeCustomOptions.activationRange(params.activation)
-        parallelFor(batches * outH, threads: context.threads, workPerItem: poolingRowWork(outW: outW, channels: channels, filterH: params.filterH, filterW: params.filterW, inH: inH, inW: inW)) { rows in
+        let rowWork = poolingRowWork(outW: outW, channels: channels, filterH: params.filterH, filterW: params.filterW, inH: inH, inW: inW)
+        parallelFor(batches * outH, threads: context.threads, workPerItem: rowWork) { rows in
             for row in rows {
                 let b = row / outH, oy = row % outH
                 let yOrigin = oy * params.strideH - padH
