@@ -13,8 +13,8 @@ import LiteFormat
 /// Loading builds the whole execution plan: every op is matched with a kernel (an unsupported op, version
 /// or type fails here, naming the node), output shapes are inferred, and intermediate tensors are placed in
 /// one arena by lifetime; a float RELU, RELU6 or RELU_N1_TO_1 after a convolution, FULLY_CONNECTED or arithmetic
-/// node is folded into that node's activation, and a float LOGISTIC into the MUL that makes it a swish
-/// (``Options/fusesActivations``). `invoke()` then only runs kernels.
+/// node is folded into that node's activation, a float LOGISTIC into the MUL that makes it a swish, and a float PAD of
+/// zeros into the convolutions that read it (``Options/fusesActivations``). `invoke()` then only runs kernels.
 ///
 /// This file is the interpreter's surface; the passes that loading runs are in Graph/ (validation, shape preparation,
 /// fusions), memory planning in Memory/, and the one loop every `invoke` goes through in Run/.
@@ -34,9 +34,10 @@ public final class Interpreter: @unchecked Sendable {
         /// (or an input resize) that needs more fails with an error instead of exhausting memory.
         public var memoryLimit: Int
         /// Whether a float RELU, RELU6 or RELU_N1_TO_1 whose input only it reads is folded into the node that
-        /// writes that input, and a LOGISTIC into the MUL of a swish (see ``Interpreter``): the same outputs, one pass
-        /// over memory less, but that node's own output tensor then holds clamped values, and the LOGISTIC's output is
-        /// never written. Off to compare every intermediate tensor with another runtime.
+        /// writes that input, a LOGISTIC into the MUL of a swish, and a zero PAD into the convolutions or ADD that read
+        /// it (see ``Interpreter``): the same outputs, one pass over memory less, but that node's own output tensor then
+        /// holds clamped values, and the LOGISTIC's or PAD's output is never written. Off to compare every
+        /// intermediate tensor with another runtime.
         public var fusesActivations: Bool
         /// Most steps a WHILE loop may take in one run; a loop whose condition is still true then fails the run with
         /// an error, so a corrupt or hostile model cannot keep the caller busy for long (16,777,216 steps of a small
@@ -192,9 +193,9 @@ public final class Interpreter: @unchecked Sendable {
             kernels.append(try Self.nodeStep(index, code) { try registration.kernel.init(context) })
         }
         if loopBody { try Self.fuseTensorListSetItems(&kernels, codes: codes, graph: subgraph) }
+        let fusion = options.fusesActivations ? try NodeFusion(&kernels, subgraph) : NodeFusion(unfused: kernels.count)
         self.kernels = kernels
         self.nodeCodes = codes
-        let fusion = options.fusesActivations ? NodeFusion(kernels, subgraph) : NodeFusion(unfused: kernels.count)
         (folded, aliases, lateReads) = (fusion.folded, fusion.aliases, fusion.lateReads)
         let variableBytes = tensors.filter(\.isVariable).reduce(0) { $0 + $1.byteCount }
         guard variableBytes <= options.memoryLimit else {

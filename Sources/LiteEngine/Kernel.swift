@@ -35,6 +35,15 @@ struct NodeContext {
 
     /// The subgraph this node is in.
     var subgraph: Int { subgraphs.last ?? 0 }
+
+    /// The same node reading `tensor` as its input `index` (a fusion pass that makes a node read past a folded one).
+    func replacingInput(_ index: Int, with tensor: Tensor) -> NodeContext {
+        var inputs = self.inputs
+        inputs[index] = tensor
+        return NodeContext(model: model, index: self.index, code: code, options: options, customOptions: customOptions, inputs: inputs,
+                           outputs: outputs, intermediates: intermediates, numerics: numerics, interpreterOptions: interpreterOptions,
+                           subgraphs: subgraphs, subgraphBudget: subgraphBudget, resources: resources, cancellation: cancellation)
+    }
 }
 
 /// How many subgraph interpreters one model's control flow may build: each WHILE builds its own condition and

@@ -180,6 +180,22 @@ final class OpGoldenTests: XCTestCase {
         XCTAssertEqual(pads.filter { detector.folded[$0] }.count, pads.count)
     }
 
+    /// A zero PAD of height and width that only convolutions read (as their input) folds into them, which read the
+    /// unpadded tensor, in the goldens made for it (whose outputs the op golden test compares with LiteRT's); not when
+    /// the padded tensor is also a graph output, nor with folding turned off.
+    func testSpatialPadsFoldIntoTheirConvolutions() throws {
+        for (name, folds) in [("pad_spatial_into_depthwise", true), ("pad_spatial_read_by_two_depthwise", true), ("pad_spatial_into_conv", true),
+                              ("pad_spatial_into_conv_resized", true), ("pad_spatial_also_an_output", false)] {
+            let interpreter = try Interpreter(modelPath: OpTable.folder(name).appendingPathComponent("model.tflite").path)
+            let pads = interpreter.nodeCodes.indices.filter { interpreter.nodeCodes[$0].builtin == .pad }
+            XCTAssertFalse(pads.isEmpty, name)
+            XCTAssertTrue(pads.allSatisfy { interpreter.folded[$0] == folds }, "\(name): a PAD was \(folds ? "not " : "")folded")
+            let unfused = try Interpreter(modelPath: OpTable.folder(name).appendingPathComponent("model.tflite").path,
+                                          options: .init(fusesActivations: false))
+            XCTAssertTrue(pads.allSatisfy { !unfused.folded[$0] }, name)
+        }
+    }
+
     /// Resource variables (`tf.Variable`s: CALL_ONCE, VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE) keep their values
     /// from one run to the next (LiteRT's outputs recorded for two runs), and each interpreter has its own.
     func testResourceVariablesKeepTheirValuesBetweenRuns() throws {

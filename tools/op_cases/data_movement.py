@@ -45,6 +45,35 @@ case("pad_channels_into_add_signed_zeros", [(1, 5, 7, 6)], exact=True)(lambda x:
     tf.concat([x, x[..., :4]], axis=-1) * -0.0 + tf.pad(x * 2.0, [[0, 0], [0, 0], [0, 0], [0, 4]])))
 case("pad_channels_into_add_resized", [(None, 4, 4, 6)], run_shapes=[(3, 4, 4, 6)])(lambda x: (
     tf.nn.conv2d(x, pad_add_w, 1, "SAME") + tf.pad(x, [[0, 0], [0, 0], [0, 0], [0, 4]])))
+# A zero PAD of height and width before convolutions (MediaPipe's BlazePose and full-range face detectors, models
+# converted from PyTorch): the engine folds it into the convolutions that read it, which then read the unpadded input
+# with the padding added to their own. Asymmetric paddings, strides 1 and 2, a 5x5 depthwise filter, a PAD that two
+# depthwise layers read, a SAME convolution after a PAD (both paddings at once), a 1x1 convolution (which without
+# the PAD reads its input as it is), a resizable batch; and a PAD whose output is also a graph output, not folded.
+pad_conv_rng = np.random.default_rng(77)
+
+
+def _pad_conv_weights(*shape):
+    return tf.constant(pad_conv_rng.normal(0, 0.5, size=shape).astype(np.float32))
+
+
+pad_dw3, pad_dw5 = _pad_conv_weights(3, 3, 8, 1), _pad_conv_weights(5, 5, 8, 1)
+pad_conv3, pad_conv1, pad_bias = _pad_conv_weights(3, 3, 8, 6), _pad_conv_weights(1, 1, 8, 5), _pad_conv_weights(6)
+case("pad_spatial_into_depthwise", [(1, 9, 10, 8)])(lambda x: (
+    tf.nn.relu6(tf.nn.depthwise_conv2d(tf.pad(x, [[0, 0], [1, 1], [1, 1], [0, 0]]), pad_dw3, [1, 1, 1, 1], "VALID")),
+    tf.nn.depthwise_conv2d(tf.pad(x * 2.0, [[0, 0], [0, 2], [1, 3], [0, 0]]), pad_dw5, [1, 2, 2, 1], "VALID")))
+case("pad_spatial_read_by_two_depthwise", [(1, 8, 7, 8)])(lambda x: (lambda padded: (
+    tf.nn.depthwise_conv2d(padded, pad_dw3, [1, 1, 1, 1], "VALID"),
+    tf.nn.depthwise_conv2d(padded, pad_dw5, [1, 2, 2, 1], "VALID")))(tf.pad(x, [[0, 0], [2, 2], [2, 2], [0, 0]])))
+case("pad_spatial_into_conv", [(1, 11, 9, 8)])(lambda x: (
+    tf.nn.bias_add(tf.nn.conv2d(tf.pad(x, [[0, 0], [1, 2], [0, 1], [0, 0]]), pad_conv3, 2, "VALID"), pad_bias),
+    tf.nn.conv2d(tf.pad(x - 1.0, [[0, 0], [1, 1], [2, 0], [0, 0]]), pad_conv3, 1, "SAME"),
+    tf.nn.conv2d(tf.pad(x + 1.0, [[0, 0], [0, 1], [1, 0], [0, 0]]), pad_conv1, 1, "VALID")))
+case("pad_spatial_into_conv_resized", [(None, 6, 6, 8)], run_shapes=[(2, 6, 6, 8)])(lambda x: (
+    tf.nn.depthwise_conv2d(tf.pad(x, [[0, 0], [1, 1], [1, 1], [0, 0]]), pad_dw3, [1, 2, 2, 1], "VALID"),
+    tf.nn.conv2d(tf.pad(x * 0.5, [[0, 0], [1, 1], [1, 1], [0, 0]]), pad_conv3, 1, "VALID")))
+case("pad_spatial_also_an_output", [(1, 6, 5, 8)])(lambda x: (lambda padded: (
+    padded, tf.nn.depthwise_conv2d(padded, pad_dw3, [1, 1, 1, 1], "VALID")))(tf.pad(x, [[0, 0], [1, 0], [0, 1], [0, 0]])))
 case("mirror_pad_reflect", [(1, 4, 5, 2)])(lambda x: tf.pad(x, [[0, 0], [2, 1], [1, 3], [0, 0]], mode="REFLECT"))
 case("mirror_pad_symmetric", [(3, 4)])(lambda x: tf.pad(x, [[1, 2], [3, 1]], mode="SYMMETRIC"))
 for ac, hp in [(False, False), (True, False), (False, True)]:

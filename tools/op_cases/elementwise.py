@@ -48,5 +48,21 @@ def prelu_full():
     layer = tf.keras.layers.PReLU(alpha_initializer=tf.keras.initializers.RandomUniform(-0.5, 0.5, seed=3))
     return tf.keras.Model(inputs, layer(inputs))
 
+# A residual ADD and then a PRELU with one slope per channel (MediaPipe's palm, iris and face landmark blocks), on a
+# layer large enough to split over threads, with the sum also an output, and with a resizable batch.
+def _add_then_prelu(shape, seed, sum_is_an_output=False, batch=1):
+    x, y = tf.keras.Input(shape=shape, batch_size=batch), tf.keras.Input(shape=shape, batch_size=batch)
+    total = tf.keras.layers.Add()([x, y])
+    layer = tf.keras.layers.PReLU(alpha_initializer=tf.keras.initializers.RandomUniform(-0.5, 0.5, seed=seed), shared_axes=[1, 2])
+    return tf.keras.Model([x, y], [layer(total), total] if sum_is_an_output else layer(total))
+
+
+case("prelu_after_add", [(1, 9, 10, 19), (1, 9, 10, 19)], keras=True)(lambda: _add_then_prelu((9, 10, 19), 11))
+case("prelu_after_add_large", [(1, 24, 25, 32), (1, 24, 25, 32)], keras=True)(lambda: _add_then_prelu((24, 25, 32), 12))
+case("prelu_after_add_sum_is_an_output", [(1, 5, 6, 8), (1, 5, 6, 8)], keras=True)(
+    lambda: _add_then_prelu((5, 6, 8), 13, sum_is_an_output=True))
+case("prelu_after_add_resized", [(None, 4, 5, 16), (None, 4, 5, 16)], keras=True, run_shapes=[(3, 4, 5, 16), (3, 4, 5, 16)])(
+    lambda: _add_then_prelu((4, 5, 16), 14, batch=None))
+
 # Op benchmark: a classifier's 1,001 scores.
 benchmark("softmax 1001", "SOFTMAX", input=[1, 1001])

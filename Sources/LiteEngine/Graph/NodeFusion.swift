@@ -1,9 +1,11 @@
 import LiteFormat
 
 /// The fusion passes over a graph's kernels (``Interpreter/Options/fusesActivations``): a node whose output only one
-/// other node reads, and which is not a graph output, is folded into that node or into the node that writes its
-/// input, when both sides conform to the pass's protocols. Each pass is in its own file beside this one, in the
-/// order they run:
+/// other node reads (a spatial PAD: only convolutions), and which is not a graph output, is folded into that node or
+/// into the node that writes its input, when both sides conform to the pass's protocols. Each pass is in its own file
+/// beside this one, in the order they run:
+/// - ``foldSpatialPads(_:_:)``: a float PAD of zeros on height and width into the convolutions that read it (which
+///   are replaced by kernels reading the PAD's input);
 /// - ``foldChannelPads(_:_:)``: a float PAD of zeros after the last axis into the ADD that reads it;
 /// - ``foldSwishes(_:_:)``: a float LOGISTIC into the MUL of a swish;
 /// - ``foldClamps(_:_:)``: a float clamp (RELU, RELU6, ...) into the node that writes its input.
@@ -23,9 +25,10 @@ struct NodeFusion {
         folded = [Bool](repeating: false, count: nodeCount)
     }
 
-    /// Runs every fusion pass over `kernels`, the nodes of `graph` in order.
-    init(_ kernels: [Kernel], _ graph: SubGraphDescription) {
+    /// Runs every fusion pass over `kernels`, the nodes of `graph` in order; a pass may replace a node's kernel.
+    init(_ kernels: inout [Kernel], _ graph: SubGraphDescription) throws {
         self.init(unfused: kernels.count)
+        try foldSpatialPads(&kernels, graph)
         let uses = TensorUses(kernels, graph)
         foldChannelPads(kernels, uses)
         foldSwishes(kernels, uses)

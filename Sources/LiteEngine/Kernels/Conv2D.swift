@@ -13,6 +13,8 @@ final class Conv2D: Kernel {
     var geometryH: SpatialGeometry!
     var geometryW: SpatialGeometry!
     var activation: (Float, Float) = (-.infinity, .infinity)
+    /// Zeros around the input before `options.padding`'s: a PAD folded into this node (``SpatialPadAbsorbing``).
+    var zeroPadding = SpatialZeroPadding.none
 
     required init(_ node: NodeContext) throws {
         options = try Conv2DOptions(node.options)
@@ -108,12 +110,14 @@ final class Conv2D: Kernel {
     }
 
     private func makeGeometry(_ input: Tensor, _ filter: Tensor) throws {
-        geometryH = try SpatialGeometry(input: input.dim(1), filter: filter.dim(1), stride: options.strideH, dilation: options.dilationH, padding: options.padding)
-        geometryW = try SpatialGeometry(input: input.dim(2), filter: filter.dim(2), stride: options.strideW, dilation: options.dilationW, padding: options.padding)
+        geometryH = try SpatialGeometry(input: input.dim(1), filter: filter.dim(1), stride: options.strideH, dilation: options.dilationH, padding: options.padding,
+                                        zeros: zeroPadding.height)
+        geometryW = try SpatialGeometry(input: input.dim(2), filter: filter.dim(2), stride: options.strideW, dilation: options.dilationW, padding: options.padding,
+                                        zeros: zeroPadding.width)
     }
 
     /// A 1x1 filter with stride 1 and no padding: the input is the left matrix as it is, with no unfolding.
-    private var readsInputInPlace: Bool { isPointwise && geometryH.padBefore == 0 && geometryW.padBefore == 0 }
+    private var readsInputInPlace: Bool { isPointwise && geometryH.padBefore == 0 && geometryW.padBefore == 0 && zeroPadding == .none }
 
     /// Groups of input channels (input channels / the filter's): ResNeXt and RegNet convolve each group with its own
     /// share of the filters. More than one channel a group runs ``runGrouped(_:)``; one channel a group is depthwise.
@@ -303,6 +307,7 @@ final class Conv2D: Kernel {
             kernel = try DepthwiseConv2D(context)
         }
         kernel.options.padding = options.padding
+        kernel.zeroPadding = zeroPadding
         (kernel.options.strideH, kernel.options.strideW) = (options.strideH, options.strideW)
         (kernel.options.dilationH, kernel.options.dilationW) = (options.dilationH, options.dilationW)
         kernel.options.depthMultiplier = outChannels / channels
@@ -673,3 +678,14 @@ func addBiasAndActivate(_ values: UnsafeMutablePointer<Float>, rows: Int, channe
 }
 
 extension Conv2D: ClampAbsorbing {}
+
+extension Conv2D: SpatialPadAbsorbing {
+    /// A float filter on a float input: the hybrid path quantizes the input by its range, which padding zeros change.
+    var absorbsSpatialZeroPadding: Bool { node.inputs[0]?.type == .float32 && node.inputs[1]?.type == .float32 }
+
+    func reading(_ source: Tensor, paddedWith padding: SpatialZeroPadding) throws -> Kernel {
+        let kernel = try Conv2D(node.replacingInput(0, with: source))
+        kernel.zeroPadding = padding
+        return kernel
+    }
+}

@@ -5,21 +5,40 @@ import LiteFormat
 /// SAME: `out = ceil(in / stride)`; VALID: `out = ceil((in - effectiveFilter + 1) / stride)` with
 /// `effectiveFilter = (filter - 1) * dilation + 1`. The total padding `(out - 1) * stride + effectiveFilter - in`
 /// is split with the odd pixel at the end, so the leading padding is `total / 2`.
+///
+/// `zeros` is zero padding of a PAD folded into the convolution (``SpatialZeroPadding``): the output and padding are
+/// those of the padded input, `input + before + after` pixels, and the leading padding grows by `before`. Taps past
+/// the real input read zeros either way, so the kernels, which test every tap against `0..<input`, need nothing else.
 struct SpatialGeometry: Equatable {
     let output: Int
     let padBefore: Int
 
-    init(input: Int, filter: Int, stride: Int, dilation: Int, padding: Padding) throws {
+    init(input: Int, filter: Int, stride: Int, dilation: Int, padding: Padding, zeros: (before: Int, after: Int) = (0, 0)) throws {
         guard stride > 0, dilation > 0, filter > 0 else {
             throw KernelError.invalid("stride \(stride), dilation \(dilation) and filter \(filter) must be positive")
         }
+        guard zeros.before >= 0, zeros.after >= 0, zeros.before <= TFLiteModel.Limits.maxElements, zeros.after <= TFLiteModel.Limits.maxElements else {
+            throw KernelError.invalid("padding \(zeros) out of range")
+        }
+        let input = input + zeros.before + zeros.after
         let effective = (filter - 1) * dilation + 1
         switch padding {
         case .same: output = (input + stride - 1) / stride
         case .valid: output = input >= effective ? (input - effective + stride) / stride : 0
         }
-        padBefore = max(0, ((output - 1) * stride + effective - input) / 2)
+        padBefore = max(0, ((output - 1) * stride + effective - input) / 2) + zeros.before
     }
+}
+
+/// Zero padding of the two spatial axes that a convolution applies to its input before its own (a PAD folded into
+/// it: ``SpatialPadAbsorbing``).
+struct SpatialZeroPadding: Equatable, Sendable {
+    var top = 0, bottom = 0, left = 0, right = 0
+
+    static let none = SpatialZeroPadding()
+
+    var height: (before: Int, after: Int) { (top, bottom) }
+    var width: (before: Int, after: Int) { (left, right) }
 }
 
 /// The outputs `o` of one spatial dimension whose taps `o·stride - padBefore + k·dilation` (k < filter) all lie inside

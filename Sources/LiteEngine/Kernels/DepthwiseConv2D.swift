@@ -17,6 +17,8 @@ final class DepthwiseConv2D: Kernel {
     var geometryW: SpatialGeometry!
     var multiplier = 1
     var activation: (Float, Float) = (-.infinity, .infinity)
+    /// Zeros around the input before `options.padding`'s: a PAD folded into this node (``SpatialPadAbsorbing``).
+    var zeroPadding = SpatialZeroPadding.none
 
     required init(_ node: NodeContext) throws {
         options = try DepthwiseConv2DOptions(node.options)
@@ -43,8 +45,10 @@ final class DepthwiseConv2D: Kernel {
             throw KernelError.invalid("filter \(filter.shape) does not fit input \(input.shape)")
         }
         multiplier = outC / inC
-        geometryH = try SpatialGeometry(input: input.dim(1), filter: filter.dim(1), stride: options.strideH, dilation: options.dilationH, padding: options.padding)
-        geometryW = try SpatialGeometry(input: input.dim(2), filter: filter.dim(2), stride: options.strideW, dilation: options.dilationW, padding: options.padding)
+        geometryH = try SpatialGeometry(input: input.dim(1), filter: filter.dim(1), stride: options.strideH, dilation: options.dilationH, padding: options.padding,
+                                        zeros: zeroPadding.height)
+        geometryW = try SpatialGeometry(input: input.dim(2), filter: filter.dim(2), stride: options.strideW, dilation: options.dilationW, padding: options.padding,
+                                        zeros: zeroPadding.width)
         switch input.type {
         case .int16:
             plan = try prepareInt16(input, filter, output, previous: plan)
@@ -579,3 +583,14 @@ enum Clamped: ClampMode { static var isClamped: Bool { true } }
 enum Unclamped: ClampMode { static var isClamped: Bool { false } }
 
 extension DepthwiseConv2D: ClampAbsorbing {}
+
+extension DepthwiseConv2D: SpatialPadAbsorbing {
+    /// A float filter on a float input: the hybrid path quantizes the input by its range, which padding zeros change.
+    var absorbsSpatialZeroPadding: Bool { node.inputs[0]?.type == .float32 && node.inputs[1]?.type == .float32 }
+
+    func reading(_ source: Tensor, paddedWith padding: SpatialZeroPadding) throws -> Kernel {
+        let kernel = try DepthwiseConv2D(node.replacingInput(0, with: source))
+        kernel.zeroPadding = padding
+        return kernel
+    }
+}

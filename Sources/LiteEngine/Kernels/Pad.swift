@@ -176,3 +176,13 @@ extension Pad: FoldableChannelZeroPad {
         return values.dropLast().allSatisfy { $0 == 0 } && values.last! > 0
     }
 }
+
+extension Pad: FoldableSpatialZeroPad {
+    var floatSpatialZeroPadding: SpatialZeroPadding? {
+        guard node.code.builtin == .pad, node.inputs.count == 2, let input = node.inputs[0], input.type == .float32, input.rank == 4,
+              let paddings = node.inputs[1], paddings.storage == .constant, let values = try? integers(paddings), values.count == 8,
+              values[0] == 0, values[1] == 0, values[6] == 0, values[7] == 0, values[2...5].allSatisfy({ $0 >= 0 }), values[2...5].contains(where: { $0 > 0 })
+        else { return nil }
+        return SpatialZeroPadding(top: values[2], bottom: values[3], left: values[4], right: values[5])
+    }
+}
