@@ -20,9 +20,6 @@ stamp="$(mktemp)"
 # A wall-time limit far beyond the budget: the CPU-time watcher below is what ends the run.
 setsid nice -n 19 "$root/tools/fuzz.sh" "$target" $(( budget * 20 )) > "$log" 2>&1 &
 script_pid=$!
-# setsid starts a session, which the kernel's autogroup scheduling gives a CPU share of its own, equal to any other
-# session's whatever its processes' nice values: the session's own nice value is the one that makes it yield.
-[ -w "/proc/$script_pid/autogroup" ] && echo 19 > "/proc/$script_pid/autogroup" 2>/dev/null || true
 ticks=$(getconf CLK_TCK)
 
 # The fuzzer is the binary .build-fuzz/TARGET started by fuzz.sh (after its build, if any).
@@ -31,6 +28,13 @@ while kill -0 "$script_pid" 2>/dev/null && [ -z "$fuzzer_pid" ]; do
     fuzzer_pid="$(pgrep -f -x "$root/.build-fuzz/$target .*" | head -n 1 || true)"
     [ -n "$fuzzer_pid" ] || sleep 2
 done
+
+# setsid starts a session, which the kernel's autogroup scheduling gives a CPU share of its own, equal to any other
+# session's whatever its processes' nice values: the session's own nice value is the one that makes it yield. Set
+# through the fuzzer, which is in the new session for certain (setsid may not have run yet when this script goes on).
+if [ -n "$fuzzer_pid" ] && [ "$(ps -o sid= -p "$fuzzer_pid" | tr -d ' ')" != "$(ps -o sid= -p $$ | tr -d ' ')" ]; then
+    echo 19 > "/proc/$fuzzer_pid/autogroup" 2>/dev/null || true
+fi
 
 cpu_seconds() {
     # Fields 14 and 15 of /proc/PID/stat are utime and stime in clock ticks (the command name, field 2, has no spaces
