@@ -185,7 +185,7 @@ final class OpGoldenTests: XCTestCase {
     /// the padded tensor is also a graph output, nor with folding turned off.
     func testSpatialPadsFoldIntoTheirConvolutions() throws {
         for (name, folds) in [("pad_spatial_into_depthwise", true), ("pad_spatial_read_by_two_depthwise", true), ("pad_spatial_into_conv", true),
-                              ("pad_spatial_into_conv_resized", true), ("pad_spatial_also_an_output", false)] {
+                              ("pad_spatial_into_conv_resized", true), ("pad_spatial_edge_cases", true), ("pad_spatial_also_an_output", false)] {
             let interpreter = try Interpreter(modelPath: OpTable.folder(name).appendingPathComponent("model.tflite").path)
             let pads = interpreter.nodeCodes.indices.filter { interpreter.nodeCodes[$0].builtin == .pad }
             XCTAssertFalse(pads.isEmpty, name)

@@ -74,6 +74,18 @@ case("pad_spatial_into_conv_resized", [(None, 6, 6, 8)], run_shapes=[(2, 6, 6, 8
     tf.nn.conv2d(tf.pad(x * 0.5, [[0, 0], [1, 1], [1, 1], [0, 0]]), pad_conv3, 1, "VALID")))
 case("pad_spatial_also_an_output", [(1, 6, 5, 8)])(lambda x: (lambda padded: (
     padded, tf.nn.depthwise_conv2d(padded, pad_dw3, [1, 1, 1, 1], "VALID")))(tf.pad(x, [[0, 0], [1, 0], [0, 1], [0, 0]])))
+# Edge cases of the folded padding: only after (a 1x1 convolution that, without the PAD's padding, would read its
+# input in place), padding wider than the filter (outputs that see only zeros), asymmetric padding with stride 2,
+# a grouped convolution, a dilated one, and a depth multiplier of 2 (paddings the converter cannot turn into SAME,
+# which it folds into the convolution itself).
+pad_group_w, pad_dilated_w, pad_dw_mult2 = _pad_conv_weights(3, 3, 4, 6), _pad_conv_weights(3, 3, 8, 4), _pad_conv_weights(3, 3, 8, 2)
+case("pad_spatial_edge_cases", [(1, 6, 7, 8)])(lambda x: (
+    tf.nn.conv2d(tf.pad(x, [[0, 0], [0, 1], [0, 1], [0, 0]]), pad_conv1, 1, "VALID"),
+    tf.nn.depthwise_conv2d(tf.pad(x, [[0, 0], [4, 4], [4, 4], [0, 0]]), pad_dw3, [1, 1, 1, 1], "VALID"),
+    tf.nn.conv2d(tf.pad(x, [[0, 0], [5, 0], [0, 4], [0, 0]]), pad_conv3, 2, "VALID"),
+    tf.nn.conv2d(tf.pad(x - 0.5, [[0, 0], [2, 0], [0, 1], [0, 0]]), pad_group_w, 1, "VALID"),
+    tf.nn.conv2d(tf.pad(x + 0.5, [[0, 0], [3, 1], [1, 2], [0, 0]]), pad_dilated_w, 1, "VALID", dilations=2),
+    tf.nn.depthwise_conv2d(tf.pad(x * 1.5, [[0, 0], [1, 2], [2, 1], [0, 0]]), pad_dw_mult2, [1, 1, 1, 1], "VALID")))
 case("mirror_pad_reflect", [(1, 4, 5, 2)])(lambda x: tf.pad(x, [[0, 0], [2, 1], [1, 3], [0, 0]], mode="REFLECT"))
 case("mirror_pad_symmetric", [(3, 4)])(lambda x: tf.pad(x, [[1, 2], [3, 1]], mode="SYMMETRIC"))
 for ac, hp in [(False, False), (True, False), (False, True)]:

@@ -10,7 +10,9 @@ import LiteFormat
 /// - ``foldSwishes(_:_:)``: a float LOGISTIC into the MUL of a swish;
 /// - ``foldClamps(_:_:)``: a float clamp (RELU, RELU6, ...) into the node that writes its input.
 ///
-/// Every fusion gives the same output bits as the unfused nodes; what changes is that a folded node does not run.
+/// Every fusion gives the same output bits as the unfused nodes, but for one corner of the spatial PAD's: a folded PAD's
+/// zeros are skipped, not multiplied, so an infinite or NaN weight on a padding tap, which gives NaN unfolded, does not
+/// (and a sum of nothing but padding and a bias of -0 stays -0). What changes is that a folded node does not run.
 struct NodeFusion {
     /// Per node: folded into another node, so it does not run.
     private(set) var folded: [Bool]
