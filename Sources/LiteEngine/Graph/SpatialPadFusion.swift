@@ -11,10 +11,21 @@ protocol FoldableSpatialZeroPad: Kernel {
 /// A convolution that can read the unpadded input of a ``FoldableSpatialZeroPad`` as its input 0, with the padding
 /// added to its own (taps outside the input read zeros in every convolution kernel).
 protocol SpatialPadAbsorbing: Kernel {
-    /// Whether this node's types allow it.
-    var absorbsSpatialZeroPadding: Bool { get }
-    /// The kernel for this node reading `source` as its input 0, padded with `padding`.
-    func reading(_ source: Tensor, paddedWith padding: SpatialZeroPadding) throws -> Kernel
+    /// Zeros around the input before the op's own padding.
+    var zeroPadding: SpatialZeroPadding { get set }
+}
+
+extension SpatialPadAbsorbing {
+    /// Whether this node's types allow it: a float filter on a float input (a hybrid path quantizes the input by its
+    /// range, which padding zeros change).
+    var absorbsSpatialZeroPadding: Bool { node.inputs[0]?.type == .float32 && node.inputs[1]?.type == .float32 }
+
+    /// A kernel of the same op for this node, reading `source` as its input 0, padded with `padding`.
+    func reading(_ source: Tensor, paddedWith padding: SpatialZeroPadding) throws -> Kernel {
+        let kernel = try Self(node.replacingInput(0, with: source))
+        kernel.zeroPadding = padding
+        return kernel
+    }
 }
 
 extension NodeFusion {

@@ -679,13 +679,4 @@ func addBiasAndActivate(_ values: UnsafeMutablePointer<Float>, rows: Int, channe
 
 extension Conv2D: ClampAbsorbing {}
 
-extension Conv2D: SpatialPadAbsorbing {
-    /// A float filter on a float input: the hybrid path quantizes the input by its range, which padding zeros change.
-    var absorbsSpatialZeroPadding: Bool { node.inputs[0]?.type == .float32 && node.inputs[1]?.type == .float32 }
-
-    func reading(_ source: Tensor, paddedWith padding: SpatialZeroPadding) throws -> Kernel {
-        let kernel = try Conv2D(node.replacingInput(0, with: source))
-        kernel.zeroPadding = padding
-        return kernel
-    }
-}
+extension Conv2D: SpatialPadAbsorbing {}

@@ -584,13 +584,4 @@ enum Unclamped: ClampMode { static var isClamped: Bool { false } }
 
 extension DepthwiseConv2D: ClampAbsorbing {}
 
-extension DepthwiseConv2D: SpatialPadAbsorbing {
-    /// A float filter on a float input: the hybrid path quantizes the input by its range, which padding zeros change.
-    var absorbsSpatialZeroPadding: Bool { node.inputs[0]?.type == .float32 && node.inputs[1]?.type == .float32 }
-
-    func reading(_ source: Tensor, paddedWith padding: SpatialZeroPadding) throws -> Kernel {
-        let kernel = try DepthwiseConv2D(node.replacingInput(0, with: source))
-        kernel.zeroPadding = padding
-        return kernel
-    }
-}
+extension DepthwiseConv2D: SpatialPadAbsorbing {}
