@@ -30,6 +30,8 @@ final class L2Pool2D: Kernel {
 
     override func run(_ context: RunContext) throws {
         let input = node.inputs[0]!, output = node.outputs[0]
+        // No channels (or a batch of none): nothing to pool, however many positions the other dimensions span.
+        guard output.elementCount > 0 else { return }
         let (batches, inH, inW, channels) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
         let (outH, outW) = (geometryH.output, geometryW.output)
         let (strideH, strideW, filterH, filterW) = (options.strideH, options.strideW, options.filterH, options.filterW)

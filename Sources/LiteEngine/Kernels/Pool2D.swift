@@ -155,6 +155,8 @@ class Pool2D: Kernel {
 
     override func run(_ context: RunContext) throws {
         let input = node.inputs[0]!, output = node.outputs[0]
+        // No channels (or a batch of none): nothing to pool, however many positions the other dimensions span.
+        guard output.elementCount > 0 else { return }
         switch plan {
         case .quantized(let range)?: runQuantized(input, output, range: range, rowKernels: nil, threads: context.threads)
         #if arch(x86_64)

@@ -31,6 +31,8 @@ final class MaxPoolingWithArgmax2D: Kernel {
     }
 
     override func run(_ context: RunContext) throws {
+        // No channels (or a batch of none): nothing to pool, however many positions the other dimensions span.
+        guard node.outputs[0].elementCount > 0 else { return }
         let input = node.inputs[0]!, values = node.outputs[0].floats, positions = node.outputs[1].floats
         let (batches, inH, inW, channels) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
         let (outH, outW) = (geometryH.output, geometryW.output)
