@@ -5,12 +5,14 @@
 # project's .venv (the reference runtime for tests and benchmarks). Stops with a message on any failure.
 # Idempotent and quiet when everything is there. TensorFlow is only needed to regenerate the op goldens:
 # `tools/setup.sh --tensorflow`; training the digital ink models (tools/ink/) also needs Debian's Hershey fonts and
-# word list and PyPI's wordfreq: `tools/setup.sh --ink`. MediaPipe (for the classifier and detection goldens) pins numpy 2 and OpenCV, so
+# word list and PyPI's wordfreq: `tools/setup.sh --ink`; the Chinese and Japanese ones add zinnia with Debian's models (the
+# baseline tools/ink/cjk_compare.py measures) and KanjiVG's stroke order: `tools/setup.sh --cjk`. MediaPipe (for the classifier and detection goldens) pins numpy 2 and OpenCV, so
 # `tools/setup.sh --mediapipe` puts it in its own virtualenv, .venv-mediapipe.
 set -euo pipefail
 
 packages=(libopenblas-dev libpng-dev libjpeg62-turbo-dev libwebp-dev libgif-dev libtiff-dev zlib1g-dev libcurl4 pkg-config qemu-user python3-venv)
-[ "${1:-}" = "--ink" ] && packages+=(hershey-fonts-data wamerican wamerican-insane wamerican-huge wbritish-huge)
+[ "${1:-}" = "--ink" ] || [ "${1:-}" = "--cjk" ] && packages+=(hershey-fonts-data wamerican wamerican-insane wamerican-huge wbritish-huge)
+[ "${1:-}" = "--cjk" ] && packages+=(zinnia-utils tegaki-zinnia-japanese tegaki-zinnia-simplified-chinese)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -30,11 +32,12 @@ cd "$(dirname "$0")/.."
 python_packages=(ai-edge-litert numpy pillow pyspark==4.3.0)
 [ "${1:-}" = "--tensorflow" ] && python_packages+=(tensorflow-cpu==2.21.0 tf_keras==2.21.0)
 [ "${1:-}" = "--ink" ] && python_packages+=(tensorflow-cpu==2.21.0 tf_keras==2.21.0 wordfreq==3.1.1)
+[ "${1:-}" = "--cjk" ] && python_packages+=(tensorflow-cpu==2.21.0 tf_keras==2.21.0 wordfreq==3.1.1 kanjivg==20260714)
 if [ ! -x .venv/bin/python ]; then
   echo "setup: creating .venv (python3 -m venv)" >&2
   python3 -m venv .venv || { echo "setup: python3 -m venv failed (Debian: apt-get install python3-venv)" >&2; exit 1; }
 fi
-if ! .venv/bin/python -c "import ai_edge_litert, numpy, PIL, pyspark" >/dev/null 2>&1 || [ "${1:-}" = "--tensorflow" ] || [ "${1:-}" = "--ink" ]; then
+if ! .venv/bin/python -c "import ai_edge_litert, numpy, PIL, pyspark" >/dev/null 2>&1 || [ "${1:-}" = "--tensorflow" ] || [ "${1:-}" = "--ink" ] || [ "${1:-}" = "--cjk" ]; then
   echo "setup: pip install ${python_packages[*]} into .venv" >&2
   if ! .venv/bin/python -m pip install -q --disable-pip-version-check "${python_packages[@]}" >&2; then
     echo "setup: pip install into .venv failed (see above); PyPI must be reachable" >&2
