@@ -6,13 +6,13 @@
 # Idempotent and quiet when everything is there. TensorFlow is only needed to regenerate the op goldens:
 # `tools/setup.sh --tensorflow`; training the digital ink models (tools/ink/) also needs Debian's Hershey fonts and
 # word list and PyPI's wordfreq: `tools/setup.sh --ink`; the Chinese and Japanese ones add zinnia with Debian's models (the
-# baseline tools/ink/cjk_compare.py measures) and KanjiVG's stroke order: `tools/setup.sh --cjk`. MediaPipe (for the classifier and detection goldens) pins numpy 2 and OpenCV, so
+# baseline tools/ink/cjk_compare.py measures), KANJIDIC (the jōyō list) and KanjiVG's stroke order: `tools/setup.sh --cjk`. MediaPipe (for the classifier and detection goldens) pins numpy 2 and OpenCV, so
 # `tools/setup.sh --mediapipe` puts it in its own virtualenv, .venv-mediapipe.
 set -euo pipefail
 
 packages=(libopenblas-dev libpng-dev libjpeg62-turbo-dev libwebp-dev libgif-dev libtiff-dev zlib1g-dev libcurl4 pkg-config qemu-user python3-venv)
 [ "${1:-}" = "--ink" ] || [ "${1:-}" = "--cjk" ] && packages+=(hershey-fonts-data wamerican wamerican-insane wamerican-huge wbritish-huge)
-[ "${1:-}" = "--cjk" ] && packages+=(zinnia-utils tegaki-zinnia-japanese tegaki-zinnia-simplified-chinese)
+[ "${1:-}" = "--cjk" ] && packages+=(zinnia-utils tegaki-zinnia-japanese tegaki-zinnia-simplified-chinese kanjidic)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
