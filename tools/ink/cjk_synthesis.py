@@ -268,9 +268,11 @@ def _timed(stroke, speed, rng, t0):
     return out, t
 
 
-def synthesize(strokes, rng, writer=None, box=None):
+def synthesize(strokes, rng, writer=None, box=None, timed=True):
     """One handwritten-looking ink of a character given by its stroke centre lines (any grid, y down): strokes of
-    [x, y, t] integers on the 1000 x 1000 canvas. `box` (x, y, size) places it; by default a random size and place."""
+    [x, y, t] integers on the 1000 x 1000 canvas. `box` (x, y, size) places it; by default a random size and place.
+    Untimed (`timed=False`, for pictures that ignore time and point spacing): the varied centre lines as float
+    (x, y) arrays, placed the same way, without the pen's timing."""
     writer = writer or Writer(rng)
     unit, extent = _unit_strokes(strokes)
     order = list(range(len(unit)))
@@ -303,6 +305,8 @@ def synthesize(strokes, rng, writer=None, box=None):
     else:
         x0, y0, size = box
     placed = [(s - low) / span * size + (x0, y0) for s in joined]
+    if not timed:
+        return placed
     # Time: each stroke at the writer's speed (character heights per second), pauses with the pen up between.
     speed = writer.speed * size
     ink, t = [], 0.0
