@@ -106,6 +106,22 @@ final class HostileModelTests: XCTestCase {
         }
     }
 
+    /// Zero points at the ends of Int32 (found by the model-invoke fuzzer: |Int32.min| trapped in the zero point's
+    /// range check) and beyond it: a typed error when the node is prepared.
+    func testZeroPointsAtTheEndsOfInt32AreRefused() throws {
+        for zeroPoint: Int64 in [Int64(Int32.min), Int64(Int32.max), Int64(Int32.min) - 1, -(1 << 16) - 1] {
+            var builder = ModelBuilder()
+            let input = builder.addTensor(name: "x", type: .float32, shape: [1, 4])
+            let output = builder.addTensor(name: "y", type: .int8, shape: [1, 4], quantization: Quantization(scale: [0.5], zeroPoint: [zeroPoint]))
+            builder.addOperator(.quantize, inputs: [input], outputs: [output])
+            builder.inputs = [input]
+            builder.outputs = [output]
+            XCTAssertThrowsError(try Interpreter(model: TFLiteModel(bytes: builder.build()))) { error in
+                XCTAssertTrue("\(error)".contains("zero point \(zeroPoint) out of range"), "\(zeroPoint): \(error)")
+            }
+        }
+    }
+
     /// A 16x8 CONV_2D on an input of no channels (a fuzzer's mutant: 0 % filter channels passed the whole-groups check,
     /// then zero groups divided the filter count): a typed error.
     func testInt16ConvolutionOfAnInputWithoutChannelsIsRefused() throws {

@@ -13,7 +13,8 @@ struct QuantizedTensorInfo {
         guard q.scale.allSatisfy({ $0 > 0 && $0.isFinite }) else { throw KernelError.invalid("tensor \(tensor.index) has a non-positive scale") }
         scales = q.scale
         zeroPoints = try q.zeroPoint.map { z in
-            guard let value = Int32(exactly: z), abs(value) <= 1 << 16 else { throw KernelError.invalid("zero point \(z) out of range") }
+            // `magnitude`, not `abs`: the absolute value of Int32.min does not fit an Int32.
+            guard let value = Int32(exactly: z), value.magnitude <= 1 << 16 else { throw KernelError.invalid("zero point \(z) out of range") }
             return value
         }
         dimension = q.quantizedDimension
