@@ -27,7 +27,7 @@ PLANES = 9
 def _pieces(starts, ends):
     """Midpoints, lengths and directions of every segment's pieces of at most STEP."""
     delta = ends - starts
-    length = np.hypot(delta[:, 0], delta[:, 1])
+    length = np.sqrt(delta[:, 0] * delta[:, 0] + delta[:, 1] * delta[:, 1])  # not hypot: the Swift twin's arithmetic
     counts = np.maximum(1, np.ceil(length / STEP)).astype(np.int64)
     segment = np.repeat(np.arange(len(starts)), counts)
     # The j-th of n pieces of a segment has its midpoint at fraction (j + 0.5) / n.
