@@ -4,6 +4,7 @@ import XCTest
 
 /// The direction planes the Chinese and Japanese character network reads, against tools/ink/cjk_features.py's
 /// (Goldens/cjk.json, made by tools/ink/make_cjk_goldens.py): real inks read from ../shared/ink and hand-made edge cases.
+/// The same goldens hold the character bigram model's (CharacterBigramModelTests).
 final class InkDirectionPlanesTests: XCTestCase {
     struct Goldens: Decodable {
         struct Sample: Decodable {
@@ -12,9 +13,26 @@ final class InkDirectionPlanesTests: XCTestCase {
             /// The non-zero values as [index, value].
             var values: [[Double]]
         }
+        /// A small Japanese bigram model and natural-log P(b | a) of pairs (a nil: the start of the text).
+        struct LanguageModel: Decodable {
+            struct Query: Decodable {
+                var previous: String?; var character: String; var logProbability: Double
+                init(from decoder: Decoder) throws {
+                    var fields = try decoder.unkeyedContainer()
+                    previous = try fields.decode(String?.self)
+                    character = try fields.decode(String.self)
+                    logProbability = try fields.decode(Double.self)
+                }
+            }
+            var arpa: String
+            var queries: [Query]
+        }
         var size: Int
         var planes: Int
         var samples: [Sample]
+        var languageModel: LanguageModel
+
+        enum CodingKeys: String, CodingKey { case size, planes, samples, languageModel = "language_model" }
     }
 
     static let goldens: Goldens = {

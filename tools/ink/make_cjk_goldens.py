@@ -4,13 +4,18 @@ read by the test from ../shared/ink by file and line (label and writer kept so t
 holds them), and of small hand-made inks for the edge cases (a lone point, a stroke of one point among others,
 strokes that double back). Only the planes' non-zero values are stored, as [index, value] with index
 (y · 32 + x) · 9 + plane.
+Also a small Japanese character bigram model (make_cjk_language_model.py on wordfreq's 300 most frequent usable
+words) with natural-log probabilities of character pairs as its ARPA tables give them (CharacterBigramModel).
 
     python3 tools/ink/make_cjk_goldens.py
 """
 import gzip
 import json
+import math
 import os
+import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cjk_features  # noqa: E402
@@ -32,6 +37,44 @@ def sparse(planes):
     return [[int(i), float(f"{flat[i]:.8g}")] for i in flat.nonzero()[0]]
 
 
+def language_model():
+    """A small ja model's ARPA text and [a, b, ln P(b | a)] for pairs of every kind (a null: the start of the text)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "make_cjk_language_model.py"),
+                        "--languages", "ja", "--limit-words", "300", "--out", tmp], check=True, capture_output=True)
+        with open(os.path.join(tmp, "ink-ja.lm.arpa"), encoding="utf-8") as f:
+            arpa = f.read()
+    unigram, backoff, bigram, section = {}, {}, {}, None
+    for line in arpa.splitlines():
+        if line.startswith("\\"):
+            section = line
+            continue
+        fields = line.split("\t")
+        if section == "\\1-grams:" and len(fields) >= 2:
+            unigram[fields[1]] = float(fields[0]) * math.log(10)
+            backoff[fields[1]] = float(fields[2]) * math.log(10) if len(fields) == 3 else 0.0
+        elif section == "\\2-grams:" and len(fields) == 2:
+            a, b = fields[1].split(" ")
+            bigram[a, b] = float(fields[0]) * math.log(10)
+    characters = [c for c in unigram if c not in ("<s>", "</s>")]
+    unknown = min(unigram[c] for c in characters)
+
+    def backed_off(b, a):
+        return bigram.get((a, b), backoff[a] + unigram[b])
+
+    def log_p(b, a):
+        if b not in characters:
+            return unknown
+        if a not in characters:
+            return backed_off(b, "<s>")
+        within, across = backed_off(b, a), backed_off("</s>", a) + backed_off(b, "<s>")
+        return max(within, across) + math.log1p(math.exp(min(within, across) - max(within, across)))
+
+    seen = sorted((a, b) for a, b in bigram if a in characters and b in characters)[:40:4]
+    pairs = seen + [(None, "日"), (None, "の"), ("日", "本"), ("本", "日"), ("ん", "ぁ"), ("日", "X"), ("X", "本"), ("日", "<s>")]
+    return dict(arpa=arpa, queries=[[a, b, log_p(b, a)] for a, b in pairs])
+
+
 def main():
     samples = []
     for file, line in REAL:
@@ -46,7 +89,8 @@ def main():
         samples.append(dict(name=name, strokes=strokes, values=sparse(cjk_features.direction_planes(strokes))))
     path = os.path.join(ROOT, "Tests", "LiteTasksTests", "Goldens", "cjk.json")
     with open(path, "w", encoding="utf-8") as f:
-        json.dump(dict(size=cjk_features.SIZE, planes=cjk_features.PLANES, samples=samples), f, ensure_ascii=False)
+        json.dump(dict(size=cjk_features.SIZE, planes=cjk_features.PLANES, samples=samples,
+                       language_model=language_model()), f, ensure_ascii=False)
     print(f"wrote {path}: {len(samples)} samples")
 
 

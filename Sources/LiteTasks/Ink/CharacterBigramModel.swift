@@ -1,0 +1,122 @@
+import Foundation
+
+/// A character bigram model of a language written without spaces (Chinese, Japanese), read from an ARPA file made by
+/// tools/ink/make_cjk_language_model.py: how likely a character is after another, for ranking the readings of a
+/// line of handwriting and for `preContext`.
+///
+/// The file's words are `<s> c1 ... cn </s>`, so text of several words is scored as words one after another without
+/// knowing where they end: P(b | a) = P(b | a within a word) + P(</s> | a) · P(b | <s>), each term an ARPA backoff
+/// probability (a listed bigram's own, or a's backoff weight times b's unigram). A character the file does not
+/// list gets the smallest unigram probability it has, and the character after it is scored as at the start.
+struct CharacterBigramModel: Sendable {
+    /// The largest file accepted, and the most n-grams of each order it may declare.
+    static let maximumBytes = 256 << 20
+    static let maximumNGrams = 20_000_000
+    static let begin = "<s>", end = "</s>"
+
+    /// Symbol ids: `ids[symbol]`, with ``beginID`` and ``endID`` among them.
+    private let ids: [String: Int32]
+    /// Natural-log unigram probability and backoff weight by id.
+    private let unigram: [Float]
+    private let backoff: [Float]
+    /// Natural-log bigram probabilities keyed by `a << 32 | b`.
+    private let bigram: [Int64: Float]
+    private let beginID: Int32, endID: Int32
+    /// The probability of a character the file does not list.
+    private let unknown: Float
+
+    /// The model in the ARPA text `text`; `path` names it in errors.
+    init(arpa text: String, path: String) throws {
+        func malformed(_ line: Int, _ why: String) -> TaskError { TaskError.model("language model \(path) line \(line): \(why)") }
+        let ln10 = Float(M_LN10)
+        var ids: [String: Int32] = [:], unigram: [Float] = [], backoff: [Float] = [], bigram: [Int64: Float] = [:]
+        var declared: [Int: Int] = [:]
+        var section = 0  // 0: header; 1, 2: the n-gram sections; 3: after \end\
+        for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            let lineNumber = number + 1
+            if line.isEmpty { continue }
+            switch line {
+            case "\\data\\": section = 0; continue
+            case "\\1-grams:": section = 1; continue
+            case "\\2-grams:": section = 2; continue
+            case "\\end\\": section = 3; continue
+            default: break
+            }
+            if line.hasPrefix("\\") { throw malformed(lineNumber, "section \(line) is not one of \\data\\, \\1-grams:, \\2-grams:, \\end\\") }
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+            switch section {
+            case 0:
+                // ngram N=COUNT
+                guard line.hasPrefix("ngram "), let equals = line.firstIndex(of: "="),
+                      let order = Int(line[line.index(line.startIndex, offsetBy: 6)..<equals]),
+                      let count = Int(line[line.index(after: equals)...]), (1...2).contains(order),
+                      (0...Self.maximumNGrams).contains(count) else {
+                    throw malformed(lineNumber, "expected `ngram 1=N` or `ngram 2=N` with N at most \(Self.maximumNGrams)")
+                }
+                declared[order] = count
+            case 1:
+                guard fields.count == 2 || fields.count == 3, let p = Float(fields[0]), p <= 0, p.isFinite,
+                      !fields[1].isEmpty, !fields[1].contains(" ") else {
+                    throw malformed(lineNumber, "a unigram is `log10p<TAB>symbol[<TAB>log10backoff]`")
+                }
+                let weight = fields.count == 3 ? Float(fields[2]) : 0
+                guard let weight, weight.isFinite, weight <= 0 else { throw malformed(lineNumber, "backoff weight \(fields[2])") }
+                guard ids[String(fields[1])] == nil else { throw malformed(lineNumber, "\(fields[1]) is listed twice") }
+                guard unigram.count < declared[1, default: 0] else { throw malformed(lineNumber, "more unigrams than the header's \(declared[1, default: 0])") }
+                ids[String(fields[1])] = Int32(unigram.count)
+                unigram.append(p * ln10)
+                backoff.append(weight * ln10)
+            case 2:
+                let pair = fields.count == 2 ? fields[1].split(separator: " ", omittingEmptySubsequences: false) : []
+                guard pair.count == 2, let p = Float(fields[0]), p <= 0, p.isFinite else {
+                    throw malformed(lineNumber, "a bigram is `log10p<TAB>a b`")
+                }
+                guard let a = ids[String(pair[0])], let b = ids[String(pair[1])] else {
+                    throw malformed(lineNumber, "the bigram \(fields[1]) names a symbol that is not a unigram")
+                }
+                guard bigram.count < declared[2, default: 0] else { throw malformed(lineNumber, "more bigrams than the header's \(declared[2, default: 0])") }
+                bigram[Int64(a) << 32 | Int64(b)] = p * ln10
+            default:
+                throw malformed(lineNumber, "text after \\end\\")
+            }
+        }
+        guard section == 3 else { throw TaskError.model("language model \(path) does not end with \\end\\") }
+        guard let beginID = ids[Self.begin], let endID = ids[Self.end] else {
+            throw TaskError.model("language model \(path) has no \(Self.begin) or no \(Self.end)")
+        }
+        let listed = unigram.enumerated().filter { $0.offset != Int(beginID) && $0.offset != Int(endID) }.map(\.element)
+        guard let smallest = listed.min() else { throw TaskError.model("language model \(path) lists no characters") }
+        (self.ids, self.unigram, self.backoff, self.bigram) = (ids, unigram, backoff, bigram)
+        (self.beginID, self.endID, self.unknown) = (beginID, endID, smallest)
+    }
+
+    /// The model in the ARPA file at `path`.
+    init(path: String) throws {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        guard let size = attributes?[.size] as? Int else { throw TaskError.notFound(path) }
+        guard size <= Self.maximumBytes else { throw TaskError.model("language model \(path) is \(size) bytes, over \(Self.maximumBytes)") }
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+            throw TaskError.model("language model \(path) is not UTF-8 text")
+        }
+        try self.init(arpa: text, path: path)
+    }
+
+    /// Natural-log P(b | a) of the backoff model, for symbol ids.
+    private func backedOff(_ b: Int32, after a: Int32) -> Float {
+        bigram[Int64(a) << 32 | Int64(b)] ?? backoff[Int(a)] + unigram[Int(b)]
+    }
+
+    /// Natural-log probability of `character` after `previous` (nil: at the start of the text), over both ways the
+    /// text can go on: within the word, or after the word ends.
+    func logProbability(of character: String, after previous: String?) -> Float {
+        guard let b = ids[character], b != beginID, b != endID else { return unknown }
+        let a = previous.flatMap { ids[$0] }.flatMap { $0 == beginID || $0 == endID ? nil : $0 }
+        guard let a else { return backedOff(b, after: beginID) }
+        let within = backedOff(b, after: a)
+        let across = backedOff(endID, after: a) + backedOff(b, after: beginID)
+        // log(e^x + e^y), stable.
+        let high = max(within, across)
+        return high + log1p(exp(min(within, across) - high))
+    }
+}
