@@ -638,18 +638,33 @@ final class KernelConsistencyTests: XCTestCase {
         }
     }
 
-    func testHybridInputQuantizationRoundsHalfAwayFromZero() {
+    /// The hybrid kernels' input quantization against a transcription of LiteRT's x86 quantizers
+    /// (`NeonSymmetricQuantizeFloats`, `NeonAsymmetricQuantizeFloats` through NEON_2_SSE): the product rounded on its
+    /// own, p ± 1/2 truncated in the eight-lane loop and `std::round` in the remainder, the zero point added after.
+    /// The op goldens `hybrid_*_rounding_ties` check the same against LiteRT itself.
+    func testHybridInputQuantizationRoundsAsLiteRT() {
         // With a largest magnitude of 127 the symmetric scale is 1: each value is its own rounding.
         var values: [Float] = [127, -127, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 126.5, -126.5, 0.49999997, -0.49999997, 1.4999999, -1.4999999, 0]
         values += (0..<200).map { _ in Float.random(in: -127...127, using: &generator) }
         values += (0..<60).map { Float($0 - 30) + 0.5 }
+        values += [0.49999997, -0.49999997, 0.5]  // 278 values: these three in the remainder loop
+        func liteRT(_ values: [Float], inverse: Float, zeroPoint: Float, low: Float) -> [Int8] {
+            let laneEnd = values.count & ~7
+            return values.enumerated().map { i, x in
+                let p = x * inverse
+                let r = i < laneEnd ? (p + (p < 0 ? -0.5 : 0.5)).rounded(.towardZero) : p.rounded(.toNearestOrAwayFromZero)
+                return Int8(max(min(r + zeroPoint, 127), low))
+            }
+        }
         var symmetric = [Int8](repeating: 0, count: values.count)
         let scale = HybridQuantization.quantizeSymmetric(values, count: values.count, into: &symmetric)
         XCTAssertEqual(scale, 1)
-        XCTAssertEqual(symmetric, values.map { Int8(max(min($0.rounded(.toNearestOrAwayFromZero), 127), -127)) })
+        XCTAssertEqual(symmetric, liteRT(values, inverse: 1, zeroPoint: 0, low: -127))
+        XCTAssertEqual(symmetric[10], 1, "1/2 − 2^-25 in the lanes: p + 1/2 rounds up to 1")
+        XCTAssertEqual(symmetric[values.count - 3], 0, "1/2 − 2^-25 in the remainder: std::round")
         var asymmetric = [Int8](repeating: 0, count: values.count)
         let (step, offset) = HybridQuantization.quantizeAsymmetric(values, count: values.count, into: &asymmetric)
-        XCTAssertEqual(asymmetric, values.map { Int8(max(min((Float(offset) + $0 * (1 / step)).rounded(.toNearestOrAwayFromZero), 127), -128)) })
+        XCTAssertEqual(asymmetric, liteRT(values, inverse: Float(1.0 / Double(step)), zeroPoint: Float(offset), low: -128))
         // The convolutions' path writes q − offset as floats, eight lanes at a time.
         let image = tensor(0, [1, values.count], values)
         var offsets = [Float](repeating: .nan, count: values.count)

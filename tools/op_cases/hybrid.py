@@ -51,3 +51,37 @@ case("hybrid_transpose_conv_relu", [(1, 5, 6, 12)], optimize="dynamic_range")(
     lambda x: tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d_transpose(x, h_tconv_w, output_shape=[1, 10, 12, 16], strides=2, padding="SAME"), h_tconv_b)))
 case("hybrid_transpose_conv_batch2_valid", [(2, 4, 5, 12)], optimize="dynamic_range")(
     lambda x: tf.nn.conv2d_transpose(x, h_tconv_w, output_shape=[2, 9, 11, 16], strides=2, padding="VALID"))
+
+
+# ---- the input quantizer's rounding at ties -------------------------------------------------------------------------
+# LiteRT's x86 build quantizes hybrid inputs with NeonAsymmetricQuantizeFloats / NeonSymmetricQuantizeFloats (through
+# NEON_2_SSE): p = x · (1 / scale) is rounded on its own and the zero point added after, p ± 1/2 truncated in the
+# eight-lane loop and std::round in the remainder loop (the last length % 8 values of each row or image). Rows whose
+# range makes the scale exactly 1 (asymmetric: [-100, 155], zero point -28; symmetric: max |x| = 127) put ties where
+# the orders differ: k + 1/2 with -28 + k + 1/2 < 0 < k + 1/2, and 1/2 − 2^-25 (1 in the lanes, 0 in the remainder).
+def rounding_ties(rows, length, symmetric, seed):
+    gen = np.random.default_rng(seed)
+    x = gen.uniform(-90, 140, size=(rows, length)).astype(np.float32)
+    ties = np.array([0.5, 10.5, 27.5, -0.5, 0.49999997, -0.49999997, 3.5, 20.5], dtype=np.float32)
+    for r in range(rows):
+        x[r, 0], x[r, 1] = (127, -3) if symmetric else (155, -100)
+        positions = list(range(2, length, 3))
+        for k, p in enumerate(positions):
+            x[r, p] = ties[(k + r) % len(ties)]
+        x[r, -1], x[r, -2] = ties[4], ties[1]   # in the remainder loop when length % 8 ≥ 2
+    if symmetric:
+        x = np.clip(x, -127, 127)
+    return x
+
+
+h_tie_w, h_tie_b = const(69, 16), const(16)   # 1,104 weights: dynamic range quantizes 1,024 and more
+case("hybrid_fully_connected_rounding_ties", [(3, 69)], optimize="dynamic_range", inputs=[rounding_ties(3, 69, False, 1)], exact=True)(
+    lambda x: tf.matmul(x, h_tie_w) + h_tie_b)
+case("hybrid_fully_connected_rounding_ties_symmetric", [(3, 69)], optimize="dynamic_range_symmetric",
+     inputs=[rounding_ties(3, 69, True, 2)], exact=True)(lambda x: tf.matmul(x, h_tie_w) + h_tie_b)
+# An image of 135 values: 128 in the lanes, 7 in the remainder; 2,160 weights (dynamic range quantizes 1,024 and more).
+h_tie_conv_w = tf.constant(np.random.default_rng(9191).normal(0, 0.5, size=(3, 3, 15, 16)).astype(np.float32))
+h_tie_conv_b = tf.constant(np.random.default_rng(9192).normal(0, 0.5, size=(16,)).astype(np.float32))
+case("hybrid_conv_rounding_ties", [(1, 3, 3, 15)], optimize="dynamic_range",
+     inputs=[rounding_ties(1, 135, False, 3).reshape(1, 3, 3, 15)], exact=True)(
+    lambda x: tf.nn.bias_add(tf.nn.conv2d(x, h_tie_conv_w, 1, "SAME"), h_tie_conv_b))

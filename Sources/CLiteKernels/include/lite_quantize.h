@@ -12,8 +12,9 @@
 size_t lite_f32_rminmax__avx2(const float *values, size_t count, float *low, float *high);
 
 /// `q − zero_point` as floats for `values[0 ..< n]` (n: `count` rounded down to a multiple of 8), where
-/// q = clamp(round_half_away(zero_point + x · inverse), low, 127): the product and the sum rounded apart (never
-/// fused), then ±(1/2 − 2^-25) added by the sign of the sum and the result clamped and truncated. Returns n.
+/// q = clamp(zero_point + trunc(p ± 1/2), low, 127) with p = x · inverse (never fused) and the sign of p: the rounding
+/// of LiteRT's eight-lane quantizer loop (NEON_2_SSE's RoundToNearest), the zero point added after it. NaN gives
+/// `low`. Returns n.
 size_t lite_f32_qs8_quantize_offset__avx2(const float *values, size_t count, float inverse, float zero_point, float low,
                                           float *output);
 #endif

@@ -179,17 +179,21 @@ enum HybridQuantization {
                 : symmetricParameters(low: smallest, high: largest)
             let low: Float = asymmetric ? -128 : -127
             let target = offsets + b * length
+            // The row's first `length & ~7` values round as LiteRT's eight-lane loop rounds them, the rest as its
+            // remainder loop (see `quantizedValues`): each piece is told how many of its values lie in the first part.
+            let laneEnd = length & ~7
             if Value.self == Float.self {
                 let floats = UnsafeMutableRawPointer(target).assumingMemoryBound(to: Float.self)
                 parallelFor(length, threads: pieces, minimumChunk: 4096) { range in
-                    quantizedValues(image + range.lowerBound, count: range.count, inverse: inverse, zeroPoint: offset, low: low,
-                                    into: floats + range.lowerBound)
+                    quantizedValues(image + range.lowerBound, count: range.count, laneCount: min(max(laneEnd - range.lowerBound, 0), range.count),
+                                    inverse: inverse, zeroPoint: offset, low: low, into: floats + range.lowerBound)
                 }
             } else {
                 withUnsafeTemporaryAllocation(of: Float.self, capacity: 1024) { block in
                     for start in stride(from: 0, to: length, by: 1024) {
                         let count = min(1024, length - start)
-                        quantizedValues(image + start, count: count, inverse: inverse, zeroPoint: offset, low: low, into: block.baseAddress!)
+                        quantizedValues(image + start, count: count, laneCount: min(max(laneEnd - start, 0), count), inverse: inverse,
+                                        zeroPoint: offset, low: low, into: block.baseAddress!)
                         for i in 0..<count { target[start + i] = Value(exactly: Int32(block[i])) }
                     }
                 }
@@ -198,29 +202,49 @@ enum HybridQuantization {
         }
     }
 
-    /// `q − zeroPoint` as floats for each x, where q = clamp(round_half_away(zeroPoint + x · inverse), low, 127): the
-    /// rounding of ``roundedInt8(_:low:)`` (the product and the sum rounded apart, as TFLite's loop computes them,
-    /// never fused), eight lanes at a time where the configuration has the kernel.
+    /// `q − zeroPoint` as floats for each x, where q = clamp(zeroPoint + round(x · inverse), low, 127), as LiteRT's
+    /// x86 build quantizes (`NeonAsymmetricQuantizeFloats` and `NeonSymmetricQuantizeFloats` through NEON_2_SSE): the
+    /// product rounded on its own and the zero point added after, the first `laneCount` values rounded as its
+    /// eight-lane loop rounds (``roundedInLanes(_:)``), the rest as its remainder loop (``roundedHalfAway(_:)``).
+    /// Eight lanes at a time where the configuration has the kernel.
     @inline(__always)
-    private static func quantizedValues(_ values: UnsafePointer<Float>, count: Int, inverse: Float, zeroPoint: Float, low: Float,
-                                        into output: UnsafeMutablePointer<Float>) {
+    private static func quantizedValues(_ values: UnsafePointer<Float>, count: Int, laneCount: Int, inverse: Float, zeroPoint: Float,
+                                        low: Float, into output: UnsafeMutablePointer<Float>) {
         var i = 0
         #if arch(x86_64)
-        if let kernels { i = kernels.quantizeOffsetF32(values, count, inverse, zeroPoint, low, output) }
+        if let kernels { i = kernels.quantizeOffsetF32(values, laneCount, inverse, zeroPoint, low, output) }
         #endif
+        while i < laneCount {
+            output[i] = clamped(zeroPoint + roundedInLanes(values[i] * inverse), low: low) - zeroPoint
+            i += 1
+        }
         while i < count {
-            output[i] = Float(roundedInt8(zeroPoint + values[i] * inverse, low: low)) - zeroPoint
+            output[i] = clamped(zeroPoint + roundedHalfAway(values[i] * inverse), low: low) - zeroPoint
             i += 1
         }
     }
 
-    /// `tensor_utils::AsymmetricQuantizeFloats`: the range [min(0, min x), max(0, max x)] mapped onto [-128, 127]
-    /// with a nudged zero point, in double; values rounded half away from zero with the float inverse scale.
+    /// `tensor_utils::AsymmetricQuantizeFloats` as LiteRT's x86 build runs it (`NeonAsymmetricQuantizeFloats`): the
+    /// range [min(0, min x), max(0, max x)] mapped onto [-128, 127] with a nudged zero point, in double; each value
+    /// times the float inverse scale, rounded (``quantizedValues``), plus the zero point.
     static func quantizeAsymmetric(_ values: UnsafePointer<Float>, count: Int, into output: UnsafeMutablePointer<Int8>) -> (scale: Float, offset: Int32) {
         let (low, high) = range(values, count: count)
         let (scale, inverse, zeroPoint) = asymmetricParameters(low: low, high: high)
-        for i in 0..<count { output[i] = roundedInt8(zeroPoint + values[i] * inverse, low: -128) }
+        quantizedInt8(values, count: count, inverse: inverse, zeroPoint: zeroPoint, low: -128, into: output)
         return (scale, Int32(zeroPoint))
+    }
+
+    /// `count` values quantized as ``quantizedValues`` quantizes one row, stored as the int8 q.
+    private static func quantizedInt8(_ values: UnsafePointer<Float>, count: Int, inverse: Float, zeroPoint: Float, low: Float,
+                                      into output: UnsafeMutablePointer<Int8>) {
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: 1024) { block in
+            for start in stride(from: 0, to: count, by: 1024) {
+                let n = min(1024, count - start)
+                quantizedValues(values + start, count: n, laneCount: min(max((count & ~7) - start, 0), n), inverse: inverse,
+                                zeroPoint: zeroPoint, low: low, into: block.baseAddress!)
+                for i in 0..<n { output[start + i] = Int8(block[i] + zeroPoint) }
+            }
+        }
     }
 
     /// The scale, its float inverse and the zero point of `AsymmetricQuantizeFloats` (scale 1 and inverse 0 for a
@@ -240,8 +264,10 @@ enum HybridQuantization {
         let zero = errorMin < errorMax ? fromMin : fromMax
         // An infinite input makes the zero point NaN (inf / inf); TFLite's cast of it is undefined (0 on x86): 0 here.
         let offset: Int32 = zero.isNaN ? 0 : zero <= qmin ? -128 : (zero >= qmax ? 127 : Int32(zero.rounded(.toNearestOrAwayFromZero)))
+        // The inverse as LiteRT computes it: 1.0 / scale in double, then rounded to float (once in a while one bit
+        // from the float division).
         let floatScale = Float(scale)
-        return (floatScale, 1 / floatScale, Float(offset))
+        return (floatScale, Float(1.0 / Double(floatScale)), Float(offset))
     }
 
     /// The smallest and largest value, and 0: eight lanes of running minima and maxima, then the lanes and the rest.
@@ -261,25 +287,35 @@ enum HybridQuantization {
         return (low, high)
     }
 
-    /// `x` rounded half away from zero and clamped to [low, 127], as an int8. Adding ±(1/2 − 2^-25) and truncating
-    /// rounds half away from zero exactly for |x| < 2^22, and vectorizes where `rounded(.toNearestOrAwayFromZero)` calls
-    /// libm per value; 1.5·2^23 turns the clamped integer into its bits without a trapping conversion (NaN gives an
-    /// arbitrary value, not a trap).
+    /// LiteRT's rounding in the eight-lane loop of its quantizers (NEON_2_SSE's `RoundToNearest` without
+    /// `vcvtaq`): p ± 1/2, truncated. It differs from rounding half away from zero only at |p| = 1/2 − 2^-25, where
+    /// p + 1/2 rounds up to 1.
     @inline(__always)
-    private static func roundedInt8(_ x: Float, low: Float) -> Int8 {
-        let half: Float = 0.49999997
-        var q = (x + (x < 0 ? -half : half)).rounded(.towardZero)
-        q = q < low ? low : q
-        q = q > 127 ? 127 : q
-        let magic: Float = 12_582_912
-        return Int8(truncatingIfNeeded: Int32(bitPattern: (q + magic).bitPattern) &- Int32(bitPattern: magic.bitPattern))
+    static func roundedInLanes(_ p: Float) -> Float {
+        (p + (p < 0 ? -0.5 : 0.5)).rounded(.towardZero)
     }
 
-    /// `tensor_utils::SymmetricQuantizeFloats`: scale max|x| / 127, values rounded half away from zero into [-127, 127].
+    /// `std::round` (TfLiteRound) of the quantizers' remainder loop: half away from zero. Adding ±(1/2 − 2^-25) and
+    /// truncating is exact for |p| < 2^22 and vectorizes where `rounded(.toNearestOrAwayFromZero)` calls libm.
+    @inline(__always)
+    static func roundedHalfAway(_ p: Float) -> Float {
+        let half: Float = 0.49999997
+        return (p + (p < 0 ? -half : half)).rounded(.towardZero)
+    }
+
+    /// `q` clamped to [low, 127]; NaN becomes `low`, as in the eight-lane kernel.
+    @inline(__always)
+    private static func clamped(_ q: Float, low: Float) -> Float {
+        let above = q >= low ? q : low
+        return above <= 127 ? above : 127
+    }
+
+    /// `tensor_utils::SymmetricQuantizeFloats` as LiteRT's x86 build runs it (`NeonSymmetricQuantizeFloats`): scale
+    /// max|x| / 127, each value times 127 / max|x| rounded (``quantizedValues``) into [-127, 127].
     static func quantizeSymmetric(_ values: UnsafePointer<Float>, count: Int, into output: UnsafeMutablePointer<Int8>) -> Float {
         let (low, high) = range(values, count: count)
         let (scale, inverse, _) = symmetricParameters(low: low, high: high)
-        for i in 0..<count { output[i] = roundedInt8(values[i] * inverse, low: -127) }
+        quantizedInt8(values, count: count, inverse: inverse, zeroPoint: 0, low: -127, into: output)
         return scale
     }
 
