@@ -38,15 +38,16 @@ final class ChannellessSpatialOpTests: XCTestCase {
     /// of empty loops.
     static let shape = [1, 8, Int(Int32.max), 0]
 
-    /// A model of one `op` node from an input of ``shape`` to `outputs` outputs of the same shape, with the constants
-    /// (filters, biases) that `constants` adds as further inputs.
-    func model(_ op: BuiltinOperator, type: TensorType = .float32, outputs: Int = 1, optionsType: UInt8 = 0, options: FlatTableBuilder? = nil,
-               customName: String? = nil, customOptions: [UInt8]? = nil, constants: (inout ModelBuilder) -> [Int] = { _ in [] }) -> [UInt8] {
+    /// A model of one `op` node from an input of ``shape`` to `outputs` outputs of `outputShape` (by default the same),
+    /// with the constants (filters, biases, axes) that `constants` adds as further inputs.
+    func model(_ op: BuiltinOperator, type: TensorType = .float32, outputs: Int = 1, outputShape: [Int] = shape, optionsType: UInt8 = 0,
+               options: FlatTableBuilder? = nil, customName: String? = nil, customOptions: [UInt8]? = nil,
+               constants: (inout ModelBuilder) -> [Int] = { _ in [] }) -> [UInt8] {
         var builder = ModelBuilder()
         let quantization = type == .float32 ? nil : Quantization(scale: [0.5], zeroPoint: [0])
         let x = builder.addTensor(name: "x", type: type, shape: Self.shape, quantization: quantization)
         let extra = constants(&builder)
-        let ys = (0..<outputs).map { builder.addTensor(name: "y\($0)", type: type, shape: Self.shape, quantization: quantization) }
+        let ys = (0..<outputs).map { builder.addTensor(name: "y\($0)", type: type, shape: outputShape, quantization: quantization) }
         builder.addOperator(op, customName: customName, inputs: [x] + extra, outputs: ys, optionsType: optionsType, options: options,
                             customOptions: customOptions)
         builder.inputs = [x]
@@ -64,8 +65,8 @@ final class ChannellessSpatialOpTests: XCTestCase {
         return options
     }
 
-    /// The pools return an empty output at once; the convolutions refuse a filter without channels (a model error,
-    /// exit 3) when they are prepared.
+    /// The pools, CUMSUM and SUM return an empty output at once; the convolutions refuse a filter without channels (a
+    /// model error, exit 3) when they are prepared.
     func testSpatialOpsOnAnInputWithoutChannelsReturnAtOnce() throws {
         let pool = Self.stridedOptions([3: .int32(3), 4: .int32(3)])  // Pool2DOptions: a 3x3 window
         let emptyFilter = { (builder: inout ModelBuilder, shape: [Int]) -> [Int] in
@@ -81,6 +82,8 @@ final class ChannellessSpatialOpTests: XCTestCase {
             ("AVERAGE_POOL_2D int8", model(.averagePool2d, type: .int8, optionsType: 5, options: pool), 0),
             ("L2_POOL_2D", model(.l2Pool2d, optionsType: 5, options: pool), 0),
             ("MaxPoolingWithArgmax2D", model(.custom, outputs: 2, customName: "MaxPoolingWithArgmax2D", customOptions: argmaxPool), 0),
+            ("CUMSUM along the empty axis", model(.cumsum) { [$0.addConstant(name: "axis", shape: [], values: [3] as [Int32])] }, 0),
+            ("SUM over the rows", model(.sum, outputShape: [1, Int(Int32.max), 0]) { [$0.addConstant(name: "axes", shape: [1], values: [1] as [Int32])] }, 0),
             ("CONV_2D", model(.conv2d, optionsType: 1, options: Self.stridedOptions()) { emptyFilter(&$0, [0, 3, 3, 0]) }, 3),
             ("DEPTHWISE_CONV_2D", model(.depthwiseConv2d, optionsType: 2, options: Self.stridedOptions([3: .int32(1)])) {
                 emptyFilter(&$0, [1, 3, 3, 0])

@@ -119,6 +119,36 @@ final class HostileModelTests: XCTestCase {
             XCTAssertThrowsError(try Interpreter(model: TFLiteModel(bytes: builder.build()))) { error in
                 XCTAssertTrue("\(error)".contains("zero point \(zeroPoint) out of range"), "\(zeroPoint): \(error)")
             }
+            // DEQUANTIZE of an input and of a constant (converted while the plan is built).
+            for constant in [false, true] {
+                var builder = ModelBuilder()
+                let q = Quantization(scale: [0.5], zeroPoint: [zeroPoint])
+                let input = builder.addTensor(name: "q", type: .int8, shape: [1, 4], buffer: constant ? builder.addBuffer([1, 2, 3, 4]) : 0, quantization: q)
+                let output = builder.addTensor(name: "y", type: .float32, shape: [1, 4])
+                builder.addOperator(.dequantize, inputs: [input], outputs: [output])
+                builder.inputs = constant ? [] : [input]
+                builder.outputs = [output]
+                XCTAssertThrowsError(try Interpreter(model: TFLiteModel(bytes: builder.build()))) { error in
+                    XCTAssertTrue("\(error)".contains("zero point \(zeroPoint) out of range"), "DEQUANTIZE \(zeroPoint): \(error)")
+                }
+            }
+        }
+    }
+
+    /// ARG_MAX and ARG_MIN along an axis without elements have nothing to choose from: a typed error, not a read of
+    /// the first (absent) element.
+    func testArgMaxAlongAnEmptyAxisIsRefused() throws {
+        for op in [BuiltinOperator.argMax, .argMin] {
+            var builder = ModelBuilder()
+            let input = builder.addTensor(name: "x", type: .float32, shape: [2, 0, 3])
+            let axis = builder.addConstant(name: "axis", shape: [], values: [1] as [Int32])
+            let output = builder.addTensor(name: "y", type: .int32, shape: [2, 3])
+            builder.addOperator(op, inputs: [input, axis], outputs: [output])
+            builder.inputs = [input]
+            builder.outputs = [output]
+            XCTAssertThrowsError(try Interpreter(model: TFLiteModel(bytes: builder.build()))) { error in
+                XCTAssertTrue("\(error)".contains("which has no elements"), "\(op): \(error)")
+            }
         }
     }
 

@@ -19,6 +19,10 @@ class ArgMax: Kernel {
         guard output.type == .int32 || output.type == .int64 else { throw KernelError.unsupported("output type \(output.type)") }
         var shape = input.shape
         shape.remove(at: axis)
+        // No element to choose along an empty axis (LiteRT reads the first one regardless, out of bounds).
+        guard input.shape[axis] > 0 || shape.contains(0) else {
+            throw KernelError.invalid("\(node.code) along axis \(axis) of \(input.shape), which has no elements")
+        }
         output.shape = shape
     }
 

@@ -25,6 +25,8 @@ final class BatchToSpaceNd: Kernel {
     }
 
     override func run(_ context: RunContext) throws {
+        // An empty output (a dimension of 0) has nothing to compute, however large the other dimensions are.
+        guard node.outputs[0].elementCount > 0 else { return }
         let input = node.inputs[0]!, output = node.outputs[0]
         let depthBytes = shape4[3] * input.type.byteSize!
         let (inBatch, inHeight, inWidth) = (shape4[0], shape4[1], shape4[2])

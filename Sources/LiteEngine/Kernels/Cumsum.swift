@@ -23,6 +23,8 @@ final class Cumsum: Kernel {
     }
 
     override func run(_ context: RunContext) throws {
+        // An empty output (a dimension of 0) has nothing to compute, however large the other dimensions are.
+        guard node.outputs[0].elementCount > 0 else { return }
         switch node.outputs[0].type {
         case .float32: accumulate(Float.self, +)
         case .int32: accumulate(Int32.self, &+)

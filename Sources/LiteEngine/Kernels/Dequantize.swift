@@ -23,6 +23,8 @@ final class Dequantize: Kernel {
         try expectType(input, .float16, .int8, .uint8, .int16)
         if input.type != .float16 {
             guard let q = input.quantization, !q.scale.isEmpty else { throw KernelError.invalid("quantized input \(input.index) has no scale") }
+            // Zero points in the range every quantized kernel accepts (QuantizedTensorInfo): they are subtracted in 32 bits.
+            if let z = q.zeroPoint.first(where: { $0.magnitude > 1 << 16 }) { throw KernelError.invalid("zero point \(z) out of range") }
             if q.isPerChannel {
                 guard q.quantizedDimension < input.rank, input.shape[q.quantizedDimension] == q.scale.count else {
                     throw KernelError.invalid("per-channel scales do not fit \(input.shape)")

@@ -29,6 +29,8 @@ final class OneHot: Kernel {
     }
 
     override func run(_ context: RunContext) throws {
+        // An empty output (a dimension of 0) has nothing to compute, however large the other dimensions are.
+        guard node.outputs[0].elementCount > 0 else { return }
         let indices = node.inputs[0]!, output = node.outputs[0]
         let size = output.type.byteSize!, depth = output.dim(axis)
         let on = node.inputs[2]!.data!, off = node.inputs[3]!.data!

@@ -250,6 +250,8 @@ class Reduce: Kernel {
     }
 
     override func run(_ context: RunContext) throws {
+        // An empty output (a dimension of 0) has nothing to compute, however large the other dimensions are.
+        guard node.outputs[0].elementCount > 0 else { return }
         let input = node.inputs[0]!, output = node.outputs[0]
         switch plan {
         case .quantizedKeptDimsMean(let q)?: runQuantizedMean(input, output, q)

@@ -28,6 +28,8 @@ final class SpaceToBatchNd: Kernel {
     }
 
     override func run(_ context: RunContext) throws {
+        // An empty output (a dimension of 0) has nothing to compute, however large the other dimensions are.
+        guard node.outputs[0].elementCount > 0 else { return }
         let input = node.inputs[0]!, output = node.outputs[0]
         let size = input.type.byteSize!, depthBytes = shape4[3] * size
         let fill: UInt8 = (input.type == .uint8 || input.type == .int8) ? UInt8(truncatingIfNeeded: (try? QuantizedTensorInfo(output).zeroPoint) ?? 0) : 0

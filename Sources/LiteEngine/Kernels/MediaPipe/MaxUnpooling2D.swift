@@ -35,6 +35,8 @@ final class MaxUnpooling2D: Kernel {
     }
 
     override func run(_ context: RunContext) throws {
+        // An empty output (a dimension of 0) has nothing to compute, however large the other dimensions are.
+        guard node.outputs[0].elementCount > 0 else { return }
         let input = node.inputs[0]!, output = node.outputs[0]
         let src = input.floats, positions = node.inputs[1]!.floats, dst = output.floats
         let (batches, inH, inW, channels) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
