@@ -77,4 +77,15 @@ final class InkDirectionPlanesTests: XCTestCase {
         XCTAssertLessThan(zip(a, b).map { abs($0 - $1) }.max()!, 1e-5)
         XCTAssertGreaterThan(a.reduce(0, +), 10)
     }
+
+    /// Coordinates that are not finite give empty planes, not a trap; the largest finite ones are scaled like any.
+    func testNonFiniteInksGiveEmptyPlanes() {
+        for bad: [[StrokePoint]] in [[[.init(x: .nan, y: 0, t: nil), .init(x: 1, y: 1, t: nil)]],
+                                     [[.init(x: 0, y: .infinity, t: nil)]]] {
+            XCTAssertEqual(InkDirectionPlanes.compute(bad), [Float](repeating: 0, count: 32 * 32 * 9))
+        }
+        let huge = InkDirectionPlanes.compute([[.init(x: -.greatestFiniteMagnitude, y: 0, t: nil), .init(x: .greatestFiniteMagnitude, y: 1, t: nil)]])
+        XCTAssertTrue(huge.allSatisfy(\.isFinite))
+        XCTAssertGreaterThan(huge.reduce(0, +), 10)
+    }
 }

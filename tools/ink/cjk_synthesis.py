@@ -61,7 +61,7 @@ def read_hanzi():
     return table
 
 
-_PATH_TOKEN = re.compile(r"[MmCcSsLlZz]|-?(?:\d+\.?\d*|\.\d+)(?:[eE]-?\d+)?")
+_PATH_TOKEN = re.compile(r"[MmCcSsLlZz]|[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
 
 def svg_path_points(d, per_curve=12):

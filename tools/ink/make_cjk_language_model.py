@@ -17,8 +17,8 @@ ARPA backoff models (log10 probabilities; a bigram's backoff weight log10(T(a) /
 reader evaluates exactly as the formula above.
 Traditional Chinese: wordfreq's Chinese list is in Simplified characters. zh-Hant's model is the zh-Hans model's
 statistics given to every Traditional character through its Simplified form (wordfreq's own table; a Traditional
-character the table does not map is its own Simplified form), so the Traditional forms of one Simplified character
-share its statistics.
+character the table does not map is its own Simplified form): the Traditional forms of one Simplified character
+share its probability equally.
 """
 import argparse
 import collections
@@ -59,6 +59,8 @@ def witten_bell(unigrams, bigrams, vocabulary):
     """log10 unigram probabilities (with backoff weights) and log10 bigram probabilities."""
     symbols = sorted(set(vocabulary) | {END})
     total = sum(unigrams.values())
+    if total == 0:
+        raise SystemExit("make_cjk_language_model: no word of the list is written in the vocabulary's characters")
     uniform = 1 / len(symbols)
     unigram = {s: (1 - UNIFORM_SHARE) * unigrams.get(s, 0) / total + UNIFORM_SHARE * uniform for s in symbols}
     history_count, history_types = collections.Counter(), collections.Counter()
@@ -92,19 +94,20 @@ def write_arpa(path, unigram, backoff, bigram):
 
 
 def traditional_from_simplified(unigram, backoff, bigram, traditional):
-    """zh-Hant's tables: every Traditional character takes its Simplified form's statistics."""
+    """zh-Hant's tables: the Traditional forms of a Simplified character share its probabilities equally (發 and 髮
+    half of 发's each), so that each distribution still sums to 1; a history keeps its Simplified form's backoff."""
     to_simplified = cjk_data.simplified_table()
     forms = collections.defaultdict(list)
     for c in traditional:
         forms[to_simplified.get(c, c)].append(c)
     forms[END] = [END]
     forms[BEGIN] = [BEGIN]
-    t_unigram = {t: unigram[s] for s, ts in forms.items() if s in unigram for t in ts}
+    share = {s: math.log10(len(ts)) for s, ts in forms.items()}
+    t_unigram = {t: unigram[s] - share[s] for s, ts in forms.items() if s in unigram for t in ts}
     for t in traditional:
-        t_unigram.setdefault(t, min(unigram.values()))
-    t_unigram[END] = unigram[END]
+        t_unigram.setdefault(t, min(unigram.values()))  # no Simplified form in the vocabulary: the floor
     t_backoff = {t: w for s, w in backoff.items() for t in forms.get(s, [])}
-    t_bigram = {(ta, tb): p for (a, b), p in bigram.items() for ta in forms.get(a, []) for tb in forms.get(b, [])}
+    t_bigram = {(ta, tb): p - share[b] for (a, b), p in bigram.items() for ta in forms.get(a, []) for tb in forms.get(b, [])}
     return t_unigram, t_backoff, t_bigram
 
 

@@ -20,6 +20,7 @@ int8 weights (TFLite's dynamic-range quantization: float activations, int8 filte
 """
 import argparse
 import hashlib
+import importlib.metadata
 import json
 import math
 import os
@@ -36,7 +37,8 @@ import cjk_features  # noqa: E402
 import cjk_synthesis  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-# Planes are stored as uint8: value · QUANTUM, clipped to 255 (a plane's values stay well under 255 / QUANTUM = 2).
+# Planes are stored as uint8: value · QUANTUM, clipped to 255 (a plane's values stay under 255 / QUANTUM = 2: the
+# largest of 300 synthetic characters' was 1.59).
 QUANTUM = 127.5
 
 _sources = None
@@ -130,7 +132,10 @@ def main():
         classes = classes[::step][:args.limit_classes]
     sources = {c: sources[c] for c in classes}
     os.makedirs(args.data_dir, exist_ok=True)
-    tag = hashlib.sha1(("".join(classes) + f"{args.seed}:{args.per_class}").encode()).hexdigest()[:12]
+    # The pictures depend on the classes, the seed, the count and the code that draws them: all in the cache's name.
+    code = b"".join(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), name), "rb").read()
+                    for name in ("cjk_synthesis.py", "cjk_features.py", "cjk_data.py"))
+    tag = hashlib.sha1("".join(classes).encode() + f"{args.seed}:{args.per_class}:{QUANTUM}".encode() + code).hexdigest()[:12]
     x, y = make_pictures(classes, sources, args.per_class, args.seed, args.workers,
                          os.path.join(args.data_dir, f"cjk-train-{tag}.u8"))
     xv, yv = make_pictures(classes, sources, 2, args.seed + 1000, args.workers,
@@ -181,7 +186,8 @@ def main():
         json.dump(dict(classes=len(classes), vocabularies={k: len(v) for k, v in vocab.items()}, per_class=args.per_class,
                        width=args.width, parameters=int(model.count_params()), training_pictures=int(len(y)),
                        validation_pictures=int(len(yv)), best_validation_top1=best[0], history=history, seed=args.seed,
-                       epochs=args.epochs, batch_size=args.batch_size, data=data, kanjivg="kanjivg==20260714",
+                       epochs=args.epochs, batch_size=args.batch_size, data=data,
+                       versions={name: importlib.metadata.version(name) for name in ("kanjivg", "numpy", "wordfreq")},
                        minutes=(time.time() - started) / 60, tensorflow=tf.__version__), f, indent=1)
     print(f"wrote {args.output} ({os.path.getsize(args.output) / 1e6:.1f} MB): validation top-1 {best[0]:.4f}", flush=True)
 

@@ -9,9 +9,12 @@ import Foundation
 /// probability (a listed bigram's own, or a's backoff weight times b's unigram). A character the file does not
 /// list gets the smallest unigram probability it has, and the character after it is scored as at the start.
 struct CharacterBigramModel: Sendable {
-    /// The largest file accepted, and the most n-grams of each order it may declare.
-    static let maximumBytes = 256 << 20
-    static let maximumNGrams = 20_000_000
+    /// The largest file accepted, and the most n-grams of each order it may declare (the shipped models have at most
+    /// 8,000 unigrams and 360,000 bigrams).
+    static let maximumBytes = 64 << 20
+    static let maximumNGrams = 4_000_000
+    /// The smallest log10 probability or backoff weight accepted: ARPA's -99 for "never".
+    static let smallestLog10: Float = -99
     static let begin = "<s>", end = "</s>"
 
     /// Symbol ids: `ids[symbol]`, with ``beginID`` and ``endID`` among them.
@@ -32,9 +35,14 @@ struct CharacterBigramModel: Sendable {
         var ids: [String: Int32] = [:], unigram: [Float] = [], backoff: [Float] = [], bigram: [Int64: Float] = [:]
         var declared: [Int: Int] = [:]
         var section = 0  // 0: header; 1, 2: the n-gram sections; 3: after \end\
-        for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.trimmingCharacters(in: .whitespaces)
-            let lineNumber = number + 1
+        // Line by line over the UTF-8 bytes (no array of every line; "\r\n" ends a line too).
+        let bytes = text.utf8
+        var lineStart = bytes.startIndex, lineNumber = 0
+        while lineStart < bytes.endIndex {
+            let lineEnd = bytes[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
+            defer { lineStart = lineEnd == bytes.endIndex ? lineEnd : bytes.index(after: lineEnd) }
+            lineNumber += 1
+            let line = String(Substring(bytes[lineStart..<lineEnd])).trimmingCharacters(in: .whitespacesAndNewlines)
             if line.isEmpty { continue }
             switch line {
             case "\\data\\": section = 0; continue
@@ -56,12 +64,12 @@ struct CharacterBigramModel: Sendable {
                 }
                 declared[order] = count
             case 1:
-                guard fields.count == 2 || fields.count == 3, let p = Float(fields[0]), p <= 0, p.isFinite,
+                guard fields.count == 2 || fields.count == 3, let p = Float(fields[0]), p <= 0, p >= Self.smallestLog10,
                       !fields[1].isEmpty, !fields[1].contains(" ") else {
                     throw malformed(lineNumber, "a unigram is `log10p<TAB>symbol[<TAB>log10backoff]`")
                 }
                 let weight = fields.count == 3 ? Float(fields[2]) : 0
-                guard let weight, weight.isFinite, weight <= 0 else { throw malformed(lineNumber, "backoff weight \(fields[2])") }
+                guard let weight, weight <= 0, weight >= Self.smallestLog10 else { throw malformed(lineNumber, "backoff weight \(fields[2])") }
                 guard ids[String(fields[1])] == nil else { throw malformed(lineNumber, "\(fields[1]) is listed twice") }
                 guard unigram.count < declared[1, default: 0] else { throw malformed(lineNumber, "more unigrams than the header's \(declared[1, default: 0])") }
                 ids[String(fields[1])] = Int32(unigram.count)
@@ -69,7 +77,7 @@ struct CharacterBigramModel: Sendable {
                 backoff.append(weight * ln10)
             case 2:
                 let pair = fields.count == 2 ? fields[1].split(separator: " ", omittingEmptySubsequences: false) : []
-                guard pair.count == 2, let p = Float(fields[0]), p <= 0, p.isFinite else {
+                guard pair.count == 2, let p = Float(fields[0]), p <= 0, p >= Self.smallestLog10 else {
                     throw malformed(lineNumber, "a bigram is `log10p<TAB>a b`")
                 }
                 guard let a = ids[String(pair[0])], let b = ids[String(pair[1])] else {
@@ -101,6 +109,9 @@ struct CharacterBigramModel: Sendable {
         }
         try self.init(arpa: text, path: path)
     }
+
+    /// The characters the model lists (not the word boundaries).
+    var characters: [String] { ids.keys.filter { $0 != Self.begin && $0 != Self.end }.sorted() }
 
     /// Natural-log P(b | a) of the backoff model, for symbol ids.
     private func backedOff(_ b: Int32, after a: Int32) -> Float {

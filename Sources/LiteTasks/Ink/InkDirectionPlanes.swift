@@ -22,16 +22,18 @@ enum InkDirectionPlanes {
     /// Eight directions and the pen-up plane.
     static let planes = 9
 
-    /// The planes of an ink (strokes of points in any units, y down), `size · size · planes` floats.
+    /// The planes of an ink (strokes of points in any units, y down), `size · size · planes` floats; all zero for an
+    /// ink without points, or with a coordinate or an extent that is not finite (the recognizer refuses those first).
     static func compute(_ strokes: [[StrokePoint]]) -> [Float] {
         let strokes = strokes.filter { !$0.isEmpty }
         var grid = [Double](repeating: 0, count: size * size * planes)
-        guard !strokes.isEmpty else { return grid.map(Float.init) }
+        guard !strokes.isEmpty, strokes.joined().allSatisfy({ $0.x.isFinite && $0.y.isFinite }) else { return grid.map(Float.init) }
         var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
         for p in strokes.joined() {
             minX = min(minX, Double(p.x)); maxX = max(maxX, Double(p.x))
             minY = min(minY, Double(p.y)); maxY = max(maxY, Double(p.y))
         }
+        guard (maxX - minX).isFinite, (maxY - minY).isFinite else { return grid.map(Float.init) }
         let scale = span / max(max(maxX - minX, maxY - minY), 1e-9)
         let (centreX, centreY) = ((minX + maxX) / 2, (minY + maxY) / 2)
         let middle = Double(size - 1) / 2
