@@ -37,15 +37,19 @@ final class ChannellessSpatialOpTests: XCTestCase {
     /// [1, 8, Int32.max, 0]: 17 billion positions (the most a model may declare, 2^34 elements before the zero), hours
     /// of empty loops.
     static let shape = [1, 8, Int(Int32.max), 0]
+    /// [8, Int32.max, 0, 4]: 17 billion rows without width.
+    static let noWidth = [8, Int(Int32.max), 0, 4]
 
-    /// A model of one `op` node from an input of ``shape`` to `outputs` outputs of `outputShape` (by default the same),
+    /// A model of one `op` node from an input of `inputShape` (by default ``shape``) to `outputs` outputs of
+    /// `outputShape` (by default ``shape``),
     /// with the constants (filters, biases, axes) that `constants` adds as further inputs.
-    func model(_ op: BuiltinOperator, type: TensorType = .float32, outputs: Int = 1, outputShape: [Int] = shape, optionsType: UInt8 = 0,
+    func model(_ op: BuiltinOperator, type: TensorType = .float32, outputs: Int = 1, inputShape: [Int] = shape, outputShape: [Int] = shape,
+               optionsType: UInt8 = 0,
                options: FlatTableBuilder? = nil, customName: String? = nil, customOptions: [UInt8]? = nil,
                constants: (inout ModelBuilder) -> [Int] = { _ in [] }) -> [UInt8] {
         var builder = ModelBuilder()
         let quantization = type == .float32 ? nil : Quantization(scale: [0.5], zeroPoint: [0])
-        let x = builder.addTensor(name: "x", type: type, shape: Self.shape, quantization: quantization)
+        let x = builder.addTensor(name: "x", type: type, shape: inputShape, quantization: quantization)
         let extra = constants(&builder)
         let ys = (0..<outputs).map { builder.addTensor(name: "y\($0)", type: type, shape: outputShape, quantization: quantization) }
         builder.addOperator(op, customName: customName, inputs: [x] + extra, outputs: ys, optionsType: optionsType, options: options,
@@ -65,10 +69,14 @@ final class ChannellessSpatialOpTests: XCTestCase {
         return options
     }
 
-    /// The pools, CUMSUM and SUM return an empty output at once; the convolutions refuse a filter without channels (a
-    /// model error, exit 3) when they are prepared.
+    /// The pools, CUMSUM, SUM and the convolutions of an input without width return an empty output at once; the
+    /// convolutions refuse a filter without channels (a model error, exit 3) when they are prepared.
     func testSpatialOpsOnAnInputWithoutChannelsReturnAtOnce() throws {
         let pool = Self.stridedOptions([3: .int32(3), 4: .int32(3)])  // Pool2DOptions: a 3x3 window
+        let filter = { (builder: inout ModelBuilder, shape: [Int]) -> [Int] in
+            [builder.addConstant(name: "w", shape: shape, values: [Float](repeating: 0.5, count: shape.reduce(1, *))),
+             builder.addConstant(name: "b", shape: [shape[shape[0] == 1 ? 3 : 0]], values: [Float](repeating: 1, count: shape[shape[0] == 1 ? 3 : 0]))]
+        }
         let emptyFilter = { (builder: inout ModelBuilder, shape: [Int]) -> [Int] in
             [builder.addTensor(name: "w", type: .float32, shape: shape, buffer: builder.addBuffer([])),
              builder.addTensor(name: "b", type: .float32, shape: [0], buffer: builder.addBuffer([]))]
@@ -85,6 +93,11 @@ final class ChannellessSpatialOpTests: XCTestCase {
             ("CUMSUM along the empty axis", model(.cumsum) { [$0.addConstant(name: "axis", shape: [], values: [3] as [Int32])] }, 0),
             ("SUM over the rows", model(.sum, outputShape: [1, Int(Int32.max), 0]) { [$0.addConstant(name: "axes", shape: [1], values: [1] as [Int32])] }, 0),
             ("CONV_2D", model(.conv2d, optionsType: 1, options: Self.stridedOptions()) { emptyFilter(&$0, [0, 3, 3, 0]) }, 3),
+            // Width 0, four channels, Int32.max rows (found by the model-invoke fuzzer: [1, 202113024, 0, 17], minutes).
+            ("DEPTHWISE_CONV_2D of no width", model(.depthwiseConv2d, inputShape: Self.noWidth, outputShape: Self.noWidth, optionsType: 2,
+                                                     options: Self.stridedOptions([3: .int32(1)])) { filter(&$0, [1, 3, 3, 4]) }, 0),
+            ("CONV_2D of no width", model(.conv2d, inputShape: Self.noWidth, outputShape: Self.noWidth, optionsType: 1,
+                                          options: Self.stridedOptions()) { filter(&$0, [4, 3, 3, 4]) }, 0),
             ("DEPTHWISE_CONV_2D", model(.depthwiseConv2d, optionsType: 2, options: Self.stridedOptions([3: .int32(1)])) {
                 emptyFilter(&$0, [1, 3, 3, 0])
             }, 3),

@@ -123,6 +123,8 @@ final class DepthwiseConv2D: Kernel {
 
     override func run(_ context: RunContext) throws {
         guard let plan else { throw KernelError.invalid("DEPTHWISE_CONV_2D ran before it was prepared") }
+        // An empty output (a dimension of 0) has nothing to compute, however many rows the other dimensions span.
+        guard node.outputs[0].elementCount > 0 else { return }
         let input = node.inputs[0]!, filter = node.inputs[1]!, output = node.outputs[0], geometry = self.geometry
         switch plan {
         case .float:

@@ -215,6 +215,8 @@ final class TransposeConv: Kernel {
 
     override func run(_ context: RunContext) throws {
         guard let plan else { throw KernelError.invalid("TRANSPOSE_CONV ran before it was prepared") }
+        // An empty output (a dimension of 0) has nothing to compute.
+        guard node.outputs[0].elementCount > 0 else { return }
         switch plan {
         case .quantized(let weights, let bias, let requantization, let inputZeroPoint):
             return runQuantized(context, (weights, bias, requantization, inputZeroPoint))
