@@ -49,7 +49,9 @@ used=0
 started=$(date +%s)
 ended_by="the fuzzer exited by itself (a finding, or an error: see the log)"
 if [ -n "$fuzzer_pid" ]; then
-    while used="$(cpu_seconds "$fuzzer_pid")"; do
+    # `used` keeps the last reading: the one after the fuzzer exits fails and must not blank it.
+    while now="$(cpu_seconds "$fuzzer_pid")"; do
+        used="$now"
         if [ "$used" -ge "$budget" ]; then
             kill -INT "$fuzzer_pid"
             ended_by="the CPU budget"
