@@ -35,6 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cjk_data  # noqa: E402
 import cjk_features  # noqa: E402
 import cjk_synthesis  # noqa: E402
+import ink_data  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 # Planes are stored as uint8: value · QUANTUM, clipped to 255 (a plane's values stay under 255 / QUANTUM = 2: the
@@ -104,14 +105,6 @@ def batches(pictures, labels, batch_size, rng):
         yield pictures[index].astype(np.float32) / QUANTUM, labels[index]
 
 
-def sha256(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--epochs", type=int, default=8)
@@ -179,14 +172,13 @@ def main():
     base = os.path.splitext(args.output)[0]
     with open(base + ".classes.txt", "w", encoding="utf-8") as f:
         f.write("".join(c + "\n" for c in classes))
-    data = {name: sha256(path) for name, path in (
-        ("hanzi-strokes.ndjson.gz", os.path.join(cjk_synthesis.SHARED, "hanzi-strokes.ndjson.gz")),
-        ("kanjidic", cjk_data.KANJIDIC))}
+    for path in (os.path.join(cjk_synthesis.SHARED, "hanzi-strokes.ndjson.gz"), cjk_data.KANJIDIC):
+        ink_data.record_file(path)
     with open(base + ".training.json", "w") as f:
         json.dump(dict(classes=len(classes), vocabularies={k: len(v) for k, v in vocab.items()}, per_class=args.per_class,
                        width=args.width, parameters=int(model.count_params()), training_pictures=int(len(y)),
                        validation_pictures=int(len(yv)), best_validation_top1=best[0], history=history, seed=args.seed,
-                       epochs=args.epochs, batch_size=args.batch_size, data=data,
+                       epochs=args.epochs, batch_size=args.batch_size, data=ink_data.files_read(),
                        versions={name: importlib.metadata.version(name) for name in ("kanjivg", "numpy", "wordfreq")},
                        minutes=(time.time() - started) / 60, tensorflow=tf.__version__), f, indent=1)
     print(f"wrote {args.output} ({os.path.getsize(args.output) / 1e6:.1f} MB): validation top-1 {best[0]:.4f}", flush=True)
