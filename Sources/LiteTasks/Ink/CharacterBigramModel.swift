@@ -30,58 +30,100 @@ struct CharacterBigramModel: Sendable {
 
     /// The model in the ARPA text `text`; `path` names it in errors.
     init(arpa text: String, path: String) throws {
+        var text = text
+        self = try text.withUTF8 { try Self(arpa: $0, path: path) }
+    }
+
+    /// The model in ARPA text given as UTF-8 bytes. Parsed byte by byte (fields split at tabs, numbers read by
+    /// `strtof`): the shipped models have about 100,000 lines, which String and Foundation methods took half a
+    /// second to split.
+    private init(arpa bytes: UnsafeBufferPointer<UInt8>, path: String) throws {
         func malformed(_ line: Int, _ why: String) -> TaskError { TaskError.model("language model \(path) line \(line): \(why)") }
         let ln10 = Float(M_LN10)
         var ids: [String: Int32] = [:], unigram: [Float] = [], backoff: [Float] = [], bigram: [Int64: Float] = [:]
         var declared: [Int: Int] = [:]
         var section = 0  // 0: header; 1, 2: the n-gram sections; 3: after \end\
-        // Line by line over the UTF-8 bytes (no array of every line; "\r\n" ends a line too).
-        let bytes = text.utf8
-        var lineStart = bytes.startIndex, lineNumber = 0
-        while lineStart < bytes.endIndex {
-            let lineEnd = bytes[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
-            defer { lineStart = lineEnd == bytes.endIndex ? lineEnd : bytes.index(after: lineEnd) }
-            lineNumber += 1
-            let line = String(Substring(bytes[lineStart..<lineEnd])).trimmingCharacters(in: .whitespacesAndNewlines)
-            if line.isEmpty { continue }
-            switch line {
-            case "\\data\\": section = 0; continue
-            case "\\1-grams:": section = 1; continue
-            case "\\2-grams:": section = 2; continue
-            case "\\end\\": section = 3; continue
-            default: break
+        let tab = UInt8(ascii: "\t"), space = UInt8(ascii: " ")
+        func isBlank(_ byte: UInt8) -> Bool { byte == space || byte == tab || byte == 13 || byte == 10 || byte == 11 || byte == 12 }
+        func string(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) }
+        /// The decimal number that is exactly the bytes of `range`, or nil.
+        func number(_ range: Range<Int>) -> Float? {
+            guard !range.isEmpty, range.count < 64 else { return nil }
+            var buffer = [CChar](repeating: 0, count: range.count + 1)
+            for (k, i) in range.enumerated() { buffer[k] = CChar(bitPattern: bytes[i]) }
+            return buffer.withUnsafeMutableBufferPointer { b -> Float? in
+                var end: UnsafeMutablePointer<CChar>?
+                let value = strtof(b.baseAddress!, &end)
+                return end == b.baseAddress! + range.count ? value : nil
             }
-            if line.hasPrefix("\\") { throw malformed(lineNumber, "section \(line) is not one of \\data\\, \\1-grams:, \\2-grams:, \\end\\") }
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+        }
+        /// The fields of `line` between tabs.
+        func fields(_ line: Range<Int>) -> [Range<Int>] {
+            var out: [Range<Int>] = [], start = line.lowerBound
+            for i in line where bytes[i] == tab {
+                out.append(start..<i)
+                start = i + 1
+            }
+            out.append(start..<line.upperBound)
+            return out
+        }
+        func equals(_ range: Range<Int>, _ literal: StaticString) -> Bool {
+            range.count == literal.utf8CodeUnitCount && zip(range, UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)).allSatisfy { bytes[$0] == $1 }
+        }
+
+        var lineStart = 0, lineNumber = 0
+        while lineStart < bytes.count {
+            var lineEnd = lineStart
+            while lineEnd < bytes.count, bytes[lineEnd] != 10 { lineEnd += 1 }
+            defer { lineStart = lineEnd + 1 }
+            lineNumber += 1
+            var first = lineStart, last = lineEnd
+            while first < last, isBlank(bytes[first]) { first += 1 }
+            while last > first, isBlank(bytes[last - 1]) { last -= 1 }
+            let line = first..<last
+            if line.isEmpty { continue }
+            if equals(line, "\\data\\") { section = 0; continue }
+            if equals(line, "\\1-grams:") { section = 1; continue }
+            if equals(line, "\\2-grams:") { section = 2; continue }
+            if equals(line, "\\end\\") { section = 3; continue }
+            if bytes[first] == UInt8(ascii: "\\") {
+                throw malformed(lineNumber, "section \(string(line)) is not one of \\data\\, \\1-grams:, \\2-grams:, \\end\\")
+            }
+            let parts = fields(line)
             switch section {
             case 0:
                 // ngram N=COUNT
-                guard line.hasPrefix("ngram "), let equals = line.firstIndex(of: "="),
-                      let order = Int(line[line.index(line.startIndex, offsetBy: 6)..<equals]),
-                      let count = Int(line[line.index(after: equals)...]), (1...2).contains(order),
+                let text = string(line)
+                guard text.hasPrefix("ngram "), let equals = text.firstIndex(of: "="),
+                      let order = Int(text[text.index(text.startIndex, offsetBy: 6)..<equals]),
+                      let count = Int(text[text.index(after: equals)...]), (1...2).contains(order),
                       (0...Self.maximumNGrams).contains(count) else {
                     throw malformed(lineNumber, "expected `ngram 1=N` or `ngram 2=N` with N at most \(Self.maximumNGrams)")
                 }
                 declared[order] = count
             case 1:
-                guard fields.count == 2 || fields.count == 3, let p = Float(fields[0]), p <= 0, p >= Self.smallestLog10,
-                      !fields[1].isEmpty, !fields[1].contains(" ") else {
+                guard parts.count == 2 || parts.count == 3, let p = number(parts[0]), p <= 0, p >= Self.smallestLog10,
+                      !parts[1].isEmpty, !parts[1].contains(where: { bytes[$0] == space }) else {
                     throw malformed(lineNumber, "a unigram is `log10p<TAB>symbol[<TAB>log10backoff]`")
                 }
-                let weight = fields.count == 3 ? Float(fields[2]) : 0
-                guard let weight, weight <= 0, weight >= Self.smallestLog10 else { throw malformed(lineNumber, "backoff weight \(fields[2])") }
-                guard ids[String(fields[1])] == nil else { throw malformed(lineNumber, "\(fields[1]) is listed twice") }
+                let weight = parts.count == 3 ? number(parts[2]) : 0
+                guard let weight, weight <= 0, weight >= Self.smallestLog10 else {
+                    throw malformed(lineNumber, "backoff weight \(string(parts[2]))")
+                }
+                let symbol = string(parts[1])
+                guard ids[symbol] == nil else { throw malformed(lineNumber, "\(symbol) is listed twice") }
                 guard unigram.count < declared[1, default: 0] else { throw malformed(lineNumber, "more unigrams than the header's \(declared[1, default: 0])") }
-                ids[String(fields[1])] = Int32(unigram.count)
+                ids[symbol] = Int32(unigram.count)
                 unigram.append(p * ln10)
                 backoff.append(weight * ln10)
             case 2:
-                let pair = fields.count == 2 ? fields[1].split(separator: " ", omittingEmptySubsequences: false) : []
-                guard pair.count == 2, let p = Float(fields[0]), p <= 0, p >= Self.smallestLog10 else {
+                let spaces = parts.count == 2 ? parts[1].filter { bytes[$0] == space } : []
+                guard spaces.count == 1, let p = number(parts[0]), p <= 0, p >= Self.smallestLog10 else {
                     throw malformed(lineNumber, "a bigram is `log10p<TAB>a b`")
                 }
-                guard let a = ids[String(pair[0])], let b = ids[String(pair[1])] else {
-                    throw malformed(lineNumber, "the bigram \(fields[1]) names a symbol that is not a unigram")
+                let pair = parts[1]
+                guard let a = ids[string(pair.lowerBound..<spaces[0])], let b = ids[string((spaces[0] + 1)..<pair.upperBound)] else {
+                    throw malformed(lineNumber, "the bigram \(string(pair)) names a symbol that is not a unigram")
                 }
                 guard bigram.count < declared[2, default: 0] else { throw malformed(lineNumber, "more bigrams than the header's \(declared[2, default: 0])") }
                 bigram[Int64(a) << 32 | Int64(b)] = p * ln10
