@@ -27,6 +27,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bundled  # noqa: E402
 import cjk_data  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
@@ -127,6 +128,7 @@ def main():
             tables = traditional_from_simplified(*tables, vocab["zh-Hant"])
         path = os.path.join(args.out, f"ink-{language}.lm.arpa")
         write_arpa(path, *tables)
+        bundled.touch_if_bundled(path)
         print(f"{path}: {words} words, {len(tables[0])} characters, {len(tables[2])} bigrams, "
               f"{os.path.getsize(path) / 1e6:.1f} MB")
 
