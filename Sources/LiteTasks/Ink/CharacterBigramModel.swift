@@ -34,9 +34,9 @@ struct CharacterBigramModel: Sendable {
         self = try text.withUTF8 { try Self(arpa: $0, path: path) }
     }
 
-    /// The model in ARPA text given as UTF-8 bytes. Parsed byte by byte (fields split at tabs, numbers read by
-    /// `strtof`): the shipped models have about 100,000 lines, which String and Foundation methods took half a
-    /// second to split.
+    /// The model in ARPA text given as UTF-8 bytes. Lines are split and trimmed of ASCII white space, and fields
+    /// split at tabs, byte by byte: the shipped models have about 100,000 lines, which String and Foundation
+    /// methods took half a second to split. Numbers are read by `Float(_:)` (no locale, no leading blanks).
     private init(arpa bytes: UnsafeBufferPointer<UInt8>, path: String) throws {
         func malformed(_ line: Int, _ why: String) -> TaskError { TaskError.model("language model \(path) line \(line): \(why)") }
         let ln10 = Float(M_LN10)
@@ -46,17 +46,8 @@ struct CharacterBigramModel: Sendable {
         let tab = UInt8(ascii: "\t"), space = UInt8(ascii: " ")
         func isBlank(_ byte: UInt8) -> Bool { byte == space || byte == tab || byte == 13 || byte == 10 || byte == 11 || byte == 12 }
         func string(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) }
-        /// The decimal number that is exactly the bytes of `range`, or nil.
-        func number(_ range: Range<Int>) -> Float? {
-            guard !range.isEmpty, range.count < 64 else { return nil }
-            var buffer = [CChar](repeating: 0, count: range.count + 1)
-            for (k, i) in range.enumerated() { buffer[k] = CChar(bitPattern: bytes[i]) }
-            return buffer.withUnsafeMutableBufferPointer { b -> Float? in
-                var end: UnsafeMutablePointer<CChar>?
-                let value = strtof(b.baseAddress!, &end)
-                return end == b.baseAddress! + range.count ? value : nil
-            }
-        }
+        /// The number that is exactly the bytes of `range`, or nil.
+        func number(_ range: Range<Int>) -> Float? { Float(string(range)) }
         /// The fields of `line` between tabs.
         func fields(_ line: Range<Int>) -> [Range<Int>] {
             var out: [Range<Int>] = [], start = line.lowerBound
