@@ -25,15 +25,20 @@ enum InkDirectionPlanes {
     /// The planes of an ink (strokes of points in any units, y down), `size · size · planes` floats; all zero for an
     /// ink without points, or with a coordinate or an extent that is not finite (the recognizer refuses those first).
     static func compute(_ strokes: [[StrokePoint]]) -> [Float] {
+        computeInDouble(strokes).map(Float.init)
+    }
+
+    /// The planes in double precision, the precision tools/ink/cjk_features.py computes and rounds them in.
+    static func computeInDouble(_ strokes: [[StrokePoint]]) -> [Double] {
         let strokes = strokes.filter { !$0.isEmpty }
         var grid = [Double](repeating: 0, count: size * size * planes)
-        guard !strokes.isEmpty, strokes.joined().allSatisfy({ $0.x.isFinite && $0.y.isFinite }) else { return grid.map(Float.init) }
+        guard !strokes.isEmpty, strokes.joined().allSatisfy({ $0.x.isFinite && $0.y.isFinite }) else { return grid }
         var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
         for p in strokes.joined() {
             minX = min(minX, Double(p.x)); maxX = max(maxX, Double(p.x))
             minY = min(minY, Double(p.y)); maxY = max(maxY, Double(p.y))
         }
-        guard (maxX - minX).isFinite, (maxY - minY).isFinite else { return grid.map(Float.init) }
+        guard (maxX - minX).isFinite, (maxY - minY).isFinite else { return grid }
         let scale = span / max(max(maxX - minX, maxY - minY), 1e-9)
         let (centreX, centreY) = ((minX + maxX) / 2, (minY + maxY) / 2)
         let middle = Double(size - 1) / 2
@@ -59,7 +64,7 @@ enum InkDirectionPlanes {
                 splat(&grid, plane: 8, x, y, length)
             }
         }
-        return blurred(grid).map(Float.init)
+        return blurred(grid)
     }
 
     /// Calls `body(midpoint x, midpoint y, piece length, segment dx, segment dy)` for each of the ⌈length / step⌉
@@ -83,11 +88,16 @@ enum InkDirectionPlanes {
     private static func splat(_ grid: inout [Double], plane: Int, _ x: Double, _ y: Double, _ weight: Double) {
         let x0 = x.rounded(.down), y0 = y.rounded(.down)
         let (fx, fy) = (x - x0, y - y0)
-        for (ox, oy, w) in [(0, 0, (1 - fx) * (1 - fy)), (1, 0, fx * (1 - fy)), (0, 1, (1 - fx) * fy), (1, 1, fx * fy)] {
-            let xi = Int(x0) + ox, yi = Int(y0) + oy
-            guard xi >= 0, xi < size, yi >= 0, yi < size else { continue }
+        // The four neighbours in a fixed order (the Python twin's), without an array of them per call.
+        func add(_ xi: Int, _ yi: Int, _ w: Double) {
+            guard xi >= 0, xi < size, yi >= 0, yi < size else { return }
             grid[(yi * size + xi) * planes + plane] += weight * w
         }
+        let xi = Int(x0), yi = Int(y0)
+        add(xi, yi, (1 - fx) * (1 - fy))
+        add(xi + 1, yi, fx * (1 - fy))
+        add(xi, yi + 1, (1 - fx) * fy)
+        add(xi + 1, yi + 1, fx * fy)
     }
 
     /// [1 2 1] / 4 along x, then along y, with zeros outside the grid.
