@@ -15,7 +15,7 @@ struct InkCommand: ParsableCommand {
     )
 
     @Argument(help: "The ink file (JSON).") var file: String?
-    @Option(help: "BCP-47 tag of the model: en, en-US, ..., or zxx-Zsym-x-shapes (alias: shapes).") var lang = "en"
+    @Option(help: "BCP-47 tag of the model: en, en-US, ..., ja, or zxx-Zsym-x-shapes (alias: shapes).") var lang = "en"
     @Option(help: "The text before the ink (its last 20 characters are used).") var preContext = ""
     @Option(help: "The writing area WIDTHxHEIGHT in the ink's units.") var writingArea: String?
     @Option(help: "Most candidates to print.") var maxCandidates = 10
@@ -31,6 +31,11 @@ struct InkCommand: ParsableCommand {
     @Option(help: "Decoding: hypotheses kept per frame.") var beamWidth: Int?
     @Option(help: "Decoding: weight of the language model.") var lmWeight: Double?
     @Option(help: "Decoding: bonus per character.") var characterBonus: Double?
+    @Option(help: "Chinese and Japanese decoding: weight of the bigram model.") var cjkLmWeight: Double?
+    @Option(help: "Chinese and Japanese decoding: bonus per character.") var cjkCharacterBonus: Double?
+    @Option(help: "Chinese and Japanese decoding: penalty on characters narrower than --cjk-narrow-width.") var cjkNarrowness: Double?
+    @Option(help: "Chinese and Japanese decoding: the width (in character heights) below which a character is narrow.") var cjkNarrowWidth: Double?
+    @Option(help: "Chinese and Japanese decoding: readings kept at each cut.") var cjkBeamWidth: Int?
     @Option(help: "Decoding: weight of the character network's opinion on a lone character (0: the LSTM alone).") var characterWeight: Double?
     @Option(help: "Shapes: weight of the geometry network's opinion (0: the LSTM alone).") var shapeGeometryWeight: Double?
     @Flag(help: "Also read a leaning line upright and average the two readings (slower, a little more accurate).") var slantCorrection = false
@@ -69,6 +74,11 @@ struct InkCommand: ParsableCommand {
         if let beamWidth { options.beamWidth = beamWidth }
         if let lmWeight { options.languageModelWeight = lmWeight }
         if let characterBonus { options.characterBonus = characterBonus }
+        if let cjkLmWeight { options.cjkDecoding.languageModelWeight = cjkLmWeight }
+        if let cjkCharacterBonus { options.cjkDecoding.characterBonus = cjkCharacterBonus }
+        if let cjkNarrowness { options.cjkDecoding.narrownessPenalty = cjkNarrowness }
+        if let cjkNarrowWidth { options.cjkDecoding.narrowWidth = cjkNarrowWidth }
+        if let cjkBeamWidth { options.cjkDecoding.beamWidth = cjkBeamWidth }
         if let characterWeight { options.characterModelWeight = characterWeight }
         if let shapeGeometryWeight { options.shapeGeometryWeight = shapeGeometryWeight }
         options.slantCorrection = slantCorrection

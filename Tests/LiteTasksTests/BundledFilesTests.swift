@@ -26,13 +26,13 @@ final class BundledFilesTests: XCTestCase {
     }
 
     /// Every model the registry says ships with the package is bundled, with every sidecar the recognizer loads
-    /// beside it in models/ (labels, lexicon, character and geometry networks).
+    /// beside it in models/ (labels, lexicon, character and geometry networks, CJK classes and bigram models).
     func testEverythingTheRegistryAndTheInkRecognizerLoadIsBundled() throws {
         let registry = try ModelRegistry.bundled(cacheDirectory: NSTemporaryDirectory())
         let onDisk = try ModelRegistry(path: models.appendingPathComponent("registry.json").path, cacheDirectory: NSTemporaryDirectory())
         XCTAssertEqual(registry.models, onDisk.models)
         let shipped = registry.models.filter { $0.bundled != nil }
-        XCTAssertEqual(Set(shipped.map(\.name)), ["ink-en", "ink-shapes"])
+        XCTAssertEqual(Set(shipped.map(\.name)), ["ink-en", "ink-ja", "ink-shapes"])
         for model in shipped {
             let name = try XCTUnwrap(model.bundledName)
             let bytes = try XCTUnwrap(registry.bundledBytes(model), name)
@@ -40,7 +40,7 @@ final class BundledFilesTests: XCTestCase {
             XCTAssertEqual(SHA256.hex(of: [UInt8](bytes)), model.sha256, "\(name): run tools/ink/register.py")
             XCTAssertTrue(registry.isDownloaded(model), name)
             let base = (name as NSString).deletingPathExtension
-            for suffix in [".labels.txt", ".lexicon.tsv", ".characters.tflite", ".geometry.tflite"]
+            for suffix in [".labels.txt", ".lexicon.tsv", ".characters.tflite", ".geometry.tflite", ".classes.txt", ".lm.arpa"]
             where FileManager.default.fileExists(atPath: models.appendingPathComponent(base + suffix).path) {
                 XCTAssertNotNil(BundledFiles.bytes(named: base + suffix), "\(base + suffix) is in models/ but not bundled")
             }

@@ -302,18 +302,21 @@ final class DigitalInkRecognizerTests: XCTestCase {
         for tag in ["en", "en-US", "en-GB", "EN-gb", "en-Latn-IN", "en-US-u-ca-gregory"] {
             XCTAssertEqual(DigitalInkRecognitionModelIdentifier(forLanguageTag: tag)?.registryName, "ink-en", tag)
         }
+        for tag in ["ja", "ja-JP", "JA-jp", "ja-Jpan", "ja-Jpan-JP"] {
+            XCTAssertEqual(DigitalInkRecognitionModelIdentifier(forLanguageTag: tag)?.registryName, "ink-ja", tag)
+        }
         XCTAssertEqual(DigitalInkRecognitionModelIdentifier(forLanguageTag: "zxx-Zsym-x-shapes"), .shapes)
-        for tag in ["", "e", "fr", "de-DE", "en-", "en--US", "en-Cyrl", "12", "en-x", "zxx-Zsym-x-autodraw", "english", String(repeating: "a", count: 100)] {
+        for tag in ["", "e", "fr", "de-DE", "ja-Latn", "ja-x-kana", "en-", "en--US", "en-Cyrl", "12", "en-x", "zxx-Zsym-x-autodraw", "english", String(repeating: "a", count: 100)] {
             XCTAssertNil(DigitalInkRecognitionModelIdentifier(forLanguageTag: tag), tag)
         }
-        XCTAssertEqual(DigitalInkRecognitionModelIdentifier.allModelIdentifiers(), [.english, .shapes])
+        XCTAssertEqual(DigitalInkRecognitionModelIdentifier.allModelIdentifiers(), [.english, .japanese, .shapes])
     }
 
     func testShippedModelsAreDownloadedAndCannotBeDeleted() throws {
         let manager = ModelManager.modelManager()
         let model = DigitalInkRecognitionModel(modelIdentifier: .english)
         XCTAssertTrue(manager.isModelDownloaded(model))
-        XCTAssertEqual(manager.downloadedInkModels, [model, DigitalInkRecognitionModel(modelIdentifier: .shapes)])
+        XCTAssertEqual(manager.downloadedInkModels, Set([DigitalInkRecognitionModelIdentifier.english, .japanese, .shapes].map(DigitalInkRecognitionModel.init)))
         let succeeded = expectation(forNotification: .mlkitModelDownloadDidSucceed, object: nil)
         manager.download(model, conditions: ModelDownloadConditions())
         wait(for: [succeeded], timeout: 10)

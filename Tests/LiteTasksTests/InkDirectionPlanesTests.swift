@@ -27,12 +27,20 @@ final class InkDirectionPlanesTests: XCTestCase {
             var arpa: String
             var queries: [Query]
         }
+        /// The Japanese network's ten likeliest characters under LiteRT for real inks: [class index, ln p].
+        struct Network: Decodable {
+            struct Output: Decodable { var file: String; var line: Int; var label: String; var top: [[Double]] }
+            var modelSha256: String
+            var samples: [Output]
+            enum CodingKeys: String, CodingKey { case modelSha256 = "model_sha256", samples }
+        }
         var size: Int
         var planes: Int
         var samples: [Sample]
         var languageModel: LanguageModel
+        var network: Network
 
-        enum CodingKeys: String, CodingKey { case size, planes, samples, languageModel = "language_model" }
+        enum CodingKeys: String, CodingKey { case size, planes, samples, languageModel = "language_model", network }
     }
 
     static let goldens: Goldens = {

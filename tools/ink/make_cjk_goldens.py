@@ -5,11 +5,15 @@ holds them), and of small hand-made inks for the edge cases (a lone point, a str
 strokes that double back). Only the planes' non-zero values are stored, as [index, value] with index
 (y · 32 + x) · 9 + plane.
 Also a small Japanese character bigram model (make_cjk_language_model.py on wordfreq's 300 most frequent usable
-words) with natural-log probabilities of character pairs as its ARPA tables give them (CharacterBigramModel).
+words) with natural-log probabilities of character pairs as its ARPA tables give them (CharacterBigramModel), and
+the shipped Japanese network's (models/ink-ja.tflite) ten likeliest characters and their natural-log probabilities
+for the real Japanese inks, as LiteRT's built-in kernels compute them from the planes rounded as the training
+pictures were (train_cjk.py's QUANTUM).
 
     python3 tools/ink/make_cjk_goldens.py
 """
 import gzip
+import hashlib
 import json
 import math
 import os
@@ -75,22 +79,48 @@ def language_model():
     return dict(arpa=arpa, queries=[[a, b, log_p(b, a)] for a, b in pairs])
 
 
+def network_outputs(planes_of_inks):
+    """[(model sha256, [[class index, ln p] * 10] per ink)] of models/ink-ja.tflite under LiteRT."""
+    import numpy as np
+    from ai_edge_litert import interpreter as litert
+    path = os.path.join(ROOT, "models", "ink-ja.tflite")
+    interpreter = litert.Interpreter(model_path=path,
+                                     experimental_op_resolver_type=litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
+    interpreter.allocate_tensors()
+    quantum = 127.5  # train_cjk.py's QUANTUM
+    outputs = []
+    for planes in planes_of_inks:
+        x = (np.clip(np.rint(planes * quantum), 0, 255) / quantum).astype(np.float32)[None]
+        interpreter.set_tensor(interpreter.get_input_details()[0]["index"], x)
+        interpreter.invoke()
+        logits = interpreter.get_tensor(interpreter.get_output_details()[0]["index"])[0].astype(np.float64)
+        log_p = logits - (logits.max() + np.log(np.exp(logits - logits.max()).sum()))
+        top = np.argsort(-log_p, kind="stable")[:10]
+        outputs.append([[int(i), float(log_p[i])] for i in top])
+    return hashlib.sha256(open(path, "rb").read()).hexdigest(), outputs
+
+
 def main():
-    samples = []
+    samples, japanese = [], []
     for file, line in REAL:
         with gzip.open(os.path.join(SHARED, file), "rt", encoding="utf-8") as f:
             for n, text in enumerate(f):
                 if n == line:
                     d = json.loads(text)
                     break
-        samples.append(dict(file=file, line=line, label=d["label"], writer=d["writer"],
-                            values=sparse(cjk_features.direction_planes(d["strokes"]))))
+        planes = cjk_features.direction_planes(d["strokes"])
+        samples.append(dict(file=file, line=line, label=d["label"], writer=d["writer"], values=sparse(planes)))
+        if file.startswith(("tegaki-japanese", "tegaki-kana")):
+            japanese.append((samples[-1], planes))
     for name, strokes in MADE.items():
         samples.append(dict(name=name, strokes=strokes, values=sparse(cjk_features.direction_planes(strokes))))
+    sha, outputs = network_outputs([planes for _, planes in japanese])
+    network = dict(model_sha256=sha, samples=[dict(file=s["file"], line=s["line"], label=s["label"], top=o)
+                                              for (s, _), o in zip(japanese, outputs)])
     path = os.path.join(ROOT, "Tests", "LiteTasksTests", "Goldens", "cjk.json")
     with open(path, "w", encoding="utf-8") as f:
         json.dump(dict(size=cjk_features.SIZE, planes=cjk_features.PLANES, samples=samples,
-                       language_model=language_model()), f, ensure_ascii=False)
+                       language_model=language_model(), network=network), f, ensure_ascii=False)
     print(f"wrote {path}: {len(samples)} samples")
 
 

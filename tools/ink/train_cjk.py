@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""Trains the Chinese and Japanese character network: writes models/ink-cjk.tflite, its classes
-(models/ink-cjk.classes.txt, one character a line, the network's output order) and its training record
-(models/ink-cjk.training.json).
+"""Trains a Chinese and Japanese character network: writes models/ink-<language>.tflite (or ink-cjk.tflite for the
+union of the languages), its classes (<same name>.classes.txt, one character a line, the network's output order) and
+its training record (<same name>.training.json).
 
-    python3 tools/ink/train_cjk.py [--epochs 8] [--seed 1] [--per-class 60] [--width 64] [--workers 2]
-                                   [--limit-classes N] [--data-dir .build-ink] [--output models/ink-cjk.tflite]
+    python3 tools/ink/train_cjk.py [--language ja|zh-Hans|zh-Hant] [--epochs 8] [--seed 1] [--per-class 60]
+                                   [--width 64] [--workers 2] [--limit-classes N] [--data-dir .build-ink]
+                                   [--output models/ink-<language>.tflite]
 
-One network reads the union of the ja, zh-Hans and zh-Hant vocabularies (cjk_data.py, about 10,000 characters);
-each language's recognizer keeps only its own characters' outputs. Its input is the direction planes of
+With `--language`, the network reads that language's vocabulary (cjk_data.py); without it, the union of the ja,
+zh-Hans and zh-Hant vocabularies (about 10,000 characters, models/ink-cjk.tflite), of which each language's
+recognizer keeps only its own characters' outputs. Its input is the direction planes of
 cjk_features.py ([32, 32, 9]); it is trained on synthetic ink only (cjk_synthesis.py: every class `--per-class`
 times, each sample by a new random writer, from KanjiVG's or Make Me a Hanzi's centre lines), so the real
 handwriting in ../shared/ink stays a test set (tools/ink/cjk_compare.py). The pictures are made once by `--workers`
@@ -32,6 +34,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bundled  # noqa: E402
 import cjk_data  # noqa: E402
 import cjk_features  # noqa: E402
 import cjk_synthesis  # noqa: E402
@@ -107,6 +110,8 @@ def batches(pictures, labels, batch_size, rng):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--language", choices=("ja", "zh-Hans", "zh-Hant"),
+                        help="train on this language's vocabulary only (default: the union of the three)")
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--per-class", type=int, default=60)
@@ -115,11 +120,14 @@ def main():
     parser.add_argument("--batch-size", type=int, default=256)
     parser.add_argument("--limit-classes", type=int, help="train on the first N classes only (a quick check of the recipe)")
     parser.add_argument("--data-dir", default=os.path.join(ROOT, ".build-ink"))
-    parser.add_argument("--output", default=os.path.join(ROOT, "models", "ink-cjk.tflite"))
+    parser.add_argument("--output", help="default: models/ink-<language>.tflite, or models/ink-cjk.tflite")
     args = parser.parse_args()
+    args.output = args.output or os.path.join(ROOT, "models", f"ink-{args.language or 'cjk'}.tflite")
     started = time.time()
 
     vocab, classes, sources = cjk_data.load()
+    if args.language:
+        classes = [c for c in vocab[args.language] if c in sources]
     if args.limit_classes:
         step = max(1, len(classes) // args.limit_classes)
         classes = classes[::step][:args.limit_classes]
@@ -175,12 +183,13 @@ def main():
     for path in (os.path.join(cjk_synthesis.SHARED, "hanzi-strokes.ndjson.gz"), cjk_data.KANJIDIC):
         ink_data.record_file(path)
     with open(base + ".training.json", "w") as f:
-        json.dump(dict(classes=len(classes), vocabularies={k: len(v) for k, v in vocab.items()}, per_class=args.per_class,
+        json.dump(dict(language=args.language or "ja+zh-Hans+zh-Hant", classes=len(classes), vocabularies={k: len(v) for k, v in vocab.items()}, per_class=args.per_class,
                        width=args.width, parameters=int(model.count_params()), training_pictures=int(len(y)),
                        validation_pictures=int(len(yv)), best_validation_top1=best[0], history=history, seed=args.seed,
                        epochs=args.epochs, batch_size=args.batch_size, data=ink_data.files_read(),
                        versions={name: importlib.metadata.version(name) for name in ("kanjivg", "numpy", "wordfreq")},
                        minutes=(time.time() - started) / 60, tensorflow=tf.__version__), f, indent=1)
+    bundled.touch_if_bundled(args.output, base + ".classes.txt")
     print(f"wrote {args.output} ({os.path.getsize(args.output) / 1e6:.1f} MB): validation top-1 {best[0]:.4f}", flush=True)
 
 

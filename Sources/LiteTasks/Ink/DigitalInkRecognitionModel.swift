@@ -2,8 +2,9 @@ import Foundation
 
 /// Names a recognition model by language: ML Kit's `DigitalInkRecognitionModelIdentifier`.
 ///
-/// The project trains two models (models/README.md): "en", English text, for every BCP-47 tag whose language is
-/// English (en, en-US, en-GB, en-Latn-IN, ...), and "zxx-Zsym-x-shapes", hand-drawn shapes.
+/// The project trains these models (models/README.md): "en", English text, for every BCP-47 tag whose language is
+/// English (en, en-US, en-GB, en-Latn-IN, ...); "ja", Japanese (ja, ja-JP, ja-Jpan); and "zxx-Zsym-x-shapes",
+/// hand-drawn shapes.
 public struct DigitalInkRecognitionModelIdentifier: Sendable, Hashable, CustomStringConvertible {
     /// The tag of the model ("en", "zxx-Zsym-x-shapes").
     public let languageTag: String
@@ -21,11 +22,14 @@ public struct DigitalInkRecognitionModelIdentifier: Sendable, Hashable, CustomSt
 
     /// English text, "en" (registry entry `ink-en`); every English tag maps to it.
     public static let english = DigitalInkRecognitionModelIdentifier(languageTag: "en", languageSubtag: "en", scriptSubtag: nil, regionSubtag: nil, registryName: "ink-en")
+    /// Japanese, "ja" (registry entry `ink-ja`): kanji and kana, one character or a short line; "ja" with any region
+    /// and the script Jpan (ja-JP, ja-Jpan-JP) map to it.
+    public static let japanese = DigitalInkRecognitionModelIdentifier(languageTag: "ja", languageSubtag: "ja", scriptSubtag: nil, regionSubtag: nil, registryName: "ink-ja")
     /// Hand-drawn shapes, "zxx-Zsym-x-shapes" (registry entry `ink-shapes`).
     public static let shapes = DigitalInkRecognitionModelIdentifier(languageTag: "zxx-Zsym-x-shapes", languageSubtag: "zxx", scriptSubtag: "Zsym", regionSubtag: nil, registryName: "ink-shapes")
 
     /// Every identifier a model exists for: ML Kit's `allModelIdentifiers()`.
-    public static func allModelIdentifiers() -> Set<DigitalInkRecognitionModelIdentifier> { [english, shapes] }
+    public static func allModelIdentifiers() -> Set<DigitalInkRecognitionModelIdentifier> { [english, japanese, shapes] }
 
     private init(languageTag: String, languageSubtag: String, scriptSubtag: String?, regionSubtag: String?, registryName: String) {
         self.languageTag = languageTag
@@ -41,6 +45,11 @@ public struct DigitalInkRecognitionModelIdentifier: Sendable, Hashable, CustomSt
         guard let parsed = Self.parse(tag) else { return nil }
         if parsed.language == "zxx", parsed.script == "zsym", parsed.privateUse == ["shapes"] {
             self = .shapes
+            return
+        }
+        if parsed.language == "ja", parsed.privateUse.isEmpty, parsed.script == nil || parsed.script == "jpan" {
+            self.init(languageTag: tag, languageSubtag: "ja", scriptSubtag: parsed.script.map { _ in "Jpan" },
+                      regionSubtag: parsed.region?.uppercased(), registryName: "ink-ja")
             return
         }
         guard parsed.language == "en", parsed.privateUse.isEmpty, parsed.script == nil || parsed.script == "latn" else { return nil }

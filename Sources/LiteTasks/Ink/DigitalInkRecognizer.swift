@@ -35,6 +35,8 @@ public struct DigitalInkRecognizerOptions: Sendable {
     /// LSTM alone. Chosen on Quick, Draw!'s validation drawings (Docs/digital-ink.md, "Tuning"). Not an ML Kit
     /// option.
     public var shapeGeometryWeight = 0.25
+    /// How Chinese and Japanese models read a line (not ML Kit options).
+    public var cjkDecoding = CJKLineDecodingOptions()
 
     /// Options for `model`, with every other option at its default.
     public init(model: DigitalInkRecognitionModel) {
@@ -68,7 +70,8 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
     private let queue = DispatchQueue(label: "litevision.digital-ink", qos: .userInitiated)
 
     private struct LoadedModel {
-        var interpreter: Interpreter
+        /// The LSTM network of text and shape models (nil for Chinese and Japanese models, which read `cjk`).
+        var interpreter: Interpreter?
         var languageModel: InkLanguageModel?
         /// Text models with a `<model>.characters.tflite` beside them: the network that reads a lone character as a picture.
         var characterClassifier: InkCharacterClassifier?
@@ -77,6 +80,8 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
         /// Text models: the byte of class k + 1. Shape models: the class names.
         var alphabet: [UInt8]
         var shapeNames: [String]
+        /// Chinese and Japanese models, which have a `<model>.classes.txt` beside the network.
+        var cjk: CJKRecognitionModel?
     }
 
     /// ML Kit's factory. It does not fail: a missing model is reported by `recognize`.
@@ -126,6 +131,18 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
         defer { lock.unlock() }
         let strokes = try Self.validated(ink, context: context)
         let model = try load()
+        if let cjk = model.cjk {
+            let decoding = options.cjkDecoding
+            guard (1...CJKLineDecodingOptions.maximumBeamWidth).contains(decoding.beamWidth) else {
+                throw TaskError.invalidArgument("cjkDecoding.beamWidth must be 1 ... \(CJKLineDecodingOptions.maximumBeamWidth); got \(decoding.beamWidth)")
+            }
+            guard decoding.languageModelWeight.isFinite, decoding.characterBonus.isFinite, decoding.narrownessPenalty.isFinite,
+                  decoding.narrowWidth.isFinite else {
+                throw TaskError.invalidArgument("cjkDecoding's weights must be finite numbers; got \(decoding)")
+            }
+            return DigitalInkRecognitionResult(candidates: try cjk.recognize(strokes, preContext: String(context.preContext.suffix(Self.preContextLength)),
+                                                                             results: max(1, options.maxResultCount), options: options.cjkDecoding))
+        }
         if model.languageModel == nil && !model.shapeNames.isEmpty {
             return try recognizeShape(strokes, model: model, context: context)
         }
@@ -172,6 +189,15 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
         let files = try InkModelFiles(options.model, manager: options.modelManager)
         let name = files.model
         let model = try files.tfliteModel(name)
+        if let classes = try files.text(files.sidecar(".classes.txt"), maximumBytes: 1 << 22) {
+            let network = try CJKCharacterNetwork(model: model, name: name, classesText: classes, threads: options.threads)
+            let arpa = files.sidecar(".lm.arpa")
+            let bigram = try files.text(arpa, maximumBytes: CharacterBigramModel.maximumBytes).map { try CharacterBigramModel(arpa: $0, path: arpa) }
+            let loaded = LoadedModel(interpreter: nil, alphabet: [], shapeNames: [],
+                                     cjk: try CJKRecognitionModel(network: network, bigram: bigram, name: name))
+            self.loaded = loaded
+            return loaded
+        }
         let interpreter = try TaskError.wrap { try Interpreter(model: model, options: .init(threads: options.threads)) }
         guard interpreter.inputCount == 1, interpreter.outputCount == 1 else {
             throw TaskError.model("an ink model has one input (features) and one output; \(name) has \(interpreter.inputCount) and \(interpreter.outputCount)")
@@ -182,7 +208,7 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
         }
         let loaded: LoadedModel
         if let labels = try files.text(files.sidecar(".labels.txt")) {
-            let names = labels.split(separator: "\n").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            let names = labels.split(whereSeparator: \.isNewline).map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             let geometry = files.sidecar(".geometry.tflite")
             let shapeGeometry = files.exists(geometry)
                 ? try InkShapeGeometry(model: files.tfliteModel(geometry), name: geometry, classes: names.count, threads: options.threads) : nil
@@ -203,7 +229,7 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
 
     /// Runs the network on one sequence of features; returns [frames, classes] log-probabilities.
     private func logProbabilities(_ features: InkFeatures, model: LoadedModel) throws -> (values: [Float], classes: Int) {
-        let interpreter = model.interpreter
+        guard let interpreter = model.interpreter else { throw TaskError.model("the ink model has no sequence network") }
         try TaskError.wrap {
             try interpreter.resizeInput(at: 0, to: [1, features.length, InkFeatures.width])
             try interpreter.allocateTensors()

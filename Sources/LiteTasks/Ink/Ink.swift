@@ -99,7 +99,9 @@ public struct DigitalInkRecognitionCandidate: Sendable, Equatable {
     /// The recognized text; for the shapes model the shape's name ("circle", "rectangle", ...).
     public var text: String
     /// A cost: lower is more likely, as in ML Kit. For text models the negative log-likelihood of the text under
-    /// the network and the language model; for the shapes model the negative log of the shape's probability.
+    /// the network and the language model; for the shapes model the negative log of the shape's probability; for
+    /// the Chinese and Japanese models minus the line decoder's score (log-probabilities plus a bonus a character:
+    /// comparable between candidates of one ink, and negative for confident readings).
     public var score: Float?
     /// Each recognized character with where it is in the ink (text models; empty for shapes).
     public var characters: [InkSegment]

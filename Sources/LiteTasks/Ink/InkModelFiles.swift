@@ -46,9 +46,12 @@ struct InkModelFiles {
         return try TaskError.wrap { try TFLiteModel(path: name) }
     }
 
-    /// The UTF-8 text of file `name`, or nil when there is no such file.
-    func text(_ name: String) throws -> String? {
+    /// The UTF-8 text of file `name`, or nil when there is no such file; a file over `maximumBytes` is a model
+    /// error, found before it is read.
+    func text(_ name: String, maximumBytes: Int = 64 << 20) throws -> String? {
         guard exists(name) else { return nil }
+        let size = bundled ? BundledFiles.bytes(named: name)?.count : (try? FileManager.default.attributesOfItem(atPath: name))?[.size] as? Int
+        if let size, size > maximumBytes { throw TaskError.model("\(name) is \(size) bytes, over the \(maximumBytes) accepted") }
         let data: Data
         if bundled {
             data = BundledFiles.data(named: name) ?? Data()
