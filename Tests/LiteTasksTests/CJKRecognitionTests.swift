@@ -102,7 +102,7 @@ final class CJKRecognitionTests: XCTestCase {
                 let result = try r.recognize(ink: Self.line(inks))
                 let best = try XCTUnwrap(result.candidates.first)
                 if best.text == word { exact += 1 }
-                errors += Self.characterErrors(best.text, word)
+                errors += DigitalInkRecognizerTests.editDistance(Array(best.text), Array(word))
                 characters += word.count
                 // The characters of a line read right are boxed apart, in reading order.
                 if best.text == word {
@@ -118,23 +118,6 @@ final class CJKRecognitionTests: XCTestCase {
         // Measured: 68 of 70 lines exact, CER 2.7% (4 of 150 characters).
         XCTAssertGreaterThanOrEqual(Double(exact) / Double(lines), 0.9, "\(exact) of \(lines) lines exact")
         XCTAssertLessThanOrEqual(Double(errors) / Double(characters), 0.06, "CER \(errors) / \(characters)")
-    }
-
-    /// Levenshtein distance in characters.
-    static func characterErrors(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
-        guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
-        var row = Array(0...b.count)
-        for i in 1...a.count {
-            var diagonal = row[0]
-            row[0] = i
-            for j in 1...b.count {
-                let above = row[j]
-                row[j] = min(above + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1))
-                diagonal = above
-            }
-        }
-        return row[b.count]
     }
 
     /// The pre-context reaches the bigram model: 金 after 代 (代金, payment) costs less than after 泣 (no word).

@@ -462,7 +462,8 @@ final class DigitalInkRecognizerTests: XCTestCase {
         XCTAssertEqual(try recognizer().recognize(ink: ink).candidates.first?.text, phrases.joined(separator: " "))
     }
 
-    static func editDistance(_ a: [UInt8], _ b: [UInt8]) -> Int {
+    /// Levenshtein distance between two sequences (bytes of English text, characters of Japanese).
+    static func editDistance<Element: Equatable>(_ a: [Element], _ b: [Element]) -> Int {
         var row = Array(0...b.count)
         for i in 1...max(a.count, 1) where !a.isEmpty {
             var previous = row[0]
