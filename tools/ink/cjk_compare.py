@@ -3,7 +3,7 @@
 by LiteVision's models once they exist (`--cli`): top-1, top-5 and top-10 character accuracy and milliseconds per character
 on the real handwriting in ../shared/ink.
 
-    python3 tools/ink/cjk_compare.py [--sets kanji kana zh-tw] [--cli .build/release/vision-cli] [--json OUT]
+    python3 tools/ink/cjk_compare.py [--sets kanji kana zh-tw zh-tw-vocabulary kanji-zh] [--cli .build/release/vision-cli] [--json OUT]
 
 zinnia runs through its command-line tool (`zinnia -m MODEL -n 10`, Debian zinnia-utils; models from
 tegaki-zinnia-japanese and tegaki-zinnia-simplified-chinese: `tools/setup.sh --cjk` installs them). Its time per
@@ -33,14 +33,37 @@ SETS = {
     "kanji": ("tegaki-japanese-kanji.ndjson.gz", "handwriting-ja.model", "50 kanji by a learner, 5 times each"),
     "kana": ("tegaki-kana.ndjson.gz", "handwriting-ja.model", "74 hiragana and 73 katakana by one writer"),
     "zh-tw": ("tegaki-zh-tw.ndjson.gz", "handwriting-zh_CN.model", "72 Traditional characters and components"),
+    "zh-tw-vocabulary": ("tegaki-zh-tw.ndjson.gz", "handwriting-zh_CN.model",
+                         "those of the 72 in LiteVision's zh-Hant vocabulary"),
+    "kanji-zh": ("tegaki-japanese-kanji.ndjson.gz", "handwriting-zh_CN.model",
+                 "the learner's kanji written alike in Simplified Chinese (in LiteVision's zh-Hans vocabulary)"),
 }
+# Sets kept to the characters of a LiteVision language's vocabulary (the characters of models/ink-<language>.lm.arpa).
+RESTRICTED_TO = {"zh-tw-vocabulary": "zh-Hant", "kanji-zh": "zh-Hans"}
 # The canvas the tegaki collections were written on (their coordinates lie in it).
 CANVAS = 1000
 
 
 def read_set(name):
     with gzip.open(os.path.join(SHARED, SETS[name][0]), "rt", encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
+        samples = [json.loads(line) for line in f if line.strip()]
+    if name in RESTRICTED_TO:
+        vocabulary = vocabulary_of(RESTRICTED_TO[name])
+        samples = [s for s in samples if s["label"] in vocabulary]
+    return samples
+
+
+def vocabulary_of(language):
+    """The characters of LiteVision's language (its bigram model's unigrams)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "models", f"ink-{language}.lm.arpa")
+    vocabulary, section = set(), None
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("\\"):
+                section = line.strip()
+            elif section == "\\1-grams:" and "\t" in line:
+                vocabulary.add(line.split("\t")[1].strip())
+    return vocabulary - {"<s>", "</s>"}
 
 
 def zinnia_sexpression(sample):
@@ -112,7 +135,7 @@ def score(samples, answers):
 
 
 # The LiteVision model identifier that reads each set.
-OUR_LANGUAGE = {"kanji": "ja", "kana": "ja", "zh-tw": "zh-Hant"}
+OUR_LANGUAGE = {"kanji": "ja", "kana": "ja", "zh-tw": "zh-Hant", "zh-tw-vocabulary": "zh-Hant", "kanji-zh": "zh-Hans"}
 
 
 def main():

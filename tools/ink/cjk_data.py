@@ -5,8 +5,11 @@ Vocabularies (each language's model identifier reads these; one network is train
 - ja: the 2,136 jōyō kanji (KANJIDIC grades 1-8, Debian `kanjidic`, JIS X 0208; the four jōyō kanji outside
   JIS X 0208, 𠮟 塡 剝 頰, added by hand), the 863 jinmeiyō kanji KANJIDIC lists (grades 9 and 10), hiragana,
   katakana and the prolonged sound mark, in KanjiVG's Japanese forms;
-- zh-Hans: every character Make Me a Hanzi marks Simplified (7,481: the 3,500 most frequent and far more);
-- zh-Hant: every character it marks Traditional (7,582: the Taiwan MOE standard characters in it, 4,694, and more).
+- zh-Hans: the 3,500 most frequent characters (wordfreq's Chinese list) of those Make Me a Hanzi marks Simplified,
+  the size of the PRC's list of frequently used characters (现代汉语常用字表);
+- zh-Hant: the 4,800 most frequent (by their Simplified form's frequency) of the characters it marks Traditional
+  that are in Big5's level 1 (the frequently used characters, 5,401, derived from Taiwan's standard list of 4,808,
+  常用國字標準字體表, which this machine has no copy of).
 A character written the same way in several languages is one class; where the shapes differ by language (Japanese
 shinjitai against Chinese forms) the code points differ too, so each is its own class.
 
@@ -31,6 +34,17 @@ KANJIDIC = "/usr/share/edict/kanjidic"
 JOYO_OUTSIDE_JIS_X_0208 = ["\U00020B9F", "\u5861", "\u525D", "\u9830"]  # 𠮟 塡 剝 頰
 KANA = ([chr(c) for c in range(0x3041, 0x3097)] + [chr(c) for c in range(0x30A1, 0x30FB)] + ["ー"])
 LANGUAGES = ("ja", "zh-Hans", "zh-Hant")
+ZH_HANS_CHARACTERS = 3500
+ZH_HANT_CHARACTERS = 4800
+
+
+def in_big5_level_1(c):
+    """True for Big5's frequently used characters (lead bytes 0xA4-0xC6, up to 0xC67E)."""
+    try:
+        code = c.encode("big5")
+    except UnicodeEncodeError:
+        return False
+    return len(code) == 2 and 0xA440 <= int.from_bytes(code, "big") <= 0xC67E
 
 
 def kanjidic_grades():
@@ -54,8 +68,12 @@ def vocabularies(hanzi, kanjivg):
     joyo = {k for k, g in grades.items() if g <= 8} | set(JOYO_OUTSIDE_JIS_X_0208)
     jinmeiyo = {k for k, g in grades.items() if g >= 9}
     ja = {c for c in joyo | jinmeiyo if c in kanjivg} | {c for c in KANA if c in kanjivg}
-    zh_hans = {c for c, (_, scripts) in hanzi.items() if "Simplified" in scripts}
-    zh_hant = {c for c, (_, scripts) in hanzi.items() if "Traditional" in scripts}
+    frequency = character_frequencies("zh-Hans")
+    simplified = simplified_table()
+    zh_hans = [c for c, (_, scripts) in hanzi.items() if "Simplified" in scripts]
+    zh_hans = sorted(zh_hans, key=lambda c: (-frequency.get(c, 0.0), c))[:ZH_HANS_CHARACTERS]
+    zh_hant = [c for c, (_, scripts) in hanzi.items() if "Traditional" in scripts and in_big5_level_1(c)]
+    zh_hant = sorted(zh_hant, key=lambda c: (-frequency.get(simplified.get(c, c), 0.0), c))[:ZH_HANT_CHARACTERS]
     return {"ja": sorted(ja), "zh-Hans": sorted(zh_hans), "zh-Hant": sorted(zh_hant)}, sorted(joyo)
 
 

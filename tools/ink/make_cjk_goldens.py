@@ -6,8 +6,8 @@ strokes that double back). Only the planes' non-zero values are stored, as [inde
 (y · 32 + x) · 9 + plane.
 Also a small Japanese character bigram model (make_cjk_language_model.py on wordfreq's 300 most frequent usable
 words) with natural-log probabilities of character pairs as its ARPA tables give them (CharacterBigramModel), and
-the shipped Japanese network's (models/ink-ja.tflite) ten likeliest characters and their natural-log probabilities
-for the real Japanese inks, as LiteRT's built-in kernels compute them from the planes rounded as the training
+each shipped network's (models/ink-ja.tflite, models/ink-zh.tflite) ten likeliest characters and their natural-log
+probabilities for real inks of its languages (NETWORKS), as LiteRT's built-in kernels compute them from the planes rounded as the training
 pictures were (train_cjk.py's QUANTUM).
 
     python3 tools/ink/make_cjk_goldens.py
@@ -27,7 +27,12 @@ import cjk_features  # noqa: E402
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 SHARED = os.environ.get("INK_DATA", os.path.join(ROOT, "..", "shared", "ink"))
 REAL = [("tegaki-japanese-kanji.ndjson.gz", 0), ("tegaki-japanese-kanji.ndjson.gz", 137), ("tegaki-kana.ndjson.gz", 5),
-        ("tegaki-kana.ndjson.gz", 100), ("tegaki-zh-tw.ndjson.gz", 3), ("hanzi-strokes.ndjson.gz", 4000)]
+        ("tegaki-kana.ndjson.gz", 100), ("tegaki-zh-tw.ndjson.gz", 3), ("tegaki-zh-tw.ndjson.gz", 40),
+        ("hanzi-strokes.ndjson.gz", 4000)]
+# Which real inks each shipped network is checked on: the Japanese network on the kanji and kana, the Chinese one on
+# the Traditional characters and a kanji both scripts write alike.
+NETWORKS = {"ink-ja.tflite": ("tegaki-japanese-kanji", "tegaki-kana"),
+            "ink-zh.tflite": ("tegaki-zh-tw", "tegaki-japanese-kanji.ndjson.gz:0")}
 MADE = {
     "a lone point": [[[10, 10, None]]],
     "a point among strokes": [[[0, 0, 0], [100, 0, 10]], [[50, 50, 20]], [[0, 100, 30], [100, 100, 40]]],
@@ -79,11 +84,11 @@ def language_model():
     return dict(arpa=arpa, queries=[[a, b, log_p(b, a)] for a, b in pairs])
 
 
-def network_outputs(planes_of_inks):
-    """[(model sha256, [[class index, ln p] * 10] per ink)] of models/ink-ja.tflite under LiteRT."""
+def network_outputs(name, planes_of_inks):
+    """(model sha256, [[class index, ln p] * 10] per ink) of models/<name> under LiteRT."""
     import numpy as np
     from ai_edge_litert import interpreter as litert
-    path = os.path.join(ROOT, "models", "ink-ja.tflite")
+    path = os.path.join(ROOT, "models", name)
     interpreter = litert.Interpreter(model_path=path,
                                      experimental_op_resolver_type=litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
     interpreter.allocate_tensors()
@@ -101,7 +106,7 @@ def network_outputs(planes_of_inks):
 
 
 def main():
-    samples, japanese = [], []
+    samples, real = [], []
     for file, line in REAL:
         with gzip.open(os.path.join(SHARED, file), "rt", encoding="utf-8") as f:
             for n, text in enumerate(f):
@@ -110,17 +115,20 @@ def main():
                     break
         planes = cjk_features.direction_planes(d["strokes"])
         samples.append(dict(file=file, line=line, label=d["label"], writer=d["writer"], values=sparse(planes)))
-        if file.startswith(("tegaki-japanese", "tegaki-kana")):
-            japanese.append((samples[-1], planes))
+        real.append((samples[-1], planes))
     for name, strokes in MADE.items():
         samples.append(dict(name=name, strokes=strokes, values=sparse(cjk_features.direction_planes(strokes))))
-    sha, outputs = network_outputs([planes for _, planes in japanese])
-    network = dict(model_sha256=sha, samples=[dict(file=s["file"], line=s["line"], label=s["label"], top=o)
-                                              for (s, _), o in zip(japanese, outputs)])
+    networks = {}
+    for name, wanted in NETWORKS.items():
+        chosen = [(s, planes) for s, planes in real
+                  if any(s["file"].startswith(w) or f"{s['file']}:{s['line']}" == w for w in wanted)]
+        sha, outputs = network_outputs(name, [planes for _, planes in chosen])
+        networks[name] = dict(model_sha256=sha, samples=[dict(file=s["file"], line=s["line"], label=s["label"], top=o)
+                                                         for (s, _), o in zip(chosen, outputs)])
     path = os.path.join(ROOT, "Tests", "LiteTasksTests", "Goldens", "cjk.json")
     with open(path, "w", encoding="utf-8") as f:
         json.dump(dict(size=cjk_features.SIZE, planes=cjk_features.PLANES, samples=samples,
-                       language_model=language_model(), network=network), f, ensure_ascii=False)
+                       language_model=language_model(), networks=networks), f, ensure_ascii=False)
     print(f"wrote {path}: {len(samples)} samples")
 
 

@@ -16,7 +16,7 @@ the language's vocabulary (`UNIFORM_SHARE`) so that every character of the vocab
 ARPA backoff models (log10 probabilities; a bigram's backoff weight log10(T(a) / (C(a) + T(a)))), which the Swift
 reader evaluates exactly as the formula above.
 Traditional Chinese: wordfreq's Chinese list is in Simplified characters. zh-Hant's model is the zh-Hans model's
-statistics given to every Traditional character through its Simplified form (wordfreq's own table; a Traditional
+statistics, counted over the Simplified forms of its vocabulary, given to every Traditional character through its Simplified form (wordfreq's own table; a Traditional
 character the table does not map is its own Simplified form): the Traditional forms of one Simplified character
 share its probability equally.
 """
@@ -121,9 +121,14 @@ def main():
     args = parser.parse_args()
     vocab, _, _ = cjk_data.load()
     for language in args.languages:
-        source = "zh-Hans" if language == "zh-Hant" else language
-        unigrams, bigrams, words = counts(source, set(vocab[source]), args.limit_words, args.min_frequency)
-        tables = witten_bell(unigrams, bigrams, vocab[source])
+        if language == "zh-Hant":
+            # Counted in the Simplified forms of the Traditional vocabulary (wordfreq writes Simplified).
+            to_simplified = cjk_data.simplified_table()
+            source_vocabulary = sorted({to_simplified.get(c, c) for c in vocab["zh-Hant"]})
+        else:
+            source_vocabulary = vocab[language]
+        unigrams, bigrams, words = counts(language, set(source_vocabulary), args.limit_words, args.min_frequency)
+        tables = witten_bell(unigrams, bigrams, source_vocabulary)
         if language == "zh-Hant":
             tables = traditional_from_simplified(*tables, vocab["zh-Hant"])
         path = os.path.join(args.out, f"ink-{language}.lm.arpa")

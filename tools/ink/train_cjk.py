@@ -3,13 +3,13 @@
 union of the languages), its classes (<same name>.classes.txt, one character a line, the network's output order) and
 its training record (<same name>.training.json).
 
-    python3 tools/ink/train_cjk.py [--language ja|zh-Hans|zh-Hant] [--epochs 8] [--seed 1] [--per-class 60]
+    python3 tools/ink/train_cjk.py [--language ja|zh-Hans|zh-Hant|zh] [--epochs 8] [--seed 1] [--per-class 60]
                                    [--width 64] [--workers 2] [--limit-classes N] [--data-dir .build-ink]
                                    [--output models/ink-<language>.tflite]
 
-With `--language`, the network reads that language's vocabulary (cjk_data.py); without it, the union of the ja,
-zh-Hans and zh-Hant vocabularies (about 10,000 characters, models/ink-cjk.tflite), of which each language's
-recognizer keeps only its own characters' outputs. Its input is the direction planes of
+With `--language`, the network reads that language's vocabulary (cjk_data.py), or with `zh` the union of zh-Hans and
+zh-Hant (6,020 characters, models/ink-zh.tflite: both Chinese identifiers share it); without it, the union of all three
+(models/ink-cjk.tflite). A recognizer keeps only its own language's characters' outputs. Its input is the direction planes of
 cjk_features.py ([32, 32, 9]); it is trained on synthetic ink only (cjk_synthesis.py: every class `--per-class`
 times, each sample by a new random writer, from KanjiVG's or Make Me a Hanzi's centre lines), so the real
 handwriting in ../shared/ink stays a test set (tools/ink/cjk_compare.py). The pictures are made once by `--workers`
@@ -110,8 +110,9 @@ def batches(pictures, labels, batch_size, rng):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--language", choices=("ja", "zh-Hans", "zh-Hant"),
-                        help="train on this language's vocabulary only (default: the union of the three)")
+    parser.add_argument("--language", choices=("ja", "zh-Hans", "zh-Hant", "zh"),
+                        help="train on this language's vocabulary only, or for zh on the union of zh-Hans and zh-Hant "
+                             "(default: the union of the three)")
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--per-class", type=int, default=60)
@@ -127,7 +128,8 @@ def main():
 
     vocab, classes, sources = cjk_data.load()
     if args.language:
-        classes = [c for c in vocab[args.language] if c in sources]
+        wanted = set(vocab["zh-Hans"]) | set(vocab["zh-Hant"]) if args.language == "zh" else set(vocab[args.language])
+        classes = [c for c in classes if c in wanted]
     if args.limit_classes:
         step = max(1, len(classes) // args.limit_classes)
         classes = classes[::step][:args.limit_classes]

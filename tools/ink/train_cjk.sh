@@ -10,6 +10,7 @@ cd "$(dirname "$0")/../.."
 language=${1:?usage: tools/ink/train_cjk.sh ja}
 case "$language" in
   ja) settings=(--per-class 60 --epochs 7 --width 32 --seed 1) ;;
+  zh) settings=(--per-class 40 --epochs 6 --width 32 --seed 1) ;;
   *) echo "train_cjk.sh: no recipe for \"$language\" yet (ja)" >&2; exit 2 ;;
 esac
 tools/setup.sh --cjk
