@@ -305,18 +305,28 @@ final class DigitalInkRecognizerTests: XCTestCase {
         for tag in ["ja", "ja-JP", "JA-jp", "ja-Jpan", "ja-Jpan-JP"] {
             XCTAssertEqual(DigitalInkRecognitionModelIdentifier(forLanguageTag: tag)?.registryName, "ink-ja", tag)
         }
+        for tag in ["zh", "zh-Hans", "zh-CN", "zh-SG", "zh-Hani", "zh-Hani-CN", "zh-Hans-TW", "ZH-hans-hk"] {
+            let identifier = DigitalInkRecognitionModelIdentifier(forLanguageTag: tag)
+            XCTAssertEqual(identifier?.registryName, "ink-zh-Hans", tag)
+            XCTAssertEqual(identifier?.scriptSubtag, "Hans", tag)
+        }
+        for tag in ["zh-Hant", "zh-TW", "zh-HK", "zh-MO", "zh-Hani-TW", "zh-Hani-HK", "zh-Hant-CN", "zh-hant-tw"] {
+            let identifier = DigitalInkRecognitionModelIdentifier(forLanguageTag: tag)
+            XCTAssertEqual(identifier?.registryName, "ink-zh-Hant", tag)
+            XCTAssertEqual(identifier?.scriptSubtag, "Hant", tag)
+        }
         XCTAssertEqual(DigitalInkRecognitionModelIdentifier(forLanguageTag: "zxx-Zsym-x-shapes"), .shapes)
-        for tag in ["", "e", "fr", "de-DE", "ja-Latn", "ja-x-kana", "en-", "en--US", "en-Cyrl", "12", "en-x", "zxx-Zsym-x-autodraw", "english", String(repeating: "a", count: 100)] {
+        for tag in ["", "e", "fr", "de-DE", "ja-Latn", "zh-Latn", "zh-Jpan", "zh-x-pinyin", "zh-", "ja-x-kana", "en-", "en--US", "en-Cyrl", "12", "en-x", "zxx-Zsym-x-autodraw", "english", String(repeating: "a", count: 100)] {
             XCTAssertNil(DigitalInkRecognitionModelIdentifier(forLanguageTag: tag), tag)
         }
-        XCTAssertEqual(DigitalInkRecognitionModelIdentifier.allModelIdentifiers(), [.english, .japanese, .shapes])
+        XCTAssertEqual(DigitalInkRecognitionModelIdentifier.allModelIdentifiers(), [.english, .japanese, .chineseSimplified, .chineseTraditional, .shapes])
     }
 
     func testShippedModelsAreDownloadedAndCannotBeDeleted() throws {
         let manager = ModelManager.modelManager()
         let model = DigitalInkRecognitionModel(modelIdentifier: .english)
         XCTAssertTrue(manager.isModelDownloaded(model))
-        XCTAssertEqual(manager.downloadedInkModels, Set([DigitalInkRecognitionModelIdentifier.english, .japanese, .shapes].map(DigitalInkRecognitionModel.init)))
+        XCTAssertEqual(manager.downloadedInkModels, Set([DigitalInkRecognitionModelIdentifier.english, .japanese, .chineseSimplified, .chineseTraditional, .shapes].map(DigitalInkRecognitionModel.init)))
         let succeeded = expectation(forNotification: .mlkitModelDownloadDidSucceed, object: nil)
         manager.download(model, conditions: ModelDownloadConditions())
         wait(for: [succeeded], timeout: 10)

@@ -27,7 +27,7 @@ final class InkDirectionPlanesTests: XCTestCase {
             var arpa: String
             var queries: [Query]
         }
-        /// The Japanese network's ten likeliest characters under LiteRT for real inks: [class index, ln p].
+        /// A shipped network's ten likeliest characters under LiteRT for real inks: [class index, ln p].
         struct Network: Decodable {
             struct Output: Decodable { var file: String; var line: Int; var label: String; var top: [[Double]] }
             var modelSha256: String
@@ -38,9 +38,10 @@ final class InkDirectionPlanesTests: XCTestCase {
         var planes: Int
         var samples: [Sample]
         var languageModel: LanguageModel
-        var network: Network
+        /// The networks by file name in models/ ("ink-ja.tflite", "ink-zh.tflite").
+        var networks: [String: Network]
 
-        enum CodingKeys: String, CodingKey { case size, planes, samples, languageModel = "language_model", network }
+        enum CodingKeys: String, CodingKey { case size, planes, samples, languageModel = "language_model", networks }
     }
 
     static let goldens: Goldens = {

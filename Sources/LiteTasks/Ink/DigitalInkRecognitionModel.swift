@@ -3,8 +3,9 @@ import Foundation
 /// Names a recognition model by language: ML Kit's `DigitalInkRecognitionModelIdentifier`.
 ///
 /// The project trains these models (models/README.md): "en", English text, for every BCP-47 tag whose language is
-/// English (en, en-US, en-GB, en-Latn-IN, ...); "ja", Japanese (ja, ja-JP, ja-Jpan); and "zxx-Zsym-x-shapes",
-/// hand-drawn shapes.
+/// English (en, en-US, en-GB, en-Latn-IN, ...); "ja", Japanese (ja, ja-JP, ja-Jpan); "zh-Hans", Simplified Chinese
+/// (zh, zh-CN, zh-SG, zh-Hani-CN, ...); "zh-Hant", Traditional Chinese (zh-TW, zh-HK, zh-MO, zh-Hani-TW, ...); and
+/// "zxx-Zsym-x-shapes", hand-drawn shapes.
 public struct DigitalInkRecognitionModelIdentifier: Sendable, Hashable, CustomStringConvertible {
     /// The tag of the model ("en", "zxx-Zsym-x-shapes").
     public let languageTag: String
@@ -25,11 +26,20 @@ public struct DigitalInkRecognitionModelIdentifier: Sendable, Hashable, CustomSt
     /// Japanese, "ja" (registry entry `ink-ja`): kanji and kana, one character or a short line; "ja" with any region
     /// and the script Jpan (ja-JP, ja-Jpan-JP) map to it.
     public static let japanese = DigitalInkRecognitionModelIdentifier(languageTag: "ja", languageSubtag: "ja", scriptSubtag: nil, regionSubtag: nil, registryName: "ink-ja")
+    /// Simplified Chinese, "zh-Hans" (registry entry `ink-zh-Hans`): one character or a short line. "zh" alone, the
+    /// script Hans, and the script Hani or none with a region that writes Simplified (CN, SG, MY) map to it.
+    public static let chineseSimplified = DigitalInkRecognitionModelIdentifier(languageTag: "zh-Hans", languageSubtag: "zh", scriptSubtag: "Hans", regionSubtag: nil, registryName: "ink-zh-Hans")
+    /// Traditional Chinese, "zh-Hant" (registry entry `ink-zh-Hant`): one character or a short line. The script Hant,
+    /// and the script Hani or none with a region that writes Traditional (TW, HK, MO), map to it.
+    public static let chineseTraditional = DigitalInkRecognitionModelIdentifier(languageTag: "zh-Hant", languageSubtag: "zh", scriptSubtag: "Hant", regionSubtag: nil, registryName: "ink-zh-Hant")
     /// Hand-drawn shapes, "zxx-Zsym-x-shapes" (registry entry `ink-shapes`).
     public static let shapes = DigitalInkRecognitionModelIdentifier(languageTag: "zxx-Zsym-x-shapes", languageSubtag: "zxx", scriptSubtag: "Zsym", regionSubtag: nil, registryName: "ink-shapes")
 
     /// Every identifier a model exists for: ML Kit's `allModelIdentifiers()`.
-    public static func allModelIdentifiers() -> Set<DigitalInkRecognitionModelIdentifier> { [english, japanese, shapes] }
+    public static func allModelIdentifiers() -> Set<DigitalInkRecognitionModelIdentifier> { [english, japanese, chineseSimplified, chineseTraditional, shapes] }
+
+    /// The regions whose Chinese is written in Traditional characters when a tag names no script.
+    private static let traditionalChineseRegions: Set<String> = ["tw", "hk", "mo"]
 
     private init(languageTag: String, languageSubtag: String, scriptSubtag: String?, regionSubtag: String?, registryName: String) {
         self.languageTag = languageTag
@@ -50,6 +60,13 @@ public struct DigitalInkRecognitionModelIdentifier: Sendable, Hashable, CustomSt
         if parsed.language == "ja", parsed.privateUse.isEmpty, parsed.script == nil || parsed.script == "jpan" {
             self.init(languageTag: tag, languageSubtag: "ja", scriptSubtag: parsed.script.map { _ in "Jpan" },
                       regionSubtag: parsed.region?.uppercased(), registryName: "ink-ja")
+            return
+        }
+        if parsed.language == "zh", parsed.privateUse.isEmpty, parsed.script == nil || ["hans", "hant", "hani"].contains(parsed.script!) {
+            let traditional = parsed.script == "hant"
+                || (parsed.script != "hans" && parsed.region.map(Self.traditionalChineseRegions.contains) == true)
+            self.init(languageTag: tag, languageSubtag: "zh", scriptSubtag: traditional ? "Hant" : "Hans",
+                      regionSubtag: parsed.region?.uppercased(), registryName: traditional ? "ink-zh-Hant" : "ink-zh-Hans")
             return
         }
         guard parsed.language == "en", parsed.privateUse.isEmpty, parsed.script == nil || parsed.script == "latn" else { return nil }

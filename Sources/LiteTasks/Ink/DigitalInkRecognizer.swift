@@ -191,7 +191,7 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
         let model = try files.tfliteModel(name)
         if let classes = try files.text(files.sidecar(".classes.txt"), maximumBytes: 1 << 22) {
             let network = try CJKCharacterNetwork(model: model, name: name, classesText: classes, threads: options.threads)
-            let arpa = files.sidecar(".lm.arpa")
+            let arpa = files.languageSidecar(".lm.arpa")
             let bigram = try files.text(arpa, maximumBytes: CharacterBigramModel.maximumBytes).map { try CharacterBigramModel(arpa: $0, path: arpa) }
             let loaded = LoadedModel(interpreter: nil, alphabet: [], shapeNames: [],
                                      cjk: try CJKRecognitionModel(network: network, bigram: bigram, name: name))
@@ -203,6 +203,9 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
             throw TaskError.model("an ink model has one input (features) and one output; \(name) has \(interpreter.inputCount) and \(interpreter.outputCount)")
         }
         let input = try TaskError.wrap { try interpreter.input(at: 0) }
+        if input.rank == 4, input.shape.last == InkDirectionPlanes.planes {
+            throw TaskError.model("\(name) reads direction planes, as a Chinese or Japanese character network does, but its classes file \(files.sidecar(".classes.txt")) is missing")
+        }
         guard input.rank == 3, input.shape.last == InkFeatures.width, input.type == .float32 else {
             throw TaskError.model("an ink model's input is float32 [1, time, \(InkFeatures.width)]; \(name) has \(input)")
         }

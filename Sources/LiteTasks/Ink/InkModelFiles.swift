@@ -12,6 +12,10 @@ struct InkModelFiles {
     let model: String
     /// The model's name without its extension: sidecars are this plus a suffix.
     let base: String
+    /// The base of the language's own sidecars (`.lm.arpa`): the registry entry's name, beside the model's file.
+    /// Several languages can share one network (zh-Hans and zh-Hant read `ink-zh.tflite`), each with its own
+    /// language model (`ink-zh-Hans.lm.arpa`, `ink-zh-Hant.lm.arpa`).
+    let languageBase: String
 
     init(_ model: DigitalInkRecognitionModel, manager: ModelManager) throws {
         if let entry = try? manager.registry.model(named: model.registryName), let name = entry.bundledName {
@@ -28,10 +32,14 @@ struct InkModelFiles {
             self.model = path
         }
         base = (self.model as NSString).deletingPathExtension
+        languageBase = ((self.model as NSString).deletingLastPathComponent as NSString).appendingPathComponent(model.registryName)
     }
 
     /// The name of the sidecar file with this suffix (".labels.txt").
     func sidecar(_ suffix: String) -> String { base + suffix }
+
+    /// The name of the language's own sidecar file with this suffix (".lm.arpa"): ``languageBase`` plus the suffix.
+    func languageSidecar(_ suffix: String) -> String { languageBase + suffix }
 
     func exists(_ name: String) -> Bool {
         bundled ? BundledFiles.bytes(named: name) != nil : FileManager.default.fileExists(atPath: name)
