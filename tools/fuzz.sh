@@ -7,7 +7,8 @@
 #        tools/fuzz.sh --ci [runs]
 #   TARGET: model-reader (LiteFormat), model-invoke (LiteEngine, LiteFormat, CLiteKernels), model-metadata
 #   (LiteFormat's metadata and associated files), image-decoders (LiteImage + CImageCodecs), camera-frames (LiteImage's
-#   camera frame conversion), ink-json (InkJSON), ink-ndjson (vision-cli's LineReader + InkJSON).
+#   camera frame conversion), ink-json (InkJSON), ink-ndjson (vision-cli's LineReader + InkJSON), ink-arpa (the
+#   Chinese and Japanese character bigram models' ARPA reader).
 # Builds into .build-fuzz/, seeds from files already in the checkout and ../shared (by path, never copied), and keeps
 # the inputs libFuzzer finds in .build-fuzz/corpus/TARGET. A crash leaves crash-* files in
 # .build-fuzz/artifacts/TARGET; replay one with `.build-fuzz/TARGET .build-fuzz/artifacts/TARGET/crash-...`.
@@ -35,7 +36,7 @@ cflags=(-O2 -g -ffp-contract=off -fsanitize=fuzzer-no-link,address,undefined -fn
 # A Swift trap goes to libFuzzer's crash handler: the Swift runtime's own backtracer, under AddressSanitizer, can hang
 # for minutes instead of exiting.
 export SWIFT_BACKTRACE=enable=no
-targets=(model-reader model-invoke model-metadata image-decoders camera-frames ink-json ink-ndjson)
+targets=(model-reader model-invoke model-metadata image-decoders camera-frames ink-json ink-ndjson ink-arpa)
 
 # Runs a compiler command, unless FUZZ_NO_BUILD is set (to run or replay the binaries already in .build-fuzz).
 compile() {
@@ -175,6 +176,27 @@ SEEDS
             (zcat "$file" 2>/dev/null || true) | head -n 4 > "$out/seeds/$target/$name.ndjson"
         done
         (zcat "$(ls "$shared"/ink/*.ndjson.gz | head -n 1)" 2>/dev/null || true) | head -n 3 | gzip -c > "$out/seeds/$target/three-lines.ndjson.gz"
+        seeds=("$out/seeds/$target")
+        max_len=65536
+        ;;
+    ink-arpa)
+        dict="$root/Fuzz/dictionaries/arpa.dict"
+        compile swiftc "${flags[@]}" -module-name CharacterBigramFuzzer "$root/Sources/LiteTasks/Ink/CharacterBigramModel.swift" \
+            "$root/Fuzz/CharacterBigramFuzzer.swift" -o "$out/$target"
+        # Two hand-made models (LF and CRLF lines) and the head of a shipped one cut at a line, which is not a complete
+        # model (its header declares more n-grams than it holds); written under .build-fuzz, not committed.
+        python3 - "$out/seeds/$target" <<'SEEDS'
+import sys
+seeds = {
+    "tiny.arpa": "\\data\\\nngram 1=4\nngram 2=2\n\n\\1-grams:\n-99\t<s>\t-0.3\n-0.5\t</s>\n-0.4\t日\t-0.2\n-0.6\t本\n\n"
+                 "\\2-grams:\n-0.1\t日 本\n-0.2\t<s> 日\n\n\\end\\\n",
+    "crlf.arpa": "\\data\\\r\nngram 1=3\r\nngram 2=0\r\n\r\n\\1-grams:\r\n-99\t<s>\t0\r\n-1\t</s>\r\n-1\tx\r\n\\end\\\r\n",
+}
+for name, text in seeds.items():
+    with open(f"{sys.argv[1]}/{name}", "w", encoding="utf-8") as f:
+        f.write(text)
+SEEDS
+        head -c 6000 "$root/models/ink-ja.lm.arpa" | sed '$d' > "$out/seeds/$target/ink-ja-head.arpa"
         seeds=("$out/seeds/$target")
         max_len=65536
         ;;
