@@ -60,7 +60,7 @@ def place(characters, rng, height=100.0):
     return strokes
 
 
-def synthetic_lines(language, count, seed):
+def synthetic_lines(language, count, seed, component_gaps=False):
     vocab, _, sources = cjk_data.load()
     vocabulary = {c for c in vocab[language] if c in sources}
     words = frequent_words(language, vocabulary)
@@ -72,7 +72,7 @@ def synthetic_lines(language, count, seed):
         text = "".join(words[rng.integers(len(words))] for _ in range(rng.integers(1, 4)))[:8]
         if rng.random() < 1 / 3:
             text = text[rng.integers(len(text))]
-        writer = cjk_synthesis.Writer(rng)
+        writer = cjk_synthesis.Writer(rng, component_gaps)
         forms = [sources[c][rng.integers(len(sources[c]))] for c in text]
         chars = [cjk_synthesis.synthesize(f, rng, writer=writer, timed=False) for f in forms]
         lines.append({"label": text, "strokes": place(chars, rng)})
@@ -132,12 +132,14 @@ def main():
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--real", action="store_true",
                         help="the 70 lines of the tegaki learner's real kanji instead (ja; --lines does not apply)")
+    parser.add_argument("--component-gaps", action="store_true",
+                        help="synthetic writers may leave a gap between a character's left and right parts")
     parser.add_argument("--show", type=int, default=0, help="print this many misread lines")
     parser.add_argument("--grid", action="store_true",
                         help="read the lines under each decoding weight of a small grid (the choice in Docs/digital-ink.md)")
     parser.add_argument("extra", nargs="*", help="after --: more vision-cli ink options")
     args = parser.parse_args()
-    lines = real_lines(args.seed) if args.real else synthetic_lines(args.lang, args.lines, args.seed)
+    lines = real_lines(args.seed) if args.real else synthetic_lines(args.lang, args.lines, args.seed, args.component_gaps)
     if args.grid:
         for lm in (0.3, 0.6):
             for bonus in (0.0, 1.0, 2.0, 4.0):

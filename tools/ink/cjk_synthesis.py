@@ -116,8 +116,35 @@ def svg_path_points(d, per_curve=12):
     return np.array(points)
 
 
+class CharacterStrokes(list):
+    """A character's strokes, and which of them (indices) make its right-hand part when KanjiVG divides the
+    character into a left and a right part (坊: 土 | 方), else None."""
+    right_part = None
+
+
+def _right_part(svg):
+    """The stroke indices of the group KanjiVG places on the right directly under the character's own group."""
+    depth, inside, right = 0, None, set()
+    for tag in re.finditer(r'<(/?)(g|path)\b([^>]*)>', svg):
+        closing, name, attributes = tag.groups()
+        if name == "g" and closing:
+            if inside is not None and depth == inside:
+                return right
+            depth -= 1
+        elif name == "g":
+            depth += 1
+            if depth == 3 and inside is None and 'kvg:position="right"' in attributes:
+                inside = depth
+        elif inside is not None:
+            number = re.search(r'id="kvg:[0-9a-f]+-s(\d+)"', attributes)
+            if number:
+                right.add(int(number.group(1)) - 1)
+    return None
+
+
 def read_kanjivg(characters=None):
-    """character -> strokes as (N, 2) arrays on KanjiVG's 109 grid (y down), for its standard (unsuffixed) files."""
+    """character -> strokes as (N, 2) arrays on KanjiVG's 109 grid (y down), for its standard (unsuffixed) files,
+    as CharacterStrokes (with the right-hand part's strokes)."""
     table = {}
     for path in sorted(glob.glob(os.path.join(kanjivg_directory(), "*.svg"))):
         name = os.path.basename(path)[:-4]
@@ -131,16 +158,22 @@ def read_kanjivg(characters=None):
         # Stroke paths in document order are the stroke order (their ids end in -s1, -s2, ...).
         strokes = [svg_path_points(d) for d in re.findall(r'<path id="kvg:[0-9a-f]+-s\d+"[^>]*\sd="([^"]+)"', svg)]
         if strokes:
-            table[character] = strokes
+            table[character] = CharacterStrokes(strokes)
+            right = _right_part(svg)
+            if right and len(right) < len(strokes):
+                table[character].right_part = frozenset(right)
     return table
 
 
 # ---- The writer and the character ---------------------------------------------------------------------------------
 
 class Writer:
-    """One person's habits, drawn at random: what stays the same over all the characters they write."""
+    """One person's habits, drawn at random: what stays the same over all the characters they write.
+    With `component_gaps`, also how far apart they write the left and right parts of a character (many writers, and
+    learners most, leave a gap between 土 and 方 in 坊); drawn after the other habits, so that without it the random
+    stream, and every ink, is what it was before the habit existed."""
 
-    def __init__(self, rng):
+    def __init__(self, rng, component_gaps=False):
         self.aspect = math.exp(rng.normal(0, 0.08))       # width over height
         self.shear = rng.normal(0, 0.08)                   # slant: x moves by shear * (y - centre)
         self.rotation = rng.normal(0, 0.04)                # radians
@@ -151,6 +184,11 @@ class Writer:
         self.joining = rng.choice([0.0, 0.05, 0.2, 0.5], p=[0.35, 0.3, 0.2, 0.15])  # running hand
         self.reordering = rng.choice([0.0, 0.02, 0.06], p=[0.5, 0.35, 0.15])
         self.hooks = rng.uniform(0, 0.25)
+        # The gap between a character's left and right parts, in character sizes: none for half the writers.
+        self.component_gap = 0.0
+        if component_gaps:
+            kind = rng.choice(3, p=[0.5, 0.3, 0.2])
+            self.component_gap = (0.0, rng.uniform(0.04, 0.12), rng.uniform(0.12, 0.3))[kind]
 
 
 def _unit_strokes(strokes):
@@ -268,13 +306,19 @@ def _timed(stroke, speed, rng, t0):
     return out, t
 
 
-def synthesize(strokes, rng, writer=None, box=None, timed=True):
+def synthesize(strokes, rng, writer=None, box=None, timed=True, component_gaps=False):
     """One handwritten-looking ink of a character given by its stroke centre lines (any grid, y down): strokes of
     [x, y, t] integers on the 1000 x 1000 canvas. `box` (x, y, size) places it; by default a random size and place.
     Untimed (`timed=False`, for pictures that ignore time and point spacing): the varied centre lines as float
-    (x, y) arrays, placed the same way, without the pen's timing."""
-    writer = writer or Writer(rng)
+    (x, y) arrays, placed the same way, without the pen's timing. `component_gaps`: a new writer (none given) may
+    write the left and right parts of a character (KanjiVG's, CharacterStrokes.right_part) apart."""
+    writer = writer or Writer(rng, component_gaps)
     unit, extent = _unit_strokes(strokes)
+    if writer.component_gap > 0:
+        right = getattr(strokes, "right_part", None)
+        if right:
+            gap = writer.component_gap * rng.uniform(0.5, 1.5)
+            unit = [s + (gap / 2 if i in right else -gap / 2, 0) for i, s in enumerate(unit)]
     order = list(range(len(unit)))
     for i in range(len(order) - 1):
         if rng.random() < writer.reordering:

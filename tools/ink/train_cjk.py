@@ -55,17 +55,17 @@ def _init_worker(sources):
 
 def _class_pictures(job):
     """Pictures of one class: `count` samples from a generator seeded by (seed, class index)."""
-    seed, index, character, count = job
+    seed, index, character, count, component_gaps = job
     rng = np.random.default_rng([seed, index])
     forms = _sources[character]
     out = np.empty((count, cjk_features.SIZE, cjk_features.SIZE, cjk_features.PLANES), dtype=np.uint8)
     for k in range(count):
-        ink = cjk_synthesis.synthesize(forms[rng.integers(len(forms))], rng, timed=False)
+        ink = cjk_synthesis.synthesize(forms[rng.integers(len(forms))], rng, timed=False, component_gaps=component_gaps)
         out[k] = np.clip(np.rint(cjk_features.direction_planes(ink) * QUANTUM), 0, 255)
     return index, out
 
 
-def make_pictures(classes, sources, per_class, seed, workers, path):
+def make_pictures(classes, sources, per_class, seed, workers, path, component_gaps=False):
     """uint8 pictures [len(classes) * per_class, 32, 32, 9] in a memory-mapped file, and their labels."""
     shape = (len(classes) * per_class, cjk_features.SIZE, cjk_features.SIZE, cjk_features.PLANES)
     labels = np.repeat(np.arange(len(classes), dtype=np.int32), per_class)
@@ -73,7 +73,7 @@ def make_pictures(classes, sources, per_class, seed, workers, path):
     if os.path.exists(done):
         return np.memmap(path, dtype=np.uint8, mode="r", shape=shape), labels
     pictures = np.memmap(path, dtype=np.uint8, mode="w+", shape=shape)
-    jobs = [(seed, i, c, per_class) for i, c in enumerate(classes)]
+    jobs = [(seed, i, c, per_class, component_gaps) for i, c in enumerate(classes)]
     started = time.time()
     with Pool(workers, initializer=_init_worker, initargs=(sources,)) as pool:
         for n, (index, block) in enumerate(pool.imap_unordered(_class_pictures, jobs, chunksize=8), 1):
@@ -119,6 +119,8 @@ def main():
     parser.add_argument("--width", type=int, default=64)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--batch-size", type=int, default=256)
+    parser.add_argument("--component-gaps", action="store_true",
+                        help="writers who leave a gap between a character's left and right parts (cjk_synthesis.Writer)")
     parser.add_argument("--limit-classes", type=int, help="train on the first N classes only (a quick check of the recipe)")
     parser.add_argument("--data-dir", default=os.path.join(ROOT, ".build-ink"))
     parser.add_argument("--output", help="default: models/ink-<language>.tflite, or models/ink-cjk.tflite")
@@ -138,11 +140,12 @@ def main():
     # The pictures depend on the classes, the seed, the count and the code that draws them: all in the cache's name.
     code = b"".join(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), name), "rb").read()
                     for name in ("cjk_synthesis.py", "cjk_features.py", "cjk_data.py"))
-    tag = hashlib.sha1("".join(classes).encode() + f"{args.seed}:{args.per_class}:{QUANTUM}".encode() + code).hexdigest()[:12]
+    gaps = ":gaps" if args.component_gaps else ""
+    tag = hashlib.sha1("".join(classes).encode() + f"{args.seed}:{args.per_class}:{QUANTUM}{gaps}".encode() + code).hexdigest()[:12]
     x, y = make_pictures(classes, sources, args.per_class, args.seed, args.workers,
-                         os.path.join(args.data_dir, f"cjk-train-{tag}.u8"))
+                         os.path.join(args.data_dir, f"cjk-train-{tag}.u8"), args.component_gaps)
     xv, yv = make_pictures(classes, sources, 2, args.seed + 1000, args.workers,
-                           os.path.join(args.data_dir, f"cjk-validation-{tag}.u8"))
+                           os.path.join(args.data_dir, f"cjk-validation-{tag}.u8"), args.component_gaps)
     xv = np.asarray(xv, dtype=np.float32) / QUANTUM
     print(f"{len(classes)} classes, {len(y)} training and {len(yv)} validation pictures, "
           f"{(time.time() - started) / 60:.1f} min", flush=True)
@@ -185,7 +188,7 @@ def main():
     for path in (os.path.join(cjk_synthesis.SHARED, "hanzi-strokes.ndjson.gz"), cjk_data.KANJIDIC):
         ink_data.record_file(path)
     with open(base + ".training.json", "w") as f:
-        json.dump(dict(language=args.language or "ja+zh-Hans+zh-Hant", classes=len(classes), vocabularies={k: len(v) for k, v in vocab.items()}, per_class=args.per_class,
+        json.dump(dict(language=args.language or "ja+zh-Hans+zh-Hant", classes=len(classes), vocabularies={k: len(v) for k, v in vocab.items()}, per_class=args.per_class, component_gaps=args.component_gaps,
                        width=args.width, parameters=int(model.count_params()), training_pictures=int(len(y)),
                        validation_pictures=int(len(yv)), best_validation_top1=best[0], history=history, seed=args.seed,
                        epochs=args.epochs, batch_size=args.batch_size, data=ink_data.files_read(),
