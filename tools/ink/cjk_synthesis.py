@@ -3,7 +3,7 @@
 order: Make Me a Hanzi's medians (../shared/ink/hanzi-strokes.ndjson.gz, Chinese forms) and KanjiVG's stroke paths
 (PyPI kanjivg, Japanese forms: kanji and kana).
 
-    python3 tools/ink/cjk_synthesis.py --sheet Docs/images/cjk-synthesis.png [--seed 1]
+    python3 tools/ink/cjk_synthesis.py --sheet Docs/images/cjk-synthesis.png [--seed 1] [--component-gaps]
 
 draws the contact sheet of Docs/digital-ink.md: each real character of ../shared/ink's tegaki files beside
 synthetic inks of the same character.
@@ -383,7 +383,7 @@ def draw(ink, size, colour="black"):
     return image
 
 
-def contact_sheet(path, seed, per_row=6, cell=96):
+def contact_sheet(path, seed, per_row=6, cell=96, component_gaps=False):
     """Rows of: a real tegaki character (blue), then synthetic inks of it by different writers (black)."""
     from PIL import Image
     rng = np.random.default_rng(seed)
@@ -401,7 +401,7 @@ def contact_sheet(path, seed, per_row=6, cell=96):
         source = kanjivg.get(sample["label"]) if name != "tegaki-zh-tw" else None
         strokes = source if source is not None else hanzi[sample["label"]][0]
         for column in range(1, per_row):
-            sheet.paste(draw(synthesize(strokes, rng), cell - 4), (column * cell + 2, row * cell + 2))
+            sheet.paste(draw(synthesize(strokes, rng, component_gaps=component_gaps), cell - 4), (column * cell + 2, row * cell + 2))
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     sheet.save(path, optimize=True)
     return [r["label"] for _, r in real]
@@ -411,8 +411,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sheet", required=True, help="where to write the contact sheet (PNG)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--component-gaps", action="store_true", help="writers as train_cjk.py --component-gaps draws them")
     args = parser.parse_args()
-    labels = contact_sheet(args.sheet, args.seed)
+    labels = contact_sheet(args.sheet, args.seed, component_gaps=args.component_gaps)
     print(f"{args.sheet}: real and synthetic {' '.join(labels)}")
 
 
