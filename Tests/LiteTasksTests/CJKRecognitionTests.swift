@@ -83,12 +83,17 @@ final class CJKRecognitionTests: XCTestCase {
         return Set(model.characters)
     }
 
+    /// The samples of a ../shared/ink file whose label is a character of `identifier`'s language.
+    private func samples(_ file: String, count: Int, inTheVocabularyOf identifier: DigitalInkRecognitionModelIdentifier) throws -> [InkGoldens.Record] {
+        let characters = try vocabulary(identifier)
+        return try samples(file, count: count).filter { characters.contains($0.label) }
+    }
+
     /// zh-Hans on the learner's kanji that Simplified Chinese writes with the same characters (those in its
     /// vocabulary, 185 of the 250): zinnia's Simplified Chinese model reads 49.7% top-1 and 71.4% top-10 of them
     /// (tools/ink/cjk_compare.py --sets kanji-zh); the shipped model 81.6% and 94.6%.
     func testSharedKanjiAreReadAsSimplifiedChinese() throws {
-        let words = try vocabulary(.chineseSimplified)
-        let records = try samples(Self.kanjiFile, count: 250).filter { words.contains($0.label) }
+        let records = try samples(Self.kanjiFile, count: 250, inTheVocabularyOf: .chineseSimplified)
         XCTAssertEqual(records.count, 185)
         let (top1, top10) = try accuracy(records, .chineseSimplified)
         XCTAssertGreaterThan(top1, 0.78, "top-1 \(top1)")
@@ -99,8 +104,7 @@ final class CJKRecognitionTests: XCTestCase {
     /// characters outside the 4,800 frequent ones). The shipped model reads 2 of them top-1 (兀 內; 辯 is read 靜,
     /// 戶 片, 囪 因) and all 5 within its top 5; zinnia's Simplified model 1 of them.
     func testTraditionalCharactersAreRead() throws {
-        let words = try vocabulary(.chineseTraditional)
-        let records = try samples(Self.traditionalFile, count: 72).filter { words.contains($0.label) }
+        let records = try samples(Self.traditionalFile, count: 72, inTheVocabularyOf: .chineseTraditional)
         XCTAssertEqual(records.count, 5)
         let (top1, top10) = try accuracy(records, .chineseTraditional)
         XCTAssertGreaterThanOrEqual(top1, 0.4, "top-1 \(top1)")

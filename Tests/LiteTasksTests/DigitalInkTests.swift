@@ -305,15 +305,14 @@ final class DigitalInkRecognizerTests: XCTestCase {
         for tag in ["ja", "ja-JP", "JA-jp", "ja-Jpan", "ja-Jpan-JP"] {
             XCTAssertEqual(DigitalInkRecognitionModelIdentifier(forLanguageTag: tag)?.registryName, "ink-ja", tag)
         }
-        for tag in ["zh", "zh-Hans", "zh-CN", "zh-SG", "zh-Hani", "zh-Hani-CN", "zh-Hans-TW", "ZH-hans-hk"] {
-            let identifier = DigitalInkRecognitionModelIdentifier(forLanguageTag: tag)
-            XCTAssertEqual(identifier?.registryName, "ink-zh-Hans", tag)
-            XCTAssertEqual(identifier?.scriptSubtag, "Hans", tag)
-        }
-        for tag in ["zh-Hant", "zh-TW", "zh-HK", "zh-MO", "zh-Hani-TW", "zh-Hani-HK", "zh-Hant-CN", "zh-hant-tw"] {
-            let identifier = DigitalInkRecognitionModelIdentifier(forLanguageTag: tag)
-            XCTAssertEqual(identifier?.registryName, "ink-zh-Hant", tag)
-            XCTAssertEqual(identifier?.scriptSubtag, "Hant", tag)
+        let chinese = [("Hans", ["zh", "zh-Hans", "zh-CN", "zh-SG", "zh-Hani", "zh-Hani-CN", "zh-Hans-TW", "ZH-hans-hk"]),
+                       ("Hant", ["zh-Hant", "zh-TW", "zh-HK", "zh-MO", "zh-Hani-TW", "zh-Hani-HK", "zh-Hant-CN", "zh-hant-tw"])]
+        for (script, tags) in chinese {
+            for tag in tags {
+                let identifier = DigitalInkRecognitionModelIdentifier(forLanguageTag: tag)
+                XCTAssertEqual(identifier?.registryName, "ink-zh-\(script)", tag)
+                XCTAssertEqual(identifier?.scriptSubtag, script, tag)
+            }
         }
         XCTAssertEqual(DigitalInkRecognitionModelIdentifier(forLanguageTag: "zxx-Zsym-x-shapes"), .shapes)
         for tag in ["", "e", "fr", "de-DE", "ja-Latn", "zh-Latn", "zh-Jpan", "zh-x-pinyin", "zh-", "ja-x-kana", "en-", "en--US", "en-Cyrl", "12", "en-x", "zxx-Zsym-x-autodraw", "english", String(repeating: "a", count: 100)] {

@@ -62,7 +62,7 @@ public struct DigitalInkRecognitionModelIdentifier: Sendable, Hashable, CustomSt
                       regionSubtag: parsed.region?.uppercased(), registryName: "ink-ja")
             return
         }
-        if parsed.language == "zh", parsed.privateUse.isEmpty, parsed.script == nil || ["hans", "hant", "hani"].contains(parsed.script!) {
+        if parsed.language == "zh", parsed.privateUse.isEmpty, ["hans", "hant", "hani"].contains(parsed.script ?? "hani") {
             let traditional = parsed.script == "hant"
                 || (parsed.script != "hans" && parsed.region.map(Self.traditionalChineseRegions.contains) == true)
             self.init(languageTag: tag, languageSubtag: "zh", scriptSubtag: traditional ? "Hant" : "Hans",
