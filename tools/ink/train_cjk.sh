@@ -3,8 +3,7 @@
 # and seed), its bigram models and its registry entries. Measured on this 2-core machine: "ja" (3,071 characters,
 # 122,840 pictures, 6 epochs) 33 minutes while a CI run shared it; "zh" (the network both zh-Hans and zh-Hant read,
 # 6,020 characters, 240,800 pictures, 6 epochs) 49 minutes. The training record (models/ink-<ja|zh>.training.json)
-# lists the data files read with
-# their sha256 and the package versions that drew the ink.
+# lists the data files read with their sha256 and the package versions that drew the ink.
 #
 #     tools/ink/train_cjk.sh ja
 #     tools/ink/train_cjk.sh zh
