@@ -36,6 +36,8 @@ struct InkCommand: ParsableCommand {
     @Option(help: "Chinese and Japanese decoding: penalty on characters narrower than --cjk-narrow-width.") var cjkNarrowness: Double?
     @Option(help: "Chinese and Japanese decoding: the width (in character heights) below which a character is narrow.") var cjkNarrowWidth: Double?
     @Option(help: "Chinese and Japanese decoding: readings kept at each cut.") var cjkBeamWidth: Int?
+    @Option(help: "Chinese and Japanese decoding: penalty on a character written narrower than --cjk-squeeze-tolerance of its canonical width.") var cjkSqueeze: Double?
+    @Option(help: "Chinese and Japanese decoding: the fraction of its canonical width a character may be written at without penalty.") var cjkSqueezeTolerance: Double?
     @Option(help: "Decoding: weight of the character network's opinion on a lone character (0: the LSTM alone).") var characterWeight: Double?
     @Option(help: "Shapes: weight of the geometry network's opinion (0: the LSTM alone).") var shapeGeometryWeight: Double?
     @Flag(help: "Also read a leaning line upright and average the two readings (slower, a little more accurate).") var slantCorrection = false
@@ -79,6 +81,8 @@ struct InkCommand: ParsableCommand {
         if let cjkNarrowness { options.cjkDecoding.narrownessPenalty = cjkNarrowness }
         if let cjkNarrowWidth { options.cjkDecoding.narrowWidth = cjkNarrowWidth }
         if let cjkBeamWidth { options.cjkDecoding.beamWidth = cjkBeamWidth }
+        if let cjkSqueeze { options.cjkDecoding.squeezePenalty = cjkSqueeze }
+        if let cjkSqueezeTolerance { options.cjkDecoding.squeezeTolerance = cjkSqueezeTolerance }
         if let characterWeight { options.characterModelWeight = characterWeight }
         if let shapeGeometryWeight { options.shapeGeometryWeight = shapeGeometryWeight }
         options.slantCorrection = slantCorrection

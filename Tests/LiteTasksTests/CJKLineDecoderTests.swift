@@ -38,11 +38,11 @@ final class CJKLineDecoderTests: XCTestCase {
             { group in
                 spans.append(group)
                 switch group {
-                case [0, 1, 2]: return [("口", wholeScore), ("日", wholeScore - 3)]
-                case [0]: return [("イ", partScore), ("ノ", partScore - 3)]
-                case [1, 2]: return [("コ", partScore), ("己", partScore - 3)]
-                case [3, 4]: return [("十", -0.05), ("干", -4)]
-                default: return [("田", -8)]
+                case [0, 1, 2]: return [("口", wholeScore, nil), ("日", wholeScore - 3, nil)]
+                case [0]: return [("イ", partScore, nil), ("ノ", partScore - 3, nil)]
+                case [1, 2]: return [("コ", partScore, nil), ("己", partScore - 3, nil)]
+                case [3, 4]: return [("十", -0.05, nil), ("干", -4, nil)]
+                default: return [("田", -8, nil)]
                 }
             }
         }
@@ -58,11 +58,38 @@ final class CJKLineDecoderTests: XCTestCase {
         XCTAssertEqual(split.first?.characters, ["イ", "コ", "十"])
     }
 
+    /// A span read as a character it is much narrower than (土 from the left half of 坊) pays the squeeze cost, so the
+    /// whole reads as one character even where the network likes the halves; a character that is narrow by nature
+    /// (日) written narrow pays nothing.
+    func testAComponentReadAsAWideCharacterPaysForTheSqueeze() throws {
+        // 坊 as two pieces side by side, each 0.5 of the height wide: 土 | 方.
+        let strokes = [stroke(0, 5, 5, 5), stroke(2.5, 0, 2.5, 10), stroke(5.5, 0, 10.5, 10), stroke(10.5, 0, 5.5, 10)]
+        XCTAssertEqual(CJKLineDecoder.pieces(strokes).map(\.strokes), [[0, 1], [2, 3]])
+        func read(_ group: [Int]) -> [CJKLineDecoder.Candidate] {
+            switch group {
+            case [0, 1]: return [("土", -0.1, 0.98), ("日", -1.5, 0.54)]
+            case [2, 3]: return [("方", -0.1, 0.96)]
+            default: return [("坊", -1.5, 1.02)]
+            }
+        }
+        var decoder = CJKLineDecoder()
+        decoder.options.characterBonus = 1
+        decoder.options.squeezePenalty = 0
+        XCTAssertEqual(try decoder.decode(strokes, previous: nil, results: 3, read: read, bigram: { _, _ in -3 }).first?.characters, ["土", "方"])
+        decoder.options.squeezePenalty = 4
+        decoder.options.squeezeTolerance = 0.8
+        XCTAssertEqual(try decoder.decode(strokes, previous: nil, results: 3, read: read, bigram: { _, _ in -3 }).first?.characters, ["坊"])
+        // log(0.8 · 0.98 / 0.5) = 0.45 for 土 at half its width; 日 at 0.5 is 0.93 of its canonical 0.54: free.
+        XCTAssertEqual(decoder.squeeze(0.5, canonical: 0.98), 4 * log(0.8 * 0.98 / 0.5), accuracy: 1e-5)
+        XCTAssertEqual(decoder.squeeze(0.5, canonical: 0.54), 0)
+        XCTAssertEqual(decoder.squeeze(0.5, canonical: nil), 0)
+    }
+
     /// The bigram model decides between readings the network cannot tell apart, and the pre-context's last
     /// character is what the first character is scored after.
     func testTheLanguageModelAndThePreContextBreakTies() throws {
         let strokes = [stroke(0, 0, 10, 10)]
-        func read(_ group: [Int]) -> [CJKLineDecoder.Candidate] { [("未", -0.7), ("末", -0.7)] }
+        func read(_ group: [Int]) -> [CJKLineDecoder.Candidate] { [("未", -0.7, nil), ("末", -0.7, nil)] }
         func bigram(_ character: String, _ previous: String?) -> Float {
             switch (previous, character) {
             case ("週", "末"): return -1
@@ -77,7 +104,7 @@ final class CJKLineDecoderTests: XCTestCase {
 
     /// Nothing to read is no reading, not a crash.
     func testAnInkWithoutPointsHasNoReadings() throws {
-        let readings = try CJKLineDecoder().decode([[]], previous: nil, results: 3, read: { _ in [("一", 0)] }, bigram: { _, _ in 0 })
+        let readings = try CJKLineDecoder().decode([[]], previous: nil, results: 3, read: { _ in [("一", 0, nil)] }, bigram: { _, _ in 0 })
         XCTAssertTrue(readings.isEmpty)
     }
 }

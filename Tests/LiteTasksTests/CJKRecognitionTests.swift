@@ -62,15 +62,16 @@ final class CJKRecognitionTests: XCTestCase {
     }
 
     /// The learner's 250 kanji (50 kanji, 5 times each): zinnia's Japanese model reads 77.6% top-1 and 96.4% top-10
-    /// of them (tools/ink/cjk_compare.py); the shipped model 88.8% and 96.8% (models/README.md).
+    /// of them (tools/ink/cjk_compare.py); the shipped model 93.6% and 97.2% (models/README.md), above the
+    /// issue's 90%.
     func testRealKanjiAreReadBetterThanZinnia() throws {
         let (top1, top10) = try accuracy(try samples(Self.kanjiFile, count: 250))
-        XCTAssertGreaterThan(top1, 0.86, "top-1 \(top1)")
+        XCTAssertGreaterThan(top1, 0.92, "top-1 \(top1)")
         XCTAssertGreaterThan(top10, 0.964, "top-10 \(top10)")
     }
 
     /// The 147 kana by one writer: zinnia's model reads 22.4% top-1 (it has no voiced kana and confuses hiragana
-    /// with katakana); the shipped model 85.0%.
+    /// with katakana); the shipped model 85.7%.
     func testRealKanaAreRead() throws {
         let (top1, _) = try accuracy(try samples(Self.kanaFile, count: 147))
         XCTAssertGreaterThan(top1, 0.80, "top-1 \(top1)")
@@ -91,13 +92,13 @@ final class CJKRecognitionTests: XCTestCase {
 
     /// zh-Hans on the learner's kanji that Simplified Chinese writes with the same characters (those in its
     /// vocabulary, 185 of the 250): zinnia's Simplified Chinese model reads 49.7% top-1 and 71.4% top-10 of them
-    /// (tools/ink/cjk_compare.py --sets kanji-zh); the shipped model 81.6% and 94.6%.
+    /// (tools/ink/cjk_compare.py --sets kanji-zh); the shipped model 83.8% and 95.7%.
     func testSharedKanjiAreReadAsSimplifiedChinese() throws {
         let records = try samples(Self.kanjiFile, count: 250, inTheVocabularyOf: .chineseSimplified)
         XCTAssertEqual(records.count, 185)
         let (top1, top10) = try accuracy(records, .chineseSimplified)
-        XCTAssertGreaterThan(top1, 0.78, "top-1 \(top1)")
-        XCTAssertGreaterThan(top10, 0.92, "top-10 \(top10)")
+        XCTAssertGreaterThan(top1, 0.82, "top-1 \(top1)")
+        XCTAssertGreaterThan(top10, 0.94, "top-10 \(top10)")
     }
 
     /// zh-Hant on tegaki's Traditional characters in its vocabulary: 5 of the 72 (the rest are components and rare
@@ -197,6 +198,28 @@ final class CJKRecognitionTests: XCTestCase {
         }
         XCTAssertLessThan(try cost("代"), try cost("泣"))
         XCTAssertNotEqual(try cost("代"), try cost(""))
+    }
+
+    /// The classes file gives each character's canonical width after a tab; a file without widths still loads
+    /// (no squeeze cost), and a width that is not a positive number is a model error naming the line.
+    func testTheClassesFileGivesCanonicalWidths() throws {
+        let models = Paths.packageRoot.appendingPathComponent("models")
+        let model = try TFLiteModel(path: models.appendingPathComponent("ink-ja.tflite").path)
+        let text = try String(contentsOf: models.appendingPathComponent("ink-ja.classes.txt"), encoding: .utf8)
+        let network = try CJKCharacterNetwork(model: model, name: "ink-ja", classesText: text, threads: 1)
+        let widths = Dictionary(uniqueKeysWithValues: zip(network.classes, network.canonicalWidths))
+        XCTAssertEqual(try XCTUnwrap(widths["土"] ?? nil), 0.98, accuracy: 0.005)
+        XCTAssertEqual(try XCTUnwrap(widths["日"] ?? nil), 0.54, accuracy: 0.005)
+        XCTAssertTrue(network.canonicalWidths.allSatisfy { $0 != nil })
+        let bare = text.split(separator: "\n").map { $0.split(separator: "\t")[0] }.joined(separator: "\n")
+        let old = try CJKCharacterNetwork(model: model, name: "ink-ja", classesText: bare, threads: 1)
+        XCTAssertEqual(old.classes, network.classes)
+        XCTAssertTrue(old.canonicalWidths.allSatisfy { $0 == nil })
+        var lines = text.split(separator: "\n").map(String.init)
+        lines[2] = lines[2].split(separator: "\t")[0] + "\twide"
+        XCTAssertThrowsError(try CJKCharacterNetwork(model: model, name: "ink-ja", classesText: lines.joined(separator: "\n"), threads: 1)) { error in
+            guard case TaskError.model(let message) = error, message.contains("line 3") else { return XCTFail("\(error)") }
+        }
     }
 
     /// A character network downloaded without its classes file (a registry entry that is not bundled, whose cache

@@ -27,6 +27,8 @@ import os
 import re
 import sys
 
+import numpy as np
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cjk_synthesis  # noqa: E402
 
@@ -92,6 +94,32 @@ def stroke_sources(vocab, hanzi, kanjivg):
     return sources
 
 
+def canonical_widths(classes, sources):
+    """character -> its width as drawn in the stroke data, in heights of a typical character (the median height of
+    the characters of the same data set: KanjiVG's 109 grid and Make Me a Hanzi's 1024 grid differ), averaged over
+    its forms. 土 is about 1.0 wide, 日 0.6, 一 1.0; the line decoder compares a reading's width with it."""
+    def size(strokes):
+        points = np.concatenate(strokes)
+        return points.max(axis=0) - points.min(axis=0)
+
+    def kind(form):
+        return isinstance(form, cjk_synthesis.CharacterStrokes)  # KanjiVG, else Make Me a Hanzi
+
+    heights = {}
+    for forms in sources.values():
+        for form in forms:
+            heights.setdefault(kind(form), []).append(size(form)[1])
+    typical = {k: float(np.median(v)) for k, v in heights.items()}
+    return {c: float(np.mean([size(f)[0] / typical[kind(f)] for f in sources[c]])) for c in classes}
+
+
+def write_classes(path, classes, widths):
+    """The classes file of a character network: one character a line in output order, a tab, and its canonical width
+    (canonical_widths) to two decimals."""
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("".join(f"{c}\t{widths[c]:.2f}\n" for c in classes))
+
+
 def simplified_table():
     """wordfreq's Traditional-to-Simplified table: character -> its Simplified form."""
     import msgpack
@@ -124,6 +152,15 @@ def load():
 
 
 if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--rewrite-classes":
+        # `cjk_data.py --rewrite-classes models/ink-ja.classes.txt`: the widths column again from the stroke data,
+        # for a network trained before it existed or after the width's definition changed.
+        path = sys.argv[2]
+        with open(path, encoding="utf-8") as f:
+            listed = [line.split("\t")[0].strip() for line in f if line.strip()]
+        _, _, sources = load()
+        write_classes(path, listed, canonical_widths(listed, sources))
+        sys.exit(0)
     vocab, classes, sources = load()
     for language in LANGUAGES:
         print(f"{language}: {len(vocab[language])} characters")

@@ -5,7 +5,7 @@ composed of real characters (../shared/ink's tegaki kanji, scaled to one height 
 `vision-cli ink --batch --jsonl`: exact lines and character error rate.
 
     python3 tools/ink/cjk_lines.py --cli .build/release/vision-cli [--lang ja] [--lines 200] [--seed 7]
-                                   [--real] [--grid] [-- extra vision-cli ink options, e.g. --cjk-lm-weight 0.5]
+                                   [--real] [--grid [weights|squeeze]] [-- extra vision-cli ink options, e.g. --cjk-lm-weight 0.5]
 
 The synthetic writers are drawn from a seed that the training script never uses for its pictures (train_cjk.py
 draws from --seed 1 and 1001), so the lines are of writers the network has not seen, though of the same synthesis.
@@ -135,11 +135,19 @@ def main():
     parser.add_argument("--component-gaps", action="store_true",
                         help="synthetic writers may leave a gap between a character's left and right parts")
     parser.add_argument("--show", type=int, default=0, help="print this many misread lines")
-    parser.add_argument("--grid", action="store_true",
-                        help="read the lines under each decoding weight of a small grid (the choice in Docs/digital-ink.md)")
+    parser.add_argument("--grid", nargs="?", const="weights", choices=("weights", "squeeze"),
+                        help="read the lines under each decoding weight of a small grid (the choice in Docs/digital-ink.md): "
+                             "the bigram, bonus and narrowness weights, or the squeeze penalty and tolerance with the others "
+                             "at their defaults")
     parser.add_argument("extra", nargs="*", help="after --: more vision-cli ink options")
     args = parser.parse_args()
     lines = real_lines(args.seed) if args.real else synthetic_lines(args.lang, args.lines, args.seed, args.component_gaps)
+    if args.grid == "squeeze":
+        for penalty, tolerance in [(0.0, 0.8)] + [(p, t) for p in (2.0, 4.0, 8.0, 16.0) for t in (0.6, 0.7, 0.8, 0.9)]:
+            extra = ["--cjk-squeeze", str(penalty), "--cjk-squeeze-tolerance", str(tolerance)]
+            summary, _ = read(args.cli, lines, args.lang, extra + args.extra)
+            print(json.dumps(dict(squeeze=penalty, tolerance=tolerance, **summary)), flush=True)
+        return
     if args.grid:
         for lm in (0.3, 0.6):
             for bonus in (0.0, 1.0, 2.0, 4.0):

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Trains a Chinese and Japanese character network: writes models/ink-<language>.tflite (or ink-cjk.tflite for the
-union of the languages), its classes (<same name>.classes.txt, one character a line, the network's output order) and
+union of the languages), its classes (<same name>.classes.txt, one character a line in the network's output order, with its canonical width:
+cjk_data.write_classes) and
 its training record (<same name>.training.json).
 
     python3 tools/ink/train_cjk.py [--language ja|zh-Hans|zh-Hant|zh] [--epochs 8] [--seed 1] [--per-class 60]
@@ -183,8 +184,7 @@ def main():
     with open(args.output, "wb") as f:
         f.write(converter.convert())
     base = os.path.splitext(args.output)[0]
-    with open(base + ".classes.txt", "w", encoding="utf-8") as f:
-        f.write("".join(c + "\n" for c in classes))
+    cjk_data.write_classes(base + ".classes.txt", classes, cjk_data.canonical_widths(classes, sources))
     for path in (os.path.join(cjk_synthesis.SHARED, "hanzi-strokes.ndjson.gz"), cjk_data.KANJIDIC):
         ink_data.record_file(path)
     with open(base + ".training.json", "w") as f:

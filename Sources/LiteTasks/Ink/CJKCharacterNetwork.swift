@@ -4,10 +4,14 @@ import LiteFormat
 
 /// The network that reads one Chinese or Japanese character: the ink's ``InkDirectionPlanes`` in, a logit per
 /// character of its classes out (tools/ink/train_cjk.py). It ships as `<model>.tflite` with its classes, one
-/// character a line in output order, in `<model>.classes.txt`.
+/// character a line in output order, in `<model>.classes.txt`; after a tab, a line may give the character's
+/// canonical width (tools/ink/cjk_data.py `canonical_widths`).
 struct CJKCharacterNetwork {
     /// The network's characters, in output order.
     let classes: [String]
+    /// Each class's width as its stroke data draws it, in heights of a typical character (土 about 1.0, 日 0.54);
+    /// nil where the classes file gives none.
+    let canonicalWidths: [Float?]
     private let interpreter: Interpreter
 
     /// Steps per unit of the training pictures: they were stored as uint8 multiples of 1 / 127.5 (train_cjk.py's
@@ -17,8 +21,20 @@ struct CJKCharacterNetwork {
 
     /// The network `model` with the classes listed in `classesText`; `name` names it in errors.
     init(model: TFLiteModel, name: String, classesText: String, threads: Int) throws {
-        classes = classesText.split(whereSeparator: \.isNewline)
-            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+        var classes: [String] = [], widths: [Float?] = []
+        for (number, line) in classesText.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let fields = line.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false)
+                .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            guard !fields[0].isEmpty else { continue }
+            classes.append(fields[0])
+            guard fields.count > 1, !fields[1].isEmpty else { widths.append(nil); continue }
+            guard let width = Float(fields[1]), width.isFinite, width > 0 else {
+                throw TaskError.model("\(name)'s classes file, line \(number + 1): the width of \(fields[0]) is not a positive number (\(fields[1].prefix(20)))")
+            }
+            widths.append(width)
+        }
+        self.classes = classes
+        canonicalWidths = widths
         interpreter = try TaskError.wrap { try Interpreter(model: model, options: .init(threads: threads)) }
         guard interpreter.inputCount == 1, interpreter.outputCount == 1 else {
             throw TaskError.model("a CJK character model has one input (direction planes) and one output; \(name) has \(interpreter.inputCount) and \(interpreter.outputCount)")

@@ -7,11 +7,14 @@ import Foundation
 ///
 /// The score of a reading c1 ... cn of spans s1 ... sn is the sum over its characters of
 /// log P_network(ci | si) + languageModelWeight · log P_bigram(ci | ci-1) + characterBonus
-/// − narrownessPenalty · max(0, log(narrowWidth / (width(si) / character height))) (``CJKLineDecodingOptions``),
-/// where the network's probabilities are renormalized over the language's characters. The bonus balances the
-/// fewer log-probabilities of a path of fewer, wider characters; the narrowness term makes a lone left-hand
-/// component (亻, 氵) a poor character of its own. The weights were chosen on synthetic lines
-/// (Docs/digital-ink.md, "Chinese and Japanese").
+/// − narrownessPenalty · max(0, log(narrowWidth / w(si)))
+/// − squeezePenalty · max(0, log(squeezeTolerance · canonical(ci) / w(si))) (``CJKLineDecodingOptions``),
+/// where w(s) is the span's width in character heights, canonical(c) the width c has in the stroke data the
+/// network learnt from, and the network's probabilities are renormalized over the language's characters. The bonus
+/// balances the fewer log-probabilities of a path of fewer, wider characters; the narrowness term makes a lone
+/// left-hand component (亻, 氵) a poor character of its own, and the squeeze term any character read from a span
+/// much narrower than that character is written (土 and 方 read from the halves of 坊). The weights were chosen on
+/// synthetic lines (Docs/digital-ink.md, "Chinese and Japanese").
 struct CJKLineDecoder {
     /// The most pieces a line may have: each is read as up to ``maximumPiecesPerCharacter`` characters by the
     /// network, so this bounds the time a line takes (about a hundred characters).
@@ -32,8 +35,9 @@ struct CJKLineDecoder {
         var score: Float
     }
 
-    /// One character's reading of a span: the character and its natural-log probability.
-    typealias Candidate = (character: String, logProbability: Float)
+    /// One character's reading of a span: the character, its natural-log probability, and its canonical width in
+    /// character heights (nil: unknown).
+    typealias Candidate = (character: String, logProbability: Float, canonicalWidth: Float?)
 
     /// The pieces of a line: runs of strokes, in writing order, such that a new piece starts with a stroke whose
     /// horizontal centre lies right of every stroke of the piece so far. Each piece is (the strokes' positions in
@@ -110,7 +114,8 @@ struct CJKLineDecoder {
                     let before = path >= 0 ? steps[path].character : previous
                     let (score, hash) = path >= 0 ? (steps[path].score, steps[path].textHash) : (0, 0xcbf2_9ce4_8422_2325)
                     for candidate in candidates {
-                        let gain = candidate.logProbability + Float(options.languageModelWeight) * bigram(candidate.character, before) + shape
+                        let gain = candidate.logProbability + Float(options.languageModelWeight) * bigram(candidate.character, before)
+                            + shape - squeeze(width, canonical: candidate.canonicalWidth)
                         beams[end].append(steps.count)
                         steps.append(Step(character: candidate.character, group: group, parent: path, score: score + gain,
                                           textHash: Self.extend(hash, with: candidate.character)))
@@ -131,6 +136,16 @@ struct CJKLineDecoder {
             reading.strokes.reverse()
             return reading
         }
+    }
+
+    /// The cost of reading a span `width` character heights wide as a character whose canonical width is
+    /// `canonical`: nothing down to ``CJKLineDecodingOptions/squeezeTolerance`` of the canonical width, then
+    /// ``CJKLineDecodingOptions/squeezePenalty`` per unit of log(tolerance · canonical / width). A component read as a
+    /// character of its own (土 from 坊's left half, about half as wide as 土 is written) pays; a narrow character
+    /// (日, く) written narrow does not.
+    func squeeze(_ width: Float, canonical: Float?) -> Float {
+        guard let canonical, width.isFinite, options.squeezePenalty > 0 else { return 0 }
+        return Float(options.squeezePenalty) * max(0, log(Float(options.squeezeTolerance) * canonical / max(width, 1e-3)))
     }
 
     /// The height of a character of the line: the 75th percentile of its pieces' heights (a line that drifts up or
@@ -172,6 +187,12 @@ public struct CJKLineDecodingOptions: Sendable, Equatable {
     public var narrownessPenalty = 3.0
     /// The width, in character heights, below which a character pays the narrowness penalty.
     public var narrowWidth = 0.45
+    /// How much a character read from a span narrower than ``squeezeTolerance`` of its canonical width (its width in
+    /// the stroke data the network learnt from) pays per unit of log(tolerance · canonical width / width); 0 turns
+    /// the term off. Needs the canonical widths of the model's classes file.
+    public var squeezePenalty = 4.0
+    /// The fraction of its canonical width a character may be written at without paying ``squeezePenalty``.
+    public var squeezeTolerance = 0.9
 
     /// The defaults.
     public init() {}

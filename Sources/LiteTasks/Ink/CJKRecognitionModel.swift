@@ -44,7 +44,7 @@ struct CJKRecognitionModel {
             best.insert((i, all[i]), at: at)
             if best.count > count { best.removeLast() }
         }
-        return best.map { (network.classes[$0.index], $0.value - logSum) }
+        return best.map { (network.classes[$0.index], $0.value - logSum, network.canonicalWidths[$0.index]) }
     }
 
     /// The candidates for `strokes` (the ink's non-empty strokes, in writing order), one line written left to

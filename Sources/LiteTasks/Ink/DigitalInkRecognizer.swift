@@ -137,7 +137,7 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
                 throw TaskError.invalidArgument("cjkDecoding.beamWidth must be 1 ... \(CJKLineDecodingOptions.maximumBeamWidth); got \(decoding.beamWidth)")
             }
             guard decoding.languageModelWeight.isFinite, decoding.characterBonus.isFinite, decoding.narrownessPenalty.isFinite,
-                  decoding.narrowWidth.isFinite else {
+                  decoding.narrowWidth.isFinite, decoding.squeezePenalty.isFinite, decoding.squeezeTolerance.isFinite else {
                 throw TaskError.invalidArgument("cjkDecoding's weights must be finite numbers; got \(decoding)")
             }
             return DigitalInkRecognitionResult(candidates: try cjk.recognize(strokes, preContext: String(context.preContext.suffix(Self.preContextLength)),
