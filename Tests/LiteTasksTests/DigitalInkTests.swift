@@ -235,8 +235,6 @@ final class InkCharacterClassifierTests: XCTestCase {
         }
     }
 
-    /// The lone-character reading of a character is the sum over all CTC paths that spell it: checked against a
-    /// brute-force sum over every path of a short sequence.
     /// Omniglot letters (never trained on) that the LSTM alone reads as the digit of the same shape ("g" as "9",
     /// "s" as "5", "z" as "2") are read as the letter when the character network joins in; the same ink inside a
     /// longer context (a pre-context) is not a lone character and keeps the LSTM's reading.
@@ -259,6 +257,8 @@ final class InkCharacterClassifierTests: XCTestCase {
         }
     }
 
+    /// The lone-character reading of a character is the sum over all CTC paths that spell it: checked against a
+    /// brute-force sum over every path of a short sequence.
     func testSingleCharacterReadingsSumEveryPath() {
         let classes = 4, frames = 5
         var generator = SystemRandomNumberGenerator()

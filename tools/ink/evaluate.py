@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Measures the digital ink recognizer on held-out data through `vision-cli ink --batch --jsonl`.
 
-    python3 tools/ink/evaluate.py [--set words|omniglot|characters|shapes|all] [--limit N] [--cli PATH] [--json OUT]
+    python3 tools/ink/evaluate.py [--set words|omniglot|characters|isolated|shapes|all] [--limit N] [--cli PATH] [--json OUT]
 
 words: the test writers' UNIPEN words (ink_data.py: trusted sources, cleaned, y downward), model "en" with its
 language model: character error rate of the top candidate (edit distance / label length, summed over all words),
@@ -10,7 +10,9 @@ first letter's case forgiven: test writer hpb0-rv capitalizes words whose labels
 prompts, not what was written). omniglot: the 520 Latin letters of
 Omniglot (never trained on), model "en", top-1 letter accuracy ignoring case (the labels name letters; a lone
 "o" has no case). characters (only when asked for): the characters cut out of the validation writers' words, each
-read on its own, top-1 exact and ignoring case: a development set for how lone characters are read. shapes: the held-out Quick, Draw! shape drawings (shape_data.py), model zxx-Zsym-x-shapes, top-1 against the
+read on its own, top-1 exact and ignoring case: a development set for how lone characters are read. isolated (only when
+asked for): UNIPEN's isolated characters of the --split writers from every usable source (ink_data.py), top-1 exact,
+ignoring case, and of the letters alone. shapes: the held-out Quick, Draw! shape drawings (shape_data.py), model zxx-Zsym-x-shapes, top-1 against the
 labels and against a person's reading (shapes_review.tsv: 23 drawings are not their label to a person, so a reader
 that agrees with a person on every drawing scores 94.6% against the labels).
 The inputs are written to a temporary .ndjson.gz in the ../shared/ink format, so the CLI sees exactly that format.
@@ -101,6 +103,22 @@ def characters(cli, limit, cache=None, extra=()):
                 top1_ignoring_case=case_free / len(samples), confusions=dict(list(confusions(misses).items())[:20]))
 
 
+def isolated_characters(cli, limit, split, extra=()):
+    """UNIPEN's isolated characters of `split`'s writers, every source but the unusable parts
+    (ink_data.UNUSABLE_CHARACTER_PARTS), read one at a time: top-1 exact and ignoring case, and the letters alone."""
+    samples = [d for d in ink_data.read("unipen-chars", split, every_source=True) if len(d["label"]) == 1]
+    samples = samples[:limit] if limit else samples
+    results = run_cli(cli, samples, "en", extra)
+    read = [r["candidates"][0]["text"].strip() if r.get("candidates") else "error" for r in results]
+    letters = [(d, t) for d, t in zip(samples, read) if d["label"].isalpha()]
+    misses = [(d["label"], t) for d, t in zip(samples, read) if t != d["label"]]
+    return dict(set=f"unipen-isolated {split} writers' characters, every usable source", samples=len(samples),
+                top1=sum(t == d["label"] for d, t in zip(samples, read)) / len(samples),
+                top1_ignoring_case=sum(t.lower() == d["label"].lower() for d, t in zip(samples, read)) / len(samples),
+                letters=len(letters), letters_top1_ignoring_case=sum(t.lower() == d["label"].lower() for d, t in letters) / max(len(letters), 1),
+                confusions=dict(list(confusions(misses).items())[:20]))
+
+
 def shapes(cli, limit):
     import shape_data
     samples = shape_data.held_out_quickdraw()
@@ -138,7 +156,7 @@ def person_readings(samples, split="test"):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--set", default="all", choices=["words", "omniglot", "characters", "shapes", "all"])
+    parser.add_argument("--set", default="all", choices=["words", "omniglot", "characters", "isolated", "shapes", "all"])
     parser.add_argument("--limit", type=int)
     parser.add_argument("--cli", default=os.path.join(ROOT, ".build", "release", "vision-cli"), help="default: what tools/build.sh builds")
     parser.add_argument("--json", help="also write the results here")
@@ -158,8 +176,9 @@ def main():
     extra = ["--character-weight", args.character_weight] if args.character_weight else []
     for name, run in [("words", lambda: words(args.cli, args.limit, args.split, extra)), ("omniglot", lambda: omniglot(args.cli, args.limit, extra)),
                       ("characters", lambda: characters(args.cli, args.limit, args.cuts_cache, extra)),
+                      ("isolated", lambda: isolated_characters(args.cli, args.limit, args.split, extra)),
                       ("shapes", lambda: shapes(args.cli, args.limit))]:
-        if args.set == name or (args.set == "all" and name != "characters"):
+        if args.set == name or (args.set == "all" and name not in ("characters", "isolated")):
             results.append(run())
             print(json.dumps(results[-1]), flush=True)
     if args.json:

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/../.."
 tools/setup.sh --ink
 python3 tools/ink/make_lexicon.py
 python3 tools/ink/train_text.py --epochs 6 --seed 1 --copies 2 --single-characters 0.25 --speed-range 3 --output models/ink-en.tflite
-python3 tools/ink/train_characters.py --epochs 15 --seed 1 --label-smoothing 0.1
+python3 tools/ink/train_characters.py --epochs 15 --seed 1 --label-smoothing 0.1 --unipen-characters all --unipen-character-copies 1
 python3 tools/ink/train_shapes.py --epochs 17 --seed 3 --copies 20 --other-sketches 3000 --dropout 0.3 --varied --label-smoothing 0.1
 python3 tools/ink/train_shape_geometry.py --seed 3
 python3 tools/ink/register.py

@@ -47,7 +47,7 @@ def cuts_of(split, cache):
     return cuts
 
 
-def training_data(rng, cache, hershey_per_class, copies):
+def training_data(rng, cache, hershey_per_class, copies, unipen_characters="trusted", unipen_character_copies=3):
     from train_text import augmented
     pictures, labels, counts = [], [], {}
     def add(strokes, label, kind):
@@ -59,9 +59,9 @@ def training_data(rng, cache, hershey_per_class, copies):
             add(c["strokes"], c["label"], "cut_characters")
             for _ in range(copies):
                 add(augmented(c["strokes"], rng, pixel_grid=0.5), c["label"], "cut_character_copies")
-    for d in ink_data.read("unipen-chars", "train"):
+    for d in ink_data.read("unipen-chars", "train", every_source=unipen_characters == "all"):
         if d["label"] in CHARACTERS:
-            for _ in range(3):
+            for _ in range(unipen_character_copies):
                 add(augmented(d["strokes"], rng, pixel_grid=0.3), d["label"], "unipen_character_copies")
     for ch in CHARACTERS:
         for _ in range(hershey_per_class):
@@ -88,6 +88,10 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--hershey-per-class", type=int, default=400)
     parser.add_argument("--copies", type=int, default=1, help="affine copies of every cut-out character")
+    parser.add_argument("--unipen-characters", choices=("trusted", "all"), default="trusted",
+                        help="UNIPEN's isolated characters: the trusted sources' only (ink_data.TRUSTED_SOURCES), or every "
+                             "source's but the unusable parts (ink_data.UNUSABLE_CHARACTER_PARTS)")
+    parser.add_argument("--unipen-character-copies", type=int, default=3, help="affine copies of every UNIPEN isolated character")
     parser.add_argument("--dropout", type=float, default=0.3)
     parser.add_argument("--cuts-cache", help="keep the cut-out characters here (JSON) and reuse them")
     parser.add_argument("--label-smoothing", type=float, default=0.0, help="cross-entropy against labels smoothed by this much")
@@ -98,7 +102,8 @@ def main():
     validation = [c for c in cuts_of("validation", args.cuts_cache) if c["label"] in CHARACTERS]
     xv = np.array([raster(c["strokes"]) for c in validation])[..., None]
     yv = np.array([CHARACTERS.index(c["label"]) for c in validation])
-    x, y, counts = training_data(rng, args.cuts_cache, args.hershey_per_class, args.copies)
+    x, y, counts = training_data(rng, args.cuts_cache, args.hershey_per_class, args.copies, args.unipen_characters,
+                                 args.unipen_character_copies)
     print(f"{len(y)} training pictures {counts}, {len(yv)} validation, {(time.time() - started) / 60:.1f} min", flush=True)
 
     import tensorflow as tf
@@ -129,7 +134,7 @@ def main():
     base = os.path.splitext(args.output)[0]
     with open(base + ".training.json", "w") as f:
         json.dump(dict(parameters=int(model.count_params()), training_pictures=int(len(y)), **counts, validation_characters=int(len(yv)),
-                       hershey_per_class=args.hershey_per_class, copies=args.copies, dropout=args.dropout, label_smoothing=args.label_smoothing, best_validation_cross_entropy=best[0], history=history, seed=args.seed,
+                       hershey_per_class=args.hershey_per_class, copies=args.copies, unipen_characters=args.unipen_characters, unipen_character_copies_each=args.unipen_character_copies, dropout=args.dropout, label_smoothing=args.label_smoothing, best_validation_cross_entropy=best[0], history=history, seed=args.seed,
                        epochs=args.epochs, data=ink_data.files_read(),
                        minutes=(time.time() - started) / 60, tensorflow=tf.__version__), f, indent=1)
     bundled.touch_if_bundled(args.output)

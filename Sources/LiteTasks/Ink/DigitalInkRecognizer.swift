@@ -28,8 +28,9 @@ public struct DigitalInkRecognizerOptions: Sendable {
     /// "Tuning").
     public var slantCorrection = false
     /// How much the character network's opinion counts when an ink is one character on its own (see
-    /// ``DigitalInkRecognizer``; 0 leaves the LSTM's reading alone). Not an ML Kit option.
-    public var characterModelWeight = 1.0
+    /// ``DigitalInkRecognizer``; 0 leaves the LSTM's reading alone). Not an ML Kit option; the default reads the most
+    /// validation words right (Docs/digital-ink.md).
+    public var characterModelWeight = 1.5
     /// How much the shape geometry network's opinion counts for a shapes model with a `<model>.geometry.tflite`
     /// beside it (`InkShapeGeometry`): its log-probabilities times this are added to the LSTM's; 0 leaves the
     /// LSTM alone. Chosen on Quick, Draw!'s validation drawings (Docs/digital-ink.md, "Tuning"). Not an ML Kit
