@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Measures the digital ink recognizer on held-out data through `vision-cli ink --batch --jsonl`.
 
-    python3 tools/ink/evaluate.py [--set words|omniglot|characters|isolated|shapes|all] [--limit N] [--cli PATH] [--json OUT]
+    python3 tools/ink/evaluate.py [--set words|omniglot|characters|isolated|lines|shapes|all] [--limit N] [--cli PATH] [--json OUT]
 
 words: the test writers' UNIPEN words (ink_data.py: trusted sources, cleaned, y downward), model "en" with its
 language model: character error rate of the top candidate (edit distance / label length, summed over all words),
@@ -12,7 +12,8 @@ Omniglot (never trained on), model "en", top-1 letter accuracy ignoring case (th
 "o" has no case). characters (only when asked for): the characters cut out of the validation writers' words, each
 read on its own, top-1 exact and ignoring case: a development set for how lone characters are read. isolated (only when
 asked for): UNIPEN's isolated characters of the --split writers from every usable source (ink_data.py), top-1 exact,
-ignoring case, and of the letters alone. shapes: the held-out Quick, Draw! shape drawings (shape_data.py), model zxx-Zsym-x-shapes, top-1 against the
+ignoring case, and of the letters alone. lines (only when asked for): UNIPEN's free-text lines of the --split writers,
+every source: CER and exact lines. shapes: the held-out Quick, Draw! shape drawings (shape_data.py), model zxx-Zsym-x-shapes, top-1 against the
 labels and against a person's reading (shapes_review.tsv: 23 drawings are not their label to a person, so a reader
 that agrees with a person on every drawing scores 94.6% against the labels).
 The inputs are written to a temporary .ndjson.gz in the ../shared/ink format, so the CLI sees exactly that format.
@@ -119,6 +120,23 @@ def isolated_characters(cli, limit, split, extra=()):
                 confusions=dict(list(confusions(misses).items())[:20]))
 
 
+def lines(cli, limit, split, extra=()):
+    """UNIPEN's free-text lines (category 8) of `split`'s writers, every source: character error rate of the top
+    candidate (spaces included), exact lines, and milliseconds per line."""
+    samples = ink_data.read("unipen-text", split, every_source=True)
+    samples = samples[:limit] if limit else samples
+    results = run_cli(cli, samples, "en", extra)
+    read = [r["candidates"][0]["text"] if r.get("candidates") else "" for r in results]
+    errors = sum(edit_distance(t, d["label"]) for d, t in zip(samples, read))
+    ms = sorted(r.get("ms", 0) for r in results)
+    return dict(set=f"unipen-text {split} writers' lines, every source", samples=len(samples),
+                writers=len({d["writer"] for d in samples}), characters=sum(len(d["label"]) for d in samples),
+                cer=errors / sum(len(d["label"]) for d in samples),
+                exact=sum(t == d["label"] for d, t in zip(samples, read)) / len(samples),
+                mean_ms=sum(ms) / len(ms), median_ms=ms[len(ms) // 2],
+                examples=[(d["label"], t) for d, t in zip(samples, read) if t != d["label"]][:10])
+
+
 def shapes(cli, limit):
     import shape_data
     samples = shape_data.held_out_quickdraw()
@@ -156,7 +174,7 @@ def person_readings(samples, split="test"):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--set", default="all", choices=["words", "omniglot", "characters", "isolated", "shapes", "all"])
+    parser.add_argument("--set", default="all", choices=["words", "omniglot", "characters", "isolated", "lines", "shapes", "all"])
     parser.add_argument("--limit", type=int)
     parser.add_argument("--cli", default=os.path.join(ROOT, ".build", "release", "vision-cli"), help="default: what tools/build.sh builds")
     parser.add_argument("--json", help="also write the results here")
@@ -177,6 +195,7 @@ def main():
     for name, run in [("words", lambda: words(args.cli, args.limit, args.split, extra)), ("omniglot", lambda: omniglot(args.cli, args.limit, extra)),
                       ("characters", lambda: characters(args.cli, args.limit, args.cuts_cache, extra)),
                       ("isolated", lambda: isolated_characters(args.cli, args.limit, args.split, extra)),
+                      ("lines", lambda: lines(args.cli, args.limit, args.split, extra)),
                       ("shapes", lambda: shapes(args.cli, args.limit))]:
         if args.set == name or (args.set == "all" and name not in ("characters", "isolated")):
             results.append(run())

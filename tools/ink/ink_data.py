@@ -89,12 +89,12 @@ def category_part(sample):
 
 def read(name, split=None, limit=None, trusted_only=True, every_source=False):
     """Cleaned samples of ../shared/ink/<name>.ndjson.gz (optionally only one split), in file order, y downward.
-    `every_source` (isolated characters only): every UNIPEN contributor's characters, flipped, but for the
+    `every_source` (isolated characters and text lines): every UNIPEN contributor's samples, flipped, but for the
     UNUSABLE_CHARACTER_PARTS, instead of TRUSTED_SOURCES' few."""
     record_file(os.path.join(SHARED, name + ".ndjson.gz"))
     trusted = TRUSTED_SOURCES.get(name)
     if every_source:
-        assert name == "unipen-chars", "every_source is for the isolated characters"
+        assert name in ("unipen-chars", "unipen-text"), "every_source is for the isolated characters and the text lines"
     out = []
     with gzip.open(os.path.join(SHARED, name + ".ndjson.gz"), "rt") as f:
         for line in f:
