@@ -92,7 +92,7 @@ final class CJKRecognitionTests: XCTestCase {
 
     /// zh-Hans on the learner's kanji that Simplified Chinese writes with the same characters (those in its
     /// vocabulary, 185 of the 250): zinnia's Simplified Chinese model reads 49.7% top-1 and 71.4% top-10 of them
-    /// (tools/ink/cjk_compare.py --sets kanji-zh); the shipped model 83.8% and 95.7%.
+    /// (tools/ink/cjk_compare.py --sets kanji-zh); the shipped model 85.9% and 95.7%.
     func testSharedKanjiAreReadAsSimplifiedChinese() throws {
         let records = try samples(Self.kanjiFile, count: 250, inTheVocabularyOf: .chineseSimplified)
         XCTAssertEqual(records.count, 185)
@@ -200,8 +200,9 @@ final class CJKRecognitionTests: XCTestCase {
         XCTAssertNotEqual(try cost("代"), try cost(""))
     }
 
-    /// The classes file gives each character's canonical width after a tab; a file without widths still loads
-    /// (no squeeze cost), and a width that is not a positive number is a model error naming the line.
+    /// The classes file gives each character's canonical width after a tab; a file without widths (or with a tab and
+    /// no width) still loads without them, Windows line ends and trailing blanks are read alike, and a width that is
+    /// not a positive number is a model error naming the line.
     func testTheClassesFileGivesCanonicalWidths() throws {
         let models = Paths.packageRoot.appendingPathComponent("models")
         let model = try TFLiteModel(path: models.appendingPathComponent("ink-ja.tflite").path)
@@ -215,6 +216,12 @@ final class CJKRecognitionTests: XCTestCase {
         let old = try CJKCharacterNetwork(model: model, name: "ink-ja", classesText: bare, threads: 1)
         XCTAssertEqual(old.classes, network.classes)
         XCTAssertTrue(old.canonicalWidths.allSatisfy { $0 == nil })
+        let emptyWidths = try CJKCharacterNetwork(model: model, name: "ink-ja", classesText: bare.replacingOccurrences(of: "\n", with: "\t\n"), threads: 1)
+        XCTAssertEqual(emptyWidths.classes, network.classes)
+        XCTAssertTrue(emptyWidths.canonicalWidths.allSatisfy { $0 == nil })
+        let windows = try CJKCharacterNetwork(model: model, name: "ink-ja", classesText: text.replacingOccurrences(of: "\n", with: " \r\n"), threads: 1)
+        XCTAssertEqual(windows.classes, network.classes)
+        XCTAssertEqual(windows.canonicalWidths, network.canonicalWidths)
         var lines = text.split(separator: "\n").map(String.init)
         lines[2] = lines[2].split(separator: "\t")[0] + "\twide"
         XCTAssertThrowsError(try CJKCharacterNetwork(model: model, name: "ink-ja", classesText: lines.joined(separator: "\n"), threads: 1)) { error in
@@ -250,6 +257,20 @@ final class CJKRecognitionTests: XCTestCase {
         let many = Ink(strokes: (0..<(CJKLineDecoder.maximumPieces + 1)).map { Stroke(points: [StrokePoint(x: Float($0) * 10, y: 0)]) })
         XCTAssertThrowsError(try r.recognize(ink: many)) { error in
             guard case TaskError.invalidArgument = error else { return XCTFail("\(error)") }
+        }
+    }
+
+    /// Decoding weights that cannot mean anything are refused before any reading: a squeeze tolerance of zero or
+    /// less (no fraction of a width), or a weight that is not a finite number.
+    func testMeaninglessDecodingWeightsAreInvalidArguments() throws {
+        let ink = Ink(strokes: [Stroke(points: [StrokePoint(x: 0, y: 0), StrokePoint(x: 10, y: 10)])])
+        for change in [{ (o: inout CJKLineDecodingOptions) in o.squeezeTolerance = 0 }, { $0.squeezeTolerance = -1 },
+                       { $0.squeezePenalty = .nan }, { $0.squeezeTolerance = .infinity }] {
+            var options = DigitalInkRecognizerOptions(model: DigitalInkRecognitionModel(modelIdentifier: .japanese))
+            change(&options.cjkDecoding)
+            XCTAssertThrowsError(try DigitalInkRecognizer.digitalInkRecognizer(options: options).recognize(ink: ink)) { error in
+                guard case TaskError.invalidArgument = error else { return XCTFail("\(error)") }
+            }
         }
     }
 }

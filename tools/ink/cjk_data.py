@@ -97,7 +97,7 @@ def stroke_sources(vocab, hanzi, kanjivg):
 def canonical_widths(classes, sources):
     """character -> its width as drawn in the stroke data, in heights of a typical character (the median height of
     the characters of the same data set: KanjiVG's 109 grid and Make Me a Hanzi's 1024 grid differ), averaged over
-    its forms. 土 is about 1.0 wide, 日 0.6, 一 1.0; the line decoder compares a reading's width with it."""
+    its forms. 土 is about 1.0 wide, 日 0.54, 一 1.0; the line decoder compares a reading's width with it."""
     def size(strokes):
         points = np.concatenate(strokes)
         return points.max(axis=0) - points.min(axis=0)

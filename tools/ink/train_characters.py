@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Trains the "en" model's character network: writes models/ink-en.characters.tflite (+ .characters.training.json).
 
-    python3 tools/ink/train_characters.py [--epochs 15] [--seed 1] [--cuts-cache DIR]
+    python3 tools/ink/train_characters.py [--epochs 15] [--seed 1] [--cuts-cache DIR] [--unipen-characters trusted|all]
+                                          [--unipen-character-copies 3]
 
 What it is for (DigitalInkRecognizer, InkCharacterClassifier.swift): an ink that is one character on its own is
 also looked at as a picture, and this network's probabilities join the LSTM's reading. Data: real isolated
 characters cut out of the training writers' UNIPEN words by the shipped text model (character_cuts.py; each also
-`--copies` times under a random affine map, half of the copies stair-stepped on a coarse pixel grid as a mouse draws), the
-usable UNIPEN isolated characters of the training writers (three copies each), and `--hershey-per-class` Hershey
+`--copies` times under a random affine map, half of the copies stair-stepped on a coarse pixel grid as a mouse draws), UNIPEN's
+isolated characters of the training writers (`--unipen-characters`: the trusted sources' or every usable source's,
+ink_data.py; `--unipen-character-copies` augmented copies each; the shipped recipe, train_all.sh: all, one each), and `--hershey-per-class` Hershey
 font glyphs of every printable character (print and cursive fonts, each copy under a random affine map, half
 stair-stepped). Validation: the characters cut out of the validation writers' words; the test writers and
 Omniglot are never read. Every class weighs the same in the loss (inverse frequency, capped at 20 times the mean),

@@ -130,6 +130,7 @@ def main():
     started = time.time()
 
     vocab, classes, sources = cjk_data.load()
+    all_sources = sources  # canonical widths are in heights typical of all the stroke data, whichever classes train
     if args.language:
         wanted = set(vocab["zh-Hans"]) | set(vocab["zh-Hant"]) if args.language == "zh" else set(vocab[args.language])
         classes = [c for c in classes if c in wanted]
@@ -184,7 +185,7 @@ def main():
     with open(args.output, "wb") as f:
         f.write(converter.convert())
     base = os.path.splitext(args.output)[0]
-    cjk_data.write_classes(base + ".classes.txt", classes, cjk_data.canonical_widths(classes, sources))
+    cjk_data.write_classes(base + ".classes.txt", classes, cjk_data.canonical_widths(classes, all_sources))
     for path in (os.path.join(cjk_synthesis.SHARED, "hanzi-strokes.ndjson.gz"), cjk_data.KANJIDIC):
         ink_data.record_file(path)
     with open(base + ".training.json", "w") as f:

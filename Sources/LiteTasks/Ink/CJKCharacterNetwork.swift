@@ -22,7 +22,7 @@ struct CJKCharacterNetwork {
     /// The network `model` with the classes listed in `classesText`; `name` names it in errors.
     init(model: TFLiteModel, name: String, classesText: String, threads: Int) throws {
         var classes: [String] = [], widths: [Float?] = []
-        for (number, line) in classesText.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (number, line) in classesText.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let fields = line.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false)
                 .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
             guard !fields[0].isEmpty else { continue }

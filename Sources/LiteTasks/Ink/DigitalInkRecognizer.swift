@@ -141,6 +141,9 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
                   decoding.narrowWidth.isFinite, decoding.squeezePenalty.isFinite, decoding.squeezeTolerance.isFinite else {
                 throw TaskError.invalidArgument("cjkDecoding's weights must be finite numbers; got \(decoding)")
             }
+            guard decoding.squeezeTolerance > 0 else {
+                throw TaskError.invalidArgument("cjkDecoding.squeezeTolerance must be positive (a fraction of a character's canonical width); got \(decoding.squeezeTolerance)")
+            }
             return DigitalInkRecognitionResult(candidates: try cjk.recognize(strokes, preContext: String(context.preContext.suffix(Self.preContextLength)),
                                                                              results: max(1, options.maxResultCount), options: options.cjkDecoding))
         }
