@@ -110,12 +110,14 @@ struct CJKLineDecoder {
                 let candidates = try read(group).prefix(candidatesPerSpan)
                 let narrowness = width.isFinite ? max(0, log(Float(options.narrowWidth) / max(width, 1e-3))) : 0
                 let shape = Float(options.characterBonus) - Float(options.narrownessPenalty) * narrowness
+                // The span's costs depend on the candidate, not on the path before it: once per candidate.
+                let squeezes = candidates.map { squeeze(width, canonical: $0.canonicalWidth) }
                 for path in paths {
                     let before = path >= 0 ? steps[path].character : previous
                     let (score, hash) = path >= 0 ? (steps[path].score, steps[path].textHash) : (0, 0xcbf2_9ce4_8422_2325)
-                    for candidate in candidates {
+                    for (candidate, squeezed) in zip(candidates, squeezes) {
                         let gain = candidate.logProbability + Float(options.languageModelWeight) * bigram(candidate.character, before)
-                            + shape - squeeze(width, canonical: candidate.canonicalWidth)
+                            + shape - squeezed
                         beams[end].append(steps.count)
                         steps.append(Step(character: candidate.character, group: group, parent: path, score: score + gain,
                                           textHash: Self.extend(hash, with: candidate.character)))
