@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Measures the digital ink recognizer on held-out data through `vision-cli ink --batch --jsonl`.
 
-    python3 tools/ink/evaluate.py [--set words|omniglot|characters|isolated|lines|shapes|all] [--limit N] [--cli PATH] [--json OUT]
+    python3 tools/ink/evaluate.py [--set words|omniglot|characters|isolated|lines|network|shapes|all] [--limit N] [--cli PATH] [--json OUT]
 
 words: the test writers' UNIPEN words (ink_data.py: trusted sources, cleaned, y downward), model "en" with its
 language model: character error rate of the top candidate (edit distance / label length, summed over all words),
@@ -13,7 +13,8 @@ Omniglot (never trained on), model "en", top-1 letter accuracy ignoring case (th
 read on its own, top-1 exact and ignoring case: a development set for how lone characters are read. isolated (only when
 asked for): UNIPEN's isolated characters of the --split writers from every usable source (ink_data.py), top-1 exact,
 ignoring case, and of the letters alone. lines (only when asked for): UNIPEN's free-text lines of the --split writers,
-every source: CER and exact lines. shapes: the held-out Quick, Draw! shape drawings (shape_data.py), model zxx-Zsym-x-shapes, top-1 against the
+every source: CER and exact lines. network (only when asked for): the character network alone (`--model`, default the
+shipped one) under LiteRT, argmax, case ignored, on Omniglot and on the test writers' isolated characters. shapes: the held-out Quick, Draw! shape drawings (shape_data.py), model zxx-Zsym-x-shapes, top-1 against the
 labels and against a person's reading (shapes_review.tsv: 23 drawings are not their label to a person, so a reader
 that agrees with a person on every drawing scores 94.6% against the labels).
 The inputs are written to a temporary .ndjson.gz in the ../shared/ink format, so the CLI sees exactly that format.
@@ -140,6 +141,34 @@ def lines(cli, limit, split, extra=()):
                 examples=[(d["label"], t) for d, t in zip(samples, read) if t != d["label"]][:10])
 
 
+def character_network(model, limit):
+    """The character network alone (`model`, a .tflite of train_characters.py), under LiteRT's built-in kernels: the
+    argmax of its outputs on each picture, case ignored, on Omniglot's Latin letters and on UNIPEN's isolated
+    characters of the test writers (every usable source). No decoder, no prior: how well the picture is read."""
+    import numpy as np
+    from ai_edge_litert.interpreter import Interpreter
+    import character_data
+    interpreter = Interpreter(model_path=model)
+    interpreter.allocate_tensors()
+    source, target = interpreter.get_input_details()[0]["index"], interpreter.get_output_details()[0]["index"]
+
+    def accuracy(samples):
+        right = 0
+        for d in samples:
+            interpreter.set_tensor(source, np.array(character_data.raster(d["strokes"]), np.float32)[None, ..., None])
+            interpreter.invoke()
+            read = character_data.CHARACTERS[int(interpreter.get_tensor(target)[0].argmax())]
+            right += read.lower() == d["label"].lower()
+        return right / len(samples)
+
+    with gzip.open(os.path.join(ink_data.SHARED, "omniglot.ndjson.gz"), "rt") as f:
+        omniglot = [d for d in map(json.loads, f) if d.get("class", "").startswith("Latin/")]
+    isolated = [d for d in ink_data.read("unipen-chars", "test", every_source=True) if len(d["label"]) == 1]
+    omniglot, isolated = (omniglot[:limit], isolated[:limit]) if limit else (omniglot, isolated)
+    return dict(set=f"character network alone ({os.path.basename(model)})", omniglot=accuracy(omniglot),
+                isolated_test_characters=accuracy(isolated), samples=[len(omniglot), len(isolated)])
+
+
 def shapes(cli, limit):
     import shape_data
     samples = shape_data.held_out_quickdraw()
@@ -177,7 +206,9 @@ def person_readings(samples, split="test"):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--set", default="all", choices=["words", "omniglot", "characters", "isolated", "lines", "shapes", "all"])
+    parser.add_argument("--set", default="all", choices=["words", "omniglot", "characters", "isolated", "lines", "network", "shapes", "all"])
+    parser.add_argument("--model", default=os.path.join(ROOT, "models", "ink-en.characters.tflite"),
+                        help="for --set network: the character network to read alone")
     parser.add_argument("--limit", type=int)
     parser.add_argument("--cli", default=os.path.join(ROOT, ".build", "release", "vision-cli"), help="default: what tools/build.sh builds")
     parser.add_argument("--json", help="also write the results here")
@@ -199,8 +230,9 @@ def main():
                       ("characters", lambda: characters(args.cli, args.limit, args.cuts_cache, extra)),
                       ("isolated", lambda: isolated_characters(args.cli, args.limit, args.split, extra)),
                       ("lines", lambda: lines(args.cli, args.limit, args.split, extra)),
+                      ("network", lambda: character_network(args.model, args.limit)),
                       ("shapes", lambda: shapes(args.cli, args.limit))]:
-        if args.set == name or (args.set == "all" and name not in ("characters", "isolated", "lines")):
+        if args.set == name or (args.set == "all" and name not in ("characters", "isolated", "lines", "network")):
             results.append(run())
             print(json.dumps(results[-1]), flush=True)
     if args.json:
