@@ -790,7 +790,7 @@ final class InkLanguageModelTests: XCTestCase {
     /// whole, and what the spelling model leaves after the word boundary.
     func testFirstLetterProbabilitiesOverBothCasesSumToOne() throws {
         let model = try InkLanguageModel.shared(path: Paths.packageRoot.appendingPathComponent("models/ink-en.lexicon.tsv").path)
-        for context in ["", "hello "] {
+        for context in ["", "hello ", "It is. ", "so? \"", "(end.) "] {
             let state = model.state(after: context)
             var total = 0.0
             for byte in Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'".utf8) { total += exp(model.extend(state, with: byte).0) }
@@ -820,6 +820,32 @@ final class InkLanguageModelTests: XCTestCase {
         XCTAssertGreaterThan(logProbability("centre"), logProbability("Centre") + 1)
         XCTAssertGreaterThan(logProbability("table"), logProbability("Table") + 1)
         XCTAssertGreaterThan(logProbability("table"), logProbability("taBle") + 5)
+    }
+
+    /// A word after a sentence's end (".", "?" or "!", any closing quote or bracket, a space, any opening one) is
+    /// expected capitalized, whatever the word; elsewhere (after a comma, an abbreviation's point inside a word,
+    /// two spaces) the word's own odds hold.
+    func testAWordThatBeginsASentenceIsCapitalized() throws {
+        let model = try InkLanguageModel.shared(path: Paths.packageRoot.appendingPathComponent("models/ink-en.lexicon.tsv").path)
+        func logProbability(_ text: String, after context: String) -> Double {
+            var state = model.state(after: context)
+            var total = 0.0
+            for byte in text.utf8 {
+                let (cost, next) = model.extend(state, with: byte)
+                total += cost
+                state = next
+            }
+            return total + model.endOfWord(state)
+        }
+        for context in ["It is. ", "Really? ", "Stop!  ", "he said.\" ", "(as before.) ", "end. \"", "end. ("] {
+            XCTAssertGreaterThan(logProbability("The", after: context), logProbability("the", after: context) + 1, context)
+            XCTAssertGreaterThan(logProbability("Qwzx", after: context), logProbability("qwzx", after: context) + 1, context)
+        }
+        for context in ["", "It is, ", "table "] {
+            XCTAssertGreaterThan(logProbability("the", after: context), logProbability("The", after: context) + 1, context)
+            XCTAssertEqual(logProbability("Friday", after: context) - logProbability("friday", after: context),
+                           logProbability("Friday", after: "") - logProbability("friday", after: ""), accuracy: 1e-9, context)
+        }
     }
 
     /// A space after a hyphen or slash that follows a letter or digit, or after a time's colon, costs its odds

@@ -155,6 +155,11 @@ public final class InkLanguageModel: @unchecked Sendable {
         /// slash right after a letter or digit ("9-4", "and/or"), or a colon right after a digit ("10:30").
         var endsInJoiner = false
         var afterDigit = false
+        /// Whether the text so far ends in a sentence's end: ".", "?" or "!", then any closing quote or bracket.
+        var endsSentence = false
+        /// Whether the current word begins a sentence: it follows a sentence's end and a space (and any opening
+        /// quote or bracket), so its first letter is upper case at ``capitalizedAtSentenceStart``.
+        var sentenceStart = false
     }
 
     /// Log(numerator / denominator) of two counts, -infinity when either is empty.
@@ -169,7 +174,8 @@ public final class InkLanguageModel: @unchecked Sendable {
         if let node = state.node, trie.ends[Int(node)] > 0 {
             inVocabulary = state.inVocabulary + (state.casing == .start
                 ? Self.logRatio(trie.ends[Int(node)], trie.mass[Int(node)])
-                : Self.logRatio(weightedCount(node, ending: true, upperFirst: state.upperFirst), weightedCount(node, ending: false, upperFirst: state.upperFirst)))
+                : Self.logRatio(weightedCount(node, ending: true, upperFirst: state.upperFirst, sentenceStart: state.sentenceStart),
+                                weightedCount(node, ending: false, upperFirst: state.upperFirst, sentenceStart: state.sentenceStart)))
         }
         let outOfVocabulary = state.outOfVocabulary + log(ngramProbability(0, recentSymbols: state.recentSymbols))
         return logAdd(inVocabulary, outOfVocabulary) - logAdd(state.inVocabulary, state.outOfVocabulary)
@@ -181,9 +187,20 @@ public final class InkLanguageModel: @unchecked Sendable {
             // A space or a symbol ends the word; a symbol also costs its flat probability, and a space after a
             // joiner the odds of "9- 4" against "9-4".
             if character == UInt8(ascii: " ") {
-                return (endOfWord(state) + (state.endsInJoiner ? Self.spaceAfterJoinerLogProbability : 0), State())
+                var next = State()
+                next.sentenceStart = state.endsSentence || (state.sentenceStart && !state.inWord)
+                return (endOfWord(state) + (state.endsInJoiner ? Self.spaceAfterJoinerLogProbability : 0), next)
             }
             var next = State()
+            switch character {
+            case UInt8(ascii: "."), UInt8(ascii: "?"), UInt8(ascii: "!"): next.endsSentence = true
+            case UInt8(ascii: ")"): next.endsSentence = state.endsSentence
+            case UInt8(ascii: "("): next.sentenceStart = state.sentenceStart && !state.inWord
+            case UInt8(ascii: "\""):  // closes a sentence's end or opens a sentence's start
+                next.endsSentence = state.endsSentence
+                next.sentenceStart = state.sentenceStart && !state.inWord
+            default: break
+            }
             next.endsInJoiner = switch character {
             case UInt8(ascii: "-"), UInt8(ascii: "/"): state.inWord || state.afterDigit
             case UInt8(ascii: ":"): state.afterDigit
@@ -194,6 +211,7 @@ public final class InkLanguageModel: @unchecked Sendable {
         }
         var next = state
         next.inWord = true
+        next.endsSentence = false
         let isLetter = character != UInt8(ascii: "'")
         let upper = character < UInt8(ascii: "a")
         // The first letter chooses the word's case: from here on the lexicon counts are weighted by it.
@@ -202,8 +220,9 @@ public final class InkLanguageModel: @unchecked Sendable {
         let caseKnown = state.casing != .start || isLetter
         let before = logAdd(state.inVocabulary, state.outOfVocabulary)
         if let node = state.node, let child = trie.child(of: node, symbol) {
-            let numerator = caseKnown ? weightedCount(child, ending: false, upperFirst: next.upperFirst) : trie.mass[Int(child)]
-            let denominator = state.casing == .start ? trie.mass[Int(node)] : weightedCount(node, ending: false, upperFirst: next.upperFirst)
+            let numerator = caseKnown ? weightedCount(child, ending: false, upperFirst: next.upperFirst, sentenceStart: state.sentenceStart) : trie.mass[Int(child)]
+            let denominator = state.casing == .start ? trie.mass[Int(node)]
+                : weightedCount(node, ending: false, upperFirst: next.upperFirst, sentenceStart: state.sentenceStart)
             next.inVocabulary = state.inVocabulary + Self.logRatio(numerator, denominator)
             next.node = child
         } else {
@@ -211,7 +230,10 @@ public final class InkLanguageModel: @unchecked Sendable {
             next.node = nil
         }
         next.outOfVocabulary = state.outOfVocabulary + log(ngramProbability(symbol, recentSymbols: state.recentSymbols))
-        if isFirstLetter { next.outOfVocabulary += log(upper ? Self.capitalizedUnknown : 1 - Self.capitalizedUnknown) }
+        if isFirstLetter {
+            let capitalized = state.sentenceStart ? Self.capitalizedAtSentenceStart : Self.capitalizedUnknown
+            next.outOfVocabulary += log(upper ? capitalized : 1 - capitalized)
+        }
         next.recentSymbols = (state.recentSymbols << 5 | UInt32(symbol)) & ((1 << (5 * UInt32(Self.order - 1))) - 1)
         var caseCost = 0.0
         if isLetter {
