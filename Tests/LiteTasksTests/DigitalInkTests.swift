@@ -646,6 +646,18 @@ final class InkLanguageModelTests: XCTestCase {
         }
     }
 
+    /// Log P(`text`, then the end of its last word | `context`) under `model`.
+    func logProbability(_ model: InkLanguageModel, of text: String, after context: String) -> Double {
+        var state = model.state(after: context)
+        var total = 0.0
+        for byte in text.utf8 {
+            let (cost, next) = model.extend(state, with: byte)
+            total += cost
+            state = next
+        }
+        return total + model.endOfWord(state)
+    }
+
     /// The lexicon is sorted when it is read: the same words in another order, or a word's count split over two
     /// lines, give the same model to the bit (counts that are multiples of 100 keep every n-gram sum exact).
     func testTheModelDoesNotDependOnTheOrderOfTheFile() throws {
@@ -802,16 +814,7 @@ final class InkLanguageModelTests: XCTestCase {
     /// Names (the lexicon's `N` words) are expected capitalized, other words in lower case.
     func testNamesAreCapitalized() throws {
         let model = try InkLanguageModel.shared(path: Paths.packageRoot.appendingPathComponent("models/ink-en.lexicon.tsv").path)
-        func logProbability(_ text: String) -> Double {
-            var state = model.state(after: "")
-            var total = 0.0
-            for byte in text.utf8 {
-                let (cost, next) = model.extend(state, with: byte)
-                total += cost
-                state = next
-            }
-            return total + model.endOfWord(state)
-        }
+        func logProbability(_ text: String) -> Double { self.logProbability(model, of: text, after: "") }
         XCTAssertGreaterThan(logProbability("Friday"), logProbability("friday") + 1)
         XCTAssertGreaterThan(logProbability("Knox"), logProbability("knox") + 1)
         // Names that wamerican lacks, from the larger word lists; a British spelling stays a common noun.
@@ -823,20 +826,11 @@ final class InkLanguageModelTests: XCTestCase {
     }
 
     /// A word after a sentence's end (".", "?" or "!", any closing quote or bracket, a space, any opening one) is
-    /// expected capitalized, whatever the word; elsewhere (after a comma, an abbreviation's point inside a word,
-    /// two spaces) the word's own odds hold.
+    /// expected capitalized, whatever the word; elsewhere (at the start, after a comma or a word) the word's own
+    /// odds hold.
     func testAWordThatBeginsASentenceIsCapitalized() throws {
         let model = try InkLanguageModel.shared(path: Paths.packageRoot.appendingPathComponent("models/ink-en.lexicon.tsv").path)
-        func logProbability(_ text: String, after context: String) -> Double {
-            var state = model.state(after: context)
-            var total = 0.0
-            for byte in text.utf8 {
-                let (cost, next) = model.extend(state, with: byte)
-                total += cost
-                state = next
-            }
-            return total + model.endOfWord(state)
-        }
+        func logProbability(_ text: String, after context: String) -> Double { self.logProbability(model, of: text, after: context) }
         for context in ["It is. ", "Really? ", "Stop!  ", "he said.\" ", "(as before.) ", "end. \"", "end. ("] {
             XCTAssertGreaterThan(logProbability("The", after: context), logProbability("the", after: context) + 1, context)
             XCTAssertGreaterThan(logProbability("Qwzx", after: context), logProbability("qwzx", after: context) + 1, context)
