@@ -124,20 +124,22 @@ def isolated_characters(cli, limit, split, extra=()):
 def lines(cli, limit, split, extra=()):
     """UNIPEN's free-text lines (category 8) of `split`'s writers, every source: character error rate of the top
     candidate (spaces included), exact lines, and milliseconds per line."""
-    samples = ink_data.read("unipen-text", split, every_source=True)
-    for d in samples:  # UNIPEN's escapes inside a line (a whole-label escape is undone by ink_data.read)
-        for escaped, plain in ink_data.UNIPEN_ESCAPES.items():
-            d["label"] = d["label"].replace(escaped, plain)
-    samples = samples[:limit] if limit else samples
+    samples = ink_data.read("unipen-text", split, limit=limit, every_source=True)
     results = run_cli(cli, samples, "en", extra)
     read = [r["candidates"][0]["text"] if r.get("candidates") else "" for r in results]
     errors = sum(edit_distance(t, d["label"]) for d, t in zip(samples, read))
     ms = sorted(r.get("ms", 0) for r in results)
+    forty = sorted(r.get("ms", 0) for d, r in zip(samples, results) if 35 <= len(d["label"]) <= 45)  # issue 49's "40-character line"
     return dict(set=f"unipen-text {split} writers' lines, every source", samples=len(samples),
                 writers=len({d["writer"] for d in samples}), characters=sum(len(d["label"]) for d in samples),
                 cer=errors / sum(len(d["label"]) for d in samples),
                 exact=sum(t == d["label"] for d, t in zip(samples, read)) / len(samples),
-                mean_ms=sum(ms) / len(ms), median_ms=ms[len(ms) // 2],
+                # A line's label has no line breaks: where the layout finds several lines (words written one under the
+                # other), this reads each break as the space the label has there.
+                cer_line_breaks_as_spaces=sum(edit_distance(t.replace("\n", " "), d["label"]) for d, t in zip(samples, read))
+                / sum(len(d["label"]) for d in samples),
+                read_as_several_lines=sum("\n" in t for t in read) / len(samples),
+                mean_ms=sum(ms) / len(ms), median_ms=ms[len(ms) // 2], median_ms_of_35_to_45_characters=forty[len(forty) // 2] if forty else None,
                 examples=[(d["label"], t) for d, t in zip(samples, read) if t != d["label"]][:10])
 
 

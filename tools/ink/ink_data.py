@@ -112,6 +112,9 @@ def read(name, split=None, limit=None, trusted_only=True, every_source=False):
             if direction == "up":
                 d["strokes"] = [[[p[0], -p[1]] + list(p[2:]) for p in s] for s in d["strokes"]]
             d["label"] = UNIPEN_ESCAPES.get(d["label"], d["label"])
+            if name == "unipen-text":  # a line's label also escapes inside it
+                for escaped, plain in UNIPEN_ESCAPES.items():
+                    d["label"] = d["label"].replace(escaped, plain)
             d["strokes"] = clean_strokes(d["strokes"])
             if usable(d):
                 out.append(d)
