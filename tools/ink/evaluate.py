@@ -140,6 +140,7 @@ def lines(cli, limit, split, extra=()):
                 / sum(len(d["label"]) for d in samples),
                 read_as_several_lines=sum("\n" in t for t in read) / len(samples),
                 mean_ms=sum(ms) / len(ms), median_ms=ms[len(ms) // 2], median_ms_of_35_to_45_characters=forty[len(forty) // 2] if forty else None,
+                lines_of_35_to_45_characters=len(forty),
                 examples=[(d["label"], t) for d, t in zip(samples, read) if t != d["label"]][:10])
 
 

@@ -123,6 +123,17 @@ def read(name, split=None, limit=None, trusted_only=True, every_source=False):
     return out
 
 
+def single_line(sample, width_per_character=0.2, most_characters=100):
+    """Whether a text line's ink is written as one line: at least `width_per_character` of its height wide per
+    character of its label, and a label of at most `most_characters`. UNIPEN's text "lines" also hold words written
+    one under the other and whole paragraphs (labels of up to 1,339 characters); the recognizer's layout reads those
+    as several lines, and as one sequence they teach a network nothing but cost it."""
+    xs = [p[0] for s in sample["strokes"] for p in s]
+    ys = [p[1] for s in sample["strokes"] for p in s]
+    label = sample["label"]
+    return len(label) <= most_characters and max(xs) - min(xs) >= width_per_character * len(label) * max(max(ys) - min(ys), 1e-9)
+
+
 def greedy(logits):
     """Best-path CTC decoding: the most likely class per step, repeats merged, blanks (0) dropped."""
     out, previous = [], 0

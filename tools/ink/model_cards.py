@@ -3,7 +3,8 @@
 
     python3 tools/ink/evaluate.py --json /tmp/ink-eval.json
     python3 tools/ink/evaluate.py --set isolated --json /tmp/ink-isolated.json    (optional: a row for it)
-    python3 tools/ink/model_cards.py /tmp/ink-eval.json [/tmp/ink-isolated.json]
+    python3 tools/ink/evaluate.py --set lines --json /tmp/ink-lines.json          (optional: rows for it)
+    python3 tools/ink/model_cards.py /tmp/ink-eval.json [/tmp/ink-isolated.json] [/tmp/ink-lines.json]
 """
 import json
 import os
@@ -53,6 +54,7 @@ def main():
     for k, r in enumerate(all_runs, 1):
         run_lines.append(f"| {k} | {r['minutes']:.0f} | {len(r['history'])} | {r['training_sequences']} | "
                          f"{r.get('augmented_copies', 2)} | {r.get('single_characters', 0.1)} | {r.get('cut_characters', 0)} | "
+                         f"{r.get('unipen_lines', 0)} ({r.get('unipen_line_copies', 0)}) | "
                          f"{r.get('speed_range', 1.0)} | {r.get('learning_rate', 0.001)} | {r['best_validation_greedy_cer']:.4f} |")
 
     best_shapes = max(sh["history"], key=lambda h: (h["validation_accuracy"] + h.get("quickdraw_validation_accuracy", h["validation_accuracy"])) / 2)
@@ -66,6 +68,10 @@ def main():
     grid_text = (f"; {en['pixel_grid']:.0%} of the copies snapped to a pixel grid of 20 to 60 pixels per ink height, as a mouse or a finger "
                  "on a small canvas draws") if en.get("pixel_grid") else ""
 
+    lines_text = ((f"; in the runs that name them, UNIPEN's free-text lines of the training writers that are written as one line "
+                   "(every source; `ink_data.single_line`: at least 0.2 heights wide a character, at most 100 characters) and their copies, "
+                   "the checkpoint chosen by the greedy CER over the validation writers' words and such lines together")
+                  if any(r.get("unipen_lines") for r in all_runs) else "")
     lexicon_words = sum(1 for _ in open(os.path.join(ROOT, "models", "ink-en.lexicon.tsv")))
     copies_text = ("augmented copies: an affine map, a smooth warp, a third with a stroke's end left off" if sh.get("varied") else "affine copies")
     dropout_text = f"; dropout {sh['dropout']:g} on the pooled features while training" if sh.get("dropout") else ""
@@ -77,18 +83,25 @@ def main():
 
     def mark(ok):
         return "met" if ok else "**not met**"
+    lines = evaluation.get("unipen-text-test")
+    lines_rows = (f"| UNIPEN's free-text lines of the test writers, every source (never trained on); with the line breaks the layout finds "
+                  f"(words written one under the other) read as the label's spaces | {lines['samples']} | CER {lines['cer']:.1%} ({lines['cer_line_breaks_as_spaces']:.1%}), "
+                  f"{lines['exact']:.1%} of lines exact | CER at most 6%: {mark(lines['cer'] <= 0.06)}; at least 40% exact: {mark(lines['exact'] >= 0.4)} |\n"
+                  f"| recognition time per line of 35 to 45 characters, whole pipeline | {lines['lines_of_35_to_45_characters']} | median {lines['median_ms_of_35_to_45_characters']:.1f} ms "
+                  f"(all lines: mean {lines['mean_ms']:.1f} ms) | at most 30 ms: {mark(lines['median_ms_of_35_to_45_characters'] <= 30)} |"
+                  if lines else "")
     en_card = f"""
 Input `ink_features` float32 [1, T, 5] (T resizable: the resampled points, `Docs/digital-ink.md`), two bidirectional
 LSTM layers of 96 units (`UNIDIRECTIONAL_SEQUENCE_LSTM` + `REVERSE_V2`), a dense layer to 96 logits per point (CTC
 blank + printable ASCII 32-126). {en['parameters']:,} parameters, float32, {en_size / 1e6:.2f} MB (target at most 5 MB: {mark(en_size <= 5e6)}).
-TensorFlow {en['tensorflow']}, `tools/ink/train_all.sh` (`train_text.py`), runs of a fixed wall-clock budget on this 2-core machine:
+TensorFlow {en['tensorflow']}, `tools/ink/train_all.sh` (`train_text.py`), runs of a fixed number of epochs and a seed on this 2-core machine:
 
-| run | minutes | epochs | sequences an epoch | augmented copies of a word | single characters (share of synthetic) | real characters cut from words | speed range of copies | learning rate | best validation greedy CER |
-|---|---|---|---|---|---|---|---|---|---|
+| run | minutes | epochs | sequences an epoch | augmented copies of a word | single characters (share of synthetic) | real characters cut from words | UNIPEN text lines (augmented copies of each) | speed range of copies | learning rate | best validation greedy CER |
+|---|---|---|---|---|---|---|---|---|---|---|
 {chr(10).join(run_lines)}
 
 {runs_text} Sequences: the trusted UNIPEN words of the training writers and their augmented copies (every second one
-without its timing{speed_text}{grid_text}), {en['unipen_characters']} UNIPEN characters{cuts_text}, {en['synthetic']:,} synthetic Hershey inks.
+without its timing{speed_text}{grid_text}), {en['unipen_characters']} UNIPEN characters{cuts_text}, {en['synthetic']:,} synthetic Hershey inks{lines_text}.
 
 Beside it, **ink-en.characters.tflite**, the character network that also reads an ink that is one character on its own
 (`InkCharacterClassifier.swift`): the ink drawn as a 32x32 picture (`character_data.py`), three 3x3 convolutions (32,
@@ -109,7 +122,8 @@ character network (weight 1.5), pens slower than 2.5 heights a second read at th
 | the same, top-1 with the first letter's case forgiven (a diagnostic: test writer hpb0-rv capitalizes words its labels write in lower case) | {words['samples']} | {words.get('top1_first_letter_case_free', float('nan')):.1%} | |
 | recognition time per word, whole pipeline ({cpu}) | {words['samples']} | mean {words['mean_ms']:.1f} ms, median {words['median_ms']:.1f} ms | at most 10 ms: {mark(words['mean_ms'] <= 10)} |
 | Omniglot Latin letters (never trained on), top-1 letter ignoring case | {omniglot['samples']} | {omniglot['top1_ignoring_case']:.1%} ({omniglot['top1_exact']:.1%} with case) | at least 90%: {mark(omniglot['top1_ignoring_case'] >= 0.90)} |
-{isolated_row}"""
+{isolated_row}
+{lines_rows}"""
     sh_card = f"""
 The same features, one bidirectional LSTM layer of {sh['units']} units, the maximum over time and a dense layer to 10
 logits: arrow, circle (ellipses included), diamond, hexagon, line, octagon, rectangle (squares included), star,

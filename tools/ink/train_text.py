@@ -16,6 +16,9 @@ trained with CTC for a fixed number of epochs; the checkpoint with the best gree
 validation writers is exported. Keras 2 (tf_keras) so the converter fuses each LSTM into
 UNIDIRECTIONAL_SEQUENCE_LSTM (Bidirectional -> two of them + REVERSE_V2) with a resizable time dimension.
 `--resume` continues from an exported model's weights (read back from the .tflite, checked by its validation CER).
+`--unipen-lines K` adds UNIPEN's free-text lines of the training writers (every source, those written as one line:
+ink_data.single_line) and K augmented copies of each, and validates on the validation writers' such lines beside their words (the checkpoint is the one with the best
+greedy CER over both together); the shipped model is the first run continued so (train_all.sh).
 """
 import argparse
 import json
@@ -173,8 +176,9 @@ def cut_characters(model_path, words):
     return [dict(label=c, strokes=s) for c, s in character_cuts.characters_of(words, aligner, [features(d["strokes"]) for d in words])]
 
 
-def validation_cer_of(model, validation):
-    errors = total = 0
+def validation_errors(model, validation):
+    """The greedy reading's edit distance to the label, per validation sequence."""
+    errors = [0] * len(validation)
     order = sorted(range(len(validation)), key=lambda i: len(validation[i][0]))
     for start in range(0, len(order), 32):
         group = [validation[i] for i in order[start:start + 32]]
@@ -183,9 +187,8 @@ def validation_cer_of(model, validation):
             x[r, :len(f)] = f
         logits = model(x, training=False).numpy()
         for r, (f, label) in enumerate(group):
-            errors += edit_distance(greedy(logits[r, :len(f)]), label)
-            total += len(label)
-    return errors / total
+            errors[order[start + r]] = edit_distance(greedy(logits[r, :len(f)]), label)
+    return errors
 
 
 def batches(items, batch_size, rng):
@@ -223,6 +226,8 @@ def main():
     parser.add_argument("--pixel-grid", type=float, default=0.0, help="share of augmented copies snapped to a coarse pixel grid (mouse or finger on a small canvas)")
     parser.add_argument("--cut-characters-at", type=float, help="at this fraction of the epochs, cut real isolated characters out of the training words "
                         "the model being trained reads, and train on them too for the rest of the run (the cutting itself took 9 minutes here)")
+    parser.add_argument("--unipen-lines", type=int, default=0, help="also train on UNIPEN's free-text lines of the training writers "
+                        "(every source) with this many augmented copies each; validation then reads the validation writers' lines too")
     parser.add_argument("--label-smoothing", type=float, default=0.0, help="each frame's CTC target mixed with this share of a uniform guess")
     parser.add_argument("--cut-characters-below", type=float, help="as --cut-characters-at, but after the first epoch whose validation greedy CER is "
                         "below this (0.2, say): a time fraction cuts too early on a slow machine, from a model that reads too little")
@@ -232,6 +237,7 @@ def main():
 
     words = ink_data.read("unipen-words", "train")
     chars = ink_data.read("unipen-chars", "train")
+    lines = [d for d in ink_data.read("unipen-text", "train", every_source=True) if ink_data.single_line(d)] if args.unipen_lines else []
     cuts = []
     if args.cut_characters_with:
         with Pool(1) as pool:  # TensorFlow stays out of this process until the feature pool below has forked
@@ -240,6 +246,8 @@ def main():
     vocabulary, weights = lexicon()
     jobs = [("real", (d["label"], d["strokes"]), args.seed * 1000003 + i, args.copies, args.speed_range, args.pixel_grid)
             for i, d in enumerate(words + chars + cuts)]
+    jobs += [("real", (d["label"], d["strokes"]), args.seed * 1000039 + i, args.unipen_lines, args.speed_range, args.pixel_grid)
+             for i, d in enumerate(lines)]
     jobs += [("synthetic", synthetic_text(rng, vocabulary, weights, args.single_characters), args.seed * 7919 + i, 0, 1.0, 0.0)
              for i in range(args.synthetic)]
     pool = Pool(os.cpu_count())  # forked before TensorFlow loads; kept for the features of characters cut later
@@ -248,16 +256,28 @@ def main():
     items = [(f, encode(label)) for group in groups for f, label in group if len(f) >= 2 * len(label) + 1]
     del groups
     validation = [(features(d["strokes"]), d["label"]) for d in ink_data.read("unipen-words", "validation")]
-    print(f"{len(items)} training sequences ({len(words)} UNIPEN words, {len(chars)} characters, {args.synthetic} synthetic), "
-          f"{len(validation)} validation words; features in {time.time() - started:.0f} s", flush=True)
+    validation_lines = ([(features(d["strokes"]), d["label"]) for d in ink_data.read("unipen-text", "validation", every_source=True) if ink_data.single_line(d)]
+                        if args.unipen_lines else [])
+    print(f"{len(items)} training sequences ({len(words)} UNIPEN words, {len(chars)} characters, {len(lines)} lines, "
+          f"{args.synthetic} synthetic), {len(validation)} validation words, {len(validation_lines)} validation lines; "
+          f"features in {time.time() - started:.0f} s", flush=True)
 
     import tensorflow as tf
     tf.random.set_seed(args.seed)
     model = build_model()
+
+    def validation_cers():
+        """Greedy CER of the validation words and lines together (what picks the checkpoint), of the words, of the lines."""
+        errors = validation_errors(model, validation + validation_lines)
+        labels = [len(label) for _, label in validation + validation_lines]
+        w = len(validation)
+        return (sum(errors) / sum(labels), sum(errors[:w]) / sum(labels[:w]),
+                sum(errors[w:]) / sum(labels[w:]) if validation_lines else math.nan)
+
     if args.resume:
         weights_from_tflite(args.resume, model)
-        resumed_cer = validation_cer_of(model, validation)
-        print(f"resumed from {args.resume}: validation greedy CER {resumed_cer:.4f}", flush=True)
+        resumed_cer, resumed_words, resumed_lines = validation_cers()
+        print(f"resumed from {args.resume}: validation greedy CER {resumed_cer:.4f} (words {resumed_words:.4f}, lines {resumed_lines:.4f})", flush=True)
     optimizer = tf.keras.optimizers.Adam(args.learning_rate, clipnorm=5.0)
     top = args.learning_rate
 
@@ -277,9 +297,6 @@ def main():
         gradients = tape.gradient(loss, model.trainable_variables)
         optimizer.apply_gradients(zip(gradients, model.trainable_variables))
         return loss
-
-    def validation_cer():
-        return validation_cer_of(model, validation)
 
     def cut_now():
         import character_cuts
@@ -306,8 +323,9 @@ def main():
             # constant, then cosine decay over the last 40% of the epochs
             optimizer.learning_rate.assign(top if elapsed < 0.6 else 0.1 * top + 0.9 * top * 0.5 * (1 + math.cos(math.pi * (elapsed - 0.6) / 0.4)))
             losses.append(float(step(x, y, xl, yl)))
-        cer = validation_cer()
-        history.append(dict(epoch=epoch, loss=float(np.mean(losses)), validation_greedy_cer=cer, minutes=(time.time() - started) / 60))
+        cer, words_cer, lines_cer = validation_cers()
+        history.append(dict(epoch=epoch, loss=float(np.mean(losses)), validation_greedy_cer=cer, minutes=(time.time() - started) / 60,
+                            **(dict(validation_words_greedy_cer=words_cer, validation_lines_greedy_cer=lines_cer) if validation_lines else {})))
         print(json.dumps(history[-1]), flush=True)
         if cer < best[0]:
             best = (cer, model.get_weights())
@@ -321,7 +339,7 @@ def main():
     with open(args.output, "wb") as f:
         f.write(converter.convert())
     summary = dict(units=UNITS, layers=2, parameters=int(export.count_params()), training_sequences=len(items),
-                   unipen_words=len(words), unipen_characters=len(chars), cut_characters=len(cuts), synthetic=args.synthetic,
+                   unipen_words=len(words), unipen_characters=len(chars), unipen_lines=len(lines), unipen_line_copies=args.unipen_lines, cut_characters=len(cuts), synthetic=args.synthetic,
                    minutes=(time.time() - started) / 60, best_validation_greedy_cer=best[0], history=history,
                    epochs=args.epochs, data=ink_data.files_read(),
                    seed=args.seed, tensorflow=tf.__version__, resumed_from=args.resume, learning_rate=args.learning_rate,
