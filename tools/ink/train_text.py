@@ -227,7 +227,7 @@ def main():
     parser.add_argument("--cut-characters-at", type=float, help="at this fraction of the epochs, cut real isolated characters out of the training words "
                         "the model being trained reads, and train on them too for the rest of the run (the cutting itself took 9 minutes here)")
     parser.add_argument("--unipen-lines", type=int, default=0, help="also train on UNIPEN's free-text lines of the training writers "
-                        "(every source) with this many augmented copies each; validation then reads the validation writers' lines too")
+                        "(every source, those written as one line) with this many augmented copies each; validation then reads the validation writers' such lines too")
     parser.add_argument("--label-smoothing", type=float, default=0.0, help="each frame's CTC target mixed with this share of a uniform guess")
     parser.add_argument("--cut-characters-below", type=float, help="as --cut-characters-at, but after the first epoch whose validation greedy CER is "
                         "below this (0.2, say): a time fraction cuts too early on a slow machine, from a model that reads too little")
