@@ -113,7 +113,7 @@ pixel grid, as a mouse draws), {ch['unipen_character_copies']:,} copies of UNIPE
 (the checkpoint): {ch['validation_characters']:,} characters cut out of the validation writers' words, cross-entropy {ch['best_validation_cross_entropy']:.3f}.
 
 **Measured** (`python3 tools/ink/evaluate.py`, release build, 1 thread, decoding as shipped: beam 64, a lexicon of {lexicon_words:,} words,
-language model weight 0.9, bonus 3.0, names expected capitalized, a lone character scored as one and also read by the
+language model weight 0.9, bonus 2.0, names and sentence starts expected capitalized, a lone character scored as one and also read by the
 character network (weight 1.5), pens slower than 2.5 heights a second read at that speed):
 
 | set | samples | result | target |

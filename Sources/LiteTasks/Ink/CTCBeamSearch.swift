@@ -18,7 +18,7 @@ struct CTCBeamSearch {
 
     var beamWidth = 64
     var languageModelWeight = 0.9
-    var characterBonus = 3.0
+    var characterBonus = 2.0
     /// A character is tried at a frame only if its log-probability is above this, and only the
     /// `maximumCharactersPerFrame` likeliest: the pruning bounds the work per frame while keeping the characters a
     /// reading could need (the values tried and what they gave: Docs/digital-ink.md, "Tuning").

@@ -20,7 +20,7 @@ public struct DigitalInkRecognizerOptions: Sendable {
     /// Decoding: the weight of the language model's log-probability (see ``beamWidth``).
     public var languageModelWeight = 0.9
     /// Decoding: the bonus added per character of a hypothesis (see ``beamWidth``).
-    public var characterBonus = 3.0
+    public var characterBonus = 2.0
     /// Whether a line that leans by more than ``DigitalInkRecognizer/slantCorrectionThreshold`` (see
     /// ``InkFeatures/slant``) is also read upright, and the two readings' character probabilities averaged frame by
     /// frame before decoding (not an ML Kit option). Off by default: it costs a second pass through the network for
