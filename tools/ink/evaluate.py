@@ -47,6 +47,17 @@ def run_cli(cli, samples, lang, extra=()):
     return results
 
 
+def omniglot_latin():
+    """Omniglot's Latin letters (evaluation only), in file order."""
+    with gzip.open(os.path.join(ink_data.SHARED, "omniglot.ndjson.gz"), "rt") as f:
+        return [d for d in map(json.loads, f) if d.get("class", "").startswith("Latin/")]
+
+
+def isolated_samples(split):
+    """UNIPEN's lone characters of `split`'s writers, every usable source (ink_data.UNUSABLE_CHARACTER_PARTS left out)."""
+    return [d for d in ink_data.read("unipen-chars", split, every_source=True) if len(d["label"]) == 1]
+
+
 def words(cli, limit, split="test", extra=()):
     samples = ink_data.read("unipen-words", split, limit=limit)
     results = run_cli(cli, samples, "en", extra)
@@ -77,8 +88,7 @@ def confusions(misses):
 
 
 def omniglot(cli, limit, extra=()):
-    with gzip.open(os.path.join(ink_data.SHARED, "omniglot.ndjson.gz"), "rt") as f:
-        samples = [d for d in map(json.loads, f) if d.get("class", "").startswith("Latin/")]
+    samples = omniglot_latin()
     samples = samples[:limit] if limit else samples
     results = run_cli(cli, samples, "en", extra)
     read = [r["candidates"][0]["text"] if r.get("candidates") else "error" for r in results]
@@ -108,7 +118,7 @@ def characters(cli, limit, cache=None, extra=()):
 def isolated_characters(cli, limit, split, extra=()):
     """UNIPEN's isolated characters of `split`'s writers, every source but the unusable parts
     (ink_data.UNUSABLE_CHARACTER_PARTS), read one at a time: top-1 exact and ignoring case, and the letters alone."""
-    samples = [d for d in ink_data.read("unipen-chars", split, every_source=True) if len(d["label"]) == 1]
+    samples = isolated_samples(split)
     samples = samples[:limit] if limit else samples
     results = run_cli(cli, samples, "en", extra)
     read = [r["candidates"][0]["text"].strip() if r.get("candidates") else "error" for r in results]
@@ -128,16 +138,15 @@ def lines(cli, limit, split, extra=()):
     results = run_cli(cli, samples, "en", extra)
     read = [r["candidates"][0]["text"] if r.get("candidates") else "" for r in results]
     errors = sum(edit_distance(t, d["label"]) for d, t in zip(samples, read))
+    characters = sum(len(d["label"]) for d in samples)
     ms = sorted(r.get("ms", 0) for r in results)
     forty = sorted(r.get("ms", 0) for d, r in zip(samples, results) if 35 <= len(d["label"]) <= 45)  # issue 49's "40-character line"
     return dict(set=f"unipen-text {split} writers' lines, every source", samples=len(samples),
-                writers=len({d["writer"] for d in samples}), characters=sum(len(d["label"]) for d in samples),
-                cer=errors / sum(len(d["label"]) for d in samples),
+                writers=len({d["writer"] for d in samples}), characters=characters, cer=errors / characters,
                 exact=sum(t == d["label"] for d, t in zip(samples, read)) / len(samples),
                 # A line's label has no line breaks: where the layout finds several lines (words written one under the
                 # other), this reads each break as the space the label has there.
-                cer_line_breaks_as_spaces=sum(edit_distance(t.replace("\n", " "), d["label"]) for d, t in zip(samples, read))
-                / sum(len(d["label"]) for d in samples),
+                cer_line_breaks_as_spaces=sum(edit_distance(t.replace("\n", " "), d["label"]) for d, t in zip(samples, read)) / characters,
                 read_as_several_lines=sum("\n" in t for t in read) / len(samples),
                 mean_ms=sum(ms) / len(ms), median_ms=ms[len(ms) // 2], median_ms_of_35_to_45_characters=forty[len(forty) // 2] if forty else None,
                 lines_of_35_to_45_characters=len(forty),
@@ -164,9 +173,7 @@ def character_network(model, limit):
             right += read.lower() == d["label"].lower()
         return right / len(samples)
 
-    with gzip.open(os.path.join(ink_data.SHARED, "omniglot.ndjson.gz"), "rt") as f:
-        omniglot = [d for d in map(json.loads, f) if d.get("class", "").startswith("Latin/")]
-    isolated = [d for d in ink_data.read("unipen-chars", "test", every_source=True) if len(d["label"]) == 1]
+    omniglot, isolated = omniglot_latin(), isolated_samples("test")
     omniglot, isolated = (omniglot[:limit], isolated[:limit]) if limit else (omniglot, isolated)
     return dict(set=f"character network alone ({os.path.basename(model)})", omniglot=accuracy(omniglot),
                 isolated_test_characters=accuracy(isolated), samples=[len(omniglot), len(isolated)])
