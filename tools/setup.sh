@@ -4,14 +4,16 @@
 # emulated CPU without AVX) and python3-venv from Debian; LiteRT, NumPy, Pillow and PySpark from PyPI into the
 # project's .venv (the reference runtime for tests and benchmarks). Stops with a message on any failure.
 # Idempotent and quiet when everything is there. TensorFlow is only needed to regenerate the op goldens:
-# `tools/setup.sh --tensorflow`; training the digital ink models (tools/ink/) also needs Debian's Hershey fonts and
-# word list and PyPI's wordfreq: `tools/setup.sh --ink`; the Chinese and Japanese ones add zinnia with Debian's models (the
+# `tools/setup.sh --tensorflow`; training the digital ink models (tools/ink/) also needs Debian's Hershey fonts,
+# word lists (English; Spanish, German, French, Portuguese, Italian) and hunspell with its Spanish, French and Turkish
+# dictionaries (names in those lexicons) and PyPI's wordfreq: `tools/setup.sh --ink`; the Chinese and Japanese ones add zinnia with Debian's models (the
 # baseline tools/ink/cjk_compare.py measures), KANJIDIC (the jōyō list) and KanjiVG's stroke order: `tools/setup.sh --cjk`. MediaPipe (for the classifier and detection goldens) pins numpy 2 and OpenCV, so
 # `tools/setup.sh --mediapipe` puts it in its own virtualenv, .venv-mediapipe.
 set -euo pipefail
 
 packages=(libopenblas-dev libpng-dev libjpeg62-turbo-dev libwebp-dev libgif-dev libtiff-dev zlib1g-dev libcurl4 pkg-config qemu-user python3-venv)
-[ "${1:-}" = "--ink" ] || [ "${1:-}" = "--cjk" ] && packages+=(hershey-fonts-data wamerican wamerican-insane wamerican-huge wbritish-huge)
+[ "${1:-}" = "--ink" ] || [ "${1:-}" = "--cjk" ] && packages+=(hershey-fonts-data wamerican wamerican-insane wamerican-huge wbritish-huge
+  wspanish wngerman wfrench wportuguese wbrazilian witalian hunspell hunspell-es hunspell-fr-classical hunspell-tr)
 [ "${1:-}" = "--cjk" ] && packages+=(zinnia-utils tegaki-zinnia-japanese tegaki-zinnia-simplified-chinese kanjidic)
 missing=()
 for p in "${packages[@]}"; do

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Reproduces the shipped ink models in one command: the lexicon; the "en" text model from random weights (6 epochs,
+# Reproduces the shipped ink models in one command: the lexicons (English; Spanish, Turkish, German, French,
+# Portuguese, Italian, Vietnamese with their charsets); the "en" text model from random weights (6 epochs,
 # about an hour on this 2-core machine); its character network (characters cut out of the training words with that
 # model, then 15 epochs, about 35 minutes in all); the "en" model continued on UNIPEN's text lines too (2 epochs, about
 # an hour: the character network keeps the first run's cuts); the shapes model (17 epochs, about 30 minutes); the shapes model's
@@ -10,6 +11,13 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 tools/setup.sh --ink
 python3 tools/ink/make_lexicon.py
+python3 tools/ink/make_lexicon.py --language es
+python3 tools/ink/make_lexicon.py --language tr
+python3 tools/ink/make_lexicon.py --language de
+python3 tools/ink/make_lexicon.py --language fr
+python3 tools/ink/make_lexicon.py --language pt
+python3 tools/ink/make_lexicon.py --language it
+python3 tools/ink/make_lexicon.py --language vi
 python3 tools/ink/train_text.py --epochs 6 --seed 1 --copies 2 --single-characters 0.25 --speed-range 3 --output models/ink-en.tflite
 python3 tools/ink/train_characters.py --epochs 15 --seed 1 --label-smoothing 0.1 --unipen-characters all --unipen-character-copies 1
 python3 tools/ink/train_text.py --resume models/ink-en.tflite --learning-rate 5e-4 --epochs 2 --seed 2 --copies 2 --single-characters 0.25 --speed-range 3 --unipen-lines 2 --output models/ink-en.tflite
