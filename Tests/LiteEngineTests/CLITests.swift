@@ -46,7 +46,7 @@ final class CLITests: XCTestCase {
         let empty = folder.appendingPathComponent("empty.json")
         try Data("{\"strokes\": [[]]}".utf8).write(to: empty)
         XCTAssertTrue(try cli(["ink", empty.path], expectStatus: 1).err.contains("empty"))
-        XCTAssertTrue(try cli(["ink", ink.path, "--lang", "fr"], expectStatus: 2).err.contains("no digital ink model"))
+        XCTAssertTrue(try cli(["ink", ink.path, "--lang", "nl"], expectStatus: 2).err.contains("no digital ink model"))
     }
 
     /// A point's time may be absent or null; anything else that is not a number of milliseconds, and a coordinate

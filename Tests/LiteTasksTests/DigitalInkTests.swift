@@ -315,10 +315,44 @@ final class DigitalInkRecognizerTests: XCTestCase {
             }
         }
         XCTAssertEqual(DigitalInkRecognitionModelIdentifier(forLanguageTag: "zxx-Zsym-x-shapes"), .shapes)
-        for tag in ["", "e", "fr", "de-DE", "ja-Latn", "zh-Latn", "zh-Jpan", "zh-x-pinyin", "zh-", "ja-x-kana", "en-", "en--US", "en-Cyrl", "12", "en-x", "zxx-Zsym-x-autodraw", "english", String(repeating: "a", count: 100)] {
+        for tag in ["", "e", "nl", "pl-PL", "es-Cyrl", "ja-Latn", "zh-Latn", "zh-Jpan", "zh-x-pinyin", "zh-", "ja-x-kana", "en-", "en--US", "en-Cyrl", "12", "en-x", "zxx-Zsym-x-autodraw", "english", String(repeating: "a", count: 100)] {
             XCTAssertNil(DigitalInkRecognitionModelIdentifier(forLanguageTag: tag), tag)
         }
-        XCTAssertEqual(DigitalInkRecognitionModelIdentifier.allModelIdentifiers(), [.english, .japanese, .chineseSimplified, .chineseTraditional, .shapes])
+        XCTAssertEqual(DigitalInkRecognitionModelIdentifier.allModelIdentifiers(), [.english, .japanese, .chineseSimplified, .chineseTraditional, .shapes,
+                                                                                     .spanish, .turkish, .german, .french, .portuguese, .italian, .vietnamese])
+    }
+
+    /// Spanish, Turkish, German, French, Portuguese, Italian and Vietnamese: any region and the script Latn map to
+    /// the language's model; the identifier keeps the tag as given, as English's does.
+    func testLatinLanguageTags() {
+        let languages: [(DigitalInkRecognitionModelIdentifier, [String])] = [
+            (.spanish, ["es", "es-419", "es-ES", "es-MX", "ES-mx", "es-Latn", "es-Latn-AR"]),
+            (.turkish, ["tr", "tr-TR", "tr-Latn-TR"]),
+            (.german, ["de", "de-DE", "de-AT", "de-CH", "de-Latn-CH", "de-DE-u-co-phonebk"]),
+            (.french, ["fr", "fr-FR", "fr-CA", "fr-Latn"]),
+            (.portuguese, ["pt", "pt-BR", "pt-PT"]),
+            (.italian, ["it", "it-IT", "it-CH"]),
+            (.vietnamese, ["vi", "vi-VN", "vi-Latn-VN"]),
+        ]
+        for (model, tags) in languages {
+            XCTAssertEqual(model.registryName, "ink-" + model.languageTag)
+            XCTAssertEqual(model.languageSubtag, model.languageTag)
+            XCTAssertEqual(DigitalInkRecognitionModelIdentifier(forLanguageTag: model.languageTag), model)
+            for tag in tags {
+                let identifier = DigitalInkRecognitionModelIdentifier(forLanguageTag: tag)
+                XCTAssertEqual(identifier?.registryName, model.registryName, tag)
+                XCTAssertEqual(identifier?.languageSubtag, model.languageSubtag, tag)
+                XCTAssertEqual(identifier?.languageTag, tag, tag)
+            }
+        }
+        XCTAssertEqual(DigitalInkRecognitionModelIdentifier(forLanguageTag: "pt-BR")?.regionSubtag, "BR")
+        XCTAssertEqual(DigitalInkRecognitionModelIdentifier(forLanguageTag: "es-419")?.regionSubtag, "419")
+        XCTAssertEqual(DigitalInkRecognitionModelIdentifier(forLanguageTag: "de-Latn-CH")?.scriptSubtag, "Latn")
+        for tag in ["es-Cyrl", "tr-Arab", "vi-Hani", "de-x-old", "fr-", "it--IT", "pt-Latn-x-br"] {
+            XCTAssertNil(DigitalInkRecognitionModelIdentifier(forLanguageTag: tag), tag)
+        }
+        let tags = DigitalInkRecognitionModelIdentifier.allModelIdentifiers().map(\.languageTag)
+        for language in ["es", "tr", "de", "fr", "pt", "it", "vi"] { XCTAssertTrue(tags.contains(language), language) }
     }
 
     func testShippedModelsAreDownloadedAndCannotBeDeleted() throws {
@@ -644,7 +678,7 @@ final class InkLanguageModelTests: XCTestCase {
     func probabilities(_ model: InkLanguageModel, after contexts: [String]) -> [Double] {
         contexts.flatMap { context -> [Double] in
             let state = model.state(after: context)
-            return [model.endOfWord(state)] + "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'".utf8.map { model.extend(state, with: $0).0 }
+            return [model.endOfWord(state)] + "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'".unicodeScalars.map { model.extend(state, with: $0).0 }
         }
     }
 
@@ -652,8 +686,8 @@ final class InkLanguageModelTests: XCTestCase {
     func logProbability(_ model: InkLanguageModel, of text: String, after context: String) -> Double {
         var state = model.state(after: context)
         var total = 0.0
-        for byte in text.utf8 {
-            let (cost, next) = model.extend(state, with: byte)
+        for character in text.unicodeScalars {
+            let (cost, next) = model.extend(state, with: character)
             total += cost
             state = next
         }
@@ -688,7 +722,7 @@ final class InkLanguageModelTests: XCTestCase {
         let model = try InkLanguageModel(path: temporaryLexicon("ab\t100\nab\t200\n"))
         let unigram = (3 + 3.0 / 28) / (9 + 3)
         let longer = { (lower: Double) in (3 + lower) / (3 + 1) }
-        let (a, b) = (InkLanguageModel.symbol(of: UInt8(ascii: "a"))!, InkLanguageModel.symbol(of: UInt8(ascii: "b"))!)
+        let (a, b) = (model.symbol(of: "a")!, model.symbol(of: "b")!)
         XCTAssertEqual(model.ngramProbability(a, history: [0, 0, 0][...]), longer(longer(longer(unigram))), accuracy: 1e-15)
         XCTAssertEqual(model.ngramProbability(0, history: [0, a, b][...]), longer(longer(longer(unigram))), accuracy: 1e-15)
         // "b" never follows "b": its unigram share only, discounted at each order that has seen the history.
@@ -712,8 +746,9 @@ final class InkLanguageModelTests: XCTestCase {
             ("word\t10\tX", "line 1 is not"),
             ("word\t10\tN\tN", "line 1 is not"),
             ("word\t10\r", "line 1 is not"),
-            ("caf\u{e9}\t10", "line 1: a word may hold only a-z and '"),
-            ("two words\t10", "line 1: a word may hold only a-z and '"),
+            ("caf3\t10", "line 1: a word may hold only letters and '"),
+            ("two words\t10", "line 1: a word may hold only letters and '"),
+            ("caf\u{e9}-au-lait\t10", "line 1: a word may hold only letters and '"),
             (String(repeating: "a", count: 256) + "\t10", "line 1 holds a word longer than 255 characters"),
         ]
         for (text, message) in cases {
@@ -774,14 +809,14 @@ final class InkLanguageModelTests: XCTestCase {
         for context in ["th", "qu", "xyzzy", "hello wor"] {
             let state = model.state(after: context)
             var total = exp(model.endOfWord(state))
-            for byte in Array("abcdefghijklmnopqrstuvwxyz'".utf8) {
+            for character in "abcdefghijklmnopqrstuvwxyz'".unicodeScalars {
                 // A letter's step includes the cost of its case; an apostrophe has none.
-                let caseCost = byte == UInt8(ascii: "'") ? 0 : InkLanguageModel.casing(state.casing, upper: false).0
-                total += exp(model.extend(state, with: byte).0 - caseCost)
+                let caseCost = character == "'" ? 0 : InkLanguageModel.casing(state.casing, upper: false).0
+                total += exp(model.extend(state, with: character).0 - caseCost)
             }
             XCTAssertEqual(total, 1, accuracy: 1e-6, "after \"\(context)\"")
         }
-        XCTAssertGreaterThan(model.extend(model.state(after: "q"), with: UInt8(ascii: "u")).0, model.extend(model.state(after: "q"), with: UInt8(ascii: "z")).0)
+        XCTAssertGreaterThan(model.extend(model.state(after: "q"), with: "u").0, model.extend(model.state(after: "q"), with: "z").0)
     }
 
     /// The packed history the search uses is the history: the same n-gram probabilities, symbol for symbol.
@@ -790,14 +825,13 @@ final class InkLanguageModelTests: XCTestCase {
         for context in ["", "t", "th", "the", "hello wor", "Jct", "don't"] {
             let state = model.state(after: context)
             XCTAssertEqual(state.history.count, InkLanguageModel.order - 1)
-            for symbol in 0..<UInt8(InkLanguageModel.symbolCount) {
+            for symbol in 0..<UInt8(model.symbolCount) {
                 XCTAssertEqual(model.ngramProbability(symbol, recentSymbols: state.recentSymbols),
                                model.ngramProbability(symbol, history: state.history[...]), "\(symbol) after \"\(context)\"")
             }
         }
-        XCTAssertEqual(model.state(after: "the").history, [InkLanguageModel.symbol(of: UInt8(ascii: "t"))!,
-                                                           InkLanguageModel.symbol(of: UInt8(ascii: "h"))!,
-                                                           InkLanguageModel.symbol(of: UInt8(ascii: "e"))!])
+        XCTAssertEqual(model.state(after: "the").history, [20, 8, 5])
+        XCTAssertEqual(model.symbolCount, 28)
     }
 
     /// The first letter's case is part of the word: over both cases of every first letter the lexicon's mass is
@@ -807,7 +841,7 @@ final class InkLanguageModelTests: XCTestCase {
         for context in ["", "hello ", "It is. ", "so? \"", "(end.) "] {
             let state = model.state(after: context)
             var total = 0.0
-            for byte in Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'".utf8) { total += exp(model.extend(state, with: byte).0) }
+            for character in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'".unicodeScalars { total += exp(model.extend(state, with: character).0) }
             let spelledWordStarts = (1 - InkLanguageModel.inVocabularyWeight) * (1 - model.ngramProbability(0, history: state.history[...]))
             XCTAssertEqual(total, InkLanguageModel.inVocabularyWeight + spelledWordStarts, accuracy: 1e-9, "after \"\(context)\"")
         }
@@ -848,7 +882,7 @@ final class InkLanguageModelTests: XCTestCase {
     /// ("987- 3664" was read for "987-3664"); after a free-standing dash or a word's colon it is free.
     func testASpaceAfterAJoinerCostsItsOdds() throws {
         let model = try InkLanguageModel.shared(path: Paths.packageRoot.appendingPathComponent("models/ink-en.lexicon.tsv").path)
-        func spaceCost(after text: String) -> Double { model.extend(model.state(after: text), with: UInt8(ascii: " ")).0 }
+        func spaceCost(after text: String) -> Double { model.extend(model.state(after: text), with: " ").0 }
         for text in ["987-", "and/", "well-", "10:"] {
             XCTAssertEqual(spaceCost(after: text), InkLanguageModel.spaceAfterJoinerLogProbability, accuracy: 1e-9, text)
         }
@@ -928,15 +962,15 @@ final class CTCBeamSearchTests: XCTestCase {
         let root = Paths.packageRoot
         let languageModel = try InkLanguageModel.shared(path: root.appendingPathComponent("models/ink-en.lexicon.tsv").path)
         let interpreter = try Interpreter(model: try TFLiteModel(path: root.appendingPathComponent("models/ink-en.tflite").path))
-        let alphabet = Array((32...126).map { UInt8($0) })
+        let alphabet = InkAlphabet.printableASCII
         var inks = try [0, 1, 2].map { try InkGoldens.ink(file: "unipen-words.ndjson.gz", line: $0) }
         inks.append(try InkGoldens.ink(InkGoldens.shared.samples[0]))  // "martyr", the features golden's first ink
         inks += ["hello", "the quick", "brown fox"].map { InkGoldens.shared.synthetic($0) }
         let afterHello = languageModel.state(after: "hello")
-        let (spaceCost, afterSpace) = languageModel.extend(afterHello, with: UInt8(ascii: " "))
-        let startSets: [[(text: [UInt8], state: InkLanguageModel.State?, score: Double)]] = [
+        let (spaceCost, afterSpace) = languageModel.extend(afterHello, with: " ")
+        let startSets: [[(text: [Unicode.Scalar], state: InkLanguageModel.State?, score: Double)]] = [
             [([], InkLanguageModel.State(), 0)],
-            [([], afterHello, 0), ([UInt8(ascii: " ")], afterSpace, 0.9 * spaceCost)],
+            [([], afterHello, 0), ([" "], afterSpace, 0.9 * spaceCost)],
         ]
         for (n, ink) in inks.enumerated() {
             let features = try InkFeatures(strokes: ink.strokes.enumerated().map { ($0.offset, $0.element.points) })
@@ -974,10 +1008,10 @@ final class CTCBeamSearchTests: XCTestCase {
     /// "Jewel " and "Jewel" are one candidate (the better one's score); the trimmed space's frame goes too.
     func testReadingsThatDifferByATrailingSpaceBecomeOne() {
         func hypothesis(_ text: String, _ score: Double) -> CTCBeamSearch.Hypothesis {
-            .init(text: Array(text.utf8), emittedAt: Array(0..<text.utf8.count), score: score)
+            .init(text: Array(text.unicodeScalars), emittedAt: Array(0..<text.unicodeScalars.count), score: score)
         }
         let readings = DigitalInkRecognizer.withoutTrailingSpaces([hypothesis("Jewel ", -1), hypothesis("Jewel", -2), hypothesis("jewel  ", -3), hypothesis(" ", -4)])
-        XCTAssertEqual(readings.map { String(decoding: $0.text, as: UTF8.self) }, ["Jewel", "jewel", " "])
+        XCTAssertEqual(readings.map { String(String.UnicodeScalarView($0.text)) }, ["Jewel", "jewel", " "])
         XCTAssertEqual(readings.map(\.score), [-1, -3, -4])
         XCTAssertEqual(readings.map(\.emittedAt.count), [5, 5, 1])
     }
@@ -987,8 +1021,8 @@ final class CTCBeamSearchTests: XCTestCase {
     func testALoneCharacterIsNotScoredAsAOneLetterWord() throws {
         let path = Paths.packageRoot.appendingPathComponent("models/ink-en.lexicon.tsv").path
         let model = try InkLanguageModel.shared(path: path)
-        let alphabet = Array((32...126).map { UInt8($0) })
-        let classes = alphabet.count + 1
+        let alphabet = InkAlphabet.printableASCII
+        let classes = alphabet.classCount
         var logProbabilities = [Float](repeating: -20, count: 3 * classes)
         logProbabilities[0] = 0
         logProbabilities[classes + 1 + Int(UInt8(ascii: "o") - 32)] = log(0.6)
@@ -998,7 +1032,7 @@ final class CTCBeamSearchTests: XCTestCase {
         func best() -> String {
             let top = search.decode(logProbabilities: logProbabilities, classes: classes, alphabet: alphabet, languageModel: model,
                                     starts: [([], InkLanguageModel.State(), 0)], results: 1)
-            return String(decoding: top[0].text, as: UTF8.self)
+            return String(String.UnicodeScalarView(top[0].text))
         }
         XCTAssertEqual(best(), "0")
         search.scoresLoneCharacters = true

@@ -8,9 +8,9 @@ import Foundation
 /// `characterBonus`; hypotheses are ranked by the sum and the best `beamWidth` kept after every frame.
 struct CTCBeamSearch {
     struct Hypothesis {
-        /// The text's bytes (printable ASCII) and, for each, the frame it was first emitted at (-1 for text that
-        /// came from the pre-context, such as a leading space).
-        var text: [UInt8]
+        /// The text's characters (the alphabet's) and, for each, the frame it was first emitted at (-1 for text
+        /// that came from the pre-context, such as a leading space).
+        var text: [Unicode.Scalar]
         var emittedAt: [Int]
         /// The total log-score: network + weighted language model + bonus.
         var score: Double
@@ -29,7 +29,7 @@ struct CTCBeamSearch {
     var scoresLoneCharacters = false
 
     private struct Beam {
-        var text: [UInt8]
+        var text: [Unicode.Scalar]
         var emittedAt: [Int]
         var blank = -Double.infinity
         var nonBlank = -Double.infinity
@@ -39,26 +39,26 @@ struct CTCBeamSearch {
         var total: Double { network + languageModel }
     }
 
-    /// Decodes `logProbabilities` ([frames, classes], row-major; class 0 is the blank, class k the byte
-    /// `alphabet[k - 1]`). `starts` are the hypotheses to begin from (text already there, language model state and
+    /// Decodes `logProbabilities` ([frames, classes], row-major; class 0 is the blank, class k the character
+    /// `alphabet.characters[k - 1]`). `starts` are the hypotheses to begin from (text already there, language model state and
     /// score); with no language model give one start with a nil state.
     ///
     /// Gives what ``decodeReference(logProbabilities:classes:alphabet:languageModel:starts:results:)`` gives, score
-    /// for score, faster: a hypothesis is a node of a prefix tree rather than an array of bytes (no copies, no
+    /// for score, faster: a hypothesis is a node of a prefix tree rather than an array of characters (no copies, no
     /// hashing of texts), the frames its characters were emitted at a linked list, and the language model is asked
     /// once per tree edge, not once per frame that extends a prefix by the same character. That reuse is exact
     /// because the language model's state is a function of the text alone: the start " " holds the state that ""
     /// extended by " " has.
-    func decode(logProbabilities: [Float], classes: Int, alphabet: [UInt8], languageModel: InkLanguageModel?,
-                starts: [(text: [UInt8], state: InkLanguageModel.State?, score: Double)], results: Int) -> [Hypothesis] {
+    func decode(logProbabilities: [Float], classes: Int, alphabet: InkAlphabet, languageModel: InkLanguageModel?,
+                starts: [(text: [Unicode.Scalar], state: InkLanguageModel.State?, score: Double)], results: Int) -> [Hypothesis] {
         let frames = logProbabilities.count / classes
         var tree = PrefixTree()
         var emissions = EmissionList()
         var beams: [TreeBeam] = []
         for start in starts {
             var node: Int32 = -1, emitted: Int32 = -1
-            for byte in start.text {
-                node = tree.child(of: node, byte)
+            for character in start.text {
+                node = tree.child(of: node, character)
                 emitted = emissions.append(frame: -1, after: emitted)
             }
             tree.setStateIfUnknown(node, start.state)
@@ -86,7 +86,7 @@ struct CTCBeamSearch {
             for beam in beams {
                 let network = beam.network
                 let lastEmitted = emissions.frame(of: beam.emitted)
-                let last = beam.node >= 0 ? alphabetIndex(of: tree.byte[Int(beam.node)], in: alphabet) : -1
+                let last = beam.node >= 0 ? alphabet.classIndex(of: tree.character[Int(beam.node)]) : -1
                 var stayNonBlank = -Double.infinity
                 if last > 0, lastEmitted >= 0 { stayNonBlank = beam.nonBlank + Double(logProbabilities[row + last]) }
                 let stay = TreeBeam(node: beam.node, emitted: beam.emitted, blank: network + blankLog, nonBlank: stayNonBlank,
@@ -100,10 +100,10 @@ struct CTCBeamSearch {
                     next.append(stay)
                 }
                 for (c, logP) in candidates {
-                    let byte = alphabet[c - 1]
+                    let character = alphabet.characters[c - 1]
                     let path = (c == last && lastEmitted >= 0 ? beam.blank : network) + Double(logP)
                     if path == -.infinity { continue }
-                    let child = tree.child(of: beam.node, byte)
+                    let child = tree.child(of: beam.node, character)
                     if let existing = slotOf(child, frame: frame) {
                         if path > next[existing].nonBlank { next[existing].emitted = emissions.append(frame: frame, after: beam.emitted) }
                         next[existing].nonBlank = logAdd(next[existing].nonBlank, path)
@@ -131,7 +131,7 @@ struct CTCBeamSearch {
         var finished: [Hypothesis] = beams.map { beam in
             let text = tree.text(beam.node), emittedAt = emissions.frames(beam.emitted, count: text.count)
             var score = beam.total
-            if scoresLoneCharacters, languageModel != nil, text.count == 1, emittedAt[0] >= 0, text[0] != UInt8(ascii: " ") {
+            if scoresLoneCharacters, languageModel != nil, text.count == 1, emittedAt[0] >= 0, text[0] != " " {
                 score = beam.network + characterBonus + languageModelWeight * InkLanguageModel.loneCharacterLogProbability(text[0])
             } else if let languageModel, let state = tree.state(beam.node) {
                 score += languageModelWeight * languageModel.endOfWord(state)
@@ -166,10 +166,10 @@ struct CTCBeamSearch {
     }
 
     /// Every text the search has made, as a tree: node -1 is the empty text, a node is its parent's text plus one
-    /// byte. A node also keeps the language model's state after its text and the log-probability of its last byte
-    /// given its parent's text, computed the first time a hypothesis reaches it.
+    /// character. A node also keeps the language model's state after its text and the log-probability of its last
+    /// character given its parent's text, computed the first time a hypothesis reaches it.
     private struct PrefixTree {
-        var parent: [Int32] = [], byte: [UInt8] = []
+        var parent: [Int32] = [], character: [Unicode.Scalar] = []
         private var states: [InkLanguageModel.State?] = []
         private var stateKnown: [Bool] = []
         private var edgeLogProbability: [Double] = []
@@ -177,11 +177,12 @@ struct CTCBeamSearch {
         private var rootState: InkLanguageModel.State?
         private var rootStateKnown = false
 
-        mutating func child(of node: Int32, _ character: UInt8) -> Int32 {
-            let key = (Int(node) + 1) << 8 | Int(character)
+        mutating func child(of node: Int32, _ character: Unicode.Scalar) -> Int32 {
+            // A scalar value has 21 bits.
+            let key = (Int(node) + 1) << 21 | Int(character.value)
             if let existing = children[key] { return existing }
             let new = Int32(parent.count)
-            parent.append(node); byte.append(character)
+            parent.append(node); self.character.append(character)
             states.append(nil); stateKnown.append(false); edgeLogProbability.append(.nan)
             children[key] = new
             return new
@@ -197,7 +198,7 @@ struct CTCBeamSearch {
             }
         }
 
-        /// The language model's log-probability of the node's last byte after its parent's text (0 where the
+        /// The language model's log-probability of the node's last character after its parent's text (0 where the
         /// parent has no state: no language model there), computed once.
         mutating func languageLogProbability(of node: Int32, _ languageModel: InkLanguageModel) -> Double {
             let i = Int(node)
@@ -207,7 +208,7 @@ struct CTCBeamSearch {
                 setStateIfUnknown(node, nil)
                 return 0
             }
-            let (logP, after) = languageModel.extend(before, with: byte[i])
+            let (logP, after) = languageModel.extend(before, with: character[i])
             edgeLogProbability[i] = logP
             setStateIfUnknown(node, after)
             return logP
@@ -216,11 +217,11 @@ struct CTCBeamSearch {
         /// Without a language model a node's state is its parent's (nil).
         mutating func inheritState(_ node: Int32) { setStateIfUnknown(node, state(parent[Int(node)])) }
 
-        func text(_ node: Int32) -> [UInt8] {
-            var bytes: [UInt8] = []
+        func text(_ node: Int32) -> [Unicode.Scalar] {
+            var characters: [Unicode.Scalar] = []
             var n = node
-            while n >= 0 { bytes.append(byte[Int(n)]); n = parent[Int(n)] }
-            return bytes.reversed()
+            while n >= 0 { characters.append(character[Int(n)]); n = parent[Int(n)] }
+            return characters.reversed()
         }
 
         /// Whether the node's text sorts before the other's (only for ties in score, which are rare).
@@ -249,10 +250,10 @@ struct CTCBeamSearch {
         }
     }
 
-    /// The search as first written, over arrays of bytes: the definition ``decode(logProbabilities:classes:alphabet:languageModel:starts:results:)``
+    /// The search as first written, over arrays of characters: the definition ``decode(logProbabilities:classes:alphabet:languageModel:starts:results:)``
     /// is tested against.
-    func decodeReference(logProbabilities: [Float], classes: Int, alphabet: [UInt8], languageModel: InkLanguageModel?,
-                         starts: [(text: [UInt8], state: InkLanguageModel.State?, score: Double)], results: Int) -> [Hypothesis] {
+    func decodeReference(logProbabilities: [Float], classes: Int, alphabet: InkAlphabet, languageModel: InkLanguageModel?,
+                         starts: [(text: [Unicode.Scalar], state: InkLanguageModel.State?, score: Double)], results: Int) -> [Hypothesis] {
         let frames = logProbabilities.count / classes
         // Beams live in arrays in a fixed order (a dictionary only finds them by text), so that the search is
         // deterministic: the same ink gives the same candidates and segments every time.
@@ -263,7 +264,7 @@ struct CTCBeamSearch {
         }
         var candidates: [(Int, Float)] = []
         var next: [Beam] = []
-        var index: [[UInt8]: Int] = [:]
+        var index: [[Unicode.Scalar]: Int] = [:]
         var totals: [Double] = [], order: [Int] = []
         for t in 0..<frames {
             let row = t * classes
@@ -274,18 +275,18 @@ struct CTCBeamSearch {
             for beam in beams {
                 let network = beam.network
                 // Stay: a blank, or the last character once more without a blank between.
-                let last = beam.text.last.map { alphabetIndex(of: $0, in: alphabet) } ?? -1
+                let last = beam.text.last.map { alphabet.classIndex(of: $0) } ?? -1
                 var stayNonBlank = -Double.infinity
                 if last > 0, beam.emittedAt.last ?? -1 >= 0 { stayNonBlank = beam.nonBlank + Double(logProbabilities[row + last]) }
                 merge(Beam(text: beam.text, emittedAt: beam.emittedAt, blank: network + blankLog, nonBlank: stayNonBlank,
                            languageModel: beam.languageModel, state: beam.state), into: &next, index: &index)
                 for (c, logP) in candidates {
-                    let byte = alphabet[c - 1]
+                    let character = alphabet.characters[c - 1]
                     // The same character again needs a blank between; from a non-blank path it is the "stay" above.
                     let path = (c == last && beam.emittedAt.last ?? -1 >= 0 ? beam.blank : network) + Double(logP)
                     if path == -.infinity { continue }
                     var text = beam.text
-                    text.append(byte)
+                    text.append(character)
                     if let existing = index[text] {
                         if path > next[existing].nonBlank { next[existing].emittedAt = beam.emittedAt + [t] }
                         next[existing].nonBlank = logAdd(next[existing].nonBlank, path)
@@ -294,7 +295,7 @@ struct CTCBeamSearch {
                     var languageScore = beam.languageModel + characterBonus
                     var state = beam.state
                     if let languageModel, let current = beam.state {
-                        let (logP, after) = languageModel.extend(current, with: byte)
+                        let (logP, after) = languageModel.extend(current, with: character)
                         languageScore += languageModelWeight * logP
                         state = after
                     }
@@ -313,7 +314,7 @@ struct CTCBeamSearch {
         }
         var finished: [Hypothesis] = beams.map { beam in
             var score = beam.total
-            if scoresLoneCharacters, languageModel != nil, beam.text.count == 1, beam.emittedAt[0] >= 0, beam.text[0] != UInt8(ascii: " ") {
+            if scoresLoneCharacters, languageModel != nil, beam.text.count == 1, beam.emittedAt[0] >= 0, beam.text[0] != " " {
                 score = beam.network + characterBonus + languageModelWeight * InkLanguageModel.loneCharacterLogProbability(beam.text[0])
             } else if let languageModel, let state = beam.state {
                 score += languageModelWeight * languageModel.endOfWord(state)
@@ -325,7 +326,7 @@ struct CTCBeamSearch {
     }
 
     /// Adds a "stay" hypothesis to the frame's beams, summing its probabilities with the same text's.
-    private func merge(_ beam: Beam, into next: inout [Beam], index: inout [[UInt8]: Int]) {
+    private func merge(_ beam: Beam, into next: inout [Beam], index: inout [[Unicode.Scalar]: Int]) {
         guard let existing = index[beam.text] else {
             index[beam.text] = next.count
             next.append(beam)
@@ -334,14 +335,6 @@ struct CTCBeamSearch {
         if logAdd(beam.blank, beam.nonBlank) > next[existing].network { next[existing].emittedAt = beam.emittedAt }
         next[existing].blank = logAdd(next[existing].blank, beam.blank)
         next[existing].nonBlank = logAdd(next[existing].nonBlank, beam.nonBlank)
-    }
-
-    @inline(__always) private func alphabetIndex(of byte: UInt8, in alphabet: [UInt8]) -> Int {
-        // The alphabet is printable ASCII in order, so the class is the byte's offset (+1 for the blank).
-        if let first = alphabet.first, byte >= first, Int(byte - first) < alphabet.count, alphabet[Int(byte - first)] == byte {
-            return Int(byte - first) + 1
-        }
-        return (alphabet.firstIndex(of: byte) ?? -1) + 1
     }
 
     /// For every class k ≥ 1, the log-probability of all the network's paths that spell exactly the one character

@@ -3,9 +3,12 @@ import Foundation
 /// Names a recognition model by language: ML Kit's `DigitalInkRecognitionModelIdentifier`.
 ///
 /// The project trains these models (models/README.md): "en", English text, for every BCP-47 tag whose language is
-/// English (en, en-US, en-GB, en-Latn-IN, ...); "ja", Japanese (ja, ja-JP, ja-Jpan); "zh-Hans", Simplified Chinese
-/// (zh, zh-CN, zh-SG, zh-Hani-CN, ...); "zh-Hant", Traditional Chinese (zh-TW, zh-HK, zh-MO, zh-Hani-TW, ...); and
-/// "zxx-Zsym-x-shapes", hand-drawn shapes.
+/// English (en, en-US, en-GB, en-Latn-IN, ...); the Latin-script languages "es" Spanish, "tr" Turkish, "de" German,
+/// "fr" French, "pt" Portuguese, "it" Italian and "vi" Vietnamese, each for its language with any region and the
+/// script Latn or none (es-419, es-MX, pt-BR, de-CH, fr-CA, vi-VN, ...), which share one network and read with
+/// their own word lists; "ja", Japanese (ja, ja-JP, ja-Jpan); "zh-Hans", Simplified Chinese (zh, zh-CN, zh-SG,
+/// zh-Hani-CN, ...); "zh-Hant", Traditional Chinese (zh-TW, zh-HK, zh-MO, zh-Hani-TW, ...); and "zxx-Zsym-x-shapes",
+/// hand-drawn shapes.
 public struct DigitalInkRecognitionModelIdentifier: Sendable, Hashable, CustomStringConvertible {
     /// The tag of the model ("en", "zxx-Zsym-x-shapes").
     public let languageTag: String
@@ -34,9 +37,36 @@ public struct DigitalInkRecognitionModelIdentifier: Sendable, Hashable, CustomSt
     public static let chineseTraditional = DigitalInkRecognitionModelIdentifier(languageTag: "zh-Hant", languageSubtag: "zh", scriptSubtag: "Hant", regionSubtag: nil, registryName: "ink-zh-Hant")
     /// Hand-drawn shapes, "zxx-Zsym-x-shapes" (registry entry `ink-shapes`).
     public static let shapes = DigitalInkRecognitionModelIdentifier(languageTag: "zxx-Zsym-x-shapes", languageSubtag: "zxx", scriptSubtag: "Zsym", regionSubtag: nil, registryName: "ink-shapes")
+    /// Spanish text, "es" (registry entry `ink-es`); "es" with any region (es-419, es-ES, es-MX) and the script
+    /// Latn map to it.
+    public static let spanish = latin("es")
+    /// Turkish text, "tr" (registry entry `ink-tr`); "tr" with any region (tr-TR) and the script Latn map to it.
+    public static let turkish = latin("tr")
+    /// German text, "de" (registry entry `ink-de`); "de" with any region (de-DE, de-AT, de-CH) and the script Latn
+    /// map to it.
+    public static let german = latin("de")
+    /// French text, "fr" (registry entry `ink-fr`); "fr" with any region (fr-FR, fr-CA) and the script Latn map to it.
+    public static let french = latin("fr")
+    /// Portuguese text, "pt" (registry entry `ink-pt`); "pt" with any region (pt-BR, pt-PT) and the script Latn map
+    /// to it.
+    public static let portuguese = latin("pt")
+    /// Italian text, "it" (registry entry `ink-it`); "it" with any region (it-IT) and the script Latn map to it.
+    public static let italian = latin("it")
+    /// Vietnamese text, "vi" (registry entry `ink-vi`); "vi" with any region (vi-VN) and the script Latn map to it.
+    public static let vietnamese = latin("vi")
 
     /// Every identifier a model exists for: ML Kit's `allModelIdentifiers()`.
-    public static func allModelIdentifiers() -> Set<DigitalInkRecognitionModelIdentifier> { [english, japanese, chineseSimplified, chineseTraditional, shapes] }
+    public static func allModelIdentifiers() -> Set<DigitalInkRecognitionModelIdentifier> {
+        [english, japanese, chineseSimplified, chineseTraditional, shapes, spanish, turkish, german, french, portuguese, italian, vietnamese]
+    }
+
+    /// The Latin-script languages besides English: each reads the shared Latin network with its own word list
+    /// (registry entry `ink-<language>`).
+    private static let latinLanguages: Set<String> = ["es", "tr", "de", "fr", "pt", "it", "vi"]
+
+    private static func latin(_ language: String) -> DigitalInkRecognitionModelIdentifier {
+        DigitalInkRecognitionModelIdentifier(languageTag: language, languageSubtag: language, scriptSubtag: nil, regionSubtag: nil, registryName: "ink-" + language)
+    }
 
     /// The regions whose Chinese is written in Traditional characters when a tag names no script.
     private static let traditionalChineseRegions: Set<String> = ["tw", "hk", "mo"]
@@ -69,9 +99,10 @@ public struct DigitalInkRecognitionModelIdentifier: Sendable, Hashable, CustomSt
                       regionSubtag: parsed.region?.uppercased(), registryName: traditional ? "ink-zh-Hant" : "ink-zh-Hans")
             return
         }
-        guard parsed.language == "en", parsed.privateUse.isEmpty, parsed.script == nil || parsed.script == "latn" else { return nil }
-        self.init(languageTag: tag, languageSubtag: "en", scriptSubtag: parsed.script.map { _ in "Latn" },
-                  regionSubtag: parsed.region?.uppercased(), registryName: "ink-en")
+        guard parsed.language == "en" || Self.latinLanguages.contains(parsed.language), parsed.privateUse.isEmpty,
+              parsed.script == nil || parsed.script == "latn" else { return nil }
+        self.init(languageTag: tag, languageSubtag: parsed.language, scriptSubtag: parsed.script.map { _ in "Latn" },
+                  regionSubtag: parsed.region?.uppercased(), registryName: "ink-" + parsed.language)
     }
 
     /// BCP-47 (RFC 5646) language tag syntax, lower-cased: language, optional script, region, variants and

@@ -49,8 +49,8 @@ public struct DigitalInkRecognizerOptions: Sendable {
 ///
 /// The ink is checked, split into lines (each line's words put in reading order), turned into ``InkFeatures`` and
 /// run through the model's LSTM network by the engine. Text models are decoded by `CTCBeamSearch` with the
-/// English ``InkLanguageModel`` and the pre-context (an ink that is one character on its own is also read as a
-/// picture by the model's `InkCharacterClassifier`); the shapes model scores one shape for the whole ink. The
+/// language's ``InkLanguageModel`` and the pre-context (an ink that is one character on its own is also read as a
+/// picture by the model's `InkCharacterClassifier`, which "en" has); the shapes model scores one shape for the whole ink. The
 /// model is loaded on the first recognition (as ML Kit does, which fails then when it is not downloaded).
 /// Recognitions are serialized; make one recognizer per thread for parallel work.
 public final class DigitalInkRecognizer: @unchecked Sendable {
@@ -78,8 +78,11 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
         var characterClassifier: InkCharacterClassifier?
         /// Shape models with a `<model>.geometry.tflite` beside them: the network that reads the ink's geometry.
         var shapeGeometry: InkShapeGeometry?
-        /// Text models: the byte of class k + 1. Shape models: the class names.
-        var alphabet: [UInt8]
+        /// Text models: the network's characters (`<model>.alphabet.txt`, else printable ASCII). Shape models: the class names.
+        var alphabet: InkAlphabet
+        /// Text models with a `<language>.charset.txt`: whether each class k ≥ 1 may be emitted (index k - 1); nil
+        /// when every class may.
+        var allowedClasses: [Bool]?
         var shapeNames: [String]
         /// Chinese and Japanese models, which have a `<model>.classes.txt` beside the network.
         var cjk: CJKRecognitionModel?
@@ -197,7 +200,7 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
             let network = try CJKCharacterNetwork(model: model, name: name, classesText: classes, threads: options.threads)
             let arpa = files.languageSidecar(".lm.arpa")
             let bigram = try files.text(arpa, maximumBytes: CharacterBigramModel.maximumBytes).map { try CharacterBigramModel(arpa: $0, path: arpa) }
-            let loaded = LoadedModel(interpreter: nil, alphabet: [], shapeNames: [],
+            let loaded = LoadedModel(interpreter: nil, alphabet: .printableASCII, shapeNames: [],
                                      cjk: try CJKRecognitionModel(network: network, bigram: bigram, name: name))
             self.loaded = loaded
             return loaded
@@ -220,15 +223,25 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
             let shapeGeometry = files.exists(geometry)
                 ? try InkShapeGeometry(model: files.tfliteModel(geometry), name: geometry, classes: names.count, threads: options.threads) : nil
             loaded = LoadedModel(interpreter: interpreter, languageModel: nil, characterClassifier: nil, shapeGeometry: shapeGeometry,
-                                 alphabet: [], shapeNames: names)
+                                 alphabet: .printableASCII, shapeNames: names)
         } else {
-            let lexicon = files.sidecar(".lexicon.tsv")
-            let languageModel = files.exists(lexicon) ? try files.languageModel(lexicon) : nil
+            let alphabetFile = files.sidecar(".alphabet.txt")
+            let alphabet = try files.text(alphabetFile, maximumBytes: 1 << 20).map { try InkAlphabet(parsing: $0, name: alphabetFile) } ?? .printableASCII
+            let output = try TaskError.wrap { try interpreter.output(at: 0) }
+            if let classes = output.shape.last, classes > 1, classes != alphabet.classCount {
+                throw TaskError.model("\(name) has \(classes) classes, but its alphabet (\(files.exists(alphabetFile) ? alphabetFile : "printable ASCII")) makes \(alphabet.classCount) with the CTC blank")
+            }
+            let charsetFile = files.languageSidecar(".charset.txt")
+            let allowedClasses = try files.text(charsetFile, maximumBytes: 1 << 20).map { alphabet.allowed(byCharset: try InkAlphabet.charset(parsing: $0, name: charsetFile)) }
+            // The letters the network may write get symbols in the language model even when no word has them.
+            let letters = alphabet.characters.indices.filter { allowedClasses?[$0] ?? true }.map { alphabet.characters[$0] }
+                .filter { !$0.isASCII && Character($0).isLetter }
+            let languageModel = try files.lexicon().map { try files.languageModel($0, extraLetters: letters) }
             let characters = files.sidecar(".characters.tflite")
             let characterClassifier = files.exists(characters)
                 ? try InkCharacterClassifier(model: files.tfliteModel(characters), name: characters, threads: options.threads) : nil
             loaded = LoadedModel(interpreter: interpreter, languageModel: languageModel, characterClassifier: characterClassifier,
-                                 shapeGeometry: nil, alphabet: Array(32...126), shapeNames: [])
+                                 shapeGeometry: nil, alphabet: alphabet, allowedClasses: allowedClasses, shapeNames: [])
         }
         self.loaded = loaded
         return loaded
@@ -318,10 +331,11 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
                 logProbabilities[i] = larger + log1pf(expf(smaller - larger)) - logf(2)
             }
         }
-        guard classes == model.alphabet.count + 1 else {
-            throw TaskError.model("a text ink model has \(model.alphabet.count + 1) classes (CTC blank + printable ASCII); this one has \(classes)")
+        guard classes == model.alphabet.classCount else {
+            throw TaskError.model("a text ink model has \(model.alphabet.classCount) classes (the CTC blank and its alphabet's characters); this one has \(classes)")
         }
-        let starts = startHypotheses(preContext: preContext, languageModel: model.languageModel)
+        if let allowed = model.allowedClasses { InkAlphabet.mask(&logProbabilities, classes: classes, allowed: allowed) }
+        let starts = startHypotheses(preContext: preContext, languageModel: model.languageModel, alphabet: model.alphabet)
         var search = CTCBeamSearch(beamWidth: max(options.beamWidth, wanted), languageModelWeight: options.languageModelWeight,
                                    characterBonus: options.characterBonus)
         search.scoresLoneCharacters = preContext.isEmpty
@@ -329,7 +343,7 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
         let hypotheses = search.decode(logProbabilities: logProbabilities, classes: classes, alphabet: model.alphabet,
                                        languageModel: model.languageModel, starts: starts, results: wanted + 4)
         // An empty reading is kept only when there is nothing else (a stroke the network sees no character in).
-        let nonEmpty = hypotheses.filter { !$0.text.allSatisfy { $0 == UInt8(ascii: " ") } }
+        let nonEmpty = hypotheses.filter { !$0.text.allSatisfy { $0 == " " } }
         var readings = Self.withoutTrailingSpaces(nonEmpty.isEmpty ? hypotheses : nonEmpty)
         if wholeInk, preContext.isEmpty, readings.first?.text.count == 1, let classifier = model.characterClassifier {
             readings = try loneCharacterReadings(readings, strokes: line, logProbabilities: logProbabilities, classes: classes,
@@ -344,17 +358,17 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
     /// (``InkCharacterClassifier``): `characterModelWeight` times its log-probability's excess over a uniform
     /// guess, so that the longer readings, which it cannot judge, keep their scores. All ranked together.
     private func loneCharacterReadings(_ readings: [CTCBeamSearch.Hypothesis], strokes: [InkLayout.IndexedStroke], logProbabilities: [Float],
-                                       classes: Int, alphabet: [UInt8], classifier: InkCharacterClassifier) throws -> [CTCBeamSearch.Hypothesis] {
+                                       classes: Int, alphabet: InkAlphabet, classifier: InkCharacterClassifier) throws -> [CTCBeamSearch.Hypothesis] {
         let pictureLogProbabilities = try classifier.logProbabilities(strokes)
         let network = CTCBeamSearch.singleCharacterReadings(logProbabilities: logProbabilities, classes: classes)
         let uniform = -log(Double(InkCharacterClassifier.characters.count))
         var out = readings.filter { $0.text.count != 1 }
-        for (k, byte) in alphabet.enumerated() {
-            guard let j = InkCharacterClassifier.characters.firstIndex(of: byte), network[k].logProbability > -.infinity else { continue }
+        for (k, character) in alphabet.characters.enumerated() where character.isASCII {
+            guard let j = InkCharacterClassifier.characters.firstIndex(of: UInt8(character.value)), network[k].logProbability > -.infinity else { continue }
             let score = network[k].logProbability + options.characterBonus
-                + options.languageModelWeight * InkLanguageModel.loneCharacterLogProbability(byte)
+                + options.languageModelWeight * InkLanguageModel.loneCharacterLogProbability(character)
                 + options.characterModelWeight * (Double(pictureLogProbabilities[j]) - uniform)
-            out.append(CTCBeamSearch.Hypothesis(text: [byte], emittedAt: [network[k].frame], score: score))
+            out.append(CTCBeamSearch.Hypothesis(text: [character], emittedAt: [network[k].frame], score: score))
         }
         out.sort { $0.score != $1.score ? $0.score > $1.score : $0.text.lexicographicallyPrecedes($1.text) }
         return out
@@ -363,10 +377,10 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
     /// The readings (best first) without the spaces the network read after their last character, which no
     /// stroke shows ("Jewel " is "Jewel"); a reading that becomes one already listed is dropped.
     static func withoutTrailingSpaces(_ hypotheses: [CTCBeamSearch.Hypothesis]) -> [CTCBeamSearch.Hypothesis] {
-        var seen = Set<[UInt8]>()
+        var seen = Set<[Unicode.Scalar]>()
         return hypotheses.compactMap { hypothesis in
             var trimmed = hypothesis
-            while trimmed.text.count > 1, trimmed.text.last == UInt8(ascii: " ") {
+            while trimmed.text.count > 1, trimmed.text.last == " " {
                 trimmed.text.removeLast()
                 trimmed.emittedAt.removeLast()
             }
@@ -375,24 +389,26 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
     }
 
     /// Where decoding may begin after `preContext`: continuing its last word, or (when it ends inside a word or
-    /// after a sentence mark) a new word with a leading space; the language model weighs the two.
-    private func startHypotheses(preContext: String, languageModel: InkLanguageModel?) -> [(text: [UInt8], state: InkLanguageModel.State?, score: Double)] {
+    /// after a sentence mark) a new word with a leading space; the language model weighs the two. Characters
+    /// beyond ASCII that the network cannot write are read as spaces.
+    private func startHypotheses(preContext: String, languageModel: InkLanguageModel?,
+                                 alphabet: InkAlphabet) -> [(text: [Unicode.Scalar], state: InkLanguageModel.State?, score: Double)] {
         guard let languageModel else { return [([], nil, 0)] }
-        let ascii = String(preContext.unicodeScalars.map { $0.isASCII ? Character($0) : " " })
-        let state = languageModel.state(after: ascii)
-        guard let last = ascii.utf8.last, last != UInt8(ascii: " "), last != UInt8(ascii: "\n") else { return [([], state, 0)] }
+        let written = String(String.UnicodeScalarView(preContext.unicodeScalars.map { $0.isASCII || alphabet.classIndex(of: $0) > 0 ? $0 : " " }))
+        let state = languageModel.state(after: written)
+        guard let last = written.unicodeScalars.last, last != " ", last != "\n" else { return [([], state, 0)] }
         let weight = options.languageModelWeight
-        let (spaceCost, afterSpace) = languageModel.extend(state, with: UInt8(ascii: " "))
-        if InkLanguageModel.symbol(of: last) != nil {
-            return [([], state, 0), ([UInt8(ascii: " ")], afterSpace, weight * spaceCost)]
+        let (spaceCost, afterSpace) = languageModel.extend(state, with: " ")
+        if languageModel.symbol(of: last) != nil {
+            return [([], state, 0), ([" "], afterSpace, weight * spaceCost)]
         }
-        if ".,;:!?".utf8.contains(last) { return [([UInt8(ascii: " ")], afterSpace, 0)] }
+        if ".,;:!?".unicodeScalars.contains(last) { return [([" "], afterSpace, 0)] }
         return [([], state, 0)]
     }
 
     /// The candidate of one decoded hypothesis, with each character's and word's place in the ink.
     private func candidate(from hypothesis: CTCBeamSearch.Hypothesis, features: InkFeatures, ink: [InkLayout.IndexedStroke]) -> DigitalInkRecognitionCandidate {
-        let text = String(decoding: hypothesis.text, as: UTF8.self)
+        let text = String(String.UnicodeScalarView(hypothesis.text))
         var pointsOfStroke: [Int: [StrokePoint]] = [:]
         for stroke in ink { pointsOfStroke[stroke.index] = stroke.points }
         func segment(_ range: Range<Int>, frames: Range<Int>) -> InkSegment? {
@@ -414,16 +430,16 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
         // Character i is read from the frames between its first emission and the next character's.
         let emitted = hypothesis.emittedAt
         var characters: [InkSegment] = []
-        for i in emitted.indices where emitted[i] >= 0 && hypothesis.text[i] != UInt8(ascii: " ") {
+        for i in emitted.indices where emitted[i] >= 0 && hypothesis.text[i] != " " {
             let next = emitted[(i + 1)...].first(where: { $0 >= 0 }) ?? features.length
             if let s = segment(i..<(i + 1), frames: emitted[i]..<max(next, emitted[i] + 1)) { characters.append(s) }
         }
         var words: [InkSegment] = []
         var i = 0
         while i < hypothesis.text.count {
-            guard hypothesis.text[i] != UInt8(ascii: " ") else { i += 1; continue }
+            guard hypothesis.text[i] != " " else { i += 1; continue }
             var j = i
-            while j < hypothesis.text.count, hypothesis.text[j] != UInt8(ascii: " ") { j += 1 }
+            while j < hypothesis.text.count, hypothesis.text[j] != " " { j += 1 }
             let frames = emitted[i..<j].filter { $0 >= 0 }
             if let first = frames.first {
                 let next = emitted[j...].first(where: { $0 >= 0 }) ?? features.length

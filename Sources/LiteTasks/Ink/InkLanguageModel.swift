@@ -1,7 +1,7 @@
 import Foundation
 
-/// The English language model of the "en" recognizer: a word list with frequencies (models/ink-en.lexicon.tsv,
-/// made by tools/ink/make_lexicon.py) seen two ways at once.
+/// The language model of a text recognizer ("en", and the Latin-script languages): a word list with frequencies
+/// (models/ink-en.lexicon.tsv, made by tools/ink/make_lexicon.py; `ink-es.lexicon.tsv` and so on) seen two ways at once.
 ///
 /// A word is either in the lexicon (probability `inVocabularyWeight`, then its relative frequency) or spelled out
 /// by a character 4-gram model trained on the same frequency-weighted words (Witten-Bell interpolation); the two
@@ -10,10 +10,9 @@ import Foundation
 /// letter's case depends on the word: names (lexicon words the dictionary writes only capitalized, marked `N`) are
 /// written "Friday" far more often than "friday", other words the other way round. Characters other
 /// than letters and the apostrophe (digits, punctuation, symbols) end the current word and cost a flat probability
-/// by kind (`symbolLogProbability(_:)`).
+/// by kind (`symbolLogProbability(_:)`). Words are letters of any script (a-z, the apostrophe and up to 99 more,
+/// such as "ñ", "ß", "ı" or "ế"), their upper and lower case by Unicode, or Turkish and Azerbaijani's for i and ı.
 public final class InkLanguageModel: @unchecked Sendable {
-    /// Letter symbols: 1...26 are a...z, 27 the apostrophe; 0 is the word boundary.
-    static let symbolCount = 28
     static let order = 4
     /// The probability that a word is a lexicon word rather than spelled out by the character model.
     public static let inVocabularyWeight = 0.95
@@ -27,28 +26,35 @@ public final class InkLanguageModel: @unchecked Sendable {
     /// Log P(a space after a joiner): hyphens, slashes and a time's colon are written between their neighbours.
     public static let spaceAfterJoinerLogProbability = log(1.0 / 100)
 
-    static func symbolLogProbability(_ byte: UInt8) -> Double {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return digitLogProbability
-        case UInt8(ascii: "."), UInt8(ascii: ","), UInt8(ascii: "\""), UInt8(ascii: "!"), UInt8(ascii: "?"), UInt8(ascii: "-"),
-             UInt8(ascii: ":"), UInt8(ascii: ";"), UInt8(ascii: "("), UInt8(ascii: ")"):
+    /// The flat log-probability of a character that is not part of a word: a digit, common punctuation (with the
+    /// quotes and marks of the Latin-script languages: « » ‹ › „ “ ” ‘ ’ ¿ ¡), or a rare symbol.
+    static func symbolLogProbability(_ character: Unicode.Scalar) -> Double {
+        switch character {
+        case "0"..."9": return digitLogProbability
+        case ".", ",", "\"", "!", "?", "-", ":", ";", "(", ")",
+             "\u{AB}", "\u{BB}", "\u{2039}", "\u{203A}", "\u{201E}", "\u{201C}", "\u{201D}", "\u{2018}", "\u{2019}", "\u{BF}", "\u{A1}":
             return punctuationLogProbability
         default: return rareSymbolLogProbability
         }
     }
 
-    /// Log P(an ink that is one character on its own is `byte`): a lone glyph is a letter far more often than the
-    /// word model's odds for one-letter words ("s" ~ e^-7) say. Letters 70% (lower case 60:40 upper), digits 20%,
-    /// the common punctuation 8%, the rest 2%: the mix the "en" model's synthetic single characters are drawn from.
-    static func loneCharacterLogProbability(_ byte: UInt8) -> Double {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"): return log(0.7 * 0.6 / 26)
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"): return log(0.7 * 0.4 / 26)
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return log(0.2 / 10)
-        default: return symbolLogProbability(byte) == punctuationLogProbability ? log(0.08 / 10) : log(0.02 / 22)
+    /// Log P(an ink that is one character on its own is `character`): a lone glyph is a letter far more often than
+    /// the word model's odds for one-letter words ("s" ~ e^-7) say. Letters 70% (lower case 60:40 upper; each
+    /// letter beyond ASCII the share of an ASCII letter), digits 20%, the common punctuation 8%, the rest 2%: the
+    /// mix the "en" model's synthetic single characters are drawn from.
+    static func loneCharacterLogProbability(_ character: Unicode.Scalar) -> Double {
+        switch character {
+        case "a"..."z": return log(0.7 * 0.6 / 26)
+        case "A"..."Z": return log(0.7 * 0.4 / 26)
+        case "0"..."9": return log(0.2 / 10)
+        case _ where !character.isASCII && Character(character).isLetter:
+            return Character(character).isUppercase ? log(0.7 * 0.4 / 26) : log(0.7 * 0.6 / 26)
+        default: return symbolLogProbability(character) == punctuationLogProbability ? log(0.08 / 10) : log(0.02 / 22)
         }
     }
 
+    /// The symbols of the letters and the apostrophe.
+    let letters: Letters
     /// The lexicon's words and their counts.
     let trie: LexiconTrie
     /// The character model that spells out words outside the lexicon.
@@ -59,18 +65,37 @@ public final class InkLanguageModel: @unchecked Sendable {
     private static let cacheLock = NSLock()
     nonisolated(unsafe) private static var cache: [String: InkLanguageModel] = [:]
 
-    /// The model of the lexicon file at `path`, loaded once per process.
-    public static func shared(path: String) throws -> InkLanguageModel {
-        try shared(key: path) { try InkLanguageModel(path: path) }
+    /// The model of the lexicon file at `path` for `language` (a BCP-47 language subtag, "en", "tr": it decides
+    /// the case pairs of i and ı), loaded once per process.
+    public static func shared(path: String, language: String? = nil) throws -> InkLanguageModel {
+        try shared(path: path, language: language, extraLetters: [])
     }
 
-    /// The model of the lexicon compiled into the library as `name` (``BundledFiles``, "ink-en.lexicon.tsv"),
-    /// loaded once per process.
-    public static func shared(bundled name: String) throws -> InkLanguageModel {
-        try shared(key: "bundled:" + name) {
-            guard let data = BundledFiles.data(named: name) else { throw TaskError.notFound("language model \(name) is not bundled") }
-            return try InkLanguageModel(data: data, name: name)
+    /// ``shared(path:language:)`` with `extraLetters` (the letters a network writes) given symbols too.
+    static func shared(path: String, language: String?, extraLetters: [Unicode.Scalar]) throws -> InkLanguageModel {
+        try shared(key: cacheKey(path, language, extraLetters)) {
+            guard let data = FileManager.default.contents(atPath: path) else { throw TaskError.notFound("language model \(path) does not exist") }
+            return try InkLanguageModel(data: data, name: path, language: language, extraLetters: extraLetters)
         }
+    }
+
+    /// The model of the lexicon compiled into the library as `name` (``BundledFiles``, "ink-en.lexicon.tsv") for
+    /// `language`, loaded once per process.
+    public static func shared(bundled name: String, language: String? = nil) throws -> InkLanguageModel {
+        try shared(bundled: name, language: language, extraLetters: [])
+    }
+
+    /// ``shared(bundled:language:)`` with `extraLetters` given symbols too.
+    static func shared(bundled name: String, language: String?, extraLetters: [Unicode.Scalar]) throws -> InkLanguageModel {
+        try shared(key: "bundled:" + cacheKey(name, language, extraLetters)) {
+            guard let data = BundledFiles.data(named: name) else { throw TaskError.notFound("language model \(name) is not bundled") }
+            return try InkLanguageModel(data: data, name: name, language: language, extraLetters: extraLetters)
+        }
+    }
+
+    /// The cache's key of a lexicon read for a language with extra letters: every part that changes the model.
+    private static func cacheKey(_ name: String, _ language: String?, _ extraLetters: [Unicode.Scalar]) -> String {
+        "\(name)\u{0}\(language?.lowercased() ?? "")\u{0}" + String(String.UnicodeScalarView(extraLetters.sorted { $0.value < $1.value }))
     }
 
     private static func shared(key: String, load: () throws -> InkLanguageModel) throws -> InkLanguageModel {
@@ -82,22 +107,31 @@ public final class InkLanguageModel: @unchecked Sendable {
         return model
     }
 
-    /// Reads `word<TAB>count` or `word<TAB>count<TAB>N` (a name) lines; words are lower-case letters with
-    /// optional apostrophes, at most 255 of them, and counts positive numbers up to 10^15.
-    public convenience init(path: String) throws {
+    /// Reads `word<TAB>count` or `word<TAB>count<TAB>N` (a name) lines of UTF-8 text; words are lower-case
+    /// letters of any script with optional apostrophes, at most 255 of them and at most 126 distinct letters (a-z
+    /// and the apostrophe included), and counts positive numbers up to 10^15. `language` (a BCP-47 language
+    /// subtag) decides the case pairs of i and ı.
+    public convenience init(path: String, language: String? = nil) throws {
         guard let data = FileManager.default.contents(atPath: path) else { throw TaskError.notFound("language model \(path) does not exist") }
-        try self.init(data: data, name: path)
+        try self.init(data: data, name: path, language: language)
     }
 
-    /// The lexicon in `data` (the format of ``init(path:)``); `name` names it in errors.
-    public convenience init(data: Data, name: String) throws {
-        let lexicon = try data.withUnsafeBytes { try Lexicon(parsing: $0, path: name) }
+    /// The lexicon in `data` (the format of ``init(path:language:)``); `name` names it in errors.
+    public convenience init(data: Data, name: String, language: String? = nil) throws {
+        try self.init(data: data, name: name, language: language, extraLetters: [])
+    }
+
+    /// ``init(data:name:language:)`` with `extraLetters` (the letters a network writes, whether or not a word has
+    /// them) given symbols too: the character model gives those outside the lexicon their back-off probability.
+    convenience init(data: Data, name: String, language: String?, extraLetters: [Unicode.Scalar]) throws {
+        let lexicon = try data.withUnsafeBytes { try Lexicon(parsing: $0, path: name, language: language, extraLetters: extraLetters) }
         try self.init(lexicon: lexicon)
     }
 
     init(lexicon: Lexicon) throws {
         guard lexicon.wordCount > 0 else { throw TaskError.model("the language model has no words") }
         wordCount = lexicon.wordCount
+        letters = lexicon.letters
         // Sorted words put every trie node's subtree in one contiguous run, and give the n-gram counting runs of
         // shared prefixes (the same slots, still in cache).
         let order = lexicon.sortedOrder()
@@ -116,15 +150,11 @@ public final class InkLanguageModel: @unchecked Sendable {
         var value: Value?
     }
 
-    /// The trie/n-gram symbol of a lower-case letter or apostrophe.
-    @inline(__always) static func symbol(of byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"): return byte - UInt8(ascii: "a") + 1
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"): return byte - UInt8(ascii: "A") + 1
-        case UInt8(ascii: "'"): return 27
-        default: return nil
-        }
-    }
+    /// The trie/n-gram symbol of a letter (either case) or the apostrophe; nil for other characters.
+    @inline(__always) func symbol(of character: Unicode.Scalar) -> UInt8? { letters.symbol(of: character)?.symbol }
+
+    /// The number of symbols, word boundary included (28 for a-z and the apostrophe).
+    var symbolCount: Int { letters.symbolCount }
 
     /// P(symbol | history) under the character model (``WittenBellNgramModel``).
     func ngramProbability(_ symbol: UInt8, history: ArraySlice<UInt8>) -> Double {
@@ -144,10 +174,13 @@ public final class InkLanguageModel: @unchecked Sendable {
         var node: Int32? = 0
         var inVocabulary = log(InkLanguageModel.inVocabularyWeight)
         var outOfVocabulary = log(1 - InkLanguageModel.inVocabularyWeight)
-        /// The last `order - 1` symbols (0 before the text), oldest first, packed 5 bits each as ``WittenBellNgramModel/key(_:)`` packs
+        /// The last `order - 1` symbols (0 before the text), oldest first, packed 7 bits each as ``WittenBellNgramModel/key(_:)`` packs
         /// them: a number, not an array, so that a step of the beam search allocates nothing.
         var recentSymbols: UInt32 = 0
-        var history: [UInt8] { (0..<(InkLanguageModel.order - 1)).reversed().map { UInt8(recentSymbols >> (5 * UInt32($0)) & 31) } }
+        var history: [UInt8] {
+            let bits = UInt32(Letters.bitsPerSymbol)
+            return (0..<(InkLanguageModel.order - 1)).reversed().map { UInt8(recentSymbols >> (bits * UInt32($0)) & (1 << bits - 1)) }
+        }
         var casing = Casing.start
         var upperFirst = false
         var inWord = false
@@ -158,7 +191,7 @@ public final class InkLanguageModel: @unchecked Sendable {
         /// Whether the text so far ends in a sentence's end: ".", "?" or "!", then any closing quote or bracket.
         var endsSentence = false
         /// Whether the current word begins a sentence: it follows a sentence's end and a space (and any opening
-        /// quote or bracket), so its first letter is upper case at ``capitalizedAtSentenceStart``.
+        /// quote or bracket, or "¿" or "¡"), so its first letter is upper case at ``capitalizedAtSentenceStart``.
         var sentenceStart = false
     }
 
@@ -182,38 +215,38 @@ public final class InkLanguageModel: @unchecked Sendable {
     }
 
     /// The log-probability of `character` after `state`, and the state after it.
-    func extend(_ state: State, with character: UInt8) -> (Double, State) {
-        guard let symbol = Self.symbol(of: character) else {
+    func extend(_ state: State, with character: Unicode.Scalar) -> (Double, State) {
+        guard let (symbol, upper) = letters.symbol(of: character) else {
             // A space or a symbol ends the word; a symbol also costs its flat probability, and a space after a
             // joiner the odds of "9- 4" against "9-4".
-            if character == UInt8(ascii: " ") {
+            if character == " " {
                 var next = State()
                 next.sentenceStart = state.endsSentence || (state.sentenceStart && !state.inWord)
                 return (endOfWord(state) + (state.endsInJoiner ? Self.spaceAfterJoinerLogProbability : 0), next)
             }
             var next = State()
             switch character {
-            case UInt8(ascii: "."), UInt8(ascii: "?"), UInt8(ascii: "!"): next.endsSentence = true
-            case UInt8(ascii: ")"): next.endsSentence = state.endsSentence
-            case UInt8(ascii: "("): next.sentenceStart = state.sentenceStart && !state.inWord
-            case UInt8(ascii: "\""):  // closes a sentence's end or opens a sentence's start
+            case ".", "?", "!": next.endsSentence = true
+            case ")", "\u{BB}", "\u{203A}": next.endsSentence = state.endsSentence  // ) » ›
+            case "(", "\u{AB}", "\u{2039}", "\u{201E}", "\u{BF}", "\u{A1}":  // ( « ‹ „ ¿ ¡
+                next.sentenceStart = state.sentenceStart && !state.inWord
+            case "\"", "\u{201C}", "\u{201D}", "\u{2018}", "\u{2019}":  // closes a sentence's end or opens a sentence's start
                 next.endsSentence = state.endsSentence
                 next.sentenceStart = state.sentenceStart && !state.inWord
             default: break
             }
             next.endsInJoiner = switch character {
-            case UInt8(ascii: "-"), UInt8(ascii: "/"): state.inWord || state.afterDigit
-            case UInt8(ascii: ":"): state.afterDigit
+            case "-", "/": state.inWord || state.afterDigit
+            case ":": state.afterDigit
             default: false
             }
-            next.afterDigit = (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(character)
+            next.afterDigit = ("0"..."9").contains(character)
             return (endOfWord(state) + Self.symbolLogProbability(character), next)
         }
         var next = state
         next.inWord = true
         next.endsSentence = false
-        let isLetter = character != UInt8(ascii: "'")
-        let upper = character < UInt8(ascii: "a")
+        let isLetter = symbol != Letters.apostrophe
         // The first letter chooses the word's case: from here on the lexicon counts are weighted by it.
         let isFirstLetter = isLetter && state.casing == .start
         if isFirstLetter { next.upperFirst = upper }
@@ -234,7 +267,8 @@ public final class InkLanguageModel: @unchecked Sendable {
             let capitalized = state.sentenceStart ? Self.capitalizedAtSentenceStart : Self.capitalizedUnknown
             next.outOfVocabulary += log(upper ? capitalized : 1 - capitalized)
         }
-        next.recentSymbols = (state.recentSymbols << 5 | UInt32(symbol)) & ((1 << (5 * UInt32(Self.order - 1))) - 1)
+        let bits = UInt32(Letters.bitsPerSymbol)
+        next.recentSymbols = (state.recentSymbols << bits | UInt32(symbol)) & ((1 << (bits * UInt32(Self.order - 1))) - 1)
         var caseCost = 0.0
         if isLetter {
             (caseCost, next.casing) = Self.casing(state.casing, upper: upper)
@@ -245,7 +279,7 @@ public final class InkLanguageModel: @unchecked Sendable {
     /// The state after reading `text` (ML Kit's pre-context), and whether it ends inside a word.
     func state(after text: String) -> State {
         var state = State()
-        for byte in text.utf8 { state = extend(state, with: byte).1 }
+        for character in text.unicodeScalars { state = extend(state, with: character).1 }
         return state
     }
 }

@@ -2,8 +2,8 @@ import Foundation
 import LiteEngine
 import LiteFormat
 
-/// Where a digital ink model and its sidecar files are (`<model>.labels.txt`, `.lexicon.tsv`, `.characters.tflite`,
-/// `.geometry.tflite`): compiled into the library (``BundledFiles``) for the models the project ships, else beside the
+/// Where a digital ink model and its sidecar files are (`<model>.labels.txt`, `.alphabet.txt`, `.lexicon.tsv`,
+/// `.characters.tflite`, `.geometry.tflite`): compiled into the library (``BundledFiles``) for the models the project ships, else beside the
 /// model's file in the cache. Files are named by path on disk and by their models/ name when bundled.
 struct InkModelFiles {
     /// Whether the names are of ``BundledFiles`` rather than paths.
@@ -12,10 +12,13 @@ struct InkModelFiles {
     let model: String
     /// The model's name without its extension: sidecars are this plus a suffix.
     let base: String
-    /// The base of the language's own sidecars (`.lm.arpa`): the registry entry's name, beside the model's file.
-    /// Several languages can share one network (zh-Hans and zh-Hant read `ink-zh.tflite`), each with its own
-    /// language model (`ink-zh-Hans.lm.arpa`, `ink-zh-Hant.lm.arpa`).
+    /// The base of the language's own sidecars (`.lm.arpa`, `.lexicon.tsv`, `.charset.txt`): the registry entry's
+    /// name, beside the model's file. Several languages can share one network (zh-Hans and zh-Hant read
+    /// `ink-zh.tflite`; es, de, fr... read `ink-latin.tflite`), each with its own language model
+    /// (`ink-zh-Hans.lm.arpa`, `ink-es.lexicon.tsv`).
     let languageBase: String
+    /// The language subtag of the model's identifier ("en", "tr"): how the language model pairs upper and lower case.
+    let language: String
 
     init(_ model: DigitalInkRecognitionModel, manager: ModelManager) throws {
         if let entry = try? manager.registry.model(named: model.registryName), let name = entry.bundledName {
@@ -33,6 +36,7 @@ struct InkModelFiles {
         }
         base = (self.model as NSString).deletingPathExtension
         languageBase = ((self.model as NSString).deletingLastPathComponent as NSString).appendingPathComponent(model.registryName)
+        language = model.modelIdentifier.languageSubtag
     }
 
     /// The name of the sidecar file with this suffix (".labels.txt").
@@ -67,12 +71,20 @@ struct InkModelFiles {
             guard let contents = FileManager.default.contents(atPath: name) else { throw TaskError.io("cannot read \(name)") }
             data = contents
         }
-        guard let text = String(data: data, encoding: .utf8) else { throw TaskError.io("\(name) is not UTF-8 text") }
+        guard let text = String(data: data, encoding: .utf8) else { throw TaskError.model("\(name) is not UTF-8 text") }
         return text
     }
 
-    /// The language model of lexicon file `name`, loaded once per process.
-    func languageModel(_ name: String) throws -> InkLanguageModel {
-        bundled ? try InkLanguageModel.shared(bundled: name) : try InkLanguageModel.shared(path: name)
+    /// The lexicon of the language: its own (`ink-es.lexicon.tsv`) or else the network's (`ink-en.lexicon.tsv`,
+    /// which for "en" is the same file); nil when there is neither.
+    func lexicon() -> String? {
+        [languageSidecar(".lexicon.tsv"), sidecar(".lexicon.tsv")].first(where: exists)
+    }
+
+    /// The language model of lexicon file `name` for ``language``, with `extraLetters` (the letters the network may
+    /// write) given symbols too; loaded once per process.
+    func languageModel(_ name: String, extraLetters: [Unicode.Scalar]) throws -> InkLanguageModel {
+        bundled ? try InkLanguageModel.shared(bundled: name, language: language, extraLetters: extraLetters)
+            : try InkLanguageModel.shared(path: name, language: language, extraLetters: extraLetters)
     }
 }

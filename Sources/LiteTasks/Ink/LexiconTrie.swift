@@ -21,7 +21,8 @@ struct LexiconTrie {
                     lexicon.count.withUnsafeBufferPointer { count in
                         lexicon.isName.withUnsafeBufferPointer { isName in
                             order.withUnsafeBufferPointer { order in
-                                var builder = Builder(symbols: symbols, start: start, length: length, count: count, isName: isName, order: order)
+                                var builder = Builder(symbols: symbols, start: start, length: length, count: count, isName: isName, order: order,
+                                                      symbolCount: lexicon.letters.symbolCount)
                                 _ = builder.build(0..<order.count, depth: 0)
                                 return builder.finish()
                             }
@@ -55,7 +56,7 @@ struct LexiconTrie {
         var nodes = 0, edges = 0, groups = 0
 
         init(symbols: UnsafeBufferPointer<UInt8>, start: UnsafeBufferPointer<Int32>, length: UnsafeBufferPointer<UInt8>,
-             count: UnsafeBufferPointer<Double>, isName: UnsafeBufferPointer<Bool>, order: UnsafeBufferPointer<Int32>) {
+             count: UnsafeBufferPointer<Double>, isName: UnsafeBufferPointer<Bool>, order: UnsafeBufferPointer<Int32>, symbolCount: Int) {
             (self.symbols, self.start, self.length, self.count, self.isName, self.order) = (symbols, start, length, count, isName, order)
             // Distinct prefixes: each word's length past what it shares with the word before it in order.
             var nodeCount = 1
@@ -73,8 +74,8 @@ struct LexiconTrie {
             nameMass = .allocate(capacity: nodeCount); nameEnds = .allocate(capacity: nodeCount)
             childStart = .allocate(capacity: nodeCount); childCount = .allocate(capacity: nodeCount)
             edgeSymbol = .allocate(capacity: nodeCount - 1); edgeTarget = .allocate(capacity: nodeCount - 1)
-            // At most 28 children wait at each depth of the current path.
-            let groupCapacity = InkLanguageModel.symbolCount * (InkLanguageModel.maximumWordLength + 1)
+            // At most one child per symbol waits at each depth of the current path.
+            let groupCapacity = symbolCount * (InkLanguageModel.maximumWordLength + 1)
             groupSymbol = .allocate(capacity: groupCapacity); groupRange = .allocate(capacity: groupCapacity)
         }
 
