@@ -64,6 +64,67 @@ def densify(points, step):
     return out
 
 
+X_HEIGHT = 14.0  # the height of an "o" in font units
+
+
+def _rotated(strokes, width, shift):
+    """A glyph turned upside down about its centre (¿ from ?, ¡ from !), moved down by `shift`."""
+    return [[(width - x, 2 * -1.5 - y + shift) for x, y in s] for s in strokes]
+
+
+def _scaled(strokes, factor, cx, cy):
+    return [[(cx + (x - cx) * factor, cy + (y - cy) * factor) for x, y in s] for s in strokes]
+
+
+def latin_glyph(ch, glyphs, rng):
+    """(width, strokes, marks) of a character beyond the font's ASCII: its base glyph (a letter without its marks;
+    ß from the Greek font's beta; æ, œ as two overlapping letters; ı as i without its dot; ¿ ¡ as ? ! upside down;
+    « » as two small chevrons; „ as two commas; “ as the double quote) and the marks to draw over or under it
+    (diacritics.py). A character with no drawing is drawn as "?"."""
+    import diacritics
+    if ch in ("ß",):
+        width, strokes = font("greekc")["b"]
+        return width, strokes, []
+    if ch in ("æ", "œ", "Æ", "Œ"):
+        (w1, s1), (w2, s2) = glyphs[diacritics.skeleton(ch)[0]], glyphs[diacritics.skeleton(ch)[1]]
+        overlap = w1 * 0.3
+        return w1 + w2 - overlap, s1 + [[(x + w1 - overlap, y) for x, y in s] for s in s2], []
+    if ch == "ı":
+        width, strokes = glyphs["i"]
+        dot = min(range(len(strokes)), key=lambda k: max(p[1] for p in strokes[k]) - min(p[1] for p in strokes[k]))
+        return width, [s for k, s in enumerate(strokes) if k != dot], []
+    if ch in ("¿", "¡"):
+        width, strokes = glyphs["?" if ch == "¿" else "!"]
+        return width, _rotated(strokes, width, 5.0), []
+    if ch in ("«", "»"):
+        width, strokes = glyphs["<" if ch == "«" else ">"]
+        small = _scaled(strokes, 0.45, width / 2, 0.0)
+        return width * 0.8, small + [[(x + width * 0.3, y) for x, y in s] for s in small], []
+    if ch == "„":
+        width, strokes = glyphs[","]
+        return width * 1.4, strokes + [[(x + width * 0.5, y) for x, y in s] for s in strokes], []
+    if ch == "“":
+        return glyphs['"'] + ([],)
+    base, marks = diacritics.split(ch)
+    if base in ("đ", "Đ"):
+        width, strokes = glyphs["d" if base == "đ" else "D"]
+        xs = [p[0] for s in strokes for p in s]
+        ys = [p[1] for s in strokes for p in s]
+        return width, strokes + diacritics.stem_bar((min(xs), max(xs), min(ys), max(ys)), base == "Đ", X_HEIGHT, rng), []
+    if base not in glyphs:
+        return glyphs["?"] + ([],)
+    width, strokes = glyphs[base]
+    if base in "ij" and any(m in diacritics.ABOVE for m in marks):  # the mark replaces the dot
+        dot = min(range(len(strokes)), key=lambda k: max(p[1] for p in strokes[k]) - min(p[1] for p in strokes[k]))
+        strokes = [s for k, s in enumerate(strokes) if k != dot]
+    return width, strokes, marks
+
+
+def diacritics_of(marks, box, rng):
+    import diacritics
+    return diacritics.letter_marks(marks, box, X_HEIGHT, rng)
+
+
 def render(text, rng, font_name=None):
     """Strokes [[x, y, t], ...] of `text` written in a Hershey font with random writer variation."""
     if font_name is None:
@@ -77,19 +138,36 @@ def render(text, rng, font_name=None):
     word_gap = rng.uniform(7, 15)
     strokes = []
     pen_x = 0.0
+    delayed = []  # marks written after their word is finished
     for ch in text:
         if ch == " ":
+            strokes += delayed
+            delayed = []
             pen_x += word_gap
             continue
-        width, glyph_strokes = glyphs.get(ch, glyphs["?"])
+        if ch in glyphs:
+            width, glyph_strokes, marks = glyphs[ch] + ([],)
+        else:
+            width, glyph_strokes, marks = latin_glyph(ch, glyphs, rng)
         drift = rng.normal(0, 0.6)
+        placed = []
         for k, s in enumerate(glyph_strokes):
             pts = [(pen_x + x, y + drift) for x, y in s]
+            placed.append(pts)
             if cursive and k == 0 and strokes and strokes[-1] and math.hypot(pts[0][0] - strokes[-1][-1][0], pts[0][1] - strokes[-1][-1][1]) < 2.5:
                 strokes[-1].extend(pts[1:])
             else:
                 strokes.append(pts)
+        if marks:
+            xs = [p[0] for s in placed for p in s]
+            ys = [p[1] for s in placed for p in s]
+            drawn = [list(s) for s in diacritics_of(marks, (min(xs), max(xs), min(ys), max(ys)), rng)]
+            if rng.random() < 0.5:
+                delayed += drawn
+            else:
+                strokes += drawn
         pen_x += width + spacing
+    strokes += delayed
     out = []
     clock = 0.0
     ca, sa = math.cos(angle), math.sin(angle)

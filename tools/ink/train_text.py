@@ -122,13 +122,13 @@ def lexicon(count=40000):
     return words, freqs / freqs.sum()
 
 
-def build_model(batch_size=None):
+def build_model(batch_size=None, classes=CLASSES):
     import tensorflow as tf
     inputs = tf.keras.Input((None, 5), batch_size=batch_size, name="ink_features")
     x = inputs
     for k in range(2):
         x = tf.keras.layers.Bidirectional(tf.keras.layers.LSTM(UNITS, return_sequences=True), name=f"bilstm{k}")(x)
-    logits = tf.keras.layers.Dense(CLASSES, name="character_logits")(x)
+    logits = tf.keras.layers.Dense(classes, name="character_logits")(x)
     return tf.keras.Model(inputs, logits)
 
 
