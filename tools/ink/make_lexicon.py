@@ -34,7 +34,7 @@ noun, and those are marked too: the case model then expects the capital a German
 Turkish, whose lists have no case (wspanish, wfrench) or no list at all (Turkish), by Debian's hunspell dictionary
 (`hunspell_names`: "Madrid" and "İstanbul'da" but not "madrid", "istanbul'da"). Vietnamese has no list: wordfreq
 only, no names. The charset file is one line, the language's letters beyond ASCII, lower then upper case, then its
-punctuation, separated by spaces (`LANGUAGES`: complete for the alphabet even where a letter is rare, which the run
+punctuation, separated by spaces (diacritics.py's `language_characters`: complete for the alphabet even where a letter is rare, which the run
 prints; Vietnamese: ă â đ ê ô ơ ư and each of the twelve vowels with each of the five tones).
 
 Sources and licenses: wordfreq 3.1.1 data CC BY-SA 4.0 (every language). Debian packages, installed by
@@ -57,32 +57,26 @@ import re
 import unicodedata
 
 import bundled
+import diacritics
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 WORD = re.compile(r"^[a-z]+('[a-z]+)?$")
 
 
-def vietnamese_letters():
-    """ă â đ ê ô ơ ư and the twelve vowels a ă â e ê i o ô ơ u ư y with grave, acute, hook above, tilde, dot below."""
-    letters = list("ăâđêôơư")
-    for vowel in "aăâeêioôơuưy":
-        letters += [unicodedata.normalize("NFC", vowel + tone) for tone in "\u0300\u0301\u0309\u0303\u0323"]
-    return "".join(letters)
-
-
-# Per language: `extra`, its lower-case letters beyond a-z; `punctuation` beyond ASCII; `lists`, Debian word lists
+# Per language: `extra`, its lower-case letters beyond a-z (diacritics.py, which the network's classes come from
+# too); `lists`, Debian word lists
 # that vouch for rare words and, where they have case information (`names`), decide names, the first that has a word
 # deciding; `hunspell`, a Debian hunspell dictionary that decides names instead (`hunspell_names`); `ss`, the list
 # that restores German ß.
 DICT, HUNSPELL = "/usr/share/dict/", "/usr/share/hunspell/"
 LANGUAGES = {
-    "es": dict(extra="áéíóúñü", punctuation="¿¡", lists=[DICT + "spanish"], hunspell=HUNSPELL + "es_ES"),
-    "tr": dict(extra="çğıöşüâîû", punctuation="", lists=[], hunspell=HUNSPELL + "tr_TR"),
-    "de": dict(extra="äöüß", punctuation="„“", lists=[DICT + "ngerman"], names=True, ss=DICT + "ngerman"),
-    "fr": dict(extra="àâæçéèêëîïôœùûüÿ", punctuation="«»", lists=[DICT + "french"], hunspell=HUNSPELL + "fr"),
-    "pt": dict(extra="áâãàçéêíóôõú", punctuation="", lists=[DICT + "portuguese", DICT + "brazilian"], names=True),
-    "it": dict(extra="àèéìíîòóùú", punctuation="", lists=[DICT + "italian"], names=True),
-    "vi": dict(extra=vietnamese_letters(), punctuation="", lists=[]),
+    "es": dict(extra=diacritics.LANGUAGE_LETTERS["es"], lists=[DICT + "spanish"], hunspell=HUNSPELL + "es_ES"),
+    "tr": dict(extra=diacritics.LANGUAGE_LETTERS["tr"], lists=[], hunspell=HUNSPELL + "tr_TR"),
+    "de": dict(extra=diacritics.LANGUAGE_LETTERS["de"], lists=[DICT + "ngerman"], names=True, ss=DICT + "ngerman"),
+    "fr": dict(extra=diacritics.LANGUAGE_LETTERS["fr"], lists=[DICT + "french"], hunspell=HUNSPELL + "fr"),
+    "pt": dict(extra=diacritics.LANGUAGE_LETTERS["pt"], lists=[DICT + "portuguese", DICT + "brazilian"], names=True),
+    "it": dict(extra=diacritics.LANGUAGE_LETTERS["it"], lists=[DICT + "italian"], names=True),
+    "vi": dict(extra=diacritics.LANGUAGE_LETTERS["vi"], lists=[]),
 }
 WORDS = {"en": 150000}  # the default --words; 85,000 for the others
 
@@ -92,13 +86,6 @@ def lower(text, language):
     if language == "tr":
         text = text.replace("I", "ı").replace("İ", "i")
     return text.lower()
-
-
-def upper(letter, language):
-    """The capital of a lower-case letter: Turkish i -> İ, ß -> ẞ."""
-    if language == "tr" and letter in "iı":
-        return "İ" if letter == "i" else "I"
-    return "ẞ" if letter == "ß" else letter.upper()
 
 
 def word_pattern(extra):
@@ -195,7 +182,7 @@ def hunspell_names(counts, dictionary, language):
     "istanbul'da" (Turkish sets off the suffixes of a name so), where "todos", "paris" (bets), "olur" are words
     (hunspell knows inflected forms, which its .dic's stems such as "Todos" of "Todos los Santos" do not show)."""
     rejected = sorted(hunspell_rejects(sorted(counts), dictionary))
-    capitalized = {upper(w[0], language) + w[1:]: w for w in rejected}
+    capitalized = {diacritics.upper(w[0], language) + w[1:]: w for w in rejected}
     wrong = hunspell_rejects(sorted(capitalized), dictionary)
     return {w for c, w in capitalized.items() if c not in wrong}
 
@@ -241,11 +228,8 @@ def other(args):
 def write_charset(path, language, counts):
     """The language's letters beyond ASCII (lower, then upper case) and its punctuation; prints how many words have
     each letter."""
-    spec = LANGUAGES[language]
-    lowers = [c for c in spec["extra"]]
-    uppers = [upper(c, language) for c in "abcdefghijklmnopqrstuvwxyz" + spec["extra"]]
-    uppers = [c for c in uppers if ord(c) > 126]
-    characters = lowers + uppers + list(spec["punctuation"])
+    characters = diacritics.language_characters(language)
+    lowers = list(diacritics.LANGUAGE_LETTERS[language])
     with open(path, "w", encoding="utf-8") as f:
         f.write(" ".join(characters) + "\n")
     used = {c: sum(c in w for w in counts) for c in lowers}
