@@ -389,12 +389,13 @@ public final class DigitalInkRecognizer: @unchecked Sendable {
     }
 
     /// Where decoding may begin after `preContext`: continuing its last word, or (when it ends inside a word or
-    /// after a sentence mark) a new word with a leading space; the language model weighs the two. Characters
-    /// beyond ASCII that the network cannot write are read as spaces.
+    /// after a sentence mark) a new word with a leading space; the language model weighs the two. The text is read
+    /// composed (NFC: "e" and a combining acute are "é", as the network writes it); characters beyond ASCII that the
+    /// network cannot write are read as spaces.
     private func startHypotheses(preContext: String, languageModel: InkLanguageModel?,
                                  alphabet: InkAlphabet) -> [(text: [Unicode.Scalar], state: InkLanguageModel.State?, score: Double)] {
         guard let languageModel else { return [([], nil, 0)] }
-        let written = String(String.UnicodeScalarView(preContext.unicodeScalars.map { $0.isASCII || alphabet.classIndex(of: $0) > 0 ? $0 : " " }))
+        let written = String(String.UnicodeScalarView(preContext.precomposedStringWithCanonicalMapping.unicodeScalars.map { $0.isASCII || alphabet.classIndex(of: $0) > 0 ? $0 : " " }))
         let state = languageModel.state(after: written)
         guard let last = written.unicodeScalars.last, last != " ", last != "\n" else { return [([], state, 0)] }
         let weight = options.languageModelWeight
