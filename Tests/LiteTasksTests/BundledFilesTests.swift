@@ -32,7 +32,8 @@ final class BundledFilesTests: XCTestCase {
         let onDisk = try ModelRegistry(path: models.appendingPathComponent("registry.json").path, cacheDirectory: NSTemporaryDirectory())
         XCTAssertEqual(registry.models, onDisk.models)
         let shipped = registry.models.filter { $0.bundled != nil }
-        XCTAssertEqual(Set(shipped.map(\.name)), ["ink-en", "ink-ja", "ink-zh-Hans", "ink-zh-Hant", "ink-shapes"])
+        XCTAssertEqual(Set(shipped.map(\.name)), ["ink-en", "ink-ja", "ink-zh-Hans", "ink-zh-Hant", "ink-shapes",
+                                                   "ink-es", "ink-tr", "ink-de", "ink-fr", "ink-pt", "ink-it", "ink-vi"])
         for model in shipped {
             let name = try XCTUnwrap(model.bundledName)
             let bytes = try XCTUnwrap(registry.bundledBytes(model), name)
@@ -40,14 +41,17 @@ final class BundledFilesTests: XCTestCase {
             XCTAssertEqual(SHA256.hex(of: [UInt8](bytes)), model.sha256, "\(name): run tools/ink/register.py")
             XCTAssertTrue(registry.isDownloaded(model), name)
             let base = (name as NSString).deletingPathExtension
-            for suffix in [".labels.txt", ".lexicon.tsv", ".characters.tflite", ".geometry.tflite", ".classes.txt"]
+            for suffix in [".labels.txt", ".lexicon.tsv", ".characters.tflite", ".geometry.tflite", ".classes.txt", ".alphabet.txt"]
             where FileManager.default.fileExists(atPath: models.appendingPathComponent(base + suffix).path) {
                 XCTAssertNotNil(BundledFiles.bytes(named: base + suffix), "\(base + suffix) is in models/ but not bundled")
             }
-            // A language's own bigram model is named by its registry entry (ink-zh-Hans.lm.arpa beside ink-zh.tflite).
-            let languageModel = model.name + ".lm.arpa"
-            if FileManager.default.fileExists(atPath: models.appendingPathComponent(languageModel).path) {
-                XCTAssertNotNil(BundledFiles.bytes(named: languageModel), "\(languageModel) is in models/ but not bundled")
+            // A language's own files are named by its registry entry (ink-zh-Hans.lm.arpa beside ink-zh.tflite,
+            // ink-es.lexicon.tsv and ink-es.charset.txt beside ink-latin.tflite).
+            for suffix in [".lm.arpa", ".lexicon.tsv", ".charset.txt"] {
+                let languageFile = model.name + suffix
+                if FileManager.default.fileExists(atPath: models.appendingPathComponent(languageFile).path) {
+                    XCTAssertNotNil(BundledFiles.bytes(named: languageFile), "\(languageFile) is in models/ but not bundled")
+                }
             }
         }
     }

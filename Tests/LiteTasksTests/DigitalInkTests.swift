@@ -19,6 +19,8 @@ struct InkGoldens: Decodable {
     }
     struct ModelOutput: Decodable { var model: String; var sample: Int; var stride: Int; var shape: [Int]; var outputs: [Float] }
     struct Synthetic: Decodable { var text: String; var strokes: [[[Float]]] }
+    /// A Hershey-font ink of a word of a Latin-script language, marks drawn in.
+    struct LatinWord: Decodable { var language: String; var text: String; var strokes: [[[Float]]] }
     /// A picture of a sample's ink (or of `strokes`) and the character network's LiteRT outputs on it.
     struct Picture: Decodable { var sample: Int?; var name: String?; var strokes: [[[Float]]]?; var picture: [Float]; var outputs: [Float] }
     /// tools/ink/shape_geometry.py's features of a Quick, Draw! drawing (`file`, `line`) or of `strokes`, and the
@@ -43,6 +45,7 @@ struct InkGoldens: Decodable {
     var pictures: [Picture]
     var geometry: [Geometry]
     var synthetic: [Synthetic]
+    var latin: [LatinWord]
     var longLine: LongLine
 
     static let shared: InkGoldens = {
@@ -359,7 +362,7 @@ final class DigitalInkRecognizerTests: XCTestCase {
         let manager = ModelManager.modelManager()
         let model = DigitalInkRecognitionModel(modelIdentifier: .english)
         XCTAssertTrue(manager.isModelDownloaded(model))
-        XCTAssertEqual(manager.downloadedInkModels, Set([DigitalInkRecognitionModelIdentifier.english, .japanese, .chineseSimplified, .chineseTraditional, .shapes].map(DigitalInkRecognitionModel.init)))
+        XCTAssertEqual(manager.downloadedInkModels, Set(DigitalInkRecognitionModelIdentifier.allModelIdentifiers().map(DigitalInkRecognitionModel.init)))
         let succeeded = expectation(forNotification: .mlkitModelDownloadDidSucceed, object: nil)
         manager.download(model, conditions: ModelDownloadConditions())
         wait(for: [succeeded], timeout: 10)

@@ -17,6 +17,8 @@
   models/ink-shapes.geometry.tflite on them;
 - synthetic: Hershey-font inks of a few words (hershey.py, fixed seed), with the word each spells, for the
   recognizer's behaviour tests (pre-context, several lines, words out of order);
+- latin: Hershey-font inks of words of the Latin-script languages with their marks (LATIN_WORDS), with the word
+  and its language; the models part also has LiteRT's outputs of models/ink-latin.tflite;
 - long_line: the lines of twelve words in a row of one held-out (test split) writer (LONG_LINE), which the
   recognizer test places side by side as one long line.
 """
@@ -98,6 +100,13 @@ def litert(path, f):
     return it.get_tensor(out["index"])[0]
 
 
+# Words of the Latin-script languages, each with letters beyond ASCII, drawn in Hershey's print font with their marks
+# (hershey.py, diacritics.py): the recognizer test reads each in its language.
+LATIN_WORDS = [("es", "niño"), ("es", "¿Qué?"), ("tr", "ışık"), ("tr", "İstanbul"), ("de", "Straße"), ("de", "schön"),
+               ("fr", "élève"), ("fr", "garçon"), ("pt", "não"), ("pt", "coração"), ("it", "città"), ("it", "perché"),
+               ("vi", "tiếng"), ("vi", "người")]
+
+
 def r(values):
     return [float(v) for v in np.asarray(values, dtype=np.float32).reshape(-1)]
 
@@ -124,7 +133,7 @@ def main():
     long_line = dict(file=line_file, writer=line_writer, labels=line_labels, lines=[found[line_file][label, line_writer][0] for label in line_labels])
 
     models = []
-    for model, which in (("ink-en.tflite", [0, 2]), ("ink-shapes.tflite", [6, 9])):
+    for model, which in (("ink-en.tflite", [0, 2]), ("ink-shapes.tflite", [6, 9]), ("ink-latin.tflite", [0, 2])):
         path = os.path.join(ROOT, "models", model)
         for k in which:
             s = samples[k]
@@ -174,10 +183,14 @@ def main():
     for text in ["world", "ument", "hello", "the quick", "brown fox"]:
         strokes = hershey.render(text, rng, "rowmans")
         synthetic.append(dict(text=text, strokes=[[[round(p[0], 2), round(p[1], 2)] for p in s] for s in strokes]))
+    latin = []
+    for language, text in LATIN_WORDS:
+        strokes = hershey.render(text, rng, "rowmans")
+        latin.append(dict(language=language, text=text, strokes=[[[round(p[0], 2), round(p[1], 2)] for p in s] for s in strokes]))
 
     with open(OUT, "w") as f:
         json.dump(dict(note="made by tools/ink/make_ink_goldens.py", samples=samples, models=models, pictures=pictures, geometry=geometry,
-                       synthetic=synthetic, long_line=long_line), f)
+                       synthetic=synthetic, latin=latin, long_line=long_line), f)
     print(f"wrote {OUT}: {len(samples)} feature samples, {len(models)} model outputs, {len(synthetic)} synthetic inks, {os.path.getsize(OUT)} bytes")
 
 

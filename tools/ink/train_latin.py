@@ -3,12 +3,15 @@
 list models/ink-latin.alphabet.txt and its training record models/ink-latin.training.json.
 
     tools/setup.sh --ink
-    python3 tools/ink/train_latin.py --epochs 3 --seed 4     # the shipped run (after the "en" model exists)
+    python3 tools/ink/train_latin.py --epochs 1 --seed 4 --copies 1 --synthetic 60000     # the shipped model's first run
+    python3 tools/ink/train_latin.py --initial models/ink-latin.tflite --epochs 2 --seed 5 --variants 3 --copies 1 \
+        --synthetic 60000 --marked-weight 4 --random-mark-rate 0.4                         # continued (tools/ink/train_all.sh)
 
 The network is the "en" network's (two bidirectional LSTM layers of 96 units, train_text.py) with a dense layer over
 the CTC blank and diacritics.LATIN_ALPHABET: printable ASCII and the 171 letters and punctuation marks the seven
 languages write beyond it. It starts from the shipped "en" weights; each new class starts as a copy of its base
-letter's output, less likely, so that the first steps already read the base letters.
+letter's output, less likely, so that the first steps already read the base letters (`--initial` a Latin network:
+continues it).
 
 Data, every epoch the same (fixed seed): the training writers' UNIPEN words (with `--copies` augmented copies each,
 as train_text.py) and lone characters; each word again `--variants` times as a word of a random one of the seven
