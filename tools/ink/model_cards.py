@@ -5,6 +5,8 @@
     python3 tools/ink/evaluate.py --set isolated --json /tmp/ink-isolated.json    (optional: a row for it)
     python3 tools/ink/evaluate.py --set lines --json /tmp/ink-lines.json          (optional: rows for it)
     python3 tools/ink/model_cards.py /tmp/ink-eval.json [/tmp/ink-isolated.json] [/tmp/ink-lines.json]
+    python3 tools/ink/evaluate_latin.py --json /tmp/ink-latin.json
+    python3 tools/ink/model_cards.py --latin /tmp/ink-latin.json     (the Latin-script network's card)
 """
 import json
 import os
@@ -166,5 +168,82 @@ gem, and some "other" sketches are shapes (a sun drawn as a star). The most freq
     print("wrote models/README.md")
 
 
+LATIN_NAMES = dict(es="Spanish", tr="Turkish", de="German", fr="French", pt="Portuguese", it="Italian", vi="Vietnamese")
+LEXICON_SOURCES = dict(es="wordfreq; wspanish (public domain) and hunspell-es (MPL-1.1 of its three) for rare words and names",
+                       tr="wordfreq; hunspell-tr (MPL-2.0) for names", de="wordfreq; wngerman (GPL-2+) for rare words, ß and names",
+                       fr="wordfreq; wfrench (GPL-2+) for rare words, hunspell-fr (MPL-2.0) for names",
+                       pt="wordfreq; wportuguese (GPL-2+/LGPL-2.1+/MPL-1.1), wbrazilian (GPL-2) for rare words and names",
+                       it="wordfreq; witalian (GPL-3+) for rare words and names", vi="wordfreq only")
+
+
+def latin_card(path):
+    """The ink-latin card of models/README.md from evaluate_latin.py's JSON and the training records."""
+    results = json.load(open(path))
+    record = json.load(open(os.path.join(ROOT, "models", "ink-latin.training.json")))
+    size = os.path.getsize(os.path.join(ROOT, "models", "ink-latin.tflite"))
+    latin_files = ["ink-en.tflite", "ink-en.characters.tflite", "ink-en.lexicon.tsv", "ink-latin.tflite", "ink-latin.alphabet.txt"]
+    latin_files += [f"ink-{r['language']}.{kind}" for r in results for kind in ("lexicon.tsv", "charset.txt")]
+    total = sum(os.path.getsize(os.path.join(ROOT, "models", f)) for f in latin_files)
+    rows = []
+    for run, r in enumerate(runs(record), 1):
+        rows.append(f"| {run} | {r['minutes']:.0f} | {r['epochs']} | {r['training_sequences']} | {r['variants']} | "
+                    f"{r.get('marked_weight', 1.0):g} | {r.get('random_mark_rate', 0.25):g} | {r['learning_rate']:g} | "
+                    f"{r['validation_with_marks']} | {r['best_validation_greedy_cer']:.4f} |")
+    measured = []
+    for r in results:
+        code = r["language"]
+        lexicon = os.path.join(ROOT, "models", f"ink-{code}.lexicon.tsv")
+        words = sum(1 for _ in open(lexicon, encoding="utf-8"))
+        real, marked, synthetic = r["real"], r["real_with_marks"], r["synthetic"]
+        measured.append(f"| {LATIN_NAMES[code]} (`{code}`) | {words:,} | {real['samples']} ({r['real_writers']} writers): CER {100 * real['cer']:.1f}%, "
+                        f"top-1 {100 * real['top1']:.1f}%, top-5 {100 * real['top5']:.1f}% | {marked['samples']}: CER {100 * marked['cer']:.1f}%, "
+                        f"top-1 {100 * marked['top1']:.1f}%, top-5 {100 * marked['top5']:.1f}% | {synthetic['samples']}: CER {100 * synthetic['cer']:.1f}%, "
+                        f"top-1 {100 * synthetic['top1']:.1f}%, top-5 {100 * synthetic['top5']:.1f}% | {real['mean_ms']:.1f} |")
+    sources = "\n".join(f"| {LATIN_NAMES[r['language']]} | {LEXICON_SOURCES[r['language']]} |" for r in results)
+    return f"""
+Input and layers as ink-en.tflite's (two bidirectional LSTM layers of 96 units), a dense layer to {record['classes']} logits per
+point: the CTC blank, printable ASCII and the {record['classes'] - 96} letters and marks the seven languages write beyond it
+(`ink-latin.alphabet.txt`; each language's `ink-<code>.charset.txt` says which of them it may write). {record['parameters']:,}
+parameters, float32, {size / 1e6:.2f} MB. The files of all Latin-script languages together (English's three, this network and
+its class list, the seven lexicons and charsets) are {total / 1e6:.2f} MB (target at most 15 MB: met).
+TensorFlow {record['tensorflow']}, `tools/ink/train_all.sh` (`train_latin.py`), started from ink-en.tflite's weights:
+
+| run | minutes | epochs | sequences an epoch | real words as words of a language, per word | weight of a marked word | random-mark rate | learning rate | validation inks with marks | best validation greedy CER |
+|---|---|---|---|---|---|---|---|---|---|
+{chr(10).join(rows)}
+
+Every epoch: the trusted UNIPEN words of the training writers and an augmented copy of each, 711 UNIPEN characters,
+697 real "?" and "!" turned upside down as "¿" and "¡", each training word again as words of random languages with their
+marks drawn in (Docs/digital-ink.md, "Latin-script languages: the network and its data"), and 60,000 Hershey inks
+of the seven languages and English. The checkpoint: greedy CER over the validation writers' words, as they are and with marks.
+
+**Evaluated only on augmented and synthetic ink.** No handwriting of these languages is in the data: every number
+below is of held-out writers' real English letters with drawn-in marks, or of font ink. Measured by
+`python3 tools/ink/evaluate_latin.py` (release build, 1 thread, decoding as "en"'s: beam 64, language model weight 0.9,
+bonus 2.0). Real: the 10 test writers' UNIPEN words (never trained on) that spell a word of the language once its marks
+are drawn in (the most frequent such word with marks, else without), marks drawn by a fixed seed; synthetic: Hershey
+inks of words drawn by frequency, a seed training never used.
+
+| language | lexicon words | held-out writers, augmented real ink | of those, words with marks | synthetic (Hershey) | ms a word |
+|---|---|---|---|---|---|
+{chr(10).join(measured)}
+
+Lexicons (`tools/ink/make_lexicon.py --language <code>`): wordfreq 3.1.1's most frequent words of the language (data
+CC BY-SA 4.0, so each lexicon is too); Debian's lists only vouch for rare words, restore German ß and mark names
+(`N`), none of their words is added (see "Data, licenses and acknowledgements"):
+
+| language | sources |
+|---|---|
+{sources}
+"""
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--latin"]:
+        readme = os.path.join(ROOT, "models", "README.md")
+        with open(readme, encoding="utf-8") as f:
+            text = f.read()
+        with open(readme, "w", encoding="utf-8") as f:
+            f.write(replace(text, "ink-latin-card", latin_card(sys.argv[2])))
+    else:
+        main()
