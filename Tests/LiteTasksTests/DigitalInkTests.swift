@@ -5,6 +5,20 @@ import LiteFormat
 @testable import LiteTasks
 import XCTest
 
+extension InkLanguageModel {
+    /// Log P(`text`, then the end of its last word | `context`).
+    func logProbability(of text: String, after context: String = "") -> Double {
+        var state = self.state(after: context)
+        var total = 0.0
+        for character in text.unicodeScalars {
+            let (cost, next) = extend(state, with: character)
+            total += cost
+            state = next
+        }
+        return total + endOfWord(state)
+    }
+}
+
 /// The goldens of tools/ink/make_ink_goldens.py.
 struct InkGoldens: Decodable {
     struct Sample: Decodable {
@@ -685,17 +699,6 @@ final class InkLanguageModelTests: XCTestCase {
         }
     }
 
-    /// Log P(`text`, then the end of its last word | `context`) under `model`.
-    func logProbability(_ model: InkLanguageModel, of text: String, after context: String) -> Double {
-        var state = model.state(after: context)
-        var total = 0.0
-        for character in text.unicodeScalars {
-            let (cost, next) = model.extend(state, with: character)
-            total += cost
-            state = next
-        }
-        return total + model.endOfWord(state)
-    }
 
     /// The lexicon is sorted when it is read: the same words in another order, or a word's count split over two
     /// lines, give the same model to the bit (counts that are multiples of 100 keep every n-gram sum exact).
@@ -853,7 +856,7 @@ final class InkLanguageModelTests: XCTestCase {
     /// Names (the lexicon's `N` words) are expected capitalized, other words in lower case.
     func testNamesAreCapitalized() throws {
         let model = try InkLanguageModel.shared(path: Paths.packageRoot.appendingPathComponent("models/ink-en.lexicon.tsv").path)
-        func logProbability(_ text: String) -> Double { self.logProbability(model, of: text, after: "") }
+        func logProbability(_ text: String) -> Double { model.logProbability(of: text) }
         XCTAssertGreaterThan(logProbability("Friday"), logProbability("friday") + 1)
         XCTAssertGreaterThan(logProbability("Knox"), logProbability("knox") + 1)
         // Names that wamerican lacks, from the larger word lists; a British spelling stays a common noun.
@@ -869,7 +872,7 @@ final class InkLanguageModelTests: XCTestCase {
     /// odds hold.
     func testAWordThatBeginsASentenceIsCapitalized() throws {
         let model = try InkLanguageModel.shared(path: Paths.packageRoot.appendingPathComponent("models/ink-en.lexicon.tsv").path)
-        func logProbability(_ text: String, after context: String) -> Double { self.logProbability(model, of: text, after: context) }
+        func logProbability(_ text: String, after context: String) -> Double { model.logProbability(of: text, after: context) }
         for context in ["It is. ", "Really? ", "Stop!  ", "he said.\" ", "(as before.) ", "end. \"", "end. ("] {
             XCTAssertGreaterThan(logProbability("The", after: context), logProbability("the", after: context) + 1, context)
             XCTAssertGreaterThan(logProbability("Qwzx", after: context), logProbability("qwzx", after: context) + 1, context)

@@ -11,16 +11,8 @@ final class InkLatinLanguageModelTests: XCTestCase {
         try InkLanguageModel(data: Data(text.utf8), name: "test", language: language, extraLetters: extraLetters)
     }
 
-    /// Log P(`text`, then the end of its last word | `context`).
     func logProbability(_ model: InkLanguageModel, _ text: String, after context: String = "") -> Double {
-        var state = model.state(after: context)
-        var total = 0.0
-        for character in text.unicodeScalars {
-            let (cost, next) = model.extend(state, with: character)
-            total += cost
-            state = next
-        }
-        return total + model.endOfWord(state)
+        model.logProbability(of: text, after: context)
     }
 
     /// a-z keep 1...26 and the apostrophe 27; the other letters follow in scalar order, whatever order they are met in.

@@ -134,12 +134,13 @@ def single_line(sample, width_per_character=0.2, most_characters=100):
     return len(label) <= most_characters and max(xs) - min(xs) >= width_per_character * len(label) * max(max(ys) - min(ys), 1e-9)
 
 
-def greedy(logits):
-    """Best-path CTC decoding: the most likely class per step, repeats merged, blanks (0) dropped."""
+def greedy(logits, alphabet=ALPHABET):
+    """Best-path CTC decoding: the most likely class per step, repeats merged, blanks (0) dropped; class k is
+    `alphabet[k - 1]`."""
     out, previous = [], 0
     for k in logits.argmax(-1):
         if k != previous and k != 0:
-            out.append(ALPHABET[k - 1])
+            out.append(alphabet[k - 1])
         previous = k
     return "".join(out)
 

@@ -42,7 +42,6 @@ import hershey  # noqa: E402
 import ink_data  # noqa: E402
 import latin_data  # noqa: E402
 import train_text  # noqa: E402
-from ink_data import edit_distance  # noqa: E402
 from ink_features import features, untimed  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
@@ -52,15 +51,6 @@ CLASSES = len(ALPHABET) + 1
 
 def encode(label):
     return [ALPHABET.index(c) + 1 for c in label]
-
-
-def greedy(logits):
-    out, previous = [], 0
-    for k in logits.argmax(-1):
-        if k != previous and k != 0:
-            out.append(ALPHABET[k - 1])
-        previous = k
-    return "".join(out)
 
 
 def log_softmax(z):
@@ -246,16 +236,7 @@ def main():
     initial_weights(model, args.initial)
 
     def validation_cers():
-        errors = [0] * len(validation)
-        order = sorted(range(len(validation)), key=lambda i: len(validation[i][0]))
-        for start in range(0, len(order), 32):
-            group = [validation[i] for i in order[start:start + 32]]
-            x = np.zeros((len(group), max(len(f) for f, _ in group), 5), np.float32)
-            for r, (f, _) in enumerate(group):
-                x[r, :len(f)] = f
-            logits = model(x, training=False).numpy()
-            for r, (f, label) in enumerate(group):
-                errors[order[start + r]] = edit_distance(greedy(logits[r, :len(f)]), label)
+        errors = train_text.validation_errors(model, validation, ALPHABET)
         lengths = [len(label) for _, label in validation]
         return (sum(errors) / sum(lengths), sum(errors[:plain]) / sum(lengths[:plain]), sum(errors[plain:]) / max(1, sum(lengths[plain:])))
 

@@ -176,8 +176,8 @@ def cut_characters(model_path, words):
     return [dict(label=c, strokes=s) for c, s in character_cuts.characters_of(words, aligner, [features(d["strokes"]) for d in words])]
 
 
-def validation_errors(model, validation):
-    """The greedy reading's edit distance to the label, per validation sequence."""
+def validation_errors(model, validation, alphabet=ink_data.ALPHABET):
+    """The greedy reading's edit distance to the label, per validation sequence (class k is `alphabet[k - 1]`)."""
     errors = [0] * len(validation)
     order = sorted(range(len(validation)), key=lambda i: len(validation[i][0]))
     for start in range(0, len(order), 32):
@@ -187,7 +187,7 @@ def validation_errors(model, validation):
             x[r, :len(f)] = f
         logits = model(x, training=False).numpy()
         for r, (f, label) in enumerate(group):
-            errors[order[start + r]] = edit_distance(greedy(logits[r, :len(f)]), label)
+            errors[order[start + r]] = edit_distance(greedy(logits[r, :len(f)], alphabet), label)
     return errors
 
 
