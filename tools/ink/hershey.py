@@ -10,6 +10,8 @@ import os
 
 import numpy as np
 
+import diacritics
+
 FONT_DIR = "/usr/share/hershey-fonts"
 CURSIVE = ("scripts", "scriptc", "cursive")
 PRINT = ("rowmans", "futural", "timesi", "rowmand", "timesr")
@@ -81,7 +83,6 @@ def latin_glyph(ch, glyphs, rng):
     ß from the Greek font's beta; æ, œ as two overlapping letters; ı as i without its dot; ¿ ¡ as ? ! upside down;
     « » as two small chevrons; „ as two commas; “ as the double quote) and the marks to draw over or under it
     (diacritics.py). A character with no drawing is drawn as "?"."""
-    import diacritics
     if ch in ("ß",):
         width, strokes = font("greekc")["b"]
         return width, strokes, []
@@ -120,11 +121,6 @@ def latin_glyph(ch, glyphs, rng):
     return width, strokes, marks
 
 
-def diacritics_of(marks, box, rng):
-    import diacritics
-    return diacritics.letter_marks(marks, box, X_HEIGHT, rng)
-
-
 def render(text, rng, font_name=None):
     """Strokes [[x, y, t], ...] of `text` written in a Hershey font with random writer variation."""
     if font_name is None:
@@ -161,7 +157,7 @@ def render(text, rng, font_name=None):
         if marks:
             xs = [p[0] for s in placed for p in s]
             ys = [p[1] for s in placed for p in s]
-            drawn = [list(s) for s in diacritics_of(marks, (min(xs), max(xs), min(ys), max(ys)), rng)]
+            drawn = [list(s) for s in diacritics.letter_marks(marks, (min(xs), max(xs), min(ys), max(ys)), X_HEIGHT, rng)]
             if rng.random() < 0.5:
                 delayed += drawn
             else:
