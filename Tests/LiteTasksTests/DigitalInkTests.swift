@@ -896,6 +896,22 @@ final class InkLanguageModelTests: XCTestCase {
             XCTAssertEqual(spaceCost(after: text), 0, accuracy: 1e-9, text)
         }
         XCTAssertLessThan(InkLanguageModel.spaceAfterJoinerLogProbability, -3)
+
+    /// A digit after a digit and a space costs the odds of a number's digits written apart ("0123 4" for "01234");
+    /// a digit after a word or a comma and a space, or a letter after a number, does not.
+    func testADigitAfterADigitAndASpaceCostsItsOdds() throws {
+        let model = try InkLanguageModel.shared(path: Paths.packageRoot.appendingPathComponent("models/ink-en.lexicon.tsv").path)
+        func digitCost(after text: String) -> Double { model.extend(model.state(after: text), with: "4").0 }
+        for text in ["0123 ", "7 "] {
+            XCTAssertEqual(digitCost(after: text), InkLanguageModel.digitLogProbability + InkLanguageModel.spaceBetweenDigitsLogProbability,
+                           accuracy: 1e-9, text)
+        }
+        for text in ["0123", "page ", "9, ", "(3) "] {
+            XCTAssertEqual(digitCost(after: text), InkLanguageModel.digitLogProbability, accuracy: 1e-9, text)
+        }
+        XCTAssertEqual(model.logProbability(of: "0123 4", after: "") - model.logProbability(of: "01234", after: ""),
+                       InkLanguageModel.spaceBetweenDigitsLogProbability, accuracy: 1e-9)
+    }
     }
 }
 
