@@ -31,6 +31,11 @@ TRUSTED_SOURCES = {
 # its label: the shipped character network reads 0% (1d/kai) and 9% (1d/cea) of them, against 42-95% of every other
 # part (63-95% of the digits and letters), upside down or not (tools/ink/sources.py's table, and models/README.md).
 UNUSABLE_CHARACTER_PARTS = {"1d/kai", "1d/cea"}
+# The parts of the re-converted words (category/institution) that the "en" model trained on the five trusted sources
+# reads at a greedy CER over 0.35 the right way up (tools/ink/sources.py --model models/ink-en.tflite, 2026-11-30:
+# every other part 0.03-0.30, the trusted ones included): all in category 7, words cut out of running text.
+UNUSABLE_WORD_PARTS = {"7/att", "7/cea", "7/ceb", "7/cec", "7/cee", "7/dar", "7/hpb", "7/kai"}
+UNUSABLE_PARTS = {"unipen-chars": UNUSABLE_CHARACTER_PARTS, "unipen-words": UNUSABLE_WORD_PARTS, "unipen-text": UNUSABLE_CHARACTER_PARTS}
 UNIPEN_ESCAPES = {'\\"': '"', "\\\\": "\\", "\\@": "@"}
 
 
@@ -89,19 +94,18 @@ def category_part(sample):
 
 def read(name, split=None, limit=None, trusted_only=True, every_source=False):
     """Cleaned samples of ../shared/ink/<name>.ndjson.gz (optionally only one split), in file order, y downward.
-    `every_source` (isolated characters and text lines): every UNIPEN contributor's samples, flipped, but for the
-    UNUSABLE_CHARACTER_PARTS, instead of TRUSTED_SOURCES' few."""
+    `every_source`: every UNIPEN contributor's samples, flipped, but for the file's UNUSABLE_PARTS, instead of
+    TRUSTED_SOURCES' few."""
     record_file(os.path.join(SHARED, name + ".ndjson.gz"))
     trusted = TRUSTED_SOURCES.get(name)
-    if every_source:
-        assert name in ("unipen-chars", "unipen-text"), "every_source is for the isolated characters and the text lines"
+    unusable = UNUSABLE_PARTS.get(name, set()) if every_source else set()
     out = []
     with gzip.open(os.path.join(SHARED, name + ".ndjson.gz"), "rt") as f:
         for line in f:
             d = json.loads(line)
             if split is not None and split_of(d["writer"]) != split:
                 continue
-            if every_source and category_part(d) in UNUSABLE_CHARACTER_PARTS:
+            if category_part(d) in unusable:
                 continue
             if every_source:
                 direction = "up"

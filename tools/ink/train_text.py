@@ -228,6 +228,12 @@ def main():
                         "the model being trained reads, and train on them too for the rest of the run (the cutting itself took 9 minutes here)")
     parser.add_argument("--unipen-lines", type=int, default=0, help="also train on UNIPEN's free-text lines of the training writers "
                         "(every source, those written as one line) with this many augmented copies each; validation then reads the validation writers' such lines too")
+    parser.add_argument("--word-sources", choices=("trusted", "all"), default="trusted",
+                        help="UNIPEN words of the training writers: the trusted sources' only (ink_data.TRUSTED_SOURCES), or every "
+                             "source's but the unusable parts (ink_data.UNUSABLE_WORD_PARTS); validation reads the trusted sources' either way")
+    parser.add_argument("--unipen-characters", choices=("trusted", "all"), default="trusted",
+                        help="UNIPEN's isolated characters of the training writers: the trusted sources' or every usable source's")
+    parser.add_argument("--character-sample", type=int, default=0, help="at most this many of those isolated characters, drawn at random (0: all)")
     parser.add_argument("--label-smoothing", type=float, default=0.0, help="each frame's CTC target mixed with this share of a uniform guess")
     parser.add_argument("--cut-characters-below", type=float, help="as --cut-characters-at, but after the first epoch whose validation greedy CER is "
                         "below this (0.2, say): a time fraction cuts too early on a slow machine, from a model that reads too little")
@@ -235,8 +241,10 @@ def main():
     started = time.time()
     rng = np.random.default_rng(args.seed)
 
-    words = ink_data.read("unipen-words", "train")
-    chars = ink_data.read("unipen-chars", "train")
+    words = ink_data.read("unipen-words", "train", every_source=args.word_sources == "all")
+    chars = ink_data.read("unipen-chars", "train", every_source=args.unipen_characters == "all")
+    if args.character_sample and len(chars) > args.character_sample:
+        chars = [chars[i] for i in sorted(rng.choice(len(chars), args.character_sample, replace=False))]
     lines = [d for d in ink_data.read("unipen-text", "train", every_source=True) if ink_data.single_line(d)] if args.unipen_lines else []
     cuts = []
     if args.cut_characters_with:
@@ -339,7 +347,7 @@ def main():
     with open(args.output, "wb") as f:
         f.write(converter.convert())
     summary = dict(units=UNITS, layers=2, parameters=int(export.count_params()), training_sequences=len(items),
-                   unipen_words=len(words), unipen_characters=len(chars), unipen_lines=len(lines), unipen_line_copies=args.unipen_lines, cut_characters=len(cuts), synthetic=args.synthetic,
+                   word_sources=args.word_sources, unipen_words=len(words), unipen_character_sources=args.unipen_characters, unipen_characters=len(chars), unipen_lines=len(lines), unipen_line_copies=args.unipen_lines, cut_characters=len(cuts), synthetic=args.synthetic,
                    minutes=(time.time() - started) / 60, best_validation_greedy_cer=best[0], history=history,
                    epochs=args.epochs, data=ink_data.files_read(),
                    seed=args.seed, tensorflow=tf.__version__, resumed_from=args.resume, learning_rate=args.learning_rate,
