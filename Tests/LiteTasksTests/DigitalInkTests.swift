@@ -897,6 +897,27 @@ final class InkLanguageModelTests: XCTestCase {
         }
         XCTAssertLessThan(InkLanguageModel.spaceAfterJoinerLogProbability, -3)
 
+    /// A full stop or comma right after a word costs its own odds, "?", "!", ";" and ":" theirs; after a space, a
+    /// digit or another mark, and any other symbol after a word, the flat price of its kind.
+    func testAClauseEndRightAfterAWordCostsLess() throws {
+        let model = try InkLanguageModel.shared(path: Paths.packageRoot.appendingPathComponent("models/ink-en.lexicon.tsv").path)
+        func cost(of mark: Unicode.Scalar, after text: String) -> Double {
+            let state = model.state(after: text)
+            return model.extend(state, with: mark).0 - model.endOfWord(state)
+        }
+        for text in ["the end", "don't", "Friday"] {
+            XCTAssertEqual(cost(of: ".", after: text), InkLanguageModel.stopOrCommaAfterWordLogProbability, accuracy: 1e-9, text)
+            XCTAssertEqual(cost(of: ",", after: text), InkLanguageModel.stopOrCommaAfterWordLogProbability, accuracy: 1e-9, text)
+            XCTAssertEqual(cost(of: "?", after: text), InkLanguageModel.clauseMarkAfterWordLogProbability, accuracy: 1e-9, text)
+            XCTAssertEqual(cost(of: "(", after: text), InkLanguageModel.punctuationLogProbability, accuracy: 1e-9, text)
+        }
+        for text in ["the end ", "1984", "end.", ""] {
+            XCTAssertEqual(cost(of: ".", after: text), InkLanguageModel.punctuationLogProbability, accuracy: 1e-9, text)
+        }
+        XCTAssertGreaterThan(InkLanguageModel.stopOrCommaAfterWordLogProbability, InkLanguageModel.clauseMarkAfterWordLogProbability)
+        XCTAssertGreaterThan(InkLanguageModel.clauseMarkAfterWordLogProbability, InkLanguageModel.punctuationLogProbability)
+    }
+
     /// A digit after a digit and a space costs the odds of a number's digits written apart ("0123 4" for "01234");
     /// a digit after a word or a comma and a space, or a letter after a number, does not.
     func testADigitAfterADigitAndASpaceCostsItsOdds() throws {

@@ -10,7 +10,8 @@ import Foundation
 /// letter's case depends on the word: names (lexicon words the dictionary writes only capitalized, marked `N`) are
 /// written "Friday" far more often than "friday", other words the other way round. Characters other
 /// than letters and the apostrophe (digits, punctuation, symbols) end the current word and cost a flat probability
-/// by kind (`symbolLogProbability(_:)`). Words are letters of any script (a-z, the apostrophe and up to 99 more,
+/// by kind (`symbolLogProbability(_:)`), but for a clause's end right after a word, which costs less
+/// (`markAfterWordLogProbability(_:)`). Words are letters of any script (a-z, the apostrophe and up to 99 more,
 /// such as "ñ", "ß", "ı" or "ế"), their upper and lower case by Unicode, or Turkish and Azerbaijani's for i and ı.
 public final class InkLanguageModel: @unchecked Sendable {
     static let order = 4
@@ -29,6 +30,23 @@ public final class InkLanguageModel: @unchecked Sendable {
     /// are far more common than two numbers side by side (validation writers' lines: 66 spaces read inside numbers,
     /// 29 between them missed, with no cost; 1/20 chosen over 1/5 and 1/150 on the same lines).
     public static let spaceBetweenDigitsLogProbability = log(1.0 / 20)
+    /// Log P(a full stop or comma right after a word's last letter), and of "?", "!", ";" or ":" there: a word ends a
+    /// clause far more often than such a mark turns up elsewhere (``punctuationLogProbability``). At 1/100 the
+    /// decoder dropped the final "." of 36 of the validation writers' 94 lines that end in one, where the network
+    /// wrote it; 1/3 and 1/10 were chosen over 1/20 ... 1/1.6 on those lines.
+    public static let stopOrCommaAfterWordLogProbability = log(1.0 / 3)
+    /// See ``stopOrCommaAfterWordLogProbability``.
+    public static let clauseMarkAfterWordLogProbability = log(1.0 / 10)
+
+    /// The log-probability of `character` right after a word's last letter: a clause's or sentence's end costs
+    /// less there; everything else its ``symbolLogProbability(_:)``.
+    static func markAfterWordLogProbability(_ character: Unicode.Scalar) -> Double {
+        switch character {
+        case ".", ",": stopOrCommaAfterWordLogProbability
+        case "?", "!", ";", ":": clauseMarkAfterWordLogProbability
+        default: symbolLogProbability(character)
+        }
+    }
 
     /// The flat log-probability of a character that is not part of a word: a digit, common punctuation (with the
     /// quotes and marks of the Latin-script languages: « » ‹ › „ “ ” ‘ ’ ¿ ¡), or a rare symbol.
@@ -224,8 +242,9 @@ public final class InkLanguageModel: @unchecked Sendable {
     /// The log-probability of `character` after `state`, and the state after it.
     func extend(_ state: State, with character: Unicode.Scalar) -> (Double, State) {
         guard let (symbol, upper) = letters.symbol(of: character) else {
-            // A space or a symbol ends the word; a symbol also costs its flat probability, and a space after a
-            // joiner the odds of "9- 4" against "9-4".
+            // A space or a symbol ends the word; a symbol also costs its probability (less for a clause's end
+            // right after a word, more for a digit after a digit and a space), and a space after a joiner the
+            // odds of "9- 4" against "9-4".
             if character == " " {
                 var next = State()
                 next.sentenceStart = state.endsSentence || (state.sentenceStart && !state.inWord)
@@ -250,7 +269,8 @@ public final class InkLanguageModel: @unchecked Sendable {
             }
             next.afterDigit = ("0"..."9").contains(character)
             let digitsApart = next.afterDigit && state.digitThenSpace ? Self.spaceBetweenDigitsLogProbability : 0
-            return (endOfWord(state) + Self.symbolLogProbability(character) + digitsApart, next)
+            let symbol = state.inWord ? Self.markAfterWordLogProbability(character) : Self.symbolLogProbability(character)
+            return (endOfWord(state) + symbol + digitsApart, next)
         }
         var next = state
         next.inWord = true
