@@ -203,6 +203,10 @@ def english(args):
     # nouns in wbritish-huge before wamerican-insane's proper-noun "Centre" is reached).
     larger = [read_spellings(f"/usr/share/dict/{name}") for name in ("british-english-huge", "american-english-huge")] + [insane]
     names = mark_names(counts, [spellings] + larger, "en")
+    # "i" is the pronoun "I" in running text (wordfreq counts it 12.3 million per 10^9 words), not the letter the
+    # dictionary also lists; left a common word it cost a capital "I" the odds of a capitalized noun, and written
+    # lines read "3 made it" for "I made it".
+    names.add("i")
     return counts, names
 
 
