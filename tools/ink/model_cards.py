@@ -55,6 +55,8 @@ def main():
     run_lines = []
     for k, r in enumerate(all_runs, 1):
         run_lines.append(f"| {k} | {r['minutes']:.0f} | {len(r['history'])} | {r['training_sequences']} | "
+                         f"{r['unipen_words']:,} ({r.get('word_sources', 'trusted')}) | "
+                         f"{r['unipen_characters']:,} ({r.get('unipen_character_sources', 'trusted')}) | {r['synthetic']:,} | "
                          f"{r.get('augmented_copies', 2)} | {r.get('single_characters', 0.1)} | {r.get('cut_characters', 0)} | "
                          f"{r.get('unipen_lines', 0)} ({r.get('unipen_line_copies', 0)}) | "
                          f"{r.get('speed_range', 1.0)} | {r.get('learning_rate', 0.001)} | {r['best_validation_greedy_cer']:.4f} |")
@@ -98,12 +100,14 @@ LSTM layers of 96 units (`UNIDIRECTIONAL_SEQUENCE_LSTM` + `REVERSE_V2`), a dense
 blank + printable ASCII 32-126). {en['parameters']:,} parameters, float32, {en_size / 1e6:.2f} MB (target at most 5 MB: {mark(en_size <= 5e6)}).
 TensorFlow {en['tensorflow']}, `tools/ink/train_all.sh` (`train_text.py`), runs of a fixed number of epochs and a seed on this 2-core machine:
 
-| run | minutes | epochs | sequences an epoch | augmented copies of a word | single characters (share of synthetic) | real characters cut from words | UNIPEN text lines (augmented copies of each) | speed range of copies | learning rate | best validation greedy CER |
-|---|---|---|---|---|---|---|---|---|---|---|
+| run | minutes | epochs | sequences an epoch | UNIPEN words (sources) | UNIPEN characters (sources) | synthetic Hershey inks | augmented copies of a word | single characters (share of synthetic) | real characters cut from words | UNIPEN text lines (augmented copies of each) | speed range of copies | learning rate | best validation greedy CER |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
 {chr(10).join(run_lines)}
 
-{runs_text} Sequences: the trusted UNIPEN words of the training writers and their augmented copies (every second one
-without its timing{speed_text}{grid_text}), {en['unipen_characters']} UNIPEN characters{cuts_text}, {en['synthetic']:,} synthetic Hershey inks{lines_text}.
+{runs_text} Sequences: the UNIPEN words and characters of the training writers, of the trusted sources or of every source
+but the parts whose ink does not show its label ("all": `ink_data.UNUSABLE_WORD_PARTS`, `UNUSABLE_CHARACTER_PARTS`; a
+random sample of the characters where the run asked for one), and their augmented copies (every second one without its
+timing{speed_text}{grid_text}){cuts_text}, synthetic Hershey inks{lines_text}. Validation reads the trusted sources' words either way.
 
 Beside it, **ink-en.characters.tflite**, the character network that also reads an ink that is one character on its own
 (`InkCharacterClassifier.swift`): the ink drawn as a 32x32 picture (`character_data.py`), three 3x3 convolutions (32,
