@@ -896,6 +896,7 @@ final class InkLanguageModelTests: XCTestCase {
             XCTAssertEqual(spaceCost(after: text), 0, accuracy: 1e-9, text)
         }
         XCTAssertLessThan(InkLanguageModel.spaceAfterJoinerLogProbability, -3)
+    }
 
     /// A full stop or comma right after a word costs its own odds, "?", "!", ";" and ":" theirs; after a space, a
     /// digit or another mark, and any other symbol after a word, the flat price of its kind.
@@ -932,7 +933,6 @@ final class InkLanguageModelTests: XCTestCase {
         }
         XCTAssertEqual(model.logProbability(of: "0123 4", after: "") - model.logProbability(of: "01234", after: ""),
                        InkLanguageModel.spaceBetweenDigitsLogProbability, accuracy: 1e-9)
-    }
     }
 }
 
