@@ -269,8 +269,8 @@ public final class InkLanguageModel: @unchecked Sendable {
             }
             next.afterDigit = ("0"..."9").contains(character)
             let digitsApart = next.afterDigit && state.digitThenSpace ? Self.spaceBetweenDigitsLogProbability : 0
-            let symbol = state.inWord ? Self.markAfterWordLogProbability(character) : Self.symbolLogProbability(character)
-            return (endOfWord(state) + symbol + digitsApart, next)
+            let characterCost = state.inWord ? Self.markAfterWordLogProbability(character) : Self.symbolLogProbability(character)
+            return (endOfWord(state) + characterCost + digitsApart, next)
         }
         var next = state
         next.inWord = true
