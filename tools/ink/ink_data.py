@@ -35,7 +35,7 @@ UNUSABLE_CHARACTER_PARTS = {"1d/kai", "1d/cea"}
 # reads at a greedy CER over 0.35 the right way up (tools/ink/sources.py --model models/ink-en.tflite, 2026-11-30:
 # every other part 0.03-0.30, the trusted ones included): all in category 7, words cut out of running text.
 UNUSABLE_WORD_PARTS = {"7/att", "7/cea", "7/ceb", "7/cec", "7/cee", "7/dar", "7/hpb", "7/kai"}
-UNUSABLE_PARTS = {"unipen-chars": UNUSABLE_CHARACTER_PARTS, "unipen-words": UNUSABLE_WORD_PARTS, "unipen-text": UNUSABLE_CHARACTER_PARTS}
+UNUSABLE_PARTS = {"unipen-chars": UNUSABLE_CHARACTER_PARTS, "unipen-words": UNUSABLE_WORD_PARTS}
 UNIPEN_ESCAPES = {'\\"': '"', "\\\\": "\\", "\\@": "@"}
 
 

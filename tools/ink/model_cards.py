@@ -12,6 +12,9 @@ import json
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import register  # noqa: E402
+
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 
 
@@ -172,7 +175,7 @@ gem, and some "other" sketches are shapes (a sun drawn as a star). The most freq
     print("wrote models/README.md")
 
 
-LATIN_NAMES = dict(es="Spanish", tr="Turkish", de="German", fr="French", pt="Portuguese", it="Italian", vi="Vietnamese")
+LATIN_NAMES = {code: name for code, (name, _) in register.LATIN_LANGUAGES.items()}
 LEXICON_SOURCES = dict(es="wordfreq; wspanish (public domain) and hunspell-es (MPL-1.1 of its three) for rare words and names",
                        tr="wordfreq; hunspell-tr (MPL-2.0) for names", de="wordfreq; wngerman (GPL-2+) for rare words, ß and names",
                        fr="wordfreq; wfrench (GPL-2+) for rare words, hunspell-fr (MPL-2.0) for names",
