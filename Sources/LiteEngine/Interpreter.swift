@@ -13,8 +13,9 @@ import LiteFormat
 /// Loading builds the whole execution plan: every op is matched with a kernel (an unsupported op, version
 /// or type fails here, naming the node), output shapes are inferred, and intermediate tensors are placed in
 /// one arena by lifetime; a float RELU, RELU6 or RELU_N1_TO_1 after a convolution, FULLY_CONNECTED or arithmetic
-/// node is folded into that node's activation, a float LOGISTIC into the MUL that makes it a swish, and a float PAD of
-/// zeros into the convolutions that read it (``Options/fusesActivations``). `invoke()` then only runs kernels.
+/// node is folded into that node's activation, a float LOGISTIC into the MUL that makes it a swish, a float PAD of
+/// zeros into the convolutions that read it, and a float ADD or PRELU into the store of the convolution before it
+/// (``Options/fusesActivations``). `invoke()` then only runs kernels.
 ///
 /// This file is the interpreter's surface; the passes that loading runs are in Graph/ (validation, shape preparation,
 /// fusions), memory planning in Memory/, and the one loop every `invoke` goes through in Run/.
@@ -34,10 +35,10 @@ public final class Interpreter: @unchecked Sendable {
         /// (or an input resize) that needs more fails with an error instead of exhausting memory.
         public var memoryLimit: Int
         /// Whether a float RELU, RELU6 or RELU_N1_TO_1 whose input only it reads is folded into the node that
-        /// writes that input, a LOGISTIC into the MUL of a swish, and a zero PAD into the convolutions or ADD that read
-        /// it (see ``Interpreter``): the same outputs, one pass over memory less, but that node's own output tensor then
-        /// holds clamped values, and the LOGISTIC's or PAD's output is never written. Off to compare every
-        /// intermediate tensor with another runtime.
+        /// writes that input, a LOGISTIC into the MUL of a swish, a zero PAD into the convolutions or ADD that read
+        /// it, and an ADD or PRELU into the convolution before it (see ``Interpreter``): the same outputs, one pass over
+        /// memory less, but that node's own output tensor then holds clamped (or summed) values, and the LOGISTIC's or
+        /// PAD's output is never written. Off to compare every intermediate tensor with another runtime.
         public var fusesActivations: Bool
         /// Most steps a WHILE loop may take in one run; a loop whose condition is still true then fails the run with
         /// an error, so a corrupt or hostile model cannot keep the caller busy for long (16,777,216 steps of a small

@@ -155,6 +155,44 @@ final class InterpreterTests: XCTestCase {
         XCTAssertEqual(fusedOutputs[4], input.map { min(max($0, 0), 6) })
     }
 
+    /// A float ADD folds into the convolution whose output it alone reads only when its other operand is written
+    /// before the convolution runs; a RELU after it folds into the ADD first, and a PRELU after both folds into the
+    /// convolution too; folded or not, the outputs are the same bits.
+    func testAddFoldsIntoAConvolutionOnlyWhenItsOtherOperandIsReady() throws {
+        var builder = ModelBuilder()
+        let x = builder.addTensor(name: "x", type: .float32, shape: [1, 4, 4, 8])
+        let filter = builder.addConstant(name: "w", shape: [8, 1, 1, 8], values: (0..<64).map { Float(($0 * 37) % 17) / 8 - 1 })
+        let bias = builder.addConstant(name: "b", shape: [8], values: (0..<8).map { Float($0) / 4 - 1 })
+        let slopes = builder.addConstant(name: "alpha", shape: [8], values: (0..<8).map { Float($0) / 10 - 0.3 })
+        let t = (0..<13).map { builder.addTensor(name: "t\($0)", type: .float32, shape: [1, 4, 4, 8]) }
+        var convolution = FlatTableBuilder()  // Conv2DOptions: SAME padding, strides 1
+        convolution[0] = .int8(0)
+        convolution[1] = .int32(1)
+        convolution[2] = .int32(1)
+        builder.addOperator(.conv2d, inputs: [x, filter, bias], outputs: [t[0]], optionsType: 1, options: convolution)  // 0
+        builder.addOperator(.add, inputs: [x, x], outputs: [t[1]])                                                    // 1
+        builder.addOperator(.add, inputs: [t[0], t[1]], outputs: [t[2]])     // 2: t1 is written after 0
+        builder.addOperator(.conv2d, inputs: [x, filter, bias], outputs: [t[3]], optionsType: 1, options: convolution)  // 3
+        builder.addOperator(.add, inputs: [x, t[3]], outputs: [t[4]])        // 4: folds into 3
+        builder.addOperator(.relu, inputs: [t[4]], outputs: [t[5]])          // 5: folds into 4
+        builder.addOperator(.prelu, inputs: [t[5], slopes], outputs: [t[6]]) // 6: folds into 3
+        builder.addOperator(.conv2d, inputs: [t[2], filter, bias], outputs: [t[7]], optionsType: 1, options: convolution)  // 7
+        builder.addOperator(.add, inputs: [t[7], t[7]], outputs: [t[8]])     // 8: reads the convolution twice
+        builder.addOperator(.conv2d, inputs: [x, filter, bias], outputs: [t[9]], optionsType: 1, options: convolution)  // 9
+        builder.addOperator(.add, inputs: [t[9], x], outputs: [t[10]])       // 10: folds into 9
+        builder.addOperator(.relu, inputs: [t[10]], outputs: [t[11]])        // 11: folds into 10, its output the convolution's
+        builder.addOperator(.mul, inputs: [t[11], x], outputs: [t[12]])      // 12
+        builder.inputs = [x]
+        builder.outputs = [t[2], t[6], t[8], t[12]]
+        let model = try TFLiteModel(bytes: builder.build())
+        let input = (0..<128).map { Float(($0 * 53) % 29) / 7 - 2 }
+        let (fused, fusedOutputs) = try outputs(of: model, input, fusing: true)
+        let (_, plainOutputs) = try outputs(of: model, input, fusing: false)
+        XCTAssertEqual(fused.folded, [false, false, false, false, true, true, true, false, false, false, true, true, false])
+        XCTAssertEqual(fusedOutputs.map { $0.map(\.bitPattern) }, plainOutputs.map { $0.map(\.bitPattern) })
+        XCTAssertTrue(fusedOutputs[1].contains { $0 == 0 } && fusedOutputs[1].contains { $0 > 0 })
+    }
+
     func testArenaReusesMemoryAcrossLifetimes() throws {
         let interpreter = try Interpreter(modelPath: TestPaths.model("classification/mobilenet_v2_1.0_224_dequant_float.tflite"))
         let intermediates = interpreter.tensors.filter { $0.storage == .arena }.reduce(0) { $0 + $1.byteCount }

@@ -196,6 +196,35 @@ final class OpGoldenTests: XCTestCase {
         }
     }
 
+    /// A float ADD or PRELU that alone reads a convolution's output folds into the convolution's store, in the goldens
+    /// made for it (whose outputs the op golden tests compare with LiteRT's at one and two threads); a PRELU whose input
+    /// is also a graph output does not. Folded or not, the outputs are the same bits, at one thread and at two with
+    /// every loop split.
+    func testAddAndPreluFoldIntoTheConvolutionBeforeThem() throws {
+        let savedWork = minimumWorkPerThread
+        minimumWorkPerThread = 1
+        defer { minimumWorkPerThread = savedWork }
+        let cases: [(name: String, folded: Set<BuiltinOperator>)] = [
+            ("conv_store_prelu", [.prelu]), ("conv_store_add_prelu", [.add, .prelu]), ("conv_store_add_prelu_conv_second", [.add, .prelu]),
+            ("conv_store_single_rows", [.add, .prelu]), ("conv_store_one_pixel", [.prelu]), ("conv_store_add_broadcast", [.add, .prelu]),
+            ("conv_store_sum_is_an_output", [.add]), ("conv_store_resized", [.add, .prelu]),
+        ]
+        for (name, expected) in cases {
+            let folder = OpTable.folder(name), path = folder.appendingPathComponent("model.tflite").path
+            let interpreter = try Interpreter(modelPath: path)
+            let folded = Set(interpreter.nodeCodes.indices.filter { interpreter.folded[$0] }.compactMap { interpreter.nodeCodes[$0].builtin })
+            XCTAssertEqual(folded, expected, "\(name): folded nodes")
+            let entry = try XCTUnwrap(table().cases[name], name)
+            let inputs = try (0..<entry.inputs).map { try NumPyArray(contentsOf: folder.appendingPathComponent("input_\($0).npy").path) }
+            for threads in [1, 2] {
+                let unfused = try runModel(path, inputs: inputs, options: .init(threads: threads, fusesActivations: false))
+                let fused = try runModel(path, inputs: inputs, options: .init(threads: threads))
+                XCTAssertEqual(fused.count, unfused.count, name)
+                for (i, (ours, plain)) in zip(fused, unfused).enumerated() { assertIdentical(ours, plain, "\(name) output \(i), \(threads) threads") }
+            }
+        }
+    }
+
     /// Resource variables (`tf.Variable`s: CALL_ONCE, VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE) keep their values
     /// from one run to the next (LiteRT's outputs recorded for two runs), and each interpreter has its own.
     func testResourceVariablesKeepTheirValuesBetweenRuns() throws {

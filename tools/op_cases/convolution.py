@@ -54,6 +54,39 @@ transpose_conv_case("transpose_conv_stride2_same", (1, 4, 5, 6), 3, 4, 2, "SAME"
 transpose_conv_case("transpose_conv_stride2_valid", (1, 4, 4, 3), 3, 2, 2, "VALID", (9, 9))
 transpose_conv_case("transpose_conv_stride1_same", (1, 5, 5, 2), 3, 3, 1, "SAME", (5, 5))
 
+# Float ADD and PRELU nodes that the engine folds into the store of the convolution before them (MediaPipe's blocks:
+# a convolution, a residual ADD of the block's input, a PRELU with one slope per channel): the convolution's paths
+# (1x1 read in place, 3x3 read through pointers, tiles with a partial last one, single rows, panel by panel), either
+# operand order of the ADD, a broadcasting ADD (which runs whole after the product), the sum also an output (the
+# PRELU then stays a node of its own), and a resizable batch.
+def _conv_store(shape, filters, kernel, seed, residual="input", conv_operand=0, relu=False, sum_is_an_output=False, batch=1):
+    x = tf.keras.Input(shape=shape, batch_size=batch)
+    inputs = [x]
+    conv = tf.keras.layers.Conv2D(filters, kernel, padding="same", activation="relu" if relu else None,
+                                  kernel_initializer=tf.keras.initializers.RandomUniform(-0.3, 0.3, seed=seed),
+                                  bias_initializer=tf.keras.initializers.RandomUniform(-0.2, 0.2, seed=seed + 1))(x)
+    if residual is None:
+        total = conv
+    else:
+        if residual == "input":
+            other = x
+        else:
+            other = tf.keras.Input(shape=residual, batch_size=batch)
+            inputs.append(other)
+        total = tf.keras.layers.Add()([conv, other] if conv_operand == 0 else [other, conv])
+    prelu = tf.keras.layers.PReLU(alpha_initializer=tf.keras.initializers.RandomUniform(-0.5, 0.5, seed=seed + 2), shared_axes=[1, 2])(total)
+    return tf.keras.Model(inputs, [prelu, total] if sum_is_an_output else prelu)
+
+
+case("conv_store_prelu", [(1, 20, 21, 24)], keras=True)(lambda: _conv_store((20, 21, 24), 40, 1, 21, residual=None))
+case("conv_store_add_prelu", [(1, 16, 17, 32)], keras=True)(lambda: _conv_store((16, 17, 32), 32, 3, 24))
+case("conv_store_add_prelu_conv_second", [(1, 9, 11, 16)], keras=True)(lambda: _conv_store((9, 11, 16), 16, 3, 27, conv_operand=1, relu=True))
+case("conv_store_single_rows", [(1, 3, 3, 64), (1, 3, 3, 96)], keras=True)(lambda: _conv_store((3, 3, 64), 96, 1, 30, residual=(3, 3, 96)))
+case("conv_store_one_pixel", [(1, 1, 1, 16)], keras=True)(lambda: _conv_store((1, 1, 16), 24, 1, 33, residual=None))
+case("conv_store_add_broadcast", [(1, 6, 7, 16), (1, 1, 1, 16)], keras=True)(lambda: _conv_store((6, 7, 16), 16, 1, 36, residual=(1, 1, 16)))
+case("conv_store_sum_is_an_output", [(1, 8, 8, 16)], keras=True)(lambda: _conv_store((8, 8, 16), 16, 3, 39, sum_is_an_output=True))
+case("conv_store_resized", [(None, 5, 6, 16)], keras=True, run_shapes=[(3, 5, 6, 16)])(lambda: _conv_store((5, 6, 16), 16, 3, 42, batch=None))
+
 # Op benchmarks (Benchmarks/OpBenchmarks): the real shapes of MobileNetV2 (224x224) and the COCO SSD, SAME padding, a
 # fused ReLU6; quantized ones in each numerics mode, uint8 per-tensor or int8 with per-channel filter scales.
 for _type in ("uint8", "int8"):

@@ -8,7 +8,8 @@ import LiteFormat
 ///   are replaced by kernels reading the PAD's input);
 /// - ``foldChannelPads(_:_:)``: a float PAD of zeros after the last axis into the ADD that reads it;
 /// - ``foldSwishes(_:_:)``: a float LOGISTIC into the MUL of a swish;
-/// - ``foldClamps(_:_:)``: a float clamp (RELU, RELU6, ...) into the node that writes its input.
+/// - ``foldClamps(_:_:)``: a float clamp (RELU, RELU6, ...) into the node that writes its input;
+/// - ``foldIntoConvolutionStores(_:_:)``: a float ADD or PRELU into the convolution whose output it reads.
 ///
 /// Every fusion gives the same output bits as the unfused nodes, but for one corner of the spatial PAD's: a folded PAD's
 /// zeros are skipped, not multiplied, so an infinite or NaN weight on a padding tap, which gives NaN unfolded, does not
@@ -35,12 +36,18 @@ struct NodeFusion {
         foldChannelPads(kernels, uses)
         foldSwishes(kernels, uses)
         foldClamps(kernels, uses)
+        foldIntoConvolutionStores(kernels, uses)
     }
 
     /// Marks node `node` as folded.
     mutating func fold(_ node: Int) { folded[node] = true }
-    /// Makes tensor `alias` share the bytes of tensor `shared`.
-    mutating func alias(_ alias: Int, to shared: Int) { aliases[alias] = shared }
+    /// Makes tensor `alias` share the bytes of tensor `shared`. Every alias names the tensor that owns the bytes: a
+    /// tensor that already shared `alias`'s bytes (a clamp's output folded into the node now folded) shares `shared`'s.
+    mutating func alias(_ alias: Int, to shared: Int) {
+        let owner = aliases[shared] ?? shared
+        aliases[alias] = owner
+        for (other, target) in aliases where target == alias { aliases[other] = owner }
+    }
     /// Keeps tensor `tensor` alive until node `node` runs.
     mutating func keepAlive(_ tensor: Int, until node: Int) { lateReads.append((tensor, node)) }
 }

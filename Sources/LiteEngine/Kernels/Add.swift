@@ -334,3 +334,17 @@ func forEachBroadcastPair(aShape: [Int], bShape: [Int], outShape: [Int], _ body:
 }
 
 extension Add: ChannelPadAbsorbing {}
+
+extension Add: FoldableIntoStore {
+    func canRunOnRows(of operand: Int) -> Bool {
+        !Self.subtracts && channelPad == nil && node.inputs.count == 2 && node.inputs.allSatisfy({ $0?.type == .float32 })
+            && node.outputs[0].type == .float32
+    }
+
+    /// Both operands of the output's shape, as `addSameShape` adds them: the same sum and clamp on any range.
+    func storeStep(operand: Int, channels: Int) -> StoreStep? {
+        guard let kernel = KernelConfiguration.current.float?.addMinMax, let output = node.outputs.first, output.shape.last == channels,
+              node.inputs.allSatisfy({ $0?.shape == output.shape }), let other = node.inputs[1 - operand] else { return nil }
+        return .add(other: UnsafePointer(other.floats), kernel: kernel, low: activation.0, high: activation.1)
+    }
+}

@@ -23,8 +23,20 @@ final class Conv2D: Kernel {
         activation = try builtinActivationRange(options.activation)
     }
 
+    /// Nodes folded into the store (``StoreEpilogueAbsorbing``), in order, each with the input that reads this node's
+    /// output (or the step before's).
+    private var storeSteps: [(node: FoldableIntoStore, operand: Int)] = []
+
     func takeClamp(_ range: (Float, Float)) -> Bool {
-        node.inputs[0]?.type == .float32 && narrowActivation(&activation, to: range, output: node.outputs[0])
+        // A clamp after folded steps would come after them, not at the product's store.
+        storeSteps.isEmpty && node.inputs[0]?.type == .float32 && narrowActivation(&activation, to: range, output: node.outputs[0])
+    }
+
+    func takeStoreStep(_ step: FoldableIntoStore, operand: Int) -> Bool {
+        guard let input = node.inputs[0], let filter = node.inputs[1], input.type == .float32, filter.type == .float32,
+              filter.rank == 4, input.rank == 4, filter.dim(3) == input.dim(3) else { return false }
+        storeSteps.append((step, operand))
+        return true
     }
 
     var isPointwise: Bool {
@@ -525,11 +537,16 @@ final class Conv2D: Kernel {
         switch plan {
         case .floatIndirect(let packed, let layout):
             let table = indirectRows(layout, input: input, scratch: context.scratch)
-            packed.run(indirection: table, segments: layout.segments, rows: floatRows, c: output.floats, ldc: filter.dim(0), activation: activation,
-                       threads: context.threads)
+            try withStoreEpilogue(context) { epilogue in
+                packed.run(indirection: table, segments: layout.segments, rows: floatRows, c: output.floats, ldc: filter.dim(0), activation: activation,
+                           threads: context.threads, epilogue: epilogue)
+            }
         case .floatPacked(let packed, let unfolds):
             let left = floatLeftMatrix(unfolds: unfolds, context)
-            packed.run(a: left, lda: floatDepth, rows: floatRows, c: output.floats, ldc: filter.dim(0), activation: activation, threads: context.threads)
+            try withStoreEpilogue(context) { epilogue in
+                packed.run(a: left, lda: floatDepth, rows: floatRows, c: output.floats, ldc: filter.dim(0), activation: activation,
+                           threads: context.threads, epilogue: epilogue)
+            }
         case .floatBLAS(let unfolds):
             let left = floatLeftMatrix(unfolds: unfolds, context), (rows, depth, outChannels) = (floatRows, floatDepth, filter.dim(0))
             BLAS.sgemm(transposeB: true, m: rows, n: outChannels, k: depth, a: left, lda: depth,
@@ -546,6 +563,26 @@ final class Conv2D: Kernel {
         case .int8Depthwise(let requantization, let taps): try runInt8Depthwise(requantization, taps, scratch: context.scratch)
         case .int16(let product): runInt16(product, context)
         case .int16Grouped(let product): runInt16Grouped(product)
+        }
+        switch plan {
+        case .floatIndirect, .floatPacked: break
+        default: for step in storeSteps { try step.node.run(context) }
+        }
+    }
+
+    /// Runs `product` with the folded steps as its row epilogue when each has a form for rows
+    /// (``FoldableIntoStore/storeStep(operand:channels:)``); otherwise with none, and then runs the steps whole.
+    private func withStoreEpilogue(_ context: RunContext, _ product: (PackedFilterGEMM.RowEpilogue?) -> Void) throws {
+        guard !storeSteps.isEmpty else { return product(nil) }
+        let channels = node.inputs[1]!.dim(0), output = node.outputs[0].floats
+        let steps = storeSteps.compactMap { $0.node.storeStep(operand: $0.operand, channels: channels) }
+        guard steps.count == storeSteps.count else {
+            product(nil)
+            for step in storeSteps { try step.node.run(context) }
+            return
+        }
+        product { rows in
+            for step in steps { step.apply(output, rows: rows, channels: channels) }
         }
     }
 
@@ -680,5 +717,7 @@ func addBiasAndActivate(_ values: UnsafeMutablePointer<Float>, rows: Int, channe
 }
 
 extension Conv2D: ClampAbsorbing {}
+
+extension Conv2D: StoreEpilogueAbsorbing {}
 
 extension Conv2D: SpatialPadAbsorbing {}

@@ -84,3 +84,15 @@ final class PRelu: BinaryElementwise, FloatBinaryOperation {
         }
     }
 }
+
+extension PRelu: FoldableIntoStore {
+    func canRunOnRows(of operand: Int) -> Bool {
+        operand == 0 && node.inputs.count == 2 && node.inputs.allSatisfy({ $0?.type == .float32 }) && node.outputs[0].type == .float32
+    }
+
+    /// One slope per channel (``Plan/floatChannelSlopes``) of rows of `channels`.
+    func storeStep(operand: Int, channels: Int) -> StoreStep? {
+        guard operand == 0, case .floatChannelSlopes(let kernel, _, let slopeCount) = plan, slopeCount == channels else { return nil }
+        return .prelu(slopes: UnsafePointer(node.inputs[1]!.floats), kernel: kernel)
+    }
+}

@@ -107,23 +107,30 @@ final class PackedFilterGEMM: @unchecked Sendable {
         }
     }
 
-    /// `c[r, 0..<n] = clamp(a[r, 0..<k] · Fᵀ + bias, low, high)` for `r` in `0..<rows`.
+    /// What runs on rows of C once they are computed, while they are still in cache: the nodes folded into a
+    /// convolution's store (``StoreEpilogueAbsorbing``). Called with each range of rows exactly once, from the thread
+    /// that computed them.
+    typealias RowEpilogue = (Range<Int>) -> Void
+
+    /// `c[r, 0..<n] = clamp(a[r, 0..<k] · Fᵀ + bias, low, high)` for `r` in `0..<rows`, then `epilogue` on them.
     func run(a: UnsafePointer<Float>, lda: Int, rows: Int, c: UnsafeMutablePointer<Float>, ldc: Int,
-             activation: (Float, Float), threads: Int) {
-        run(Rows(a: a, lda: lda, indirection: nil, segments: 1, segmentLength: k), count: rows, c: c, ldc: ldc, activation: activation, threads: threads)
+             activation: (Float, Float), threads: Int, epilogue: RowEpilogue? = nil) {
+        run(Rows(a: a, lda: lda, indirection: nil, segments: 1, segmentLength: k), count: rows, c: c, ldc: ldc, activation: activation, threads: threads,
+            epilogue: epilogue)
     }
 
     /// The same product with row r of A the `segments` pieces of `k / segments` values at
     /// `indirection[r · segments ..< (r + 1) · segments]`.
     func run(indirection: UnsafePointer<UnsafePointer<Float>>, segments: Int, rows: Int, c: UnsafeMutablePointer<Float>, ldc: Int,
-             activation: (Float, Float), threads: Int) {
+             activation: (Float, Float), threads: Int, epilogue: RowEpilogue? = nil) {
         precondition(segments > 0 && k % segments == 0, "the pieces of a row must add up to k")
         guard rows > 0 else { return }
         run(Rows(a: indirection[0], lda: 0, indirection: indirection, segments: segments, segmentLength: k / segments), count: rows,
-            c: c, ldc: ldc, activation: activation, threads: threads)
+            c: c, ldc: ldc, activation: activation, threads: threads, epilogue: epilogue)
     }
 
-    private func run(_ a: Rows, count rows: Int, c: UnsafeMutablePointer<Float>, ldc: Int, activation: (Float, Float), threads: Int) {
+    private func run(_ a: Rows, count rows: Int, c: UnsafeMutablePointer<Float>, ldc: Int, activation: (Float, Float), threads: Int,
+                     epilogue: RowEpilogue?) {
         guard rows > 0 else { return }
         // One or two rows past the last whole tile run as single rows (each streams the filter once, at about half a
         // tile's rate), not as a tile that computes all of its rows for them: a 7x7 layer's 49 rows are six tiles of
@@ -133,8 +140,11 @@ final class PackedFilterGEMM: @unchecked Sendable {
         let tiledRows = rows - singleRows
         withUnsafePointer(to: filter) { filter in
             withUnsafePointer(to: a.layout) { a in
-                if tiledRows > 0 { runTiles(filter, a, count: tiledRows, c: c, ldc: ldc, activation: activation, threads: threads) }
-                for r in tiledRows..<rows { runSingleRow(filter, a, row: r, c: c + r * ldc, activation: activation, threads: threads) }
+                if tiledRows > 0 { runTiles(filter, a, count: tiledRows, c: c, ldc: ldc, activation: activation, threads: threads, epilogue: epilogue) }
+                for r in tiledRows..<rows {
+                    runSingleRow(filter, a, row: r, c: c + r * ldc, activation: activation, threads: threads)
+                    epilogue?(r..<r + 1)
+                }
             }
         }
     }
@@ -152,16 +162,30 @@ final class PackedFilterGEMM: @unchecked Sendable {
         }
     }
 
+    /// Row tiles computed before the epilogue runs on them.
+    private static let epilogueTiles = 4
+
     /// `rows` rows of A in tiles of ``tileRows`` (the last tile may be partial).
     private func runTiles(_ filter: UnsafePointer<lite_f32_packed_filter>, _ a: UnsafePointer<lite_f32_gemm_rows>, count rows: Int,
-                          c: UnsafeMutablePointer<Float>, ldc: Int, activation: (Float, Float), threads: Int) {
+                          c: UnsafeMutablePointer<Float>, ldc: Int, activation: (Float, Float), threads: Int, epilogue: RowEpilogue?) {
         let tiles = (rows + tileRows - 1) / tileRows
         let panelWork = tileRows * panelWidth * k
-        let kernel = kernels.gemmTiles, panels = self.panels
+        let kernel = kernels.gemmTiles, panels = self.panels, tileRows = self.tileRows
         if n > rows && threads == 1 {
             // More filter than input (the last layers, 7x7 or 14x14 pixels), on one thread: each panel runs every row
             // tile through it, so each panel is read from memory once.
             for p in 0..<panels { kernel(filter, a, rows, 0, tiles, p, p + 1, c, ldc, activation.0, activation.1) }
+            epilogue?(0..<rows)
+        } else if let epilogue {
+            // The epilogue reads each group of tiles right after the product wrote it: four 8-row tiles of 128
+            // channels are 16 KB, still in L1.
+            parallelFor(tiles, threads: threads, workPerItem: saturatingProduct(panels, panelWork)) { tileRange in
+                for start in stride(from: tileRange.lowerBound, to: tileRange.upperBound, by: Self.epilogueTiles) {
+                    let end = min(start + Self.epilogueTiles, tileRange.upperBound)
+                    kernel(filter, a, rows, start, end, 0, panels, c, ldc, activation.0, activation.1)
+                    epilogue(start * tileRows..<min(end * tileRows, rows))
+                }
+            }
         } else {
             // The filter stays in cache while each row tile of the input is read once. Threads split the rows, also
             // when the filter is the larger operand. Split by panels, a 160-channel layer's five panels went three

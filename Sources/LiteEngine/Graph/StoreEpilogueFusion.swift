@@ -1,0 +1,85 @@
+import CLiteKernels
+
+/// A float node that can run on a convolution's output rows as the convolution stores them: a residual ADD or a PRELU
+/// (MediaPipe's blocks: CONV_2D, then ADD of the block's input, then PRELU).
+protocol FoldableIntoStore: Kernel {
+    /// Whether this node is float and element by element on its input `operand`, so that it can run on any range of
+    /// that operand's rows: a float ADD (not SUB, no folded PAD), a float PRELU of `operand` 0.
+    func canRunOnRows(of operand: Int) -> Bool
+    /// How to run this node on rows of `operand` (the convolution's output, `channels` values a row) in place, or nil
+    /// when its current shapes or plan have no such form; it then runs whole, after the convolution.
+    func storeStep(operand: Int, channels: Int) -> StoreStep?
+}
+
+/// One folded node's arithmetic on a range of a convolution's output rows, in place.
+enum StoreStep {
+    /// `clamp(row + other row, low, high)` (a float ADD of two tensors of the convolution's output's shape).
+    case add(other: UnsafePointer<Float>, kernel: lite_f32_vadd_minmax_fn, low: Float, high: Float)
+    /// `x >= 0 ? x : x · slope[channel]` (a float PRELU with one slope per channel).
+    case prelu(slopes: UnsafePointer<Float>, kernel: lite_f32_prelu_channels_fn)
+
+    /// Runs on rows `rows` of `output`, `channels` values a row.
+    func apply(_ output: UnsafeMutablePointer<Float>, rows: Range<Int>, channels: Int) {
+        let start = rows.lowerBound * channels
+        switch self {
+        case .add(let other, let kernel, let low, let high):
+            kernel(output + start, other + start, output + start, rows.count * channels, low, high)
+        case .prelu(let slopes, let kernel):
+            kernel(output + start, slopes, output + start, rows.count, channels)
+        }
+    }
+}
+
+/// A node whose float output can go through ``FoldableIntoStore`` nodes as it is stored (float CONV_2D).
+protocol StoreEpilogueAbsorbing: Kernel {
+    /// Appends `step` (reading this node's output, or the output of the last step taken, as its input `operand`) to
+    /// what this node does after computing its output, and says whether it did.
+    func takeStoreStep(_ step: FoldableIntoStore, operand: Int) -> Bool
+}
+
+extension NodeFusion {
+    /// Folds float ADD and PRELU nodes into the convolution whose output they read, when they are its only reader:
+    /// the convolution runs them on each group of rows it has just stored, in the same threads, and their outputs share
+    /// its output's bytes. The arithmetic is the same, in the same order, so the bits are too; what goes is a pass over
+    /// the layer per node and the node's own dispatch (MediaPipe's landmark models run a residual ADD and a PRELU
+    /// after most convolutions, on maps of 32x32 pixels and smaller, where those are a large part of each layer).
+    ///
+    /// An ADD's other operand must be computed before the convolution runs (it is read then).
+    mutating func foldIntoConvolutionStores(_ kernels: [Kernel], _ uses: TensorUses) {
+        // Tensor index -> the convolution whose stored output it is (its output, or a folded step's).
+        var storedBy = [Int: Int]()
+        for (node, kernel) in kernels.enumerated() {
+            if folded[node] {
+                // A clamp folded into the convolution before this pass: its output is the convolution's.
+                if let output = kernel.node.outputs.first, let shared = aliases[output.index], let convolution = storedBy[shared] {
+                    storedBy[output.index] = convolution
+                }
+                continue
+            }
+            if kernel is StoreEpilogueAbsorbing, let output = kernel.node.outputs.first { storedBy[output.index] = node }
+            guard let step = kernel as? FoldableIntoStore, let output = kernel.node.outputs.first, output.storage == .arena else { continue }
+            for (operand, input) in kernel.node.inputs.enumerated() {
+                guard let input, let convolution = storedBy[input.index], uses.readers[input.index] == 1, step.canRunOnRows(of: operand),
+                      otherInputsReady(kernel, besides: operand, before: convolution, uses),
+                      let absorbing = kernels[convolution] as? StoreEpilogueAbsorbing, absorbing.takeStoreStep(step, operand: operand)
+                else { continue }
+                fold(node)
+                let root = kernels[convolution].node.outputs[0].index
+                alias(output.index, to: root)
+                storedBy[output.index] = convolution
+                break
+            }
+        }
+    }
+
+    /// Whether every input of `kernel` but `operand` is written before node `convolution` (or is a constant or a graph
+    /// input), and none of them is the convolution's stored output.
+    private func otherInputsReady(_ kernel: Kernel, besides operand: Int, before convolution: Int, _ uses: TensorUses) -> Bool {
+        for (index, input) in kernel.node.inputs.enumerated() where index != operand {
+            guard let input else { continue }
+            if let writer = uses.writer[input.index], writer >= convolution { return false }
+            if (aliases[input.index] ?? input.index) == (aliases[kernel.node.inputs[operand]!.index] ?? kernel.node.inputs[operand]!.index) { return false }
+        }
+        return true
+    }
+}
