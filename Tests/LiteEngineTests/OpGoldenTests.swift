@@ -196,9 +196,9 @@ final class OpGoldenTests: XCTestCase {
         }
     }
 
-    /// A float ADD or PRELU that alone reads a convolution's output folds into the convolution's store, in the goldens
-    /// made for it (whose outputs the op golden tests compare with LiteRT's at one and two threads); a PRELU whose input
-    /// is also a graph output does not. Folded or not, the outputs are the same bits, at one thread and at two with
+    /// A float ADD (also one with a folded channel PAD) or PRELU that alone reads a convolution's output folds into the
+    /// convolution's store, in the goldens made for it (whose outputs the op golden tests compare with LiteRT's at one
+    /// and two threads); a PRELU whose input is also a graph output does not, nor an ADD of a convolution that two read. Folded or not, the outputs are the same bits, at one thread and at two with
     /// every loop split.
     func testAddAndPreluFoldIntoTheConvolutionBeforeThem() throws {
         let savedWork = minimumWorkPerThread
@@ -208,6 +208,9 @@ final class OpGoldenTests: XCTestCase {
             ("conv_store_prelu", [.prelu]), ("conv_store_add_prelu", [.add, .prelu]), ("conv_store_add_prelu_conv_second", [.add, .prelu]),
             ("conv_store_single_rows", [.add, .prelu]), ("conv_store_one_pixel", [.prelu]), ("conv_store_add_broadcast", [.add, .prelu]),
             ("conv_store_sum_is_an_output", [.add]), ("conv_store_resized", [.add, .prelu]),
+            ("conv_store_add_channel_padded", [.add, .pad]), ("conv_store_add_channel_padded_second", [.add, .pad]),
+            ("pad_channels_into_add_resized", [.add, .pad]),
+            ("pad_channels_into_add", [.pad]),  // one convolution that both ADDs read
         ]
         for (name, expected) in cases {
             let folder = OpTable.folder(name), path = folder.appendingPathComponent("model.tflite").path

@@ -86,6 +86,12 @@ case("conv_store_one_pixel", [(1, 1, 1, 16)], keras=True)(lambda: _conv_store((1
 case("conv_store_add_broadcast", [(1, 6, 7, 16), (1, 1, 1, 16)], keras=True)(lambda: _conv_store((6, 7, 16), 16, 1, 36, residual=(1, 1, 16)))
 case("conv_store_sum_is_an_output", [(1, 8, 8, 16)], keras=True)(lambda: _conv_store((8, 8, 16), 16, 3, 39, sum_is_an_output=True))
 case("conv_store_resized", [(None, 5, 6, 16)], keras=True, run_shapes=[(3, 5, 6, 16)])(lambda: _conv_store((5, 6, 16), 16, 3, 42, batch=None))
+# BlazeFace's block: the ADD of a channel-padded shortcut (its PAD folded into the ADD first), with a RELU, either order.
+conv_store_w = const(3, 3, 6, 10)
+case("conv_store_add_channel_padded", [(1, 8, 9, 6)])(lambda x: tf.nn.relu(
+    tf.pad(x, [[0, 0], [0, 0], [0, 0], [0, 4]]) + tf.nn.conv2d(x, conv_store_w, 1, "SAME")))
+case("conv_store_add_channel_padded_second", [(1, 8, 9, 6)])(lambda x: (
+    tf.nn.conv2d(x, conv_store_w, 1, "SAME") + tf.pad(x, [[0, 0], [0, 0], [0, 0], [0, 4]])))
 
 # Op benchmarks (Benchmarks/OpBenchmarks): the real shapes of MobileNetV2 (224x224) and the COCO SSD, SAME padding, a
 # fused ReLU6; quantized ones in each numerics mode, uint8 per-tensor or int8 with per-channel filter scales.

@@ -337,14 +337,30 @@ extension Add: ChannelPadAbsorbing {}
 
 extension Add: FoldableIntoStore {
     func canRunOnRows(of operand: Int) -> Bool {
-        !Self.subtracts && channelPad == nil && node.inputs.count == 2 && node.inputs.allSatisfy({ $0?.type == .float32 })
-            && node.outputs[0].type == .float32
+        guard !Self.subtracts, node.inputs.count == 2, node.inputs.allSatisfy({ $0?.type == .float32 }), node.outputs[0].type == .float32
+        else { return false }
+        // With a folded channel PAD, the convolution's output must be the operand that is not padded.
+        return channelPad.map { operand == 1 - $0.operand } ?? true
     }
 
-    /// Both operands of the output's shape, as `addSameShape` adds them: the same sum and clamp on any range.
+    func tensorsRead(besides operand: Int) -> [Tensor] {
+        if let channelPad { return channelPad.kernel.node.inputs[0].map { [$0] } ?? [] }
+        return node.inputs[1 - operand].map { [$0] } ?? []
+    }
+
+    /// The sum as `addSameShape` or `addChannelPadded` computes it, on any range of rows: the operand of the output's
+    /// shape, and the other of that shape too or a channel-padded one whose rows the shape's.
     func storeStep(operand: Int, channels: Int) -> StoreStep? {
-        guard let kernel = KernelConfiguration.current.float?.addMinMax, let output = node.outputs.first, output.shape.last == channels,
-              node.inputs.allSatisfy({ $0?.shape == output.shape }), let other = node.inputs[1 - operand] else { return nil }
-        return .add(other: UnsafePointer(other.floats), kernel: kernel, low: activation.0, high: activation.1)
+        guard let kernels = KernelConfiguration.current.float, let output = node.outputs.first, output.shape.last == channels, channels > 0,
+              node.inputs[operand]?.shape == output.shape else { return nil }
+        let (low, high) = activation
+        if let (pad, padded) = channelPad {
+            guard let source = pad.node.inputs[0], source.rank == output.rank, source.shape.dropLast() == output.shape.dropLast(),
+                  let sourceChannels = source.shape.last, sourceChannels <= channels else { return nil }
+            return .addChannelPadded(source: UnsafePointer(source.floats), sourceChannels: sourceChannels, sourceFirst: padded == 0,
+                                     kernel: kernels.addChannelPadded, low: low, high: high)
+        }
+        guard let other = node.inputs[1 - operand], other.shape == output.shape else { return nil }
+        return .add(other: UnsafePointer(other.floats), otherFirst: operand == 1, kernel: kernels.addMinMax, low: low, high: high)
     }
 }

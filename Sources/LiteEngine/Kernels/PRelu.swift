@@ -90,6 +90,8 @@ extension PRelu: FoldableIntoStore {
         operand == 0 && node.inputs.count == 2 && node.inputs.allSatisfy({ $0?.type == .float32 }) && node.outputs[0].type == .float32
     }
 
+    func tensorsRead(besides operand: Int) -> [Tensor] { node.inputs[1].map { [$0] } ?? [] }
+
     /// One slope per channel (``Plan/floatChannelSlopes``) of rows of `channels`.
     func storeStep(operand: Int, channels: Int) -> StoreStep? {
         guard operand == 0, case .floatChannelSlopes(let kernel, _, let slopeCount) = plan, slopeCount == channels else { return nil }
