@@ -1,0 +1,46 @@
+// The float depthwise rows kernel (f32_dwconv_rows.h) with 16 channels in one AVX-512 register: half the instructions
+// of the avx2 level's pair of AVX registers, and with 32 vector registers a 3x3 filter's nine weight vectors, the
+// bias and the bounds all stay in registers. The same fused multiply-adds in the same order: the same bits.
+#if defined(__x86_64__)
+
+#include <immintrin.h>
+#include <math.h>
+#include <stdint.h>
+
+#include "../isa_targets.h"
+#include "../../include/lite_f32_dwconv.h"
+
+LITE_TARGET_AVX512_BEGIN
+
+#define LITE_INLINE static inline __attribute__((always_inline))
+
+typedef __m512 lite_v16;
+LITE_INLINE lite_v16 lite_v16_load(const float *p) { return _mm512_loadu_ps(p); }
+LITE_INLINE void lite_v16_store(float *p, lite_v16 v) { _mm512_storeu_ps(p, v); }
+LITE_INLINE lite_v16 lite_v16_zero(void) { return _mm512_setzero_ps(); }
+LITE_INLINE lite_v16 lite_v16_set1(float x) { return _mm512_set1_ps(x); }
+LITE_INLINE lite_v16 lite_v16_fma(lite_v16 c, lite_v16 a, lite_v16 b) { return _mm512_fmadd_ps(a, b, c); }
+LITE_INLINE lite_v16 lite_v16_clamp(lite_v16 v, lite_v16 low, lite_v16 high) { return _mm512_min_ps(high, _mm512_max_ps(low, v)); }
+
+typedef __m256 lite_v8;
+LITE_INLINE lite_v8 lite_v8_load(const float *p) { return _mm256_loadu_ps(p); }
+LITE_INLINE void lite_v8_store(float *p, lite_v8 v) { _mm256_storeu_ps(p, v); }
+LITE_INLINE lite_v8 lite_v8_zero(void) { return _mm256_setzero_ps(); }
+LITE_INLINE lite_v8 lite_v8_set1(float x) { return _mm256_set1_ps(x); }
+LITE_INLINE lite_v8 lite_v8_fma(lite_v8 c, lite_v8 a, lite_v8 b) { return _mm256_fmadd_ps(a, b, c); }
+LITE_INLINE lite_v8 lite_v8_clamp(lite_v8 v, lite_v8 low, lite_v8 high) { return _mm256_min_ps(high, _mm256_max_ps(low, v)); }
+
+typedef __m128 lite_v4;
+LITE_INLINE lite_v4 lite_v4_load(const float *p) { return _mm_loadu_ps(p); }
+LITE_INLINE void lite_v4_store(float *p, lite_v4 v) { _mm_storeu_ps(p, v); }
+LITE_INLINE lite_v4 lite_v4_zero(void) { return _mm_setzero_ps(); }
+LITE_INLINE lite_v4 lite_v4_set1(float x) { return _mm_set1_ps(x); }
+LITE_INLINE lite_v4 lite_v4_fma(lite_v4 c, lite_v4 a, lite_v4 b) { return _mm_fmadd_ps(a, b, c); }
+LITE_INLINE lite_v4 lite_v4_clamp(lite_v4 v, lite_v4 low, lite_v4 high) { return _mm_min_ps(high, _mm_max_ps(low, v)); }
+
+#define LITE_DWCONV_ROWS lite_f32_dwconv_rows__avx512
+#include "../f32_dwconv_rows.h"
+
+LITE_TARGET_END
+
+#endif
