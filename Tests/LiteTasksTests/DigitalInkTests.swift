@@ -934,6 +934,19 @@ final class InkLanguageModelTests: XCTestCase {
         XCTAssertEqual(model.logProbability(of: "0123 4", after: "") - model.logProbability(of: "01234", after: ""),
                        InkLanguageModel.spaceBetweenDigitsLogProbability, accuracy: 1e-9)
     }
+
+    /// A space right after a space costs ``InkLanguageModel/doubleSpaceLogProbability``; one after anything else
+    /// does not.
+    func testASpaceAfterASpaceCostsItsOdds() throws {
+        let model = try InkLanguageModel.shared(path: Paths.packageRoot.appendingPathComponent("models/ink-en.lexicon.tsv").path)
+        func spaceCost(after text: String) -> Double { model.extend(model.state(after: text), with: " ").0 }
+        for text in ["the ", "9, ", "x - "] {
+            XCTAssertEqual(spaceCost(after: text), InkLanguageModel.doubleSpaceLogProbability, accuracy: 1e-9, text)
+        }
+        for text in ["the", "9,", "x -"] { XCTAssertGreaterThan(spaceCost(after: text), log(1e-3), text) }
+        XCTAssertEqual(model.logProbability(of: "similar  sized", after: "") - model.logProbability(of: "similar sized", after: ""),
+                       InkLanguageModel.doubleSpaceLogProbability, accuracy: 1e-9)
+    }
 }
 
 final class InkLayoutTests: XCTestCase {

@@ -30,6 +30,10 @@ public final class InkLanguageModel: @unchecked Sendable {
     /// are far more common than two numbers side by side (validation writers' lines: 66 spaces read inside numbers,
     /// 29 between them missed, with no cost; 1/20 chosen over 1/5 and 1/150 on the same lines).
     public static let spaceBetweenDigitsLogProbability = log(1.0 / 20)
+    /// Log P(a space right after a space): written text has none, but a network that drops a mark between two
+    /// spaces ("similar-sized" read as "similar  sized") writes two; at this cost the decoder keeps the mark or
+    /// one space.
+    public static let doubleSpaceLogProbability = log(1e-6)
     /// Log P(a full stop or comma right after a word's last letter), and of "?", "!", ";" or ":" there: a word ends a
     /// clause far more often than such a mark turns up elsewhere (``punctuationLogProbability``). At 1/100 the
     /// decoder dropped the final "." of 36 of the validation writers' 94 lines that end in one, where the network
@@ -218,6 +222,8 @@ public final class InkLanguageModel: @unchecked Sendable {
         /// Whether the text so far ends in a digit and one space ("12 "): the next digit pays
         /// ``spaceBetweenDigitsLogProbability``.
         var digitThenSpace = false
+        /// Whether the text so far ends in a space: another pays ``doubleSpaceLogProbability``.
+        var afterSpace = false
     }
 
     /// Log(numerator / denominator) of two counts, -infinity when either is empty.
@@ -249,7 +255,9 @@ public final class InkLanguageModel: @unchecked Sendable {
                 var next = State()
                 next.sentenceStart = state.endsSentence || (state.sentenceStart && !state.inWord)
                 next.digitThenSpace = state.afterDigit
-                return (endOfWord(state) + (state.endsInJoiner ? Self.spaceAfterJoinerLogProbability : 0), next)
+                next.afterSpace = true
+                let joinerCost = state.endsInJoiner ? Self.spaceAfterJoinerLogProbability : 0
+                return (endOfWord(state) + joinerCost + (state.afterSpace ? Self.doubleSpaceLogProbability : 0), next)
             }
             var next = State()
             switch character {
@@ -275,6 +283,7 @@ public final class InkLanguageModel: @unchecked Sendable {
         var next = state
         next.inWord = true
         next.endsSentence = false
+        next.afterSpace = false
         let isLetter = symbol != Letters.apostrophe
         // The first letter chooses the word's case: from here on the lexicon counts are weighted by it.
         let isFirstLetter = isLetter && state.casing == .start
