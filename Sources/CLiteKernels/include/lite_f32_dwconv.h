@@ -31,7 +31,8 @@ void lite_f32_dwconv_rows__avx2(const lite_f32_dwconv_geometry *geometry, const 
                                 const float *bias, float *output, size_t row_begin, size_t row_end,
                                 float low, float high);
 
-/// The same kernel with 16 channels in one AVX-512 register (avx512 level and above): the same results, bit for bit.
+/// The same kernel with 16 channels in one AVX-512 register for 3x3 filters, the avx2 kernel for others (avx512 level
+/// and above): the same results, bit for bit.
 void lite_f32_dwconv_rows__avx512(const lite_f32_dwconv_geometry *geometry, const float *input, const float *weights,
                                   const float *bias, float *output, size_t row_begin, size_t row_end,
                                   float low, float high);
