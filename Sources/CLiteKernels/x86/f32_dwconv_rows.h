@@ -1,8 +1,27 @@
-// The float depthwise rows kernel, written once for the levels that include it: each defines LITE_INLINE, the
-// vector types lite_v16, lite_v8 and lite_v4 (16, 8 and 4 channels) with their load, store, zero, set1, fma and clamp
-// functions, and LITE_DWCONV_ROWS (the entry's name), opens its target, includes this file, and closes the target.
-// Every lane computes what the one-channel loop computes: the same fused multiply-adds in the same order at every
-// level, so the levels' results are the same bits.
+// The float depthwise rows kernel, written once for the levels that include it: each defines LITE_INLINE, the vector
+// type lite_v16 (16 channels: two AVX registers or one AVX-512 register) with its load, store, zero, set1, fma and
+// clamp functions, and LITE_DWCONV_ROWS (the entry's name), opens its target, includes this file, and closes the
+// target; lite_v8 and lite_v4 (8 and 4 channels) are the same AVX and SSE registers at every level, below. Every lane
+// computes what the one-channel loop computes: the same fused multiply-adds in the same order at every level, so the
+// levels' results are the same bits. `fma(c, a, b)` is `c + a·b` rounded once in every lane; `clamp(v, low, high)` is
+// `min(high, max(low, v))`, whose instructions return their second operand when either is NaN, so NaN passes through
+// as in the scalar `v < low ? low : v`, then `x > high ? high : x`.
+
+typedef __m256 lite_v8;
+LITE_INLINE lite_v8 lite_v8_load(const float *p) { return _mm256_loadu_ps(p); }
+LITE_INLINE void lite_v8_store(float *p, lite_v8 v) { _mm256_storeu_ps(p, v); }
+LITE_INLINE lite_v8 lite_v8_zero(void) { return _mm256_setzero_ps(); }
+LITE_INLINE lite_v8 lite_v8_set1(float x) { return _mm256_set1_ps(x); }
+LITE_INLINE lite_v8 lite_v8_fma(lite_v8 c, lite_v8 a, lite_v8 b) { return _mm256_fmadd_ps(a, b, c); }
+LITE_INLINE lite_v8 lite_v8_clamp(lite_v8 v, lite_v8 low, lite_v8 high) { return _mm256_min_ps(high, _mm256_max_ps(low, v)); }
+
+typedef __m128 lite_v4;
+LITE_INLINE lite_v4 lite_v4_load(const float *p) { return _mm_loadu_ps(p); }
+LITE_INLINE void lite_v4_store(float *p, lite_v4 v) { _mm_storeu_ps(p, v); }
+LITE_INLINE lite_v4 lite_v4_zero(void) { return _mm_setzero_ps(); }
+LITE_INLINE lite_v4 lite_v4_set1(float x) { return _mm_set1_ps(x); }
+LITE_INLINE lite_v4 lite_v4_fma(lite_v4 c, lite_v4 a, lite_v4 b) { return _mm_fmadd_ps(a, b, c); }
+LITE_INLINE lite_v4 lite_v4_clamp(lite_v4 v, lite_v4 low, lite_v4 high) { return _mm_min_ps(high, _mm_max_ps(low, v)); }
 
 LITE_INLINE float lite_clamp1(float v, float low, float high) {
     const float x = v < low ? low : v;

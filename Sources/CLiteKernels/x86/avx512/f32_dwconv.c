@@ -24,22 +24,6 @@ LITE_INLINE lite_v16 lite_v16_set1(float x) { return _mm512_set1_ps(x); }
 LITE_INLINE lite_v16 lite_v16_fma(lite_v16 c, lite_v16 a, lite_v16 b) { return _mm512_fmadd_ps(a, b, c); }
 LITE_INLINE lite_v16 lite_v16_clamp(lite_v16 v, lite_v16 low, lite_v16 high) { return _mm512_min_ps(high, _mm512_max_ps(low, v)); }
 
-typedef __m256 lite_v8;
-LITE_INLINE lite_v8 lite_v8_load(const float *p) { return _mm256_loadu_ps(p); }
-LITE_INLINE void lite_v8_store(float *p, lite_v8 v) { _mm256_storeu_ps(p, v); }
-LITE_INLINE lite_v8 lite_v8_zero(void) { return _mm256_setzero_ps(); }
-LITE_INLINE lite_v8 lite_v8_set1(float x) { return _mm256_set1_ps(x); }
-LITE_INLINE lite_v8 lite_v8_fma(lite_v8 c, lite_v8 a, lite_v8 b) { return _mm256_fmadd_ps(a, b, c); }
-LITE_INLINE lite_v8 lite_v8_clamp(lite_v8 v, lite_v8 low, lite_v8 high) { return _mm256_min_ps(high, _mm256_max_ps(low, v)); }
-
-typedef __m128 lite_v4;
-LITE_INLINE lite_v4 lite_v4_load(const float *p) { return _mm_loadu_ps(p); }
-LITE_INLINE void lite_v4_store(float *p, lite_v4 v) { _mm_storeu_ps(p, v); }
-LITE_INLINE lite_v4 lite_v4_zero(void) { return _mm_setzero_ps(); }
-LITE_INLINE lite_v4 lite_v4_set1(float x) { return _mm_set1_ps(x); }
-LITE_INLINE lite_v4 lite_v4_fma(lite_v4 c, lite_v4 a, lite_v4 b) { return _mm_fmadd_ps(a, b, c); }
-LITE_INLINE lite_v4 lite_v4_clamp(lite_v4 v, lite_v4 low, lite_v4 high) { return _mm_min_ps(high, _mm_max_ps(low, v)); }
-
 // Every filter in AVX-512 registers; called below for 3x3 filters only.
 void lite_f32_dwconv_rows_zmm__avx512(const lite_f32_dwconv_geometry *geometry, const float *input, const float *weights,
                                       const float *bias, float *output, size_t row_begin, size_t row_end, float low, float high);
