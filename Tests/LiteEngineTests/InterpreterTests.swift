@@ -193,6 +193,40 @@ final class InterpreterTests: XCTestCase {
         XCTAssertTrue(fusedOutputs[1].contains { $0 == 0 } && fusedOutputs[1].contains { $0 > 0 })
     }
 
+    /// An ADD folded into a convolution (same shapes in the file) that a resize turns into a broadcast to a larger
+    /// shape would write past the convolution's bytes, which its output shares: the run is a typed error instead, and
+    /// without folding the model runs.
+    func testAFoldedAddThatNowBroadcastsIsATypedError() throws {
+        var builder = ModelBuilder()
+        let x = builder.addTensor(name: "x", type: .float32, shape: [1, 4, 4, 8], shapeSignature: [1, -1, -1, 8])
+        let y = builder.addTensor(name: "y", type: .float32, shape: [1, 4, 4, 8])
+        let filter = builder.addConstant(name: "w", shape: [8, 1, 1, 8], values: (0..<64).map { Float($0 % 9) / 8 - 0.5 })
+        let (c, sum) = (builder.addTensor(name: "c", type: .float32, shape: [1, 4, 4, 8]), builder.addTensor(name: "sum", type: .float32, shape: [1, 4, 4, 8]))
+        var convolution = FlatTableBuilder()  // Conv2DOptions: SAME padding, strides 1
+        convolution[0] = .int8(0)
+        convolution[1] = .int32(1)
+        convolution[2] = .int32(1)
+        builder.addOperator(.conv2d, inputs: [x, filter, -1], outputs: [c], optionsType: 1, options: convolution)
+        builder.addOperator(.add, inputs: [c, y], outputs: [sum])
+        builder.inputs = [x, y]
+        builder.outputs = [sum]
+        let model = try TFLiteModel(bytes: builder.build())
+        for fusing in [true, false] {
+            let interpreter = try Interpreter(model: model, options: .init(fusesActivations: fusing))
+            XCTAssertEqual(interpreter.folded, [false, fusing])
+            try interpreter.resizeInput(at: 0, to: [1, 1, 1, 8])
+            try interpreter.allocateTensors()
+            try interpreter.copy([Float](repeating: 1, count: 8), toInputAt: 0)
+            try interpreter.copy([Float](repeating: 2, count: 128), toInputAt: 1)
+            if fusing {
+                XCTAssertThrowsError(try interpreter.invoke()) { XCTAssertTrue("\($0)".contains("folded into this CONV_2D"), "\($0)") }
+            } else {
+                try interpreter.invoke()
+                XCTAssertEqual(try interpreter.output(at: 0).shape, [1, 4, 4, 8])
+            }
+        }
+    }
+
     func testArenaReusesMemoryAcrossLifetimes() throws {
         let interpreter = try Interpreter(modelPath: TestPaths.model("classification/mobilenet_v2_1.0_224_dequant_float.tflite"))
         let intermediates = interpreter.tensors.filter { $0.storage == .arena }.reduce(0) { $0 + $1.byteCount }

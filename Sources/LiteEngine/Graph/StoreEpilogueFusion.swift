@@ -75,7 +75,10 @@ extension NodeFusion {
             if kernel is StoreEpilogueAbsorbing, let output = kernel.node.outputs.first { storedBy[output.index] = node }
             guard let step = kernel as? FoldableIntoStore, let output = kernel.node.outputs.first, output.storage == .arena else { continue }
             for (operand, input) in kernel.node.inputs.enumerated() {
+                // The folded node's output shares the convolution's bytes: it must be of the convolution's shape (a
+                // broadcast to a larger one would write past them).
                 guard let input, let convolution = storedBy[input.index], uses.readers[input.index] == 1, step.canRunOnRows(of: operand),
+                      output.shape == kernels[convolution].node.outputs[0].shape,
                       readyBefore(convolution, step.tensorsRead(besides: operand), stored: storedBy, uses),
                       let absorbing = kernels[convolution] as? StoreEpilogueAbsorbing, absorbing.takeStoreStep(step, operand: operand)
                 else { continue }

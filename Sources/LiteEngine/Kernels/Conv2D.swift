@@ -25,7 +25,7 @@ final class Conv2D: Kernel {
 
     /// Nodes folded into the store (``StoreEpilogueAbsorbing``), in order, each with the input that reads this node's
     /// output (or the step before's).
-    private var storeSteps: [(node: FoldableIntoStore, operand: Int)] = []
+    private var storeSteps: [(kernel: FoldableIntoStore, operand: Int)] = []
 
     func takeClamp(_ range: (Float, Float)) -> Bool {
         // A clamp after folded steps would come after them, not at the product's store.
@@ -534,6 +534,11 @@ final class Conv2D: Kernel {
         // An empty output (a dimension of 0) has nothing to compute, however many rows the other dimensions span.
         guard node.outputs[0].elementCount > 0 else { return }
         let input = node.inputs[0]!, filter = node.inputs[1]!, output = node.outputs[0]
+        for step in storeSteps where step.kernel.node.outputs[0].shape != output.shape {
+            // Resized to shapes the folded node broadcasts over: its output, which shares this node's bytes, would not fit.
+            throw KernelError.invalid("\(step.kernel.node.code) folded into this CONV_2D now writes shape \(step.kernel.node.outputs[0].shape), not the "
+                                      + "convolution's \(output.shape) (load with fusesActivations off to run it)")
+        }
         switch plan {
         case .floatIndirect(let packed, let layout):
             let table = indirectRows(layout, input: input, scratch: context.scratch)
@@ -566,7 +571,7 @@ final class Conv2D: Kernel {
         }
         switch plan {
         case .floatIndirect, .floatPacked: break
-        default: for step in storeSteps { try step.node.run(context) }
+        default: for step in storeSteps { try step.kernel.run(context) }
         }
     }
 
@@ -575,10 +580,10 @@ final class Conv2D: Kernel {
     private func withStoreEpilogue(_ context: RunContext, _ product: (PackedFilterGEMM.RowEpilogue?) -> Void) throws {
         guard !storeSteps.isEmpty else { return product(nil) }
         let channels = node.inputs[1]!.dim(0), output = node.outputs[0].floats
-        let steps = storeSteps.compactMap { $0.node.storeStep(operand: $0.operand, channels: channels) }
+        let steps = storeSteps.compactMap { $0.kernel.storeStep(operand: $0.operand, channels: channels) }
         guard steps.count == storeSteps.count else {
             product(nil)
-            for step in storeSteps { try step.node.run(context) }
+            for step in storeSteps { try step.kernel.run(context) }
             return
         }
         product { rows in
