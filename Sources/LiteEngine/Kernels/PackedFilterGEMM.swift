@@ -176,16 +176,6 @@ final class PackedFilterGEMM: @unchecked Sendable {
             // tile through it, so each panel is read from memory once.
             for p in 0..<panels { kernel(filter, a, rows, 0, tiles, p, p + 1, c, ldc, activation.0, activation.1) }
             epilogue?(0..<rows)
-        } else if let epilogue {
-            // The epilogue reads each group of tiles right after the product wrote it: four 8-row tiles of 128
-            // channels are 16 KB, still in L1.
-            parallelFor(tiles, threads: threads, workPerItem: saturatingProduct(panels, panelWork)) { tileRange in
-                for start in stride(from: tileRange.lowerBound, to: tileRange.upperBound, by: Self.epilogueTiles) {
-                    let end = min(start + Self.epilogueTiles, tileRange.upperBound)
-                    kernel(filter, a, rows, start, end, 0, panels, c, ldc, activation.0, activation.1)
-                    epilogue(start * tileRows..<min(end * tileRows, rows))
-                }
-            }
         } else {
             // The filter stays in cache while each row tile of the input is read once. Threads split the rows, also
             // when the filter is the larger operand. Split by panels, a 160-channel layer's five panels went three
@@ -194,7 +184,16 @@ final class PackedFilterGEMM: @unchecked Sendable {
             // 2 threads than at 1.
             parallelFor(tiles, threads: threads, workPerItem: saturatingProduct(panels, panelWork)) { tileRange in
                 // One call for the whole range: a call per tile cost a tenth of a small layer's time.
-                kernel(filter, a, rows, tileRange.lowerBound, tileRange.upperBound, 0, panels, c, ldc, activation.0, activation.1)
+                guard let epilogue else {
+                    return kernel(filter, a, rows, tileRange.lowerBound, tileRange.upperBound, 0, panels, c, ldc, activation.0, activation.1)
+                }
+                // With an epilogue, four tiles a call, each group read by the epilogue right after the product wrote
+                // it: four 8-row tiles of 128 channels are 16 KB, still in L1.
+                for start in stride(from: tileRange.lowerBound, to: tileRange.upperBound, by: Self.epilogueTiles) {
+                    let end = min(start + Self.epilogueTiles, tileRange.upperBound)
+                    kernel(filter, a, rows, start, end, 0, panels, c, ldc, activation.0, activation.1)
+                    epilogue(start * tileRows..<min(end * tileRows, rows))
+                }
             }
         }
     }
