@@ -528,3 +528,52 @@ def built_int8_lstm_projection(time_steps, batch, inputs, cells, outputs, cell_c
                    intermediates=intermediates)
         return g.build([x], [y])
     return build
+
+
+def built_depthwise(dtype, in_shape, kernel, stride=1, dilation=1, padding="SAME", dead_channels=(), amplified_channels=(), relu6=False):
+    """An 8-bit DEPTHWISE_CONV_2D (channel multiplier 1) with calibrated-looking scales and full-range weights, plus the
+    channels converters leave behind in real models (EfficientDet-Lite's backbone): `dead_channels` have all-zero
+    weights, a scale near 1e-8 (so a multiplier near 2^-26) and a bias of ±2^30; `amplified_channels` have an
+    effective multiplier above 1 (a left shift). int8 filters are per-channel with zero point 0, uint8 per-tensor."""
+    def build():
+        g = GraphBuilder()
+        signed = dtype == np.int8
+        channels = in_shape[-1]
+        x_scale, x_zero = 0.05, (-7 if signed else 121)
+        y_scale, y_zero = 0.08, (4 if signed else 131)
+        w_shape = (1, kernel, kernel, channels)
+        if signed:
+            w_data = rng.integers(-127, 128, size=w_shape)
+            w_scales = list(rng.uniform(0.002, 0.012, size=channels) / kernel)
+            for c in amplified_channels:
+                w_data[..., c] = rng.integers(-3, 4, size=(1, kernel, kernel))
+                w_scales[c] = 2.5
+            for c in dead_channels:
+                w_data[..., c] = 0
+                w_scales[c] = float(rng.uniform(1e-8, 8e-8))
+            wq = (w_scales, [0] * channels, 3)
+        else:
+            w_zero = 119
+            w_data = rng.integers(0, 256, size=w_shape)
+            w_scales = [0.004 / kernel]
+            wq = (w_scales[0], w_zero)
+        b_scales = [x_scale * s for s in w_scales]
+        bias = np.round(rng.normal(0, 0.5, size=channels) / np.array(b_scales if signed else b_scales * channels)).astype(np.int64)
+        for i, c in enumerate(dead_channels):
+            bias[c] = 2 ** 30 if i % 2 == 0 else -2 ** 30
+        x = g.tensor("x", in_shape, dtype=dtype, quantization=(x_scale, x_zero))
+        w = g.tensor("w", w_shape, data=w_data, dtype=dtype, quantization=wq)
+        bq = (b_scales, [0] * channels, 0) if signed else (b_scales[0], 0)
+        b = g.tensor("b", [channels], data=np.clip(bias, -2 ** 31, 2 ** 31 - 1), dtype=np.int32, quantization=bq)
+        span = dilation * (kernel - 1) + 1
+        out_hw = [(d + stride - 1) // stride if padding == "SAME" else (d - span) // stride + 1 for d in in_shape[1:3]]
+        y = g.tensor("y", [in_shape[0]] + out_hw + [channels], dtype=dtype, quantization=(y_scale, y_zero))
+        o = g.fb.DepthwiseConv2DOptionsT()
+        o.depthMultiplier = 1
+        o.padding = getattr(g.fb.Padding, padding)
+        o.strideH = o.strideW = stride
+        o.dilationHFactor = o.dilationWFactor = dilation
+        o.fusedActivationFunction = g.fb.ActivationFunctionType.RELU6 if relu6 else g.fb.ActivationFunctionType.NONE
+        g.operator(g.fb.BuiltinOperator.DEPTHWISE_CONV_2D, [x, w, b], [y], g.fb.BuiltinOptions.DepthwiseConv2DOptions, o)
+        return g.build([x], [y])
+    return build

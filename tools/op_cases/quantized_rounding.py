@@ -1,6 +1,6 @@
 """Quantized models written directly with the schema: scales chosen to hit rounding ties, rescaled comparisons, division, dequantization, reductions, unary ops, the int8 LSTM with a projection."""
 from .common import case, np, tf
-from .builders import built_add, built_batch_matmul, built_binary, built_comparisons, built_concatenation, built_dequantize, built_div, built_int16_activation, built_int8_lstm_projection, built_mul, built_power_of_two_layer, built_prelu, built_quantize_float, built_reduce, built_transpose_conv_ties, built_uint8_resize_bilinear, built_unary, divisors
+from .builders import built_add, built_batch_matmul, built_binary, built_comparisons, built_concatenation, built_depthwise, built_dequantize, built_div, built_int16_activation, built_int8_lstm_projection, built_mul, built_power_of_two_layer, built_prelu, built_quantize_float, built_reduce, built_transpose_conv_ties, built_uint8_resize_bilinear, built_unary, divisors
 
 
 case("q_lstm_int8_projection", [(2, 6, 5)], built=True)(built_int8_lstm_projection(6, 2, 5, 8, 4))
@@ -29,6 +29,18 @@ case("q_conv_int8_3x3_ties", [(1, 7, 6, 3)], built=True)(built_power_of_two_laye
 case("q_conv_uint8_1x1_ties", [(1, 6, 7, 5)], built=True)(built_power_of_two_layer("CONV_2D", np.uint8, (1, 6, 7, 5), 12))
 case("q_depthwise_int8_ties", [(1, 8, 7, 28)], built=True)(built_power_of_two_layer("DEPTHWISE_CONV_2D", np.int8, (1, 8, 7, 28), 28, kernel=3))
 case("q_depthwise_uint8_ties", [(1, 8, 7, 16)], built=True)(built_power_of_two_layer("DEPTHWISE_CONV_2D", np.uint8, (1, 8, 7, 16), 16, kernel=3))
+# Depthwise layers as real int8 models have them: the "dead" channels converters leave (all-zero weights, a scale near
+# 1e-8, bias ±2^30: multipliers near 2^-26, whose zero point cannot ride in the requantization's 32-bit lanes), a
+# channel with a multiplier above 1, 5x5 and 7x7 filters (more than four filter rows), dilation, channel counts that
+# are not a multiple of 16.
+case("q_depthwise_int8_dead_channels", [(1, 13, 12, 37)], built=True)(
+    built_depthwise(np.int8, (1, 13, 12, 37), 3, dead_channels=(3, 16, 33), amplified_channels=(20,)))
+case("q_depthwise_int8_5x5_stride2_dead_channels", [(1, 15, 14, 40)], built=True)(
+    built_depthwise(np.int8, (1, 15, 14, 40), 5, stride=2, dead_channels=(0, 39), amplified_channels=(17,)))
+case("q_depthwise_int8_7x7_dilation2_valid", [(2, 17, 16, 21)], built=True)(
+    built_depthwise(np.int8, (2, 17, 16, 21), 7, dilation=2, padding="VALID", dead_channels=(5,)))
+case("q_depthwise_uint8_5x5", [(1, 12, 11, 24)], built=True)(built_depthwise(np.uint8, (1, 12, 11, 24), 5))
+case("q_depthwise_uint8_7x7_stride2_relu6", [(1, 16, 15, 19)], built=True)(built_depthwise(np.uint8, (1, 16, 15, 19), 7, stride=2, relu6=True))
 case("q_fully_connected_int8_ties", [(3, 9)], built=True)(built_power_of_two_layer("FULLY_CONNECTED", np.int8, (3, 9), 13))
 case("q_fully_connected_uint8_ties", [(1, 9)], built=True)(built_power_of_two_layer("FULLY_CONNECTED", np.uint8, (1, 9), 21))
 # MEAN over H and W with keep_dims (TFLite's optimized integer Mean) on scales a power of two apart and 16 pixels:

@@ -86,27 +86,22 @@ void lite_qs8_gemm_multiply_block__avx512vnni(const void *weights, ptrdiff_t pad
 void lite_qs8_gemm_row_sums16__avx512vnni(const int8_t *rows, ptrdiff_t row_stride, ptrdiff_t count, ptrdiff_t padded_depth,
                                           int activations_unsigned, int32_t *sums);
 
-/// The depthwise dot-product kernel's data (LiteEngine's `QuantizedDepthwiseDotProduct`): per 16-channel block,
-/// filter bytes [w(0,kx), w(1,kx), w(2,kx), w(3,kx)] per lane and filter column, the uint8 filter zero points, and
-/// the per-channel requantization `floor((x·2^left·m + 2^30 + K·2^31) / 2^31)`, less `rounds_away` where below
-/// `offsets` (K), then `>> right`, clamped.
+/// The depthwise dot-product kernel's data (LiteEngine's `QuantizedDepthwiseDotProduct`): per 16-channel block and
+/// group of four filter rows, filter bytes [w(4g,kx), w(4g+1,kx), w(4g+2,kx), w(4g+3,kx)] per lane and filter column
+/// (rows past the filter 0), the uint8 filter zero points, the accumulators' start values, and the per-channel
+/// requantization the GEMM's requantization also reads.
 typedef struct {
-    /// Per block, per filter column: 64 bytes. 64-byte aligned.
+    /// Per block, per row group, per filter column: 64 bytes. 64-byte aligned.
     const void *weights;
-    /// Per block: 64 bytes (uint8 only).
+    /// Per block, per row group: 64 bytes (uint8 only).
     const void *weight_zero_points;
+    /// Per channel (whole blocks of 16): the accumulator's start value.
     const int32_t *constants;
-    const int32_t *multipliers;
-    const int32_t *left_shifts;
-    const int32_t *right_shifts;
-    const int32_t *offsets;
-    const int32_t *rounds_away;
-    /// `2^30 + K·2^31` per 64-bit slot (per block: 8 even channels, then 8 odd).
-    const int64_t *nudges;
+    const lite_qs8_requantization_avx512 *requantization;
     ptrdiff_t channels;
     ptrdiff_t blocks;
-    int32_t low, high;
-    int32_t has_left_shifts;
+    /// Groups of four filter rows: ceil(kh / 4).
+    ptrdiff_t row_groups;
     /// Nonzero for uint8 (the filter is `vpdpbusd`'s unsigned operand), zero for int8 (the flipped input is).
     int32_t is_uint8;
     int8_t input_zero_point;
@@ -118,11 +113,12 @@ typedef struct {
     ptrdiff_t stride_h, stride_w, dilation_h, dilation_w, pad_h, pad_w;
 } lite_qs8_dwconv_geometry;
 
-/// Output rows `row_begin ..< row_end` (row = batch·out_h + oy) of a depthwise convolution with at most four filter
-/// rows: per output row and 16-channel block, every input column the row reads (`columns` of them, from the left
-/// padding on) is interleaved into `interleaved` (64 bytes per column, 64-byte aligned): lane i holds channel i's
-/// inputs in filter rows 0...3, XOR 0x80, padding `input_zero_point`; then each output pixel is one `vpdpbusd` per
-/// filter column (uint8: two, the second against the filter zero points), requantized in registers and stored.
+/// Output rows `row_begin ..< row_end` (row = batch·out_h + oy) of a depthwise convolution: per output row and
+/// 16-channel block, every input column the row reads (`columns` of them, from the left padding on) is interleaved
+/// into `interleaved` (64 bytes per column and row group, 64-byte aligned, the groups `columns·64` bytes apart): lane
+/// i holds channel i's inputs in the group's four filter rows, XOR 0x80, padding `input_zero_point`; then each output
+/// pixel is one `vpdpbusd` per filter column and row group (uint8: two, the second against the filter zero points),
+/// requantized in registers and stored.
 void lite_qs8_dwconv__avx512vnni(const lite_qs8_dwconv_vnni *params, const lite_qs8_dwconv_geometry *geometry,
                                  const int8_t *input, int8_t *output, ptrdiff_t row_begin, ptrdiff_t row_end, ptrdiff_t columns,
                                  void *interleaved);

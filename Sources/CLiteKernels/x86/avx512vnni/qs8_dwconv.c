@@ -1,7 +1,7 @@
-// int8 and uint8 DEPTHWISE_CONV_2D with AVX-512 VNNI (channel multiplier 1, at most four filter rows): the four
-// bytes of a channel's int32 lane hold one input column's taps from four filter rows, so an output pixel is one
-// `vpdpbusd` per filter column. The accumulators are TFLite's int32 sums plus a per-channel constant (see
-// LiteEngine's `QuantizedDepthwiseDotProduct` for the operands and the requantization's derivation).
+// int8 and uint8 DEPTHWISE_CONV_2D with AVX-512 VNNI (channel multiplier 1): the four bytes of a channel's int32
+// lane hold one input column's taps from four filter rows, so an output pixel is one `vpdpbusd` per filter column and
+// group of four filter rows. The accumulators are TFLite's int32 sums plus a per-channel constant (see LiteEngine's
+// `QuantizedDepthwiseDotProduct` for the operands), requantized as the GEMM's are (requantize_lanes.h).
 #if defined(__x86_64__)
 
 #include <immintrin.h>
@@ -12,7 +12,7 @@
 
 LITE_TARGET_AVX512VNNI_BEGIN
 
-#include "../avx512/even_odd_lanes.h"
+#include "../avx512/requantize_lanes.h"
 
 /// Filter rows 0...3's 16 bytes of one input column, [r0 | r1 | r2 | r3], as 16 lanes of [r0[i], r1[i], r2[i], r3[i]]
 /// XOR 0x80, stored at `destination` (64-byte aligned).
@@ -27,9 +27,10 @@ static inline __attribute__((always_inline)) void lite_store_interleaved(void *d
 }
 
 /// For each input column `-pad_w ..< columns - pad_w` of output row `oy`, one 64-byte vector: channel i of the block in
-/// lane i, its four bytes the column's inputs in filter rows 0...3 (flipped; padding holds the input zero point).
+/// lane i, its four bytes the column's inputs in filter rows 4·group ... 4·group + 3 (flipped; padding, and rows past
+/// the filter, hold the input zero point).
 static inline void lite_interleave(const lite_qs8_dwconv_vnni *p, const lite_qs8_dwconv_geometry *g, const int8_t *source,
-                                   ptrdiff_t b, ptrdiff_t oy, ptrdiff_t block, ptrdiff_t columns, uint8_t *interleaved) {
+                                   ptrdiff_t b, ptrdiff_t oy, ptrdiff_t block, ptrdiff_t group, ptrdiff_t columns, uint8_t *interleaved) {
     const ptrdiff_t first = block * 16;
     const ptrdiff_t width = p->channels - first < 16 ? p->channels - first : 16;
     const __mmask16 load_mask = (__mmask16)((1u << width) - 1);
@@ -43,9 +44,10 @@ static inline void lite_interleave(const lite_qs8_dwconv_vnni *p, const lite_qs8
     const ptrdiff_t iy0 = oy * g->stride_h - g->pad_h;
     // Where each filter row's input row starts (at this block's first channel), or NULL for a row of padding.
     const int8_t *row_start[4];
-    for (ptrdiff_t ky = 0; ky < 4; ky++) {
+    for (ptrdiff_t row = 0; row < 4; row++) {
+        const ptrdiff_t ky = group * 4 + row;
         const ptrdiff_t iy = iy0 + ky * g->dilation_h;
-        row_start[ky] = ky < g->kh && iy >= 0 && iy < g->in_h ? source + ((b * g->in_h + iy) * g->in_w) * g->in_c + first : NULL;
+        row_start[row] = ky < g->kh && iy >= 0 && iy < g->in_h ? source + ((b * g->in_h + iy) * g->in_w) * g->in_c + first : NULL;
     }
     const ptrdiff_t step = g->in_c;
     const ptrdiff_t inside_first = g->pad_w < columns ? g->pad_w : columns;
@@ -65,71 +67,50 @@ static inline void lite_interleave(const lite_qs8_dwconv_vnni *p, const lite_qs8
     }
 }
 
-/// One block of 16 channels of every pixel of an output row: the dot products, then the requantization.
-static inline void lite_convolve(const lite_qs8_dwconv_vnni *p, const lite_qs8_dwconv_geometry *g, const uint8_t *interleaved,
-                                 ptrdiff_t block, int8_t *output) {
+/// `acc` plus the dot products of one output pixel's taps in one row group: `pixel` is its first input column in the
+/// group's interleaved columns, `filter` the group's filter columns. uint8 also sums `d·w_zero` into `correction`.
+static inline __attribute__((always_inline)) __m512i lite_add_row_group(__m512i acc, __m512i *correction, const uint8_t *pixel,
+                                                                       const uint8_t *filter, __m512i weight_zero,
+                                                                       ptrdiff_t column_step, ptrdiff_t kw, int is_uint8) {
+    if (is_uint8) {
+        // d·w on the unsigned filter, less d·w_zero.
+        for (ptrdiff_t kx = 0; kx < kw; kx++) {
+            const __m512i d = _mm512_loadu_si512(pixel + kx * column_step);
+            acc = _mm512_dpbusd_epi32(acc, _mm512_loadu_si512(filter + kx * 64), d);
+            *correction = _mm512_dpbusd_epi32(*correction, weight_zero, d);
+        }
+    } else {
+        for (ptrdiff_t kx = 0; kx < kw; kx++) {
+            acc = _mm512_dpbusd_epi32(acc, _mm512_loadu_si512(pixel + kx * column_step), _mm512_loadu_si512(filter + kx * 64));
+        }
+    }
+    return acc;
+}
+
+/// One block of 16 channels of every pixel of an output row: the dot products, then the requantization. The shape
+/// and flag arguments are constants at the calls that matter, so the common layers get loops of their own.
+static inline __attribute__((always_inline)) void lite_convolve_row(const lite_qs8_dwconv_vnni *p, const lite_qs8_dwconv_geometry *g,
+                                                                   const uint8_t *interleaved, ptrdiff_t columns, ptrdiff_t block,
+                                                                   int8_t *output, ptrdiff_t groups, ptrdiff_t kw, int is_uint8,
+                                                                   int has_left_shifts, int rounds_away, int folds_zero_point) {
     const ptrdiff_t c = block * 16;
     const ptrdiff_t channels = p->channels;
     const ptrdiff_t width = channels - c < 16 ? channels - c : 16;
     const __mmask16 store_mask = (__mmask16)((1u << width) - 1);
     const __m512i start = _mm512_loadu_si512(p->constants + c);
-    const __m512i multiplier = _mm512_loadu_si512(p->multipliers + c), odd_multiplier = _mm512_srli_epi64(multiplier, 32);
-    const __m512i left = _mm512_loadu_si512(p->left_shifts + c), right = _mm512_loadu_si512(p->right_shifts + c);
-    const __m512i offset = _mm512_loadu_si512(p->offsets + c), away_ones = _mm512_loadu_si512(p->rounds_away + c);
-    const __m512i even_nudge = _mm512_loadu_si512(p->nudges + c), odd_nudge = _mm512_loadu_si512(p->nudges + c + 8);
-    const __m512i lowest = _mm512_set1_epi32(p->low), highest = _mm512_set1_epi32(p->high);
-    const uint8_t *filter = (const uint8_t *)p->weights + block * g->kw * 64;
-    const __m512i weight_zero = _mm512_loadu_si512((const uint8_t *)p->weight_zero_points + block * 64);
-    const ptrdiff_t column_step = g->dilation_w * 64, pixel_step = g->stride_w * 64;
-    const ptrdiff_t kw = g->kw;
-    const int is_uint8 = p->is_uint8 != 0, has_left_shifts = p->has_left_shifts != 0;
+    const lite_requantization16 k = lite_load_requantization16(p->requantization, c);
+    const uint8_t *filter = (const uint8_t *)p->weights + block * groups * kw * 64;
+    const uint8_t *weight_zero = (const uint8_t *)p->weight_zero_points + block * groups * 64;
+    const ptrdiff_t column_step = g->dilation_w * 64, pixel_step = g->stride_w * 64, group_step = columns * 64;
     const uint8_t *pixel = interleaved;
     for (ptrdiff_t ox = 0; ox < g->out_w; ox++) {
-        __m512i acc = start;
-        if (is_uint8) {
-            // d·w on the unsigned filter, less d·w_zero.
-            __m512i correction = _mm512_setzero_si512();
-            if (kw == 3) {
-                const __m512i d0 = _mm512_loadu_si512(pixel), d1 = _mm512_loadu_si512(pixel + column_step);
-                const __m512i d2 = _mm512_loadu_si512(pixel + 2 * column_step);
-                acc = _mm512_dpbusd_epi32(acc, _mm512_loadu_si512(filter), d0);
-                correction = _mm512_dpbusd_epi32(correction, weight_zero, d0);
-                acc = _mm512_dpbusd_epi32(acc, _mm512_loadu_si512(filter + 64), d1);
-                correction = _mm512_dpbusd_epi32(correction, weight_zero, d1);
-                acc = _mm512_dpbusd_epi32(acc, _mm512_loadu_si512(filter + 128), d2);
-                correction = _mm512_dpbusd_epi32(correction, weight_zero, d2);
-            } else {
-                const uint8_t *column = pixel, *w = filter;
-                for (ptrdiff_t kx = 0; kx < kw; kx++) {
-                    const __m512i d = _mm512_loadu_si512(column);
-                    acc = _mm512_dpbusd_epi32(acc, _mm512_loadu_si512(w), d);
-                    correction = _mm512_dpbusd_epi32(correction, weight_zero, d);
-                    column += column_step;
-                    w += 64;
-                }
-            }
-            acc = _mm512_sub_epi32(acc, correction);
-        } else if (kw == 3) {
-            acc = _mm512_dpbusd_epi32(acc, _mm512_loadu_si512(pixel), _mm512_loadu_si512(filter));
-            acc = _mm512_dpbusd_epi32(acc, _mm512_loadu_si512(pixel + column_step), _mm512_loadu_si512(filter + 64));
-            acc = _mm512_dpbusd_epi32(acc, _mm512_loadu_si512(pixel + 2 * column_step), _mm512_loadu_si512(filter + 128));
-        } else {
-            const uint8_t *column = pixel, *w = filter;
-            for (ptrdiff_t kx = 0; kx < kw; kx++) {
-                acc = _mm512_dpbusd_epi32(acc, _mm512_loadu_si512(column), _mm512_loadu_si512(w));
-                column += column_step;
-                w += 64;
-            }
+        __m512i acc = start, correction = _mm512_setzero_si512();
+        for (ptrdiff_t group = 0; group < groups; group++) {
+            acc = lite_add_row_group(acc, &correction, pixel + group * group_step, filter + group * kw * 64,
+                                     _mm512_loadu_si512(weight_zero + group * 64), column_step, kw, is_uint8);
         }
-        if (has_left_shifts) acc = _mm512_sllv_epi32(acc, left);
-        const __m512i even = _mm512_srai_epi64(_mm512_add_epi64(_mm512_mul_epi32(acc, multiplier), even_nudge), 31);
-        const __m512i odd =
-            _mm512_srai_epi64(_mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(acc, 32), odd_multiplier), odd_nudge), 31);
-        // t < K (h < 0): one less where ties round away from zero.
-        __m512i t = lite_join_even_odd_lanes16(even, odd);
-        t = _mm512_mask_sub_epi32(t, _mm512_cmplt_epi32_mask(t, offset), t, away_ones);
-        const __m512i v = _mm512_min_epi32(_mm512_max_epi32(_mm512_srav_epi32(t, right), lowest), highest);
-        const __m128i bytes = _mm512_cvtepi32_epi8(v);
+        if (is_uint8) acc = _mm512_sub_epi32(acc, correction);
+        const __m128i bytes = _mm512_cvtepi32_epi8(lite_requantize16(acc, &k, has_left_shifts, rounds_away, folds_zero_point));
         // A full block is a plain store: the masked form of the narrowing store is slow on some CPUs.
         if (width == 16) {
             _mm_storeu_si128((__m128i *)(output + ox * channels), bytes);
@@ -140,6 +121,29 @@ static inline void lite_convolve(const lite_qs8_dwconv_vnni *p, const lite_qs8_d
     }
 }
 
+/// `lite_convolve_row` for the block's layer: 3x3 filters without left shifts and with the zero point in the
+/// addends (most layers: int8 ones round ties up in all but their last channels, uint8 ones away from zero) get
+/// loops of their own, other int8 3x3 and 5x5 layers loops with their shape fixed; the rest share one.
+static void lite_convolve(const lite_qs8_dwconv_vnni *p, const lite_qs8_dwconv_geometry *g, const uint8_t *interleaved,
+                          ptrdiff_t columns, ptrdiff_t block, int8_t *output) {
+    const lite_qs8_requantization_avx512 *r = p->requantization;
+    const lite_requantization16 k = lite_load_requantization16(r, block * 16);
+    const int rounds_away = lite_requantization16_rounds_away(&k);
+    const int has_left_shifts = r->has_left_shifts != 0, folds_zero_point = r->folds_zero_point != 0, is_uint8 = p->is_uint8 != 0;
+    const ptrdiff_t groups = p->row_groups, kw = g->kw;
+    if (groups == 1 && kw == 3 && !has_left_shifts && folds_zero_point && !is_uint8 && !rounds_away) {
+        lite_convolve_row(p, g, interleaved, columns, block, output, 1, 3, 0, 0, 0, 1);
+    } else if (groups == 1 && kw == 3 && !has_left_shifts && folds_zero_point && is_uint8 && rounds_away) {
+        lite_convolve_row(p, g, interleaved, columns, block, output, 1, 3, 1, 0, 1, 1);
+    } else if (groups == 1 && kw == 3 && !is_uint8) {
+        lite_convolve_row(p, g, interleaved, columns, block, output, 1, 3, 0, has_left_shifts, rounds_away, folds_zero_point);
+    } else if (groups == 2 && kw == 5 && !is_uint8) {
+        lite_convolve_row(p, g, interleaved, columns, block, output, 2, 5, 0, has_left_shifts, rounds_away, folds_zero_point);
+    } else {
+        lite_convolve_row(p, g, interleaved, columns, block, output, groups, kw, is_uint8, has_left_shifts, rounds_away, folds_zero_point);
+    }
+}
+
 void lite_qs8_dwconv__avx512vnni(const lite_qs8_dwconv_vnni *params, const lite_qs8_dwconv_geometry *geometry,
                                  const int8_t *input, int8_t *output, ptrdiff_t row_begin, ptrdiff_t row_end, ptrdiff_t columns,
                                  void *interleaved) {
@@ -147,8 +151,10 @@ void lite_qs8_dwconv__avx512vnni(const lite_qs8_dwconv_vnni *params, const lite_
     for (ptrdiff_t row = row_begin; row < row_end; row++) {
         const ptrdiff_t b = row / out_h, oy = row % out_h;
         for (ptrdiff_t block = 0; block < params->blocks; block++) {
-            lite_interleave(params, geometry, input, b, oy, block, columns, (uint8_t *)interleaved);
-            lite_convolve(params, geometry, (const uint8_t *)interleaved, block,
+            for (ptrdiff_t group = 0; group < params->row_groups; group++) {
+                lite_interleave(params, geometry, input, b, oy, block, group, columns, (uint8_t *)interleaved + group * columns * 64);
+            }
+            lite_convolve(params, geometry, (const uint8_t *)interleaved, columns, block,
                           output + ((b * out_h + oy) * out_w) * channels + block * 16);
         }
     }

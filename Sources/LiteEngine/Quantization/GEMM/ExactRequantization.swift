@@ -152,6 +152,10 @@ final class ExactRequantization {
     }
 
     #if arch(x86_64)
+    /// This requantization as the `avx512vnni` level's C kernels read it (the depthwise dot-product kernel too), valid
+    /// as long as this object; nil when that level is not configured.
+    var vnniKernelParameters: UnsafePointer<lite_qs8_requantization_avx512>? { vnniParameters.map { UnsafePointer($0) } }
+
     /// This requantization as the C kernels read it (``WidenedQuantizedKernels``): pointers into its arrays, valid
     /// as long as this object. Needs ``KernelConfiguration/widenedQuantized``.
     func withKernelParameters<Result>(_ body: (UnsafePointer<lite_qs8_requantization>) -> Result) -> Result {
