@@ -452,6 +452,17 @@ def built_quantize_float(dtype, shape, quantization):
     return build
 
 
+def built_requantize(input_dtype, output_dtype, shape, input_quantization, output_quantization):
+    """QUANTIZE from one 8-bit type to another with the scales given (a rescale, not only a zero-point shift)."""
+    def build():
+        g = GraphBuilder()
+        x = g.tensor("x", shape, dtype=input_dtype, quantization=input_quantization)
+        y = g.tensor("y", shape, dtype=output_dtype, quantization=output_quantization)
+        g.operator(g.fb.BuiltinOperator.QUANTIZE, [x], [y], 0, None)
+        return g.build([x], [y])
+    return build
+
+
 def built_unary(op, dtype, shape, input_quantization, output_quantization, alpha=None):
     """A one-input 8-bit op with the scales given (RELU and its kin keep their own node when not fused); `alpha` makes
     it a LEAKY_RELU."""

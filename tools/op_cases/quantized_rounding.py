@@ -1,6 +1,6 @@
 """Quantized models written directly with the schema: scales chosen to hit rounding ties, rescaled comparisons, division, dequantization, reductions, unary ops, the int8 LSTM with a projection."""
 from .common import case, np, tf
-from .builders import built_add, built_batch_matmul, built_binary, built_comparisons, built_concatenation, built_depthwise, built_dequantize, built_div, built_int16_activation, built_int8_lstm_projection, built_mul, built_power_of_two_layer, built_prelu, built_quantize_float, built_reduce, built_transpose_conv_ties, built_uint8_resize_bilinear, built_unary, divisors
+from .builders import built_add, built_batch_matmul, built_binary, built_comparisons, built_concatenation, built_depthwise, built_dequantize, built_div, built_int16_activation, built_int8_lstm_projection, built_mul, built_power_of_two_layer, built_prelu, built_quantize_float, built_reduce, built_requantize, built_transpose_conv_ties, built_uint8_resize_bilinear, built_unary, divisors
 
 
 case("q_lstm_int8_projection", [(2, 6, 5)], built=True)(built_int8_lstm_projection(6, 2, 5, 8, 4))
@@ -96,6 +96,10 @@ case("q_mean_int8_axis2", [(8, 5, 6, 16)], built=True)(built_reduce("MEAN", np.i
 # a uint8 one on a scale whose reciprocal rounds.
 case("q_quantize_float_ties", [(3, 13)], built=True, low=-12.0, high=12.0, step=0.0625)(built_quantize_float(np.int8, (3, 13), (0.125, 3)))
 case("q_quantize_float_uint8", [(4, 251)], built=True, low=-1.0, high=2.0)(built_quantize_float(np.uint8, (4, 251), (0.0123, 131)))
+# 8-bit to 8-bit QUANTIZE that rescales: every input value once (a 1x256 ramp), ties of the final shift included
+# (scales 2^-4 -> 2^-3 halve the offset), and a ratio that saturates.
+case("q_requantize_int8_ties", [(1, 256)], built=True, inputs=[np.arange(-128, 128, dtype=np.int8).reshape(1, 256)])(built_requantize(np.int8, np.int8, (1, 256), (2.0 ** -4, 3), (2.0 ** -3, -2)))
+case("q_requantize_uint8_to_int8_rescale", [(2, 256)], built=True, inputs=[np.arange(512).reshape(2, 256).astype(np.uint8)])(built_requantize(np.uint8, np.int8, (2, 256), (0.0371, 119), (0.0157, 5)))
 # Standalone 8-bit RELU, RELU6, RELU_N1_TO_1: a rescale (scales a power of two apart, so ties; or not) and a clamp.
 case("q_relu_int8_rescaled", [(3, 37)], built=True)(built_unary("RELU", np.int8, (3, 37), (2.0 ** -4, -3), (2.0 ** -3, -128)))
 case("q_relu_uint8_same_scale", [(2, 21)], built=True)(built_unary("RELU", np.uint8, (2, 21), (0.05, 130), (0.05, 130)))

@@ -55,7 +55,7 @@ final class LeakyRelu: Kernel {
 
     override func run(_ context: RunContext) throws {
         switch plan {
-        case .quantized(let table)?: return table.apply(node.inputs[0]!, node.outputs[0])
+        case .quantized(let table)?: return table.apply(node.inputs[0]!, node.outputs[0], threads: context.threads)
         case .float?: break
         case nil: throw KernelError.invalid("LEAKY_RELU ran before it was prepared")
         }

@@ -10,8 +10,10 @@ final class Quantize: Kernel {
     enum Plan {
         /// float32 in: `round(x / scale) + zeroPoint`, clamped.
         case affine(scale: Double, zeroPoint: Int32)
-        /// uint8/int8/int16 in: the stored value less its zero point, rescaled, plus the output's zero point, clamped.
+        /// int16 in or out: the stored value less its zero point, rescaled, plus the output's zero point, clamped.
         case requantize(multiplier: Int32, shift: Int, inputZero: Int32, outputZero: Int32)
+        /// 8 bits to 8 bits: the requantization of each of the 256 input values, looked up.
+        case table(QuantizedLookupTable)
     }
 
     private var plan = Plan.affine(scale: 1, zeroPoint: 0)
@@ -34,7 +36,15 @@ final class Quantize: Kernel {
             let qi = try QuantizedTensorInfo(input)
             let (m, s) = IntegerArithmetic.quantizeMultiplier(Double(qi.scale) / Double(qo.scale))
             guard s <= 30 else { throw KernelError.unsupported("requantization multiplier too large") }
-            plan = .requantize(multiplier: m, shift: s, inputZero: qi.zeroPoint, outputZero: qo.zeroPoint)
+            if input.type == .int16 || output.type == .int16 {
+                plan = .requantize(multiplier: m, shift: s, inputZero: qi.zeroPoint, outputZero: qo.zeroPoint)
+            } else {
+                let folded = IntegerArithmetic.FoldedMultiplier(multiplier: m, shift: s, roundingUp: false)
+                let (low, high) = try quantizedRange(output.type), (inputZero, outputZero) = (qi.zeroPoint, qo.zeroPoint)
+                plan = .table(QuantizedLookupTable(signed: input.type == .int8) { x in
+                    Int32(min(max(folded.apply(x &- inputZero) &+ Int64(outputZero), Int64(low)), Int64(high)))
+                })
+            }
         }
         output.shape = input.shape
     }
@@ -45,6 +55,7 @@ final class Quantize: Kernel {
         case .requantize(let multiplier, let shift, let inputZero, let outputZero):
             try runRequantize(context, IntegerArithmetic.FoldedMultiplier(multiplier: multiplier, shift: shift, roundingUp: false),
                               inputZero: inputZero, outputZero: outputZero)
+        case .table(let table): table.apply(node.inputs[0]!, node.outputs[0], threads: context.threads)
         }
     }
 

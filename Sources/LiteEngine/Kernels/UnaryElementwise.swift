@@ -82,7 +82,7 @@ class UnaryElementwise: Kernel {
             runIntegers(function)
         case .table(let table, let definedFrom):
             if let definedFrom { try checkDomain(from: definedFrom) }
-            table.apply(node.inputs[0]!, node.outputs[0])
+            table.apply(node.inputs[0]!, node.outputs[0], threads: context.threads)
         }
     }
 

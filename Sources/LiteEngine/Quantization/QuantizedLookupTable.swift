@@ -49,17 +49,24 @@ struct QuantizedLookupTable {
         self.table = table
     }
 
-    func apply(_ input: Tensor, _ output: Tensor) {
+    /// Each output value looked up from its input value, split over `threads` (each value on its own, so any split
+    /// gives the same result).
+    func apply(_ input: Tensor, _ output: Tensor, threads: Int) {
+        let count = input.elementCount
         if !wideTable.isEmpty {
             let src = input.pointer(UInt16.self), dst = output.pointer(Int16.self)
             wideTable.withUnsafeBufferPointer { t in
-                for i in 0..<input.elementCount { dst[i] = t[Int(src[i])] }
+                parallelFor(count, threads: threads, minimumChunk: 4096, workPerItem: 2) { range in
+                    for i in range { dst[i] = t[Int(src[i])] }
+                }
             }
             return
         }
         let src = input.data!.assumingMemoryBound(to: UInt8.self), dst = output.data!.assumingMemoryBound(to: UInt8.self)
         table.withUnsafeBufferPointer { t in
-            for i in 0..<input.elementCount { dst[i] = t[Int(src[i])] }
+            parallelFor(count, threads: threads, minimumChunk: 4096, workPerItem: 2) { range in
+                for i in range { dst[i] = t[Int(src[i])] }
+            }
         }
     }
 }
