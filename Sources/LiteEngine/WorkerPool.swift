@@ -1,4 +1,5 @@
 #if os(Linux)
+import CLiteKernels
 import Foundation
 import Synchronization
 
@@ -81,7 +82,7 @@ final class WorkerPool: @unchecked Sendable {
                 wake.unlock()
             }
             work(as: 0, threads: threads)
-            while finished.load(ordering: .sequentiallyConsistent) < count {}
+            while finished.load(ordering: .sequentiallyConsistent) < count { lite_spin_pause() }
         }
         return true
     }
@@ -129,6 +130,7 @@ final class WorkerPool: @unchecked Sendable {
         while true {
             let job = ticket.load(ordering: .sequentiallyConsistent)
             if job >> 16 != seen { return job }
+            lite_spin_pause()
             spins += 1
             if spins & 255 == 0, DispatchTime.now().uptimeNanoseconds - start > Self.spinNanoseconds { break }
         }

@@ -24,4 +24,15 @@ uint32_t lite_cpu_features(void);
 /// `capacity` bytes including the terminating zero.
 void lite_cpu_brand(char *buffer, int capacity);
 
+/// A hint to the CPU, inside a spin-wait loop, that the thread is waiting (x86-64 `pause`, arm64 `yield`): the loop
+/// then takes fewer of the core's resources from the thread that shares it (SMT) and leaves the loop without a
+/// memory-order mis-speculation when the awaited store arrives.
+static inline void lite_spin_pause(void) {
+#if defined(__x86_64__)
+    __asm__ __volatile__("pause");
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
 #endif
