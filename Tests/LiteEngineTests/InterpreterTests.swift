@@ -193,6 +193,39 @@ final class InterpreterTests: XCTestCase {
         XCTAssertTrue(fusedOutputs[1].contains { $0 == 0 } && fusedOutputs[1].contains { $0 > 0 })
     }
 
+    /// A RESHAPE of activations folds into its input's bytes only when nothing else reads that input and it is not a
+    /// graph input (its output may be a graph output); folded or not, the outputs are the same bits.
+    func testReshapeSharesItsInputsBytesOnlyWhenItAloneReadsThem() throws {
+        var builder = ModelBuilder()
+        let x = builder.addTensor(name: "x", type: .float32, shape: [1, 4, 4, 8])
+        let rows = builder.addConstant(name: "rows", shape: [3], values: [Int32(1), 16, 8])
+        let flat = builder.addConstant(name: "flat", shape: [2], values: [Int32(1), 128])
+        let (t0, t1, t2) = (builder.addTensor(name: "t0", type: .float32, shape: [1, 4, 4, 8]),
+                            builder.addTensor(name: "t1", type: .float32, shape: [1, 4, 4, 8]),
+                            builder.addTensor(name: "t2", type: .float32, shape: [1, 4, 4, 8]))
+        let (r0, r1, r2) = (builder.addTensor(name: "r0", type: .float32, shape: [1, 16, 8]),
+                            builder.addTensor(name: "r1", type: .float32, shape: [1, 16, 8]),
+                            builder.addTensor(name: "r2", type: .float32, shape: [1, 128]))
+        let (t3, r3) = (builder.addTensor(name: "t3", type: .float32, shape: [1, 16, 8]), builder.addTensor(name: "r3", type: .float32, shape: [1, 128]))
+        builder.addOperator(.add, inputs: [x, x], outputs: [t0])              // 0
+        builder.addOperator(.reshape, inputs: [t0, rows], outputs: [r0])      // 1: folds
+        builder.addOperator(.mul, inputs: [x, x], outputs: [t1])              // 2
+        builder.addOperator(.reshape, inputs: [t1, rows], outputs: [r1])      // 3: t1 is also read by 4
+        builder.addOperator(.sub, inputs: [t1, x], outputs: [t2])             // 4
+        builder.addOperator(.reshape, inputs: [x, flat], outputs: [r2])       // 5: a graph input
+        builder.addOperator(.add, inputs: [r0, r1], outputs: [t3])            // 6
+        builder.addOperator(.reshape, inputs: [t3, flat], outputs: [r3])      // 7: folds, its output a graph output
+        builder.inputs = [x]
+        builder.outputs = [r3, t2, r2]
+        let model = try TFLiteModel(bytes: builder.build())
+        let input = (0..<128).map { Float(($0 * 53) % 29) / 7 - 2 }
+        let (fused, fusedOutputs) = try outputs(of: model, input, fusing: true)
+        let (_, plainOutputs) = try outputs(of: model, input, fusing: false)
+        XCTAssertEqual(fused.folded, [false, true, false, false, false, false, false, true])
+        XCTAssertEqual(fusedOutputs.map { $0.map(\.bitPattern) }, plainOutputs.map { $0.map(\.bitPattern) })
+        XCTAssertEqual(fusedOutputs[0], (0..<128).map { i in 2 * input[i] + input[i] * input[i] })
+    }
+
     /// An ADD folded into a convolution (same shapes in the file) that a resize turns into a broadcast to a larger
     /// shape would write past the convolution's bytes, which its output shares: the run is a typed error instead, and
     /// without folding the model runs.

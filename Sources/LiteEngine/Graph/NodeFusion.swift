@@ -9,7 +9,8 @@ import LiteFormat
 /// - ``foldChannelPads(_:_:)``: a float PAD of zeros after the last axis into the ADD that reads it;
 /// - ``foldSwishes(_:_:)``: a float LOGISTIC into the MUL of a swish;
 /// - ``foldClamps(_:_:)``: a float clamp (RELU, RELU6, ...) into the node that writes its input;
-/// - ``foldIntoConvolutionStores(_:_:)``: a float ADD or PRELU into the convolution whose output it reads.
+/// - ``foldIntoConvolutionStores(_:_:)``: a float ADD or PRELU into the convolution whose output it reads;
+/// - ``foldReshapes(_:_:_:)``: a RESHAPE, SQUEEZE or EXPAND_DIMS of activations into the bytes of its input.
 ///
 /// Every fusion gives the same output bits as the unfused nodes, but for one corner of the spatial PAD's: a folded PAD's
 /// zeros are skipped, not multiplied, so an infinite or NaN weight on a padding tap, which gives NaN unfolded, does not
@@ -17,7 +18,7 @@ import LiteFormat
 struct NodeFusion {
     /// Per node: folded into another node, so it does not run.
     private(set) var folded: [Bool]
-    /// Tensor index -> the tensor whose bytes it shares: a folded clamp's output is its input.
+    /// Tensor index -> the tensor whose bytes it shares: a folded clamp's or reshape's output is its input.
     private(set) var aliases: [Int: Int] = [:]
     /// Tensors a node reads in place of a folded node's output (``ChannelPadAbsorbing``), with that node: they must
     /// live until it runs.
@@ -37,6 +38,7 @@ struct NodeFusion {
         foldSwishes(kernels, uses)
         foldClamps(kernels, uses)
         foldIntoConvolutionStores(kernels, uses)
+        foldReshapes(kernels, uses, graph)
     }
 
     /// Marks node `node` as folded.
