@@ -80,10 +80,14 @@ else
 fi
 passed=0 failed=0
 for log in "$logs"/run-*.log; do
-  summary=$(grep -E "^[[:space:]]*Executed [0-9]+ tests?, with [0-9]+ failures?" "$log" | tail -n 1 || true)
+  # The run's own summary follows the outermost suite's line ('All tests', or 'Selected tests' with a filter); a test
+  # process that crashed or was killed never prints it, only its inner suites' summaries.
+  summary=$(grep -A1 -E "^Test Suite '(All tests|Selected tests)' (passed|failed)" "$log" \
+    | grep -E "^[[:space:]]*Executed [0-9]+ tests?, with [0-9]+ failures?" | tail -n 1 || true)
   if [ -z "$summary" ]; then
-    echo "no test summary in $(basename "$log")" >&2
+    echo "no overall test summary in $(basename "$log"): the test process crashed or was stopped (counted as a failure)" >&2
     status=1
+    failed=$((failed + 1))
     continue
   fi
   total=$(echo "$summary" | sed -E 's/.*Executed ([0-9]+) tests?.*/\1/')
