@@ -33,6 +33,7 @@ uint32_t lite_cpu_features(void) {
         if ((ebx >> 30) & 1) features |= LITE_CPU_X86_AVX512BW;
         if ((ebx >> 31) & 1) features |= LITE_CPU_X86_AVX512VL;
         if ((ecx >> 11) & 1) features |= LITE_CPU_X86_AVX512VNNI;
+        if ((ecx >> 1) & 1) features |= LITE_CPU_X86_AVX512VBMI;
     }
     return features;
 }

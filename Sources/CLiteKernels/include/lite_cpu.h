@@ -13,6 +13,7 @@ enum {
     LITE_CPU_X86_AVX512DQ = 1u << 3,
     LITE_CPU_X86_AVX512VL = 1u << 4,
     LITE_CPU_X86_AVX512VNNI = 1u << 5,
+    LITE_CPU_X86_AVX512VBMI = 1u << 6,  ///< Byte permutes (Ice Lake, Zen 4); not part of any level.
     LITE_CPU_ARM_NEON = 1u << 16,       ///< Always set on arm64.
 };
 

@@ -62,6 +62,11 @@ size_t lite_qs16_vmul__avx2(const int16_t *a, size_t a_step, const int16_t *b, s
 /// SQUARED_DIFFERENCE of a run, as lite_qs8_vmul__avx2 runs: whole groups of eight, returns how many it wrote.
 size_t lite_qs8_vsquared_difference__avx2(const int8_t *a, size_t a_step, const int8_t *b, size_t b_step, int8_t *out,
                                           size_t count, const lite_qs8_squared_difference_params *params);
+
+/// `output[i] = table[input[i]]` for `count` bytes (an 8-bit op's 256-entry table): 64 bytes at a time, two `vpermi2b`
+/// over the table's halves and a blend by each byte's top bit; masked loads and stores for the last ones. AVX-512
+/// VBMI.
+void lite_u8_lookup__avx512vbmi(const uint8_t *table, const uint8_t *input, uint8_t *output, size_t count);
 #endif
 
 #endif

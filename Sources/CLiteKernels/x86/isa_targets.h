@@ -11,6 +11,10 @@
     _Pragma("clang attribute push(__attribute__((target(\"avx2,fma,avx512f,avx512bw,avx512dq,avx512vl\"))), apply_to = function)")
 #define LITE_TARGET_AVX512VNNI_BEGIN \
     _Pragma("clang attribute push(__attribute__((target(\"avx2,fma,avx512f,avx512bw,avx512dq,avx512vl,avx512vnni\"))), apply_to = function)")
+/// Not a level of its own: the avx512 level's features and VBMI's byte permutes, for the kernels that levels from
+/// avx512 up use when the CPU also has VBMI (``ElementwiseKernels``).
+#define LITE_TARGET_AVX512VBMI_BEGIN \
+    _Pragma("clang attribute push(__attribute__((target(\"avx2,fma,avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi\"))), apply_to = function)")
 #define LITE_TARGET_END _Pragma("clang attribute pop")
 
 #endif

@@ -2,7 +2,7 @@ import CLiteKernels
 
 #if arch(x86_64)
 /// The microkernels of ``KernelConfiguration/elementwise``: avx2 for every level from avx2 up, except the ADD and the
-/// float MAX_POOL_2D rows, which have 16-lane versions from avx512 up.
+/// float MAX_POOL_2D rows, which have 16-lane versions from avx512 up, and the byte-table lookup, which needs VBMI.
 struct ElementwiseKernels: Sendable {
     typealias AddS8 = @convention(c) (UnsafePointer<Int8>?, UnsafePointer<Int8>?, UnsafeMutablePointer<Int8>?, Int,
                                       UnsafePointer<lite_q8_add_params>?) -> Void
@@ -38,6 +38,9 @@ struct ElementwiseKernels: Sendable {
     /// Dynamic-range quantization: a row's range and its values less the zero point, whole groups of eight.
     let rangeF32: @convention(c) (UnsafePointer<Float>?, Int, UnsafeMutablePointer<Float>?, UnsafeMutablePointer<Float>?) -> Int
     let quantizeOffsetF32: @convention(c) (UnsafePointer<Float>?, Int, Float, Float, Float, UnsafeMutablePointer<Float>?) -> Int
+    /// 256-entry byte tables (``QuantizedLookupTable``): from avx512 up on CPUs that also have AVX-512 VBMI (Ice Lake,
+    /// Zen 4; not Skylake-X or Cascade Lake), else nil and a plain loop.
+    let lookupU8: (@convention(c) (UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, UnsafeMutablePointer<UInt8>?, Int) -> Void)?
 
     init?(level: InstructionSetLevel) {
         guard level >= .avx2 else { return nil }
@@ -55,6 +58,8 @@ struct ElementwiseKernels: Sendable {
         maxPoolS16 = lite_s16_maxpool_row__avx2
         rangeF32 = lite_f32_rminmax__avx2
         quantizeOffsetF32 = lite_f32_qs8_quantize_offset__avx2
+        let hasVBMI = lite_cpu_features() & UInt32(LITE_CPU_X86_AVX512VBMI) != 0
+        lookupU8 = avx512 && hasVBMI ? lite_u8_lookup__avx512vbmi : nil
     }
 }
 #endif

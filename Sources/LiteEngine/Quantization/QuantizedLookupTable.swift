@@ -63,6 +63,16 @@ struct QuantizedLookupTable {
             return
         }
         let src = input.data!.assumingMemoryBound(to: UInt8.self), dst = output.data!.assumingMemoryBound(to: UInt8.self)
+        #if arch(x86_64)
+        if let lookup = KernelConfiguration.current.elementwise?.lookupU8 {
+            table.withUnsafeBufferPointer { t in
+                parallelFor(count, threads: threads, minimumChunk: 1 << 14, workPerItem: 1) { range in
+                    lookup(t.baseAddress, src + range.lowerBound, dst + range.lowerBound, range.count)
+                }
+            }
+            return
+        }
+        #endif
         table.withUnsafeBufferPointer { t in
             parallelFor(count, threads: threads, minimumChunk: 4096, workPerItem: 2) { range in
                 for i in range { dst[i] = t[Int(src[i])] }
