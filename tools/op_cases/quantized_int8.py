@@ -29,6 +29,8 @@ qcase("q_gather", [(5, 4)], lambda x: tf.gather(x, tf.constant([4, 0, 2, 2]), ax
 qcase("q_strided_slice", [(4, 6, 5)], lambda x: x[1:3, ::2, 1:4])
 qcase("q_transpose", [(2, 3, 4, 5)], lambda x: tf.transpose(x, [0, 3, 1, 2]))
 qcase("q_concatenation_scales", [(1, 4, 4, 3), (1, 4, 4, 5)], lambda x, y: tf.concat([x, 3.0 * y], axis=3))
+# One long row per input (a detector's anchors): the copy is split by bytes across threads.
+qcase("q_concatenation_long_rows", [(1, 6000, 3), (1, 4000, 3)], lambda x, y: tf.concat([x, 3.0 * y], axis=1))
 qcase("q_mean_hw", [(1, 7, 7, 16)], lambda x: tf.reduce_mean(x, axis=[1, 2]))
 # Kept dimensions over H and W (a classifier's global average pool): TFLite's own quantized-mean path.
 qcase("q_mean_hw_keepdims", [(2, 5, 6, 40)], lambda x: tf.reduce_mean(x, axis=[1, 2], keepdims=True))

@@ -127,6 +127,10 @@ case("q_elu_int8", [(2, 45)], built=True)(built_unary("ELU", np.int8, (2, 45), (
 case("q_relu_0_to_1_uint8", [(2, 45)], built=True)(built_unary("RELU_0_TO_1", np.uint8, (2, 45), (0.01, 100), (2.0 ** -8, 0)))
 case("q_concatenation_uint8_rescaled", [(1, 6, 4), (1, 6, 3)], built=True)(
     built_concatenation(np.uint8, [(1, 6, 4), (1, 6, 3)], [(0.02, 128), (0.07, 100)], (0.05, 120), axis=2))
+# The same rescaling copy on one long row per input (split by bytes across threads, the table looked up 64 bytes at
+# a time where the CPU has VBMI).
+case("q_concatenation_uint8_long_rows_rescaled", [(1, 5000, 2), (1, 3000, 2)], built=True)(
+    built_concatenation(np.uint8, [(1, 5000, 2), (1, 3000, 2)], [(0.02, 128), (0.07, 100)], (0.05, 120), axis=1))
 case("q_resize_bilinear_uint8", [(1, 5, 7, 3)], built=True)(built_uint8_resize_bilinear((1, 5, 7, 3), (9, 4)))
 case("q_resize_bilinear_uint8_align_corners", [(2, 4, 6, 5)], built=True)(
     built_uint8_resize_bilinear((2, 4, 6, 5), (7, 11), align_corners=True))

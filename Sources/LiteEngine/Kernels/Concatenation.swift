@@ -77,17 +77,25 @@ final class Concatenation: Kernel {
             let t = tensor!
             let row = t.shape[axis] * inner
             if row > 0, let src = t.data, let dst = output.data {
-                if index < rescale.count, let table = rescale[index] {
-                    table.withUnsafeBufferPointer { table in
-                        for o in 0..<outer {
-                            let from = (src + o * row).assumingMemoryBound(to: UInt8.self)
-                            let to = (dst + o * outRow + offset).assumingMemoryBound(to: UInt8.self)
-                            for j in 0..<row { to[j] = table[Int(from[j])] }
+                let table = index < rescale.count ? rescale[index] : nil
+                // Bytes `range` of the input's row `o` to their place in the output row, copied or rescaled.
+                func place(_ o: Int, _ range: Range<Int>) {
+                    let from = src + o * row + range.lowerBound, to = dst + o * outRow + offset + range.lowerBound
+                    if let table {
+                        table.withUnsafeBufferPointer { table in
+                            QuantizedLookupTable.lookUp(table.baseAddress!, from.assumingMemoryBound(to: UInt8.self),
+                                                        to.assumingMemoryBound(to: UInt8.self), count: range.count)
                         }
+                    } else {
+                        to.copyMemory(from: from, byteCount: range.count)
                     }
+                }
+                if outer == 1 {
+                    // One long row (a detector's anchors concatenated): split its bytes.
+                    parallelFor(row, threads: context.threads, minimumChunk: 1 << 12, workPerItem: 1) { range in place(0, range) }
                 } else {
-                    for o in 0..<outer {
-                        (dst + o * outRow + offset).copyMemory(from: src + o * row, byteCount: row)
+                    parallelFor(outer, threads: context.threads, workPerItem: row) { rows in
+                        for o in rows { place(o, 0..<row) }
                     }
                 }
             }

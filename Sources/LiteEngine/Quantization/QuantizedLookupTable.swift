@@ -63,20 +63,19 @@ struct QuantizedLookupTable {
             return
         }
         let src = input.data!.assumingMemoryBound(to: UInt8.self), dst = output.data!.assumingMemoryBound(to: UInt8.self)
-        #if arch(x86_64)
-        if let lookup = KernelConfiguration.current.elementwise?.lookupU8 {
-            table.withUnsafeBufferPointer { t in
-                parallelFor(count, threads: threads, minimumChunk: 1 << 14, workPerItem: 1) { range in
-                    lookup(t.baseAddress, src + range.lowerBound, dst + range.lowerBound, range.count)
-                }
-            }
-            return
-        }
-        #endif
         table.withUnsafeBufferPointer { t in
-            parallelFor(count, threads: threads, minimumChunk: 4096, workPerItem: 2) { range in
-                for i in range { dst[i] = t[Int(src[i])] }
+            parallelFor(count, threads: threads, minimumChunk: 1 << 12, workPerItem: 1) { range in
+                Self.lookUp(t.baseAddress!, src + range.lowerBound, dst + range.lowerBound, count: range.count)
             }
         }
+    }
+
+    /// `output[i] = table[input[i]]` for `count` bytes, 64 at a time where the CPU has AVX-512 VBMI
+    /// (``ElementwiseKernels/lookupU8``).
+    static func lookUp(_ table: UnsafePointer<UInt8>, _ input: UnsafePointer<UInt8>, _ output: UnsafeMutablePointer<UInt8>, count: Int) {
+        #if arch(x86_64)
+        if let lookup = KernelConfiguration.current.elementwise?.lookupU8 { return lookup(table, input, output, count) }
+        #endif
+        for i in 0..<count { output[i] = table[Int(input[i])] }
     }
 }
