@@ -6,7 +6,8 @@
 # an hour: the character network keeps the first run's cuts); the Latin-script network of es, tr, de, fr, pt, it and vi
 # from that "en" one (1 epoch, then 2 more with more marked words: about 30 and 45 minutes); the "en" model continued
 # on every usable UNIPEN source's words and characters (2 epochs, about 70 minutes), then 2 more epochs with twice the
-# copies of the text lines (about 75 minutes); the shapes model (17 epochs, about 30 minutes); the shapes model's
+# copies of the text lines (about 75 minutes), then 1 more at a lower learning rate with twice the isolated
+# characters (about 60 minutes); the shapes model (17 epochs, about 30 minutes); the shapes model's
 # geometry network (60 epochs, about 5 minutes); the registry entries and the test goldens. Every run has a fixed
 # number of epochs and a seed, so a slower machine trains the same model, only later; each training record
 # (models/*.training.json) lists the ../shared/ink files it read with their sha256.
@@ -28,6 +29,7 @@ python3 tools/ink/train_latin.py --epochs 1 --seed 4 --copies 1 --synthetic 6000
 python3 tools/ink/train_latin.py --initial models/ink-latin.tflite --epochs 2 --seed 5 --variants 3 --copies 1 --synthetic 60000 --marked-weight 4 --random-mark-rate 0.4
 python3 tools/ink/train_text.py --resume models/ink-en.tflite --learning-rate 5e-4 --epochs 2 --seed 3 --copies 1 --single-characters 0.25 --speed-range 3 --unipen-lines 2 --word-sources all --unipen-characters all --character-sample 20000 --synthetic 60000 --output models/ink-en.tflite
 python3 tools/ink/train_text.py --resume models/ink-en.tflite --learning-rate 5e-4 --epochs 2 --seed 4 --copies 1 --single-characters 0.25 --speed-range 3 --unipen-lines 4 --word-sources all --unipen-characters all --character-sample 20000 --synthetic 60000 --output models/ink-en.tflite
+python3 tools/ink/train_text.py --resume models/ink-en.tflite --learning-rate 3e-4 --epochs 1 --seed 5 --copies 1 --single-characters 0.25 --speed-range 3 --unipen-lines 4 --word-sources all --unipen-characters all --character-sample 40000 --synthetic 60000 --output models/ink-en.tflite
 python3 tools/ink/train_shapes.py --epochs 17 --seed 3 --copies 20 --other-sketches 3000 --dropout 0.3 --varied --label-smoothing 0.1
 python3 tools/ink/train_shape_geometry.py --seed 3
 python3 tools/ink/register.py
