@@ -177,7 +177,7 @@ final class KernelConsistencyTests: XCTestCase {
             options.strideH = Int.random(in: 1...2, using: &generator); options.strideW = Int.random(in: 1...2, using: &generator)
             options.dilationH = trial % 3 == 0 ? 2 : 1; options.dilationW = options.dilationH
             options.activation = activations.randomElement(using: &generator)!
-            let k = [1, 3, 5].randomElement(using: &generator)!, multiplier = trial % 5 == 0 ? 2 : 1
+            let k = [1, 3, 5, 7].randomElement(using: &generator)!, multiplier = trial % 5 == 0 ? 2 : 1
             // Channels 1...40 each at least once: every mix of the 16-, 8-, 4- and one-channel steps.
             let inputShape = [Int.random(in: 1...2, using: &generator), Int.random(in: k * 2...14, using: &generator), Int.random(in: k * 2...14, using: &generator), 1 + trial * 7 % 40]
             let filterShape = [1, k, k, inputShape[3] * multiplier]

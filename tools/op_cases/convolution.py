@@ -39,6 +39,14 @@ depthwise_case("depthwise_3x3_stride2_same", (1, 11, 10, 20), 3, 1, 2, "SAME")
 depthwise_case("depthwise_multiplier2", (1, 7, 7, 3), 3, 2, 1, "SAME", act=tf.nn.relu)
 depthwise_case("depthwise_dilation2_valid", (1, 12, 12, 17), 3, 1, 1, "VALID", dilations=2)
 depthwise_case("depthwise_5x5_stride2_valid", (2, 13, 13, 8), 5, 1, 2, "VALID")
+# The shapes of the shared-column kernels (avx512 level): rows 8 pixels at a time with the last 8 overlapping, 4 at a
+# time (rows 4-7 wide), one at a time (narrower), channels past a multiple of 16, edges on every side.
+depthwise_case("depthwise_5x5_same_relu6_37_channels", (1, 14, 13, 37), 5, 1, 1, "SAME", act=tf.nn.relu6)
+depthwise_case("depthwise_7x7_stride2_same", (1, 15, 15, 20), 7, 1, 2, "SAME")
+depthwise_case("depthwise_5x5_7x7_maps_batch2", (2, 7, 7, 24), 5, 1, 1, "SAME", act=tf.nn.relu)
+depthwise_case("depthwise_5x5_stride2_same_relu", (1, 20, 21, 33), 5, 1, 2, "SAME", act=tf.nn.relu)
+depthwise_case("depthwise_3x3_3x3_map", (1, 3, 3, 5), 3, 1, 1, "SAME")
+depthwise_case("depthwise_7x7_valid", (1, 12, 19, 16), 7, 1, 1, "VALID")
 
 
 def transpose_conv_case(name, shape, k, cout, stride, padding, out_hw):

@@ -31,8 +31,10 @@ void lite_f32_dwconv_rows__avx2(const lite_f32_dwconv_geometry *geometry, const 
                                 const float *bias, float *output, size_t row_begin, size_t row_end,
                                 float low, float high);
 
-/// The same kernel with 16 channels in one AVX-512 register for 3x3 filters, the avx2 kernel for others (avx512 level
-/// and above): the same results, bit for bit.
+/// The same results, bit for bit, with AVX-512 registers (avx512 level and above): multiplier 1 and dilation 1 across
+/// with filters 3 wide at stride 1, or 5 or 7 wide at stride 1 or 2, a row's adjacent pixels sharing the input
+/// columns they read; 3x3 filters at stride 2 a row at a time as the avx2 kernel does, 16 channels a register; the
+/// avx2 kernel for the rest.
 void lite_f32_dwconv_rows__avx512(const lite_f32_dwconv_geometry *geometry, const float *input, const float *weights,
                                   const float *bias, float *output, size_t row_begin, size_t row_end,
                                   float low, float high);

@@ -1,8 +1,9 @@
-// The float depthwise rows kernel (f32_dwconv_rows.h) with 16 channels in one AVX-512 register, for 3x3 filters:
-// half the instructions of the avx2 level's pair of AVX registers, and with 32 vector registers the nine weight
-// vectors, the bias and the bounds all stay in registers (face landmark's depthwise layers 0.21 -> 0.18 ms on an
-// AVX-512 EPYC). Other filters run the avx2 kernel: four pixels at a time in AVX-512 registers were slower there
-// (palm detection's 5x5 layers 2.31 -> 2.73 ms). The same fused multiply-adds in the same order: the same bits.
+// The float depthwise kernel of the avx512 level. Filters 3, 5 or 7 wide at stride 1 across (and 5 or 7 wide at
+// stride 2) share each loaded input column between the adjacent pixels whose filters cover it
+// (f32_dwconv_shared_columns.h: hand landmark's 5x5 layers 2-2.8x faster, its 3x3 ones 5-25%, than the four-pixel
+// and 3x3 rows kernels on an AVX-512 EPYC). 3x3 filters at stride 2 run the rows kernel (f32_dwconv_rows.h) with 16
+// channels in one AVX-512 register and the nine weight vectors held in registers; other shapes run the avx2 kernel.
+// Every path adds the same fused multiply-adds in the same order: the same bits as the avx2 level.
 #if defined(__x86_64__)
 
 #include <immintrin.h>
@@ -24,16 +25,24 @@ LITE_INLINE lite_v16 lite_v16_set1(float x) { return _mm512_set1_ps(x); }
 LITE_INLINE lite_v16 lite_v16_fma(lite_v16 c, lite_v16 a, lite_v16 b) { return _mm512_fmadd_ps(a, b, c); }
 LITE_INLINE lite_v16 lite_v16_clamp(lite_v16 v, lite_v16 low, lite_v16 high) { return _mm512_min_ps(high, _mm512_max_ps(low, v)); }
 
-// Every filter in AVX-512 registers; called below for 3x3 filters only.
+// The rows kernel in AVX-512 registers; called below for 3x3 filters at stride 2 across.
 void lite_f32_dwconv_rows_zmm__avx512(const lite_f32_dwconv_geometry *geometry, const float *input, const float *weights,
                                       const float *bias, float *output, size_t row_begin, size_t row_end, float low, float high);
 #define LITE_DWCONV_ROWS lite_f32_dwconv_rows_zmm__avx512
 #include "../f32_dwconv_rows.h"
+#include "f32_dwconv_shared_columns.h"
 
 void lite_f32_dwconv_rows__avx512(const lite_f32_dwconv_geometry *geometry, const float *input, const float *weights,
                                   const float *bias, float *output, size_t row_begin, size_t row_end, float low, float high) {
     const lite_f32_dwconv_geometry *g = geometry;
-    if (g->multiplier == 1 && g->kh == 3 && g->kw == 3 && g->out_c >= 4) {
+    const lite_dw_row_fn shared_columns = lite_dw_shared_columns_row(g);
+    if (shared_columns != NULL) {
+        const int clamps = low != -INFINITY || high != INFINITY;
+        for (size_t by = row_begin; by < row_end; by++) {
+            const ptrdiff_t b = (ptrdiff_t)by / g->out_h, oy = (ptrdiff_t)by % g->out_h;
+            shared_columns(g, input, weights, bias, output + (b * g->out_h + oy) * g->out_w * g->out_c, b, oy, clamps, low, high);
+        }
+    } else if (g->multiplier == 1 && g->kh == 3 && g->kw == 3 && g->out_c >= 4) {
         lite_f32_dwconv_rows_zmm__avx512(geometry, input, weights, bias, output, row_begin, row_end, low, high);
     } else {
         lite_f32_dwconv_rows__avx2(geometry, input, weights, bias, output, row_begin, row_end, low, high);
