@@ -25,8 +25,9 @@ typedef void (*lite_f32_dwconv_rows_fn)(const lite_f32_dwconv_geometry *geometry
 /// lets NaN through (skipped when the range is (−∞, ∞)). With multiplier 1 channels go 16, 8 and 4 at a time in AVX
 /// registers (each lane computing exactly what the one-channel loop computes); a 3x3 filter a row at a time with
 /// the channels' nine weights held while the row's pixels go by (1-3 channels past a multiple of 4 as the last four
-/// again), other filters four interior pixels at a time. Other multipliers, and channels past the vectors, one
-/// channel at a time with scalar fused multiply-adds.
+/// again); filters 5 or 7 wide at stride 1 or 2 across (dilation 1 across) 8 channels a register, adjacent pixels
+/// sharing the input columns they read (f32_dwconv_shared_columns.h); other filters four interior pixels at a time.
+/// Other multipliers, and channels past the vectors, one channel at a time with scalar fused multiply-adds.
 void lite_f32_dwconv_rows__avx2(const lite_f32_dwconv_geometry *geometry, const float *input, const float *weights,
                                 const float *bias, float *output, size_t row_begin, size_t row_end,
                                 float low, float high);

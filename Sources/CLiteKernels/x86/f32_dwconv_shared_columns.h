@@ -1,56 +1,60 @@
-// Float depthwise output rows for multiplier 1 and dilation 1 across, filters 3, 5 or 7 wide, stride 1 or 2 across
-// (included by avx512/f32_dwconv.c inside its target). P adjacent output pixels of one row are computed together:
-// with stride S, pixel p's tap kx reads input column p·S + kx of the pixels' window, so one load of a column feeds
-// every pixel whose filter covers it (4 pixels of a 5-wide filter: 8 loads for 20 multiply-adds, where a load per
-// tap needs 20). The row's KW weight vectors stay in registers while its columns go by.
+// Float depthwise output rows for multiplier 1 and dilation 1 across, filters 3, 5 or 7 wide, stride 1 or 2 across,
+// written once for the levels that include it: each defines LITE_INLINE and the channel vector `lite_dwv` (16 lanes in
+// an AVX-512 register, or 8 in an AVX register) with its lane mask `lite_dwv_lanes` and the functions
+// `lite_dwv_lanes_of(count)` (the first `count` lanes, all from the width on), `lite_dwv_load(lanes, p)` (the lanes'
+// values, zeros elsewhere, never reading outside the lanes), `lite_dwv_store(p, lanes, v)`, `lite_dwv_zero()`,
+// `lite_dwv_set1(x)`, `lite_dwv_fma(a, b, c)` (a·b + c rounded once) and `lite_dwv_clamp(v, low, high)` (as in
+// f32_dwconv_rows.h), and LITE_DWV_WIDTH; it also includes f32_dwconv_rows.h first (lite_inside_taps).
+//
+// P adjacent output pixels of one row are computed together: with stride S, pixel p's tap kx reads input column
+// p·S + kx of the pixels' window, so one load of a column feeds every pixel whose filter covers it (4 pixels of a
+// 5-wide filter: 8 loads for 20 multiply-adds, where a load per tap needs 20). The row's KW weight vectors stay in
+// registers while its columns go by.
 //
 // Taps outside the input are skipped as the one-channel loop skips them: a column outside the input is neither
 // loaded nor added, so each pixel's sum is its bias followed by its inside taps in (ky, kx) order, one rounding each:
-// the avx2 kernel's order, so the same bits. Channels past a multiple of 16 are the same code with fewer lanes
-// (their loads masked, so the unused lanes add zeros and are not stored).
+// the order of every level's other paths, so the same bits. Channels past a multiple of the width are the same code
+// with fewer lanes (their loads masked, so the unused lanes add zeros and are not stored).
 
-/// Lane mask of the first `count` channels of a group of 16 (all from 16 on).
-LITE_INLINE __mmask16 lite_dw_lanes(ptrdiff_t count) { return (__mmask16)(count >= 16 ? 0xFFFF : (1u << count) - 1); }
-
-/// Pixels `ox ..< ox + P` of output row `oy` (batch b), channels `c ..< c + 16` where `lanes` has them, input rows
+/// Pixels `ox ..< ox + P` of output row `oy` (batch b), the channels from c on that `lanes` has, input rows
 /// `ky_first ..< ky_end` of the filter (the ones inside the input), stored clamped when `clamps`. The EDGE variant
 /// tests each column for lying inside the input; the other is for pixels whose columns all do.
 #define LITE_DW_SHARED_COLUMNS(P, KW, S, EDGE)                                                                         \
     LITE_INLINE void lite_dw_pixels_##P##x##KW##s##S##EDGE(                                                            \
         const lite_f32_dwconv_geometry *g, const float *input, const float *weights, const float *bias,                \
         float *output_row, ptrdiff_t b, ptrdiff_t oy, ptrdiff_t ky_first, ptrdiff_t ky_end, ptrdiff_t ox, ptrdiff_t c,  \
-        __mmask16 lanes, int clamps, __m512 low, __m512 high) {                                                        \
+        lite_dwv_lanes lanes, int clamps, lite_dwv low, lite_dwv high) {                                                        \
         enum { columns = (P - 1) * S + KW };                                                                           \
         const ptrdiff_t ix0 = ox * S - g->pad_w;                                                                       \
         unsigned inside = 0; /* bit j: column j lies inside the input */                                               \
         _Pragma("clang loop unroll(full)") for (int j = 0; j < columns; j++)                                           \
             inside |= (unsigned)(!EDGE || (size_t)(ix0 + j) < (size_t)g->in_w) << j;                                   \
-        __m512 sum[P];                                                                                                 \
-        const __m512 start = bias != NULL ? _mm512_maskz_loadu_ps(lanes, bias + c) : _mm512_setzero_ps();              \
+        lite_dwv sum[P];                                                                                                 \
+        const lite_dwv start = bias != NULL ? lite_dwv_load(lanes, bias + c) : lite_dwv_zero();              \
         _Pragma("clang loop unroll(full)") for (int p = 0; p < P; p++) sum[p] = start;                                 \
         const ptrdiff_t iy0 = oy * g->stride_h - g->pad_h;                                                             \
         for (ptrdiff_t ky = ky_first; ky < ky_end; ky++) {                                                             \
             /* Column j of this filter row's window: input (iy0 + ky·dilation, ix0 + j), channel c. Columns outside   \
-               the input are never read (their masks are empty), so their offsets may point anywhere. */             \
+               the input are never read, so their offsets may point anywhere. */             \
             const ptrdiff_t window = ((b * g->in_h + iy0 + ky * g->dilation_h) * g->in_w + ix0) * g->in_c + c;        \
             const float *w = weights + (ky * KW * g->out_c + c);                                                       \
-            __m512 tap[KW];                                                                                            \
+            lite_dwv tap[KW];                                                                                            \
             _Pragma("clang loop unroll(full)") for (int kx = 0; kx < KW; kx++)                                         \
-                tap[kx] = _mm512_maskz_loadu_ps(lanes, w + kx * g->out_c);                                             \
+                tap[kx] = lite_dwv_load(lanes, w + kx * g->out_c);                                             \
             _Pragma("clang loop unroll(full)") for (int j = 0; j < columns; j++) {                                     \
                 if (!(inside >> j & 1)) continue;                                                                      \
-                const __m512 x = _mm512_maskz_loadu_ps(lanes, input + (window + j * g->in_c));                        \
+                const lite_dwv x = lite_dwv_load(lanes, input + (window + j * g->in_c));                        \
                 /* Pixel p's tap j − p·S, for the pixels whose filter covers column j, in increasing kx per pixel. */ \
                 _Pragma("clang loop unroll(full)") for (int p = 0; p < P; p++) {                                       \
                     const int kx = j - p * S;                                                                          \
-                    if (kx >= 0 && kx < KW) sum[p] = _mm512_fmadd_ps(x, tap[kx], sum[p]);                              \
+                    if (kx >= 0 && kx < KW) sum[p] = lite_dwv_fma(x, tap[kx], sum[p]);                              \
                 }                                                                                                      \
             }                                                                                                          \
         }                                                                                                              \
         float *out = output_row + (ox * g->out_c + c);                                                                 \
         _Pragma("clang loop unroll(full)") for (int p = 0; p < P; p++) {                                               \
-            const __m512 v = clamps ? _mm512_min_ps(high, _mm512_max_ps(low, sum[p])) : sum[p];                        \
-            _mm512_mask_storeu_ps(out + p * g->out_c, lanes, v);                                                       \
+            const lite_dwv v = clamps ? lite_dwv_clamp(sum[p], low, high) : sum[p];                        \
+            lite_dwv_store(out + p * g->out_c, lanes, v);                                                       \
         }                                                                                                              \
     }
 
@@ -61,8 +65,8 @@ LITE_INLINE __mmask16 lite_dw_lanes(ptrdiff_t count) { return (__mmask16)(count 
         const ptrdiff_t ox = group + P <= g->out_w ? group : g->out_w - P;                                             \
         const ptrdiff_t ix0 = ox * S - g->pad_w;                                                                       \
         const int interior = ix0 >= 0 && ix0 + (P - 1) * S + KW <= g->in_w;                                           \
-        for (ptrdiff_t c = block; c < block_end; c += 16) {                                                            \
-            const __mmask16 lanes = lite_dw_lanes(g->out_c - c);                                                       \
+        for (ptrdiff_t c = block; c < block_end; c += LITE_DWV_WIDTH) {                                                            \
+            const lite_dwv_lanes lanes = lite_dwv_lanes_of(g->out_c - c);                                                       \
             if (interior) {                                                                                            \
                 lite_dw_pixels_##P##x##KW##s##S##0(g, input, weights, bias, output_row, b, oy, ky_first, ky_end, ox, c, \
                                                    lanes, clamps, low, high);                                          \
@@ -75,7 +79,8 @@ LITE_INLINE __mmask16 lite_dw_lanes(ptrdiff_t count) { return (__mmask16)(count 
 
 /// One output row (batch b, row oy) of a KW-wide filter at stride S across, in blocks of 128 channels (a block's
 /// input rows stay in the L1 cache while the row goes by): 8 pixels at a time, 4 in rows narrower than 8, one at a
-/// time in rows narrower than 4.
+/// time in rows narrower than 4. With 16 AVX registers, stride 2 takes 4 pixels at a time (8 pixels of a 5-wide filter
+/// read 19 columns: the hand landmark model's 5x5 stride-2 layer 0.111 -> 0.101 ms).
 #define LITE_DW_SHARED_COLUMNS_ROW(KW, S)                                                                              \
     LITE_DW_SHARED_COLUMNS(8, KW, S, 0)                                                                                \
     LITE_DW_SHARED_COLUMNS(8, KW, S, 1)                                                                                \
@@ -87,18 +92,18 @@ LITE_INLINE __mmask16 lite_dw_lanes(ptrdiff_t count) { return (__mmask16)(count 
                                        float low_value, float high_value) {                                           \
         ptrdiff_t ky_first, ky_end;                                                                                    \
         lite_inside_taps(oy * g->stride_h - g->pad_h, g->in_h, g->kh, g->dilation_h, &ky_first, &ky_end);              \
-        const __m512 low = _mm512_set1_ps(low_value), high = _mm512_set1_ps(high_value);                               \
+        const lite_dwv low = lite_dwv_set1(low_value), high = lite_dwv_set1(high_value);                               \
         for (ptrdiff_t block = 0; block < g->out_c; block += 128) {                                                    \
             const ptrdiff_t block_end = block + 128 < g->out_c ? block + 128 : g->out_c;                               \
-            if (g->out_w >= 8) {                                                                                       \
+            if ((LITE_DWV_WIDTH == 16 || S == 1) && g->out_w >= 8) {                                                 \
                 LITE_DW_SWEEP(8, KW, S)                                                                                \
             } else if (g->out_w >= 4) {                                                                                \
                 LITE_DW_SWEEP(4, KW, S)                                                                                \
             } else {                                                                                                   \
                 for (ptrdiff_t ox = 0; ox < g->out_w; ox++)                                                            \
-                    for (ptrdiff_t c = block; c < block_end; c += 16)                                                  \
+                    for (ptrdiff_t c = block; c < block_end; c += LITE_DWV_WIDTH)                                     \
                         lite_dw_pixels_1x##KW##s##S##1(g, input, weights, bias, output_row, b, oy, ky_first, ky_end, ox, \
-                                                       c, lite_dw_lanes(g->out_c - c), clamps, low, high);             \
+                                                       c, lite_dwv_lanes_of(g->out_c - c), clamps, low, high);         \
             }                                                                                                          \
         }                                                                                                              \
     }
