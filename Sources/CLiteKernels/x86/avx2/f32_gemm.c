@@ -69,8 +69,10 @@ static inline void lite_f32_tile6x8(const lite_f32_packed_filter *f, const lite_
         }
     }
     float *out = c + first * ldc + p * stride;
-    const __m256 v[6] = {c0, c1, c2, c3, c4, c5};
-    for (size_t r = 0; r < valid; r++) lite_f32_store_first8(columns, lite_f32_clamp8(v[r], low, high), out + r * ldc);
+    // Row by row from the registers (an array of them, indexed in a loop, went through the stack).
+#define LITE_STORE_ROW(r, v) if (r < valid) lite_f32_store_first8(columns, lite_f32_clamp8(v, low, high), out + r * ldc);
+    LITE_STORE_ROW(0, c0) LITE_STORE_ROW(1, c1) LITE_STORE_ROW(2, c2) LITE_STORE_ROW(3, c3) LITE_STORE_ROW(4, c4) LITE_STORE_ROW(5, c5)
+#undef LITE_STORE_ROW
 }
 
 /// One 6x16 tile in AVX registers (two a row), of a panel of 16.
@@ -104,12 +106,14 @@ static inline void lite_f32_tile6x16(const lite_f32_packed_filter *f, const lite
         }
     }
     float *out = c + first * ldc + p * 16;
-    const __m256 v0[6] = {c00, c10, c20, c30, c40, c50}, v1[6] = {c01, c11, c21, c31, c41, c51};
-    for (size_t r = 0; r < valid; r++) {
-        float *o = out + r * ldc;
-        _mm256_storeu_ps(o, lite_f32_clamp8(v0[r], low, high));
-        lite_f32_store_first8(columns - 8, lite_f32_clamp8(v1[r], low, high), o + 8);
+#define LITE_STORE_ROW(r, v0, v1)                                                                                    \
+    if (r < valid) {                                                                                                 \
+        _mm256_storeu_ps(out + r * ldc, lite_f32_clamp8(v0, low, high));                                             \
+        lite_f32_store_first8(columns - 8, lite_f32_clamp8(v1, low, high), out + r * ldc + 8);                       \
     }
+    LITE_STORE_ROW(0, c00, c01) LITE_STORE_ROW(1, c10, c11) LITE_STORE_ROW(2, c20, c21)
+    LITE_STORE_ROW(3, c30, c31) LITE_STORE_ROW(4, c40, c41) LITE_STORE_ROW(5, c50, c51)
+#undef LITE_STORE_ROW
 }
 
 void lite_f32_gemm_6x16__avx2(const lite_f32_packed_filter *filter, const lite_f32_gemm_rows *a, size_t rows,

@@ -70,12 +70,16 @@ static inline void lite_f32_tile8x32(const lite_f32_packed_filter *f, const lite
     const size_t column0 = p * f->panel_width, columns = lite_min512(32, f->n - column0);
     const __mmask16 mask0 = lite_mask16(columns), mask1 = lite_mask16(columns > 16 ? columns - 16 : 0);
     float *out = c + first * ldc + column0;
-    const __m512 v0[8] = {c00, c10, c20, c30, c40, c50, c60, c70}, v1[8] = {c01, c11, c21, c31, c41, c51, c61, c71};
-    for (size_t r = 0; r < valid; r++) {
-        float *o = out + r * ldc;
-        _mm512_mask_storeu_ps(o, mask0, _mm512_min_ps(high, _mm512_max_ps(low, v0[r])));
-        _mm512_mask_storeu_ps(o + 16, mask1, _mm512_min_ps(high, _mm512_max_ps(low, v1[r])));
+    // Row by row from the registers (an array of them, indexed in a loop, went through the stack: 16 stores and
+    // loads more per tile, a tenth of a layer with 16 input channels).
+#define LITE_STORE_ROW(r, v0, v1)                                                                                    \
+    if (r < valid) {                                                                                                 \
+        _mm512_mask_storeu_ps(out + r * ldc, mask0, _mm512_min_ps(high, _mm512_max_ps(low, v0)));                    \
+        _mm512_mask_storeu_ps(out + r * ldc + 16, mask1, _mm512_min_ps(high, _mm512_max_ps(low, v1)));               \
     }
+    LITE_STORE_ROW(0, c00, c01) LITE_STORE_ROW(1, c10, c11) LITE_STORE_ROW(2, c20, c21) LITE_STORE_ROW(3, c30, c31)
+    LITE_STORE_ROW(4, c40, c41) LITE_STORE_ROW(5, c50, c51) LITE_STORE_ROW(6, c60, c61) LITE_STORE_ROW(7, c70, c71)
+#undef LITE_STORE_ROW
 }
 
 /// One 8x24 tile (a last panel of 24): an AVX-512 and an AVX register a row.
@@ -118,13 +122,14 @@ static inline void lite_f32_tile8x24(const lite_f32_packed_filter *f, const lite
     const __mmask16 mask0 = lite_mask16(columns);
     const __mmask8 mask1 = (__mmask8)(columns >= 24 ? 0xFF : columns > 16 ? (1u << (columns - 16)) - 1 : 0);
     float *out = c + first * ldc + column0;
-    const __m512 v0[8] = {c00, c10, c20, c30, c40, c50, c60, c70};
-    const __m256 v1[8] = {c01, c11, c21, c31, c41, c51, c61, c71};
-    for (size_t r = 0; r < valid; r++) {
-        float *o = out + r * ldc;
-        _mm512_mask_storeu_ps(o, mask0, _mm512_min_ps(high, _mm512_max_ps(low, v0[r])));
-        _mm256_mask_storeu_ps(o + 16, mask1, _mm256_min_ps(high8, _mm256_max_ps(low8, v1[r])));
+#define LITE_STORE_ROW(r, v0, v1)                                                                                    \
+    if (r < valid) {                                                                                                 \
+        _mm512_mask_storeu_ps(out + r * ldc, mask0, _mm512_min_ps(high, _mm512_max_ps(low, v0)));                    \
+        _mm256_mask_storeu_ps(out + r * ldc + 16, mask1, _mm256_min_ps(high8, _mm256_max_ps(low8, v1)));             \
     }
+    LITE_STORE_ROW(0, c00, c01) LITE_STORE_ROW(1, c10, c11) LITE_STORE_ROW(2, c20, c21) LITE_STORE_ROW(3, c30, c31)
+    LITE_STORE_ROW(4, c40, c41) LITE_STORE_ROW(5, c50, c51) LITE_STORE_ROW(6, c60, c61) LITE_STORE_ROW(7, c70, c71)
+#undef LITE_STORE_ROW
 }
 
 /// One 8x16 tile (panels of 16): one AVX-512 register a row.
@@ -154,8 +159,11 @@ static inline void lite_f32_tile8x16(const lite_f32_packed_filter *f, const lite
     const size_t column0 = p * f->panel_width, columns = lite_min512(16, f->n - column0);
     const __mmask16 mask = lite_mask16(columns);
     float *out = c + first * ldc + column0;
-    const __m512 v[8] = {c0, c1, c2, c3, c4, c5, c6, c7};
-    for (size_t r = 0; r < valid; r++) _mm512_mask_storeu_ps(out + r * ldc, mask, _mm512_min_ps(high, _mm512_max_ps(low, v[r])));
+#define LITE_STORE_ROW(r, v) \
+    if (r < valid) _mm512_mask_storeu_ps(out + r * ldc, mask, _mm512_min_ps(high, _mm512_max_ps(low, v)));
+    LITE_STORE_ROW(0, c0) LITE_STORE_ROW(1, c1) LITE_STORE_ROW(2, c2) LITE_STORE_ROW(3, c3)
+    LITE_STORE_ROW(4, c4) LITE_STORE_ROW(5, c5) LITE_STORE_ROW(6, c6) LITE_STORE_ROW(7, c7)
+#undef LITE_STORE_ROW
 }
 
 /// One 8x8 tile (panels of 8) in AVX registers: on CPUs that run AVX-512 multiply-adds as two halves, twice as
@@ -186,8 +194,11 @@ static inline void lite_f32_tile8x8(const lite_f32_packed_filter *f, const lite_
     const size_t column0 = p * f->panel_width, columns = lite_min512(8, f->n - column0);
     const __mmask8 mask = (__mmask8)(columns >= 8 ? 0xFF : (1u << columns) - 1);
     float *out = c + first * ldc + column0;
-    const __m256 v[8] = {c0, c1, c2, c3, c4, c5, c6, c7};
-    for (size_t r = 0; r < valid; r++) _mm256_mask_storeu_ps(out + r * ldc, mask, _mm256_min_ps(high, _mm256_max_ps(low, v[r])));
+#define LITE_STORE_ROW(r, v) \
+    if (r < valid) _mm256_mask_storeu_ps(out + r * ldc, mask, _mm256_min_ps(high, _mm256_max_ps(low, v)));
+    LITE_STORE_ROW(0, c0) LITE_STORE_ROW(1, c1) LITE_STORE_ROW(2, c2) LITE_STORE_ROW(3, c3)
+    LITE_STORE_ROW(4, c4) LITE_STORE_ROW(5, c5) LITE_STORE_ROW(6, c6) LITE_STORE_ROW(7, c7)
+#undef LITE_STORE_ROW
 }
 
 void lite_f32_gemm_8x32__avx512(const lite_f32_packed_filter *filter, const lite_f32_gemm_rows *a, size_t rows,
