@@ -18,6 +18,8 @@ import subprocess
 import sys
 import tempfile
 
+import numpy as np
+
 sys.path.insert(0, os.path.dirname(__file__))
 from ai_edge_litert import schema_py_generated as fb  # noqa: E402
 
@@ -25,9 +27,14 @@ from litert_bench import bench  # noqa: E402
 from node_alone import one_node_model  # noqa: E402
 
 
+def op_code(model, op):
+    code = model.operatorCodes[op.opcodeIndex]
+    return max(code.builtinCode, code.deprecatedBuiltinCode)
+
+
 def op_name(model, index):
-    code = model.operatorCodes[model.subgraphs[0].operators[index].opcodeIndex]
-    builtin = max(code.builtinCode, code.deprecatedBuiltinCode)
+    op = model.subgraphs[0].operators[index]
+    builtin, code = op_code(model, op), model.operatorCodes[op.opcodeIndex]
     if builtin == fb.BuiltinOperator.CUSTOM:
         return (code.customCode or b"CUSTOM").decode() if isinstance(code.customCode, bytes) else str(code.customCode)
     return next((k for k, v in fb.BuiltinOperator.__dict__.items() if v == builtin and not k.startswith("_")), "?")
@@ -36,7 +43,6 @@ def op_name(model, index):
 def fold_constant_dequantizes(model):
     """Gives each DEQUANTIZE of a constant (float16 or 8-bit weights) its float32 values as a constant, so that a
     node cut out with it reads constant weights, as both runtimes see them after their load-time folding."""
-    import numpy as np
     graph = model.subgraphs[0]
     kinds = {fb.TensorType.FLOAT16: np.float16, fb.TensorType.INT8: np.int8, fb.TensorType.UINT8: np.uint8}
     for op in graph.operators:
@@ -60,11 +66,6 @@ def fold_constant_dequantizes(model):
         buffer.data = list(values.astype(np.float32).tobytes())
         model.buffers.append(buffer)
         target.buffer = len(model.buffers) - 1
-
-
-def op_code(model, op):
-    code = model.operatorCodes[op.opcodeIndex]
-    return max(code.builtinCode, code.deprecatedBuiltinCode)
 
 
 def ours(cli, path, threads, runs):

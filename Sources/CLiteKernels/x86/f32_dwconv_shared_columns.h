@@ -22,39 +22,39 @@
 #define LITE_DW_SHARED_COLUMNS(P, KW, S, EDGE)                                                                         \
     LITE_INLINE void lite_dw_pixels_##P##x##KW##s##S##EDGE(                                                            \
         const lite_f32_dwconv_geometry *g, const float *input, const float *weights, const float *bias,                \
-        float *output_row, ptrdiff_t b, ptrdiff_t oy, ptrdiff_t ky_first, ptrdiff_t ky_end, ptrdiff_t ox, ptrdiff_t c,  \
-        lite_dwv_lanes lanes, int clamps, lite_dwv low, lite_dwv high) {                                                        \
+        float *output_row, ptrdiff_t b, ptrdiff_t oy, ptrdiff_t ky_first, ptrdiff_t ky_end, ptrdiff_t ox, ptrdiff_t c, \
+        lite_dwv_lanes lanes, int clamps, lite_dwv low, lite_dwv high) {                                               \
         enum { columns = (P - 1) * S + KW };                                                                           \
         const ptrdiff_t ix0 = ox * S - g->pad_w;                                                                       \
         unsigned inside = 0; /* bit j: column j lies inside the input */                                               \
         _Pragma("clang loop unroll(full)") for (int j = 0; j < columns; j++)                                           \
             inside |= (unsigned)(!EDGE || (size_t)(ix0 + j) < (size_t)g->in_w) << j;                                   \
-        lite_dwv sum[P];                                                                                                 \
-        const lite_dwv start = bias != NULL ? lite_dwv_load(lanes, bias + c) : lite_dwv_zero();              \
+        lite_dwv sum[P];                                                                                               \
+        const lite_dwv start = bias != NULL ? lite_dwv_load(lanes, bias + c) : lite_dwv_zero();                        \
         _Pragma("clang loop unroll(full)") for (int p = 0; p < P; p++) sum[p] = start;                                 \
         const ptrdiff_t iy0 = oy * g->stride_h - g->pad_h;                                                             \
         for (ptrdiff_t ky = ky_first; ky < ky_end; ky++) {                                                             \
-            /* Column j of this filter row's window: input (iy0 + ky·dilation, ix0 + j), channel c. Columns outside   \
-               the input are never read, so their offsets may point anywhere. */             \
-            const ptrdiff_t window = ((b * g->in_h + iy0 + ky * g->dilation_h) * g->in_w + ix0) * g->in_c + c;        \
+            /* Column j of this filter row's window: input (iy0 + ky·dilation, ix0 + j), channel c. Columns outside    \
+               the input are never read, so their offsets may point anywhere. */                                       \
+            const ptrdiff_t window = ((b * g->in_h + iy0 + ky * g->dilation_h) * g->in_w + ix0) * g->in_c + c;         \
             const float *w = weights + (ky * KW * g->out_c + c);                                                       \
-            lite_dwv tap[KW];                                                                                            \
+            lite_dwv tap[KW];                                                                                          \
             _Pragma("clang loop unroll(full)") for (int kx = 0; kx < KW; kx++)                                         \
-                tap[kx] = lite_dwv_load(lanes, w + kx * g->out_c);                                             \
+                tap[kx] = lite_dwv_load(lanes, w + kx * g->out_c);                                                     \
             _Pragma("clang loop unroll(full)") for (int j = 0; j < columns; j++) {                                     \
                 if (!(inside >> j & 1)) continue;                                                                      \
-                const lite_dwv x = lite_dwv_load(lanes, input + (window + j * g->in_c));                        \
-                /* Pixel p's tap j − p·S, for the pixels whose filter covers column j, in increasing kx per pixel. */ \
+                const lite_dwv x = lite_dwv_load(lanes, input + (window + j * g->in_c));                               \
+                /* Pixel p's tap j − p·S, for the pixels whose filter covers column j, in increasing kx per pixel. */  \
                 _Pragma("clang loop unroll(full)") for (int p = 0; p < P; p++) {                                       \
                     const int kx = j - p * S;                                                                          \
-                    if (kx >= 0 && kx < KW) sum[p] = lite_dwv_fma(x, tap[kx], sum[p]);                              \
+                    if (kx >= 0 && kx < KW) sum[p] = lite_dwv_fma(x, tap[kx], sum[p]);                                 \
                 }                                                                                                      \
             }                                                                                                          \
         }                                                                                                              \
         float *out = output_row + (ox * g->out_c + c);                                                                 \
         _Pragma("clang loop unroll(full)") for (int p = 0; p < P; p++) {                                               \
-            const lite_dwv v = clamps ? lite_dwv_clamp(sum[p], low, high) : sum[p];                        \
-            lite_dwv_store(out + p * g->out_c, lanes, v);                                                       \
+            const lite_dwv v = clamps ? lite_dwv_clamp(sum[p], low, high) : sum[p];                                    \
+            lite_dwv_store(out + p * g->out_c, lanes, v);                                                              \
         }                                                                                                              \
     }
 
@@ -64,9 +64,9 @@
     for (ptrdiff_t group = 0; group < g->out_w; group += P) {                                                          \
         const ptrdiff_t ox = group + P <= g->out_w ? group : g->out_w - P;                                             \
         const ptrdiff_t ix0 = ox * S - g->pad_w;                                                                       \
-        const int interior = ix0 >= 0 && ix0 + (P - 1) * S + KW <= g->in_w;                                           \
-        for (ptrdiff_t c = block; c < block_end; c += LITE_DWV_WIDTH) {                                                            \
-            const lite_dwv_lanes lanes = lite_dwv_lanes_of(g->out_c - c);                                                       \
+        const int interior = ix0 >= 0 && ix0 + (P - 1) * S + KW <= g->in_w;                                            \
+        for (ptrdiff_t c = block; c < block_end; c += LITE_DWV_WIDTH) {                                                \
+            const lite_dwv_lanes lanes = lite_dwv_lanes_of(g->out_c - c);                                              \
             if (interior) {                                                                                            \
                 lite_dw_pixels_##P##x##KW##s##S##0(g, input, weights, bias, output_row, b, oy, ky_first, ky_end, ox, c, \
                                                    lanes, clamps, low, high);                                          \
@@ -89,19 +89,19 @@
     LITE_DW_SHARED_COLUMNS(1, KW, S, 1)                                                                                \
     static void lite_dw_row_##KW##s##S(const lite_f32_dwconv_geometry *g, const float *input, const float *weights,    \
                                        const float *bias, float *output_row, ptrdiff_t b, ptrdiff_t oy, int clamps,    \
-                                       float low_value, float high_value) {                                           \
+                                       float low_value, float high_value) {                                            \
         ptrdiff_t ky_first, ky_end;                                                                                    \
         lite_inside_taps(oy * g->stride_h - g->pad_h, g->in_h, g->kh, g->dilation_h, &ky_first, &ky_end);              \
         const lite_dwv low = lite_dwv_set1(low_value), high = lite_dwv_set1(high_value);                               \
         for (ptrdiff_t block = 0; block < g->out_c; block += 128) {                                                    \
             const ptrdiff_t block_end = block + 128 < g->out_c ? block + 128 : g->out_c;                               \
-            if ((LITE_DWV_WIDTH == 16 || S == 1) && g->out_w >= 8) {                                                 \
+            if ((LITE_DWV_WIDTH == 16 || S == 1) && g->out_w >= 8) {                                                   \
                 LITE_DW_SWEEP(8, KW, S)                                                                                \
             } else if (g->out_w >= 4) {                                                                                \
                 LITE_DW_SWEEP(4, KW, S)                                                                                \
             } else {                                                                                                   \
                 for (ptrdiff_t ox = 0; ox < g->out_w; ox++)                                                            \
-                    for (ptrdiff_t c = block; c < block_end; c += LITE_DWV_WIDTH)                                     \
+                    for (ptrdiff_t c = block; c < block_end; c += LITE_DWV_WIDTH)                                      \
                         lite_dw_pixels_1x##KW##s##S##1(g, input, weights, bias, output_row, b, oy, ky_first, ky_end, ox, \
                                                        c, lite_dwv_lanes_of(g->out_c - c), clamps, low, high);         \
             }                                                                                                          \
