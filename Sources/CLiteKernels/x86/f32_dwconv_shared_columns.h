@@ -129,3 +129,14 @@ static lite_dw_row_fn lite_dw_shared_columns_row(const lite_f32_dwconv_geometry 
     default: return NULL;
     }
 }
+
+/// Output rows `row_begin ..< row_end` (row `b · out_h + oy`) through `row`, clamped unless the range is (−∞, ∞).
+static void lite_dw_shared_columns_rows(lite_dw_row_fn row, const lite_f32_dwconv_geometry *g, const float *input,
+                                        const float *weights, const float *bias, float *output, size_t row_begin,
+                                        size_t row_end, float low, float high) {
+    const int clamps = low != -INFINITY || high != INFINITY;
+    for (size_t by = row_begin; by < row_end; by++) {
+        const ptrdiff_t b = (ptrdiff_t)by / g->out_h, oy = (ptrdiff_t)by % g->out_h;
+        row(g, input, weights, bias, output + (b * g->out_h + oy) * g->out_w * g->out_c, b, oy, clamps, low, high);
+    }
+}

@@ -49,11 +49,7 @@ void lite_f32_dwconv_rows__avx512(const lite_f32_dwconv_geometry *geometry, cons
     const lite_f32_dwconv_geometry *g = geometry;
     const lite_dw_row_fn shared_columns = lite_dw_shared_columns_row(g);
     if (shared_columns != NULL) {
-        const int clamps = low != -INFINITY || high != INFINITY;
-        for (size_t by = row_begin; by < row_end; by++) {
-            const ptrdiff_t b = (ptrdiff_t)by / g->out_h, oy = (ptrdiff_t)by % g->out_h;
-            shared_columns(g, input, weights, bias, output + (b * g->out_h + oy) * g->out_w * g->out_c, b, oy, clamps, low, high);
-        }
+        lite_dw_shared_columns_rows(shared_columns, g, input, weights, bias, output, row_begin, row_end, low, high);
     } else if (g->multiplier == 1 && g->kh == 3 && g->kw == 3 && g->out_c >= 4) {
         lite_f32_dwconv_rows_zmm__avx512(geometry, input, weights, bias, output, row_begin, row_end, low, high);
     } else {
