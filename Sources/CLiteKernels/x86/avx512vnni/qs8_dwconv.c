@@ -27,10 +27,12 @@ static inline __attribute__((always_inline)) void lite_store_interleaved(void *d
 }
 
 /// For each input column `-pad_w ..< columns - pad_w` of output row `oy`, one 64-byte vector: channel i of the block in
-/// lane i, its four bytes the column's inputs in filter rows 4·group ... 4·group + 3 (flipped; padding, and rows past
-/// the filter, hold the input zero point).
+/// lane i, its four bytes the column's inputs in filter rows 4·group ... 4·group + 3 (flipped; padding, and rows from
+/// `rows` on, hold the input zero point). `rows` is the filter's height, or 4 when a 3-row filter's window is read
+/// for two output rows at once (see `lite_qs8_dwconv__avx512vnni`).
 static inline void lite_interleave(const lite_qs8_dwconv_vnni *p, const lite_qs8_dwconv_geometry *g, const int8_t *source,
-                                   ptrdiff_t b, ptrdiff_t oy, ptrdiff_t block, ptrdiff_t group, ptrdiff_t columns, uint8_t *interleaved) {
+                                   ptrdiff_t b, ptrdiff_t oy, ptrdiff_t block, ptrdiff_t group, ptrdiff_t rows, ptrdiff_t columns,
+                                   uint8_t *interleaved) {
     const ptrdiff_t first = block * 16;
     const ptrdiff_t width = p->channels - first < 16 ? p->channels - first : 16;
     const __mmask16 load_mask = (__mmask16)((1u << width) - 1);
@@ -47,7 +49,7 @@ static inline void lite_interleave(const lite_qs8_dwconv_vnni *p, const lite_qs8
     for (ptrdiff_t row = 0; row < 4; row++) {
         const ptrdiff_t ky = group * 4 + row;
         const ptrdiff_t iy = iy0 + ky * g->dilation_h;
-        row_start[row] = ky < g->kh && iy >= 0 && iy < g->in_h ? source + ((b * g->in_h + iy) * g->in_w) * g->in_c + first : NULL;
+        row_start[row] = ky < rows && iy >= 0 && iy < g->in_h ? source + ((b * g->in_h + iy) * g->in_w) * g->in_c + first : NULL;
     }
     const ptrdiff_t step = g->in_c;
     const ptrdiff_t inside_first = g->pad_w < columns ? g->pad_w : columns;
@@ -69,9 +71,11 @@ static inline void lite_interleave(const lite_qs8_dwconv_vnni *p, const lite_qs8
 
 /// `acc` plus the dot products of one output pixel's taps in one row group: `pixel` is its first input column in the
 /// group's interleaved columns, `filter` the group's filter columns. uint8 also sums `d·w_zero` into `correction`.
+/// `lower` (int8, one group of a 3-row filter): the filter's rows moved one byte up, [0, w0, w1, w2], for the output
+/// row below the one the columns were interleaved for.
 static inline __attribute__((always_inline)) __m512i lite_add_row_group(__m512i acc, __m512i *correction, const uint8_t *pixel,
                                                                        const uint8_t *filter, __m512i weight_zero,
-                                                                       ptrdiff_t column_step, ptrdiff_t kw, int is_uint8) {
+                                                                       ptrdiff_t column_step, ptrdiff_t kw, int is_uint8, int lower) {
     if (is_uint8) {
         // d·w on the unsigned filter, less d·w_zero.
         for (ptrdiff_t kx = 0; kx < kw; kx++) {
@@ -81,7 +85,9 @@ static inline __attribute__((always_inline)) __m512i lite_add_row_group(__m512i 
         }
     } else {
         for (ptrdiff_t kx = 0; kx < kw; kx++) {
-            acc = _mm512_dpbusd_epi32(acc, _mm512_loadu_si512(pixel + kx * column_step), _mm512_loadu_si512(filter + kx * 64));
+            __m512i w = _mm512_loadu_si512(filter + kx * 64);
+            if (lower) w = _mm512_slli_epi32(w, 8);
+            acc = _mm512_dpbusd_epi32(acc, _mm512_loadu_si512(pixel + kx * column_step), w);
         }
     }
     return acc;
@@ -92,7 +98,8 @@ static inline __attribute__((always_inline)) __m512i lite_add_row_group(__m512i 
 static inline __attribute__((always_inline)) void lite_convolve_row(const lite_qs8_dwconv_vnni *p, const lite_qs8_dwconv_geometry *g,
                                                                    const uint8_t *interleaved, ptrdiff_t columns, ptrdiff_t block,
                                                                    int8_t *output, ptrdiff_t groups, ptrdiff_t kw, int is_uint8,
-                                                                   int has_left_shifts, int rounds_away, int folds_zero_point) {
+                                                                   int has_left_shifts, int rounds_away, int folds_zero_point,
+                                                                   int lower) {
     const ptrdiff_t c = block * 16;
     const ptrdiff_t channels = p->channels;
     const ptrdiff_t width = channels - c < 16 ? channels - c : 16;
@@ -107,7 +114,7 @@ static inline __attribute__((always_inline)) void lite_convolve_row(const lite_q
         __m512i acc = start, correction = _mm512_setzero_si512();
         for (ptrdiff_t group = 0; group < groups; group++) {
             acc = lite_add_row_group(acc, &correction, pixel + group * group_step, filter + group * kw * 64,
-                                     _mm512_loadu_si512(weight_zero + group * 64), column_step, kw, is_uint8);
+                                     _mm512_loadu_si512(weight_zero + group * 64), column_step, kw, is_uint8, lower);
         }
         if (is_uint8) acc = _mm512_sub_epi32(acc, correction);
         const __m128i bytes = _mm512_cvtepi32_epi8(lite_requantize16(acc, &k, has_left_shifts, rounds_away, folds_zero_point));
@@ -125,22 +132,30 @@ static inline __attribute__((always_inline)) void lite_convolve_row(const lite_q
 /// addends (most layers: int8 ones round ties up in all but their last channels, uint8 ones away from zero) get
 /// loops of their own, other int8 3x3 and 5x5 layers loops with their shape fixed; the rest share one.
 static void lite_convolve(const lite_qs8_dwconv_vnni *p, const lite_qs8_dwconv_geometry *g, const uint8_t *interleaved,
-                          ptrdiff_t columns, ptrdiff_t block, int8_t *output) {
+                          ptrdiff_t columns, ptrdiff_t block, int8_t *output, int lower) {
     const lite_qs8_requantization_avx512 *r = p->requantization;
     const lite_requantization16 k = lite_load_requantization16(r, block * 16);
     const int rounds_away = lite_requantization16_rounds_away(&k);
     const int has_left_shifts = r->has_left_shifts != 0, folds_zero_point = r->folds_zero_point != 0, is_uint8 = p->is_uint8 != 0;
     const ptrdiff_t groups = p->row_groups, kw = g->kw;
-    if (groups == 1 && kw == 3 && !has_left_shifts && folds_zero_point && !is_uint8 && !rounds_away) {
-        lite_convolve_row(p, g, interleaved, columns, block, output, 1, 3, 0, 0, 0, 1);
+    if (lower) {
+        // Only int8 3x3 filters take the shared window (lite_qs8_dwconv__avx512vnni).
+        if (!has_left_shifts && folds_zero_point && !rounds_away) {
+            lite_convolve_row(p, g, interleaved, columns, block, output, 1, 3, 0, 0, 0, 1, 1);
+        } else {
+            lite_convolve_row(p, g, interleaved, columns, block, output, 1, 3, 0, has_left_shifts, rounds_away, folds_zero_point, 1);
+        }
+    } else if (groups == 1 && kw == 3 && !has_left_shifts && folds_zero_point && !is_uint8 && !rounds_away) {
+        lite_convolve_row(p, g, interleaved, columns, block, output, 1, 3, 0, 0, 0, 1, 0);
     } else if (groups == 1 && kw == 3 && !has_left_shifts && folds_zero_point && is_uint8 && rounds_away) {
-        lite_convolve_row(p, g, interleaved, columns, block, output, 1, 3, 1, 0, 1, 1);
+        lite_convolve_row(p, g, interleaved, columns, block, output, 1, 3, 1, 0, 1, 1, 0);
     } else if (groups == 1 && kw == 3 && !is_uint8) {
-        lite_convolve_row(p, g, interleaved, columns, block, output, 1, 3, 0, has_left_shifts, rounds_away, folds_zero_point);
+        lite_convolve_row(p, g, interleaved, columns, block, output, 1, 3, 0, has_left_shifts, rounds_away, folds_zero_point, 0);
     } else if (groups == 2 && kw == 5 && !is_uint8) {
-        lite_convolve_row(p, g, interleaved, columns, block, output, 2, 5, 0, has_left_shifts, rounds_away, folds_zero_point);
+        lite_convolve_row(p, g, interleaved, columns, block, output, 2, 5, 0, has_left_shifts, rounds_away, folds_zero_point, 0);
     } else {
-        lite_convolve_row(p, g, interleaved, columns, block, output, groups, kw, is_uint8, has_left_shifts, rounds_away, folds_zero_point);
+        lite_convolve_row(p, g, interleaved, columns, block, output, groups, kw, is_uint8, has_left_shifts, rounds_away,
+                          folds_zero_point, 0);
     }
 }
 
@@ -148,15 +163,24 @@ void lite_qs8_dwconv__avx512vnni(const lite_qs8_dwconv_vnni *params, const lite_
                                  const int8_t *input, int8_t *output, ptrdiff_t row_begin, ptrdiff_t row_end, ptrdiff_t columns,
                                  void *interleaved) {
     const ptrdiff_t out_h = geometry->out_h, out_w = geometry->out_w, channels = params->channels;
-    for (ptrdiff_t row = row_begin; row < row_end; row++) {
+    // An int8 3x3 filter at stride 1 reads three of the four rows a vector interleaves: rows iy .. iy + 3 serve output
+    // row oy (filter rows in bytes 0-2) and oy + 1 (bytes 1-3, the filter moved up a byte), so two output rows share
+    // one interleave, a third of the kernel's time otherwise. The sums are the same: the fourth byte's weight is 0.
+    const int pairs = !params->is_uint8 && params->row_groups == 1 && geometry->kh == 3 && geometry->kw == 3 &&
+                      geometry->stride_h == 1 && geometry->dilation_h == 1;
+    for (ptrdiff_t row = row_begin; row < row_end;) {
         const ptrdiff_t b = row / out_h, oy = row % out_h;
+        const int pair = pairs && row + 1 < row_end && oy + 1 < out_h;
+        int8_t *output_row = output + ((b * out_h + oy) * out_w) * channels;
         for (ptrdiff_t block = 0; block < params->blocks; block++) {
             for (ptrdiff_t group = 0; group < params->row_groups; group++) {
-                lite_interleave(params, geometry, input, b, oy, block, group, columns, (uint8_t *)interleaved + group * columns * 64);
+                lite_interleave(params, geometry, input, b, oy, block, group, pair ? 4 : geometry->kh, columns,
+                                (uint8_t *)interleaved + group * columns * 64);
             }
-            lite_convolve(params, geometry, (const uint8_t *)interleaved, columns, block,
-                          output + ((b * out_h + oy) * out_w) * channels + block * 16);
+            lite_convolve(params, geometry, (const uint8_t *)interleaved, columns, block, output_row + block * 16, 0);
+            if (pair) lite_convolve(params, geometry, (const uint8_t *)interleaved, columns, block, output_row + out_w * channels + block * 16, 1);
         }
+        row += pair ? 2 : 1;
     }
 }
 
