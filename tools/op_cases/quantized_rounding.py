@@ -40,9 +40,13 @@ case("q_depthwise_int8_5x5_stride2_dead_channels", [(1, 15, 14, 40)], built=True
 case("q_depthwise_int8_7x7_dilation2_valid", [(2, 17, 16, 21)], built=True)(
     built_depthwise(np.int8, (2, 17, 16, 21), 7, dilation=2, padding="VALID", dead_channels=(5,)))
 # Two images of 7 output rows each (VALID): the VNNI kernel's pairs of output rows that share an interleave must not
-# cross from one image to the next, and the odd last row runs alone.
+# cross from one image to the next, and the odd last row runs alone; 5x5 and 7x7 filters at stride 1 share theirs
+# across two row groups.
 case("q_depthwise_int8_3x3_valid_batch2_relu6", [(2, 9, 10, 33)], built=True)(
     built_depthwise(np.int8, (2, 9, 10, 33), 3, padding="VALID", relu6=True))
+case("q_depthwise_int8_5x5_stride1", [(1, 11, 12, 40)], built=True)(built_depthwise(np.int8, (1, 11, 12, 40), 5))
+case("q_depthwise_int8_7x7_valid_batch2", [(2, 14, 11, 18)], built=True)(
+    built_depthwise(np.int8, (2, 14, 11, 18), 7, padding="VALID", relu6=True))
 case("q_depthwise_uint8_5x5", [(1, 12, 11, 24)], built=True)(built_depthwise(np.uint8, (1, 12, 11, 24), 5))
 case("q_depthwise_uint8_7x7_stride2_relu6", [(1, 16, 15, 19)], built=True)(built_depthwise(np.uint8, (1, 16, 15, 19), 7, stride=2, relu6=True))
 case("q_fully_connected_int8_ties", [(3, 9)], built=True)(built_power_of_two_layer("FULLY_CONNECTED", np.int8, (3, 9), 13))

@@ -28,8 +28,8 @@ static inline __attribute__((always_inline)) void lite_store_interleaved(void *d
 
 /// For each input column `-pad_w ..< columns - pad_w` of output row `oy`, one 64-byte vector: channel i of the block in
 /// lane i, its four bytes the column's inputs in filter rows 4·group ... 4·group + 3 (flipped; padding, and rows from
-/// `rows` on, hold the input zero point). `rows` is the filter's height, or 4 when a 3-row filter's window is read
-/// for two output rows at once (see `lite_qs8_dwconv__avx512vnni`).
+/// `rows` on, hold the input zero point). `rows` is the filter's height, or one more when the window is read for two
+/// output rows at once (see `lite_qs8_dwconv__avx512vnni`).
 static inline void lite_interleave(const lite_qs8_dwconv_vnni *p, const lite_qs8_dwconv_geometry *g, const int8_t *source,
                                    ptrdiff_t b, ptrdiff_t oy, ptrdiff_t block, ptrdiff_t group, ptrdiff_t rows, ptrdiff_t columns,
                                    uint8_t *interleaved) {
@@ -71,11 +71,13 @@ static inline void lite_interleave(const lite_qs8_dwconv_vnni *p, const lite_qs8
 
 /// `acc` plus the dot products of one output pixel's taps in one row group: `pixel` is its first input column in the
 /// group's interleaved columns, `filter` the group's filter columns. uint8 also sums `d·w_zero` into `correction`.
-/// `lower` (int8, one group of a 3-row filter): the filter's rows moved one byte up, [0, w0, w1, w2], for the output
-/// row below the one the columns were interleaved for.
+/// `lower` (int8): the filter's rows moved one byte up, for the output row below the one the columns were interleaved
+/// for: [0, w0, w1, w2], the next group's first byte the last row of `previous` (the group above's filter columns, NULL
+/// in the first group).
 static inline __attribute__((always_inline)) __m512i lite_add_row_group(__m512i acc, __m512i *correction, const uint8_t *pixel,
-                                                                       const uint8_t *filter, __m512i weight_zero,
-                                                                       ptrdiff_t column_step, ptrdiff_t kw, int is_uint8, int lower) {
+                                                                       const uint8_t *filter, const uint8_t *previous,
+                                                                       __m512i weight_zero, ptrdiff_t column_step, ptrdiff_t kw,
+                                                                       int is_uint8, int lower) {
     if (is_uint8) {
         // d·w on the unsigned filter, less d·w_zero.
         for (ptrdiff_t kx = 0; kx < kw; kx++) {
@@ -86,7 +88,10 @@ static inline __attribute__((always_inline)) __m512i lite_add_row_group(__m512i 
     } else {
         for (ptrdiff_t kx = 0; kx < kw; kx++) {
             __m512i w = _mm512_loadu_si512(filter + kx * 64);
-            if (lower) w = _mm512_slli_epi32(w, 8);
+            if (lower) {
+                w = _mm512_slli_epi32(w, 8);
+                if (previous != NULL) w = _mm512_or_si512(w, _mm512_srli_epi32(_mm512_loadu_si512(previous + kx * 64), 24));
+            }
             acc = _mm512_dpbusd_epi32(acc, _mm512_loadu_si512(pixel + kx * column_step), w);
         }
     }
@@ -114,7 +119,8 @@ static inline __attribute__((always_inline)) void lite_convolve_row(const lite_q
         __m512i acc = start, correction = _mm512_setzero_si512();
         for (ptrdiff_t group = 0; group < groups; group++) {
             acc = lite_add_row_group(acc, &correction, pixel + group * group_step, filter + group * kw * 64,
-                                     _mm512_loadu_si512(weight_zero + group * 64), column_step, kw, is_uint8, lower);
+                                     group > 0 ? filter + (group - 1) * kw * 64 : NULL, _mm512_loadu_si512(weight_zero + group * 64),
+                                     column_step, kw, is_uint8, lower);
         }
         if (is_uint8) acc = _mm512_sub_epi32(acc, correction);
         const __m128i bytes = _mm512_cvtepi32_epi8(lite_requantize16(acc, &k, has_left_shifts, rounds_away, folds_zero_point));
@@ -139,11 +145,15 @@ static void lite_convolve(const lite_qs8_dwconv_vnni *p, const lite_qs8_dwconv_g
     const int has_left_shifts = r->has_left_shifts != 0, folds_zero_point = r->folds_zero_point != 0, is_uint8 = p->is_uint8 != 0;
     const ptrdiff_t groups = p->row_groups, kw = g->kw;
     if (lower) {
-        // Only int8 3x3 filters take the shared window (lite_qs8_dwconv__avx512vnni).
-        if (!has_left_shifts && folds_zero_point && !rounds_away) {
+        // Only int8 filters take the shared window (lite_qs8_dwconv__avx512vnni).
+        if (groups == 1 && kw == 3 && !has_left_shifts && folds_zero_point && !rounds_away) {
             lite_convolve_row(p, g, interleaved, columns, block, output, 1, 3, 0, 0, 0, 1, 1);
-        } else {
+        } else if (groups == 1 && kw == 3) {
             lite_convolve_row(p, g, interleaved, columns, block, output, 1, 3, 0, has_left_shifts, rounds_away, folds_zero_point, 1);
+        } else if (groups == 2 && kw == 5) {
+            lite_convolve_row(p, g, interleaved, columns, block, output, 2, 5, 0, has_left_shifts, rounds_away, folds_zero_point, 1);
+        } else {
+            lite_convolve_row(p, g, interleaved, columns, block, output, groups, kw, 0, has_left_shifts, rounds_away, folds_zero_point, 1);
         }
     } else if (groups == 1 && kw == 3 && !has_left_shifts && folds_zero_point && !is_uint8 && !rounds_away) {
         lite_convolve_row(p, g, interleaved, columns, block, output, 1, 3, 0, 0, 0, 1, 0);
@@ -163,18 +173,18 @@ void lite_qs8_dwconv__avx512vnni(const lite_qs8_dwconv_vnni *params, const lite_
                                  const int8_t *input, int8_t *output, ptrdiff_t row_begin, ptrdiff_t row_end, ptrdiff_t columns,
                                  void *interleaved) {
     const ptrdiff_t out_h = geometry->out_h, out_w = geometry->out_w, channels = params->channels;
-    // An int8 3x3 filter at stride 1 reads three of the four rows a vector interleaves: rows iy .. iy + 3 serve output
-    // row oy (filter rows in bytes 0-2) and oy + 1 (bytes 1-3, the filter moved up a byte), so two output rows share
-    // one interleave, a third of the kernel's time otherwise. The sums are the same: the fourth byte's weight is 0.
-    const int pairs = !params->is_uint8 && params->row_groups == 1 && geometry->kh == 3 && geometry->kw == 3 &&
-                      geometry->stride_h == 1 && geometry->dilation_h == 1;
+    // An int8 filter at stride 1 whose height is not a multiple of 4 leaves a byte of its last row group unused: the
+    // kh + 1 input rows from iy serve output row oy (filter rows in bytes 0 .. kh - 1) and oy + 1 (the filter moved up
+    // a byte), so two output rows share one interleave, a third of the kernel's time otherwise. The sums are the
+    // same: the bytes past the filter have weight 0.
+    const int pairs = !params->is_uint8 && geometry->kh % 4 != 0 && geometry->stride_h == 1 && geometry->dilation_h == 1;
     for (ptrdiff_t row = row_begin; row < row_end;) {
         const ptrdiff_t b = row / out_h, oy = row % out_h;
         const int pair = pairs && row + 1 < row_end && oy + 1 < out_h;
         int8_t *output_row = output + ((b * out_h + oy) * out_w) * channels;
         for (ptrdiff_t block = 0; block < params->blocks; block++) {
             for (ptrdiff_t group = 0; group < params->row_groups; group++) {
-                lite_interleave(params, geometry, input, b, oy, block, group, pair ? 4 : geometry->kh, columns,
+                lite_interleave(params, geometry, input, b, oy, block, group, pair ? geometry->kh + 1 : geometry->kh, columns,
                                 (uint8_t *)interleaved + group * columns * 64);
             }
             lite_convolve(params, geometry, (const uint8_t *)interleaved, columns, block, output_row + block * 16, 0);
