@@ -1,7 +1,8 @@
 // int8 and uint8 DEPTHWISE_CONV_2D with AVX-512 VNNI (channel multiplier 1): the four bytes of a channel's int32
 // lane hold one input column's taps from four filter rows, so an output pixel is one `vpdpbusd` per filter column and
 // group of four filter rows. The accumulators are TFLite's int32 sums plus a per-channel constant (see LiteEngine's
-// `QuantizedDepthwiseDotProduct` for the operands), requantized as the GEMM's are (requantize_lanes.h).
+// `QuantizedDepthwiseDotProduct` for the operands), requantized as the GEMM's are (requantize_lanes.h). At stride 1,
+// int8 layers interleave one more input row and compute two output rows from it (`lite_qs8_dwconv__avx512vnni`).
 #if defined(__x86_64__)
 
 #include <immintrin.h>
@@ -136,7 +137,8 @@ static inline __attribute__((always_inline)) void lite_convolve_row(const lite_q
 
 /// `lite_convolve_row` for the block's layer: 3x3 filters without left shifts and with the zero point in the
 /// addends (most layers: int8 ones round ties up in all but their last channels, uint8 ones away from zero) get
-/// loops of their own, other int8 3x3 and 5x5 layers loops with their shape fixed; the rest share one.
+/// loops of their own, other int8 3x3 and 5x5 layers loops with their shape fixed; the rest share one. `lower`: the
+/// output row below the one the columns were interleaved for (int8 only), its filter moved up a byte.
 static void lite_convolve(const lite_qs8_dwconv_vnni *p, const lite_qs8_dwconv_geometry *g, const uint8_t *interleaved,
                           ptrdiff_t columns, ptrdiff_t block, int8_t *output, int lower) {
     const lite_qs8_requantization_avx512 *r = p->requantization;
@@ -188,7 +190,9 @@ void lite_qs8_dwconv__avx512vnni(const lite_qs8_dwconv_vnni *params, const lite_
                                 (uint8_t *)interleaved + group * columns * 64);
             }
             lite_convolve(params, geometry, (const uint8_t *)interleaved, columns, block, output_row + block * 16, 0);
-            if (pair) lite_convolve(params, geometry, (const uint8_t *)interleaved, columns, block, output_row + out_w * channels + block * 16, 1);
+            if (pair) {
+                lite_convolve(params, geometry, (const uint8_t *)interleaved, columns, block, output_row + out_w * channels + block * 16, 1);
+            }
         }
         row += pair ? 2 : 1;
     }
