@@ -228,7 +228,7 @@ of the seven languages and English. The checkpoint: greedy CER over the validati
 below is of held-out writers' real English letters with drawn-in marks, or of font ink. Measured by
 `python3 tools/ink/evaluate_latin.py` (release build, 1 thread, decoding as "en"'s: beam 64, language model weight 0.9,
 bonus 2.0). Real: the 10 test writers' UNIPEN words (never trained on) that spell a word of the language once its marks
-are drawn in (the most frequent such word with marks, else without), marks drawn by a fixed seed where the shipped "en" model's CTC alignment places each letter (so a new "en" model moves them a little: with the "en" run 3 and the punctuation and digit decoding of 2026-11-30, all words moved by at most 0.1 points and the small sets of marked words by up to 1.1, one word in 90; the numbers below are from those run-3 alignments, not yet measured again with run 4); synthetic: Hershey
+are drawn in (the most frequent such word with marks, else without), marks drawn by a fixed seed where the shipped "en" model's CTC alignment places each letter (so a new "en" model moves them a little: with the "en" run 3 and the punctuation and digit decoding of 2026-11-30, all words moved by at most 0.1 points and the small sets of marked words by up to 1.1, one word in 90; measured again with the "en" run 5, 2026-11-30, on an AVX-512 EPYC: all words by at most 0.1 points, marked words by up to 1.1; the numbers below are from that run); synthetic: Hershey
 inks of words drawn by frequency, a seed training never used.
 
 | language | lexicon words | held-out writers, augmented real ink | of those, words with marks | synthetic (Hershey) | ms a word |
