@@ -1,10 +1,9 @@
 // Float depthwise output rows for multiplier 1 and dilation 1 across, filters 3, 5 or 7 wide, stride 1 or 2 across,
-// written once for the levels that include it: each defines LITE_INLINE and the channel vector `lite_dwv` (16 lanes in
-// an AVX-512 register, or 8 in an AVX register) with its lane mask `lite_dwv_lanes` and the functions
-// `lite_dwv_lanes_of(count)` (the first `count` lanes, all from the width on), `lite_dwv_load(lanes, p)` (the lanes'
-// values, zeros elsewhere, never reading outside the lanes), `lite_dwv_store(p, lanes, v)`, `lite_dwv_zero()`,
-// `lite_dwv_set1(x)`, `lite_dwv_fma(a, b, c)` (a·b + c rounded once) and `lite_dwv_clamp(v, low, high)` (as in
-// f32_dwconv_rows.h), and LITE_DWV_WIDTH; it also includes f32_dwconv_rows.h first (lite_inside_taps).
+// written once for the levels that include it, after f32_dwconv_rows.h (its vectors lite_v8 / lite_v16 and their
+// functions, and lite_inside_taps). Each level defines LITE_DWV_WIDTH (8 or 16: the channel vector `lite_dwv` is that
+// lite_vN), the lane mask `lite_dwv_lanes` and `lite_dwv_lanes_of(count)` (the first `count` lanes, all from the width
+// on), `lite_dwv_load(lanes, p)` (the lanes' values, zeros elsewhere, never reading outside the lanes) and
+// `lite_dwv_store(p, lanes, v)`.
 //
 // P adjacent output pixels of one row are computed together: with stride S, pixel p's tap kx reads input column
 // p·S + kx of the pixels' window, so one load of a column feeds every pixel whose filter covers it (4 pixels of a
@@ -15,6 +14,12 @@
 // loaded nor added, so each pixel's sum is its bias followed by its inside taps in (ky, kx) order, one rounding each:
 // the order of every level's other paths, so the same bits. Channels past a multiple of the width are the same code
 // with fewer lanes (their loads masked, so the unused lanes add zeros and are not stored).
+
+#define LITE_DWV_JOIN2(a, b) a##b
+#define LITE_DWV_JOIN(a, b) LITE_DWV_JOIN2(a, b)
+/// The level's lite_vN function `name` (`LITE_DWV(_fma)` is lite_v16_fma at the avx512 level).
+#define LITE_DWV(name) LITE_DWV_JOIN(LITE_DWV_JOIN(lite_v, LITE_DWV_WIDTH), name)
+typedef LITE_DWV() lite_dwv;
 
 /// Pixels `ox ..< ox + P` of output row `oy` (batch b), the channels from c on that `lanes` has, input rows
 /// `ky_first ..< ky_end` of the filter (the ones inside the input), stored clamped when `clamps`. The EDGE variant
@@ -30,7 +35,7 @@
         _Pragma("clang loop unroll(full)") for (int j = 0; j < columns; j++)                                           \
             inside |= (unsigned)(!EDGE || (size_t)(ix0 + j) < (size_t)g->in_w) << j;                                   \
         lite_dwv sum[P];                                                                                               \
-        const lite_dwv start = bias != NULL ? lite_dwv_load(lanes, bias + c) : lite_dwv_zero();                        \
+        const lite_dwv start = bias != NULL ? lite_dwv_load(lanes, bias + c) : LITE_DWV(_zero)();                        \
         _Pragma("clang loop unroll(full)") for (int p = 0; p < P; p++) sum[p] = start;                                 \
         const ptrdiff_t iy0 = oy * g->stride_h - g->pad_h;                                                             \
         for (ptrdiff_t ky = ky_first; ky < ky_end; ky++) {                                                             \
@@ -47,13 +52,13 @@
                 /* Pixel p's tap j − p·S, for the pixels whose filter covers column j, in increasing kx per pixel. */  \
                 _Pragma("clang loop unroll(full)") for (int p = 0; p < P; p++) {                                       \
                     const int kx = j - p * S;                                                                          \
-                    if (kx >= 0 && kx < KW) sum[p] = lite_dwv_fma(x, tap[kx], sum[p]);                                 \
+                    if (kx >= 0 && kx < KW) sum[p] = LITE_DWV(_fma)(sum[p], x, tap[kx]);                                 \
                 }                                                                                                      \
             }                                                                                                          \
         }                                                                                                              \
         float *out = output_row + (ox * g->out_c + c);                                                                 \
         _Pragma("clang loop unroll(full)") for (int p = 0; p < P; p++) {                                               \
-            const lite_dwv v = clamps ? lite_dwv_clamp(sum[p], low, high) : sum[p];                                    \
+            const lite_dwv v = clamps ? LITE_DWV(_clamp)(sum[p], low, high) : sum[p];                                    \
             lite_dwv_store(out + p * g->out_c, lanes, v);                                                              \
         }                                                                                                              \
     }
@@ -92,7 +97,7 @@
                                        float low_value, float high_value) {                                            \
         ptrdiff_t ky_first, ky_end;                                                                                    \
         lite_inside_taps(oy * g->stride_h - g->pad_h, g->in_h, g->kh, g->dilation_h, &ky_first, &ky_end);              \
-        const lite_dwv low = lite_dwv_set1(low_value), high = lite_dwv_set1(high_value);                               \
+        const lite_dwv low = LITE_DWV(_set1)(low_value), high = LITE_DWV(_set1)(high_value);                               \
         for (ptrdiff_t block = 0; block < g->out_c; block += 128) {                                                    \
             const ptrdiff_t block_end = block + 128 < g->out_c ? block + 128 : g->out_c;                               \
             if ((LITE_DWV_WIDTH == 16 || S == 1) && g->out_w >= 8) {                                                   \

@@ -34,26 +34,21 @@ void lite_f32_dwconv_rows_pixels__avx2(const lite_f32_dwconv_geometry *geometry,
 // The shared-column kernel's vector (f32_dwconv_shared_columns.h): 8 channels; the last group of a layer whose
 // channels are not a multiple of 8 loads and stores through lane masks (vmaskmovps), the others plainly.
 #define LITE_DWV_WIDTH 8
-typedef __m256 lite_dwv;
 typedef struct { __m256i mask; int all; } lite_dwv_lanes;
 LITE_INLINE lite_dwv_lanes lite_dwv_lanes_of(ptrdiff_t count) {
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     return (lite_dwv_lanes){_mm256_cmpgt_epi32(_mm256_set1_epi32((int)(count >= 8 ? 8 : count)), lane), count >= 8};
 }
-LITE_INLINE lite_dwv lite_dwv_load(lite_dwv_lanes lanes, const float *p) {
+LITE_INLINE __m256 lite_dwv_load(lite_dwv_lanes lanes, const float *p) {
     return lanes.all ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, lanes.mask);
 }
-LITE_INLINE void lite_dwv_store(float *p, lite_dwv_lanes lanes, lite_dwv v) {
+LITE_INLINE void lite_dwv_store(float *p, lite_dwv_lanes lanes, __m256 v) {
     if (lanes.all) {
         _mm256_storeu_ps(p, v);
     } else {
         _mm256_maskstore_ps(p, lanes.mask, v);
     }
 }
-LITE_INLINE lite_dwv lite_dwv_zero(void) { return _mm256_setzero_ps(); }
-LITE_INLINE lite_dwv lite_dwv_set1(float x) { return _mm256_set1_ps(x); }
-LITE_INLINE lite_dwv lite_dwv_fma(lite_dwv a, lite_dwv b, lite_dwv c) { return _mm256_fmadd_ps(a, b, c); }
-LITE_INLINE lite_dwv lite_dwv_clamp(lite_dwv v, lite_dwv low, lite_dwv high) { return _mm256_min_ps(high, _mm256_max_ps(low, v)); }
 #include "../f32_dwconv_shared_columns.h"
 
 void lite_f32_dwconv_rows__avx2(const lite_f32_dwconv_geometry *geometry, const float *input, const float *weights,

@@ -33,15 +33,10 @@ void lite_f32_dwconv_rows_zmm__avx512(const lite_f32_dwconv_geometry *geometry, 
 
 // The shared-column kernel's vector (f32_dwconv_shared_columns.h): 16 channels, lane masks on the loads and stores.
 #define LITE_DWV_WIDTH 16
-typedef __m512 lite_dwv;
 typedef __mmask16 lite_dwv_lanes;
 LITE_INLINE lite_dwv_lanes lite_dwv_lanes_of(ptrdiff_t count) { return (__mmask16)(count >= 16 ? 0xFFFF : (1u << count) - 1); }
-LITE_INLINE lite_dwv lite_dwv_load(lite_dwv_lanes lanes, const float *p) { return _mm512_maskz_loadu_ps(lanes, p); }
-LITE_INLINE void lite_dwv_store(float *p, lite_dwv_lanes lanes, lite_dwv v) { _mm512_mask_storeu_ps(p, lanes, v); }
-LITE_INLINE lite_dwv lite_dwv_zero(void) { return _mm512_setzero_ps(); }
-LITE_INLINE lite_dwv lite_dwv_set1(float x) { return _mm512_set1_ps(x); }
-LITE_INLINE lite_dwv lite_dwv_fma(lite_dwv a, lite_dwv b, lite_dwv c) { return _mm512_fmadd_ps(a, b, c); }
-LITE_INLINE lite_dwv lite_dwv_clamp(lite_dwv v, lite_dwv low, lite_dwv high) { return _mm512_min_ps(high, _mm512_max_ps(low, v)); }
+LITE_INLINE __m512 lite_dwv_load(lite_dwv_lanes lanes, const float *p) { return _mm512_maskz_loadu_ps(lanes, p); }
+LITE_INLINE void lite_dwv_store(float *p, lite_dwv_lanes lanes, __m512 v) { _mm512_mask_storeu_ps(p, lanes, v); }
 #include "../f32_dwconv_shared_columns.h"
 
 void lite_f32_dwconv_rows__avx512(const lite_f32_dwconv_geometry *geometry, const float *input, const float *weights,

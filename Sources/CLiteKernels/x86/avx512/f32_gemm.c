@@ -34,6 +34,16 @@ static inline __mmask16 lite_mask16(size_t columns) {
     const float *a3 = lite_f32_row512(a, r3, s), *a4 = lite_f32_row512(a, r4, s), *a5 = lite_f32_row512(a, r5, s);   \
     const float *a6 = lite_f32_row512(a, r6, s), *a7 = lite_f32_row512(a, r7, s)
 
+/// `STORE(r, accumulators...)` for the eight rows of a tile (two accumulators a row, or one). Each tile's STORE stores
+/// row r when `r < valid`, straight from its registers: written as an array of them indexed in a loop, the compiler
+/// spilled all of them to the stack and read them back for every tile (16 stores and loads more per tile, a tenth of
+/// a layer with 16 input channels).
+#define LITE_EACH_ROW8_PAIR(STORE)                                                                                   \
+    STORE(0, c00, c01) STORE(1, c10, c11) STORE(2, c20, c21) STORE(3, c30, c31)                                      \
+    STORE(4, c40, c41) STORE(5, c50, c51) STORE(6, c60, c61) STORE(7, c70, c71)
+#define LITE_EACH_ROW8(STORE) \
+    STORE(0, c0) STORE(1, c1) STORE(2, c2) STORE(3, c3) STORE(4, c4) STORE(5, c5) STORE(6, c6) STORE(7, c7)
+
 /// One 8x32 tile: two AVX-512 registers a row. `min(high, max(low, v))` lets NaN through, as the reference does.
 static inline void lite_f32_tile8x32(const lite_f32_packed_filter *f, const lite_f32_gemm_rows *a, size_t rows,
                                      size_t t, size_t p, float *c, size_t ldc, float lowValue, float highValue) {
@@ -70,15 +80,12 @@ static inline void lite_f32_tile8x32(const lite_f32_packed_filter *f, const lite
     const size_t column0 = p * f->panel_width, columns = lite_min512(32, f->n - column0);
     const __mmask16 mask0 = lite_mask16(columns), mask1 = lite_mask16(columns > 16 ? columns - 16 : 0);
     float *out = c + first * ldc + column0;
-    // Row by row from the registers (an array of them, indexed in a loop, went through the stack: 16 stores and
-    // loads more per tile, a tenth of a layer with 16 input channels).
 #define LITE_STORE_ROW(r, v0, v1)                                                                                    \
     if (r < valid) {                                                                                                 \
         _mm512_mask_storeu_ps(out + r * ldc, mask0, _mm512_min_ps(high, _mm512_max_ps(low, v0)));                    \
         _mm512_mask_storeu_ps(out + r * ldc + 16, mask1, _mm512_min_ps(high, _mm512_max_ps(low, v1)));               \
     }
-    LITE_STORE_ROW(0, c00, c01) LITE_STORE_ROW(1, c10, c11) LITE_STORE_ROW(2, c20, c21) LITE_STORE_ROW(3, c30, c31)
-    LITE_STORE_ROW(4, c40, c41) LITE_STORE_ROW(5, c50, c51) LITE_STORE_ROW(6, c60, c61) LITE_STORE_ROW(7, c70, c71)
+    LITE_EACH_ROW8_PAIR(LITE_STORE_ROW)
 #undef LITE_STORE_ROW
 }
 
@@ -127,8 +134,7 @@ static inline void lite_f32_tile8x24(const lite_f32_packed_filter *f, const lite
         _mm512_mask_storeu_ps(out + r * ldc, mask0, _mm512_min_ps(high, _mm512_max_ps(low, v0)));                    \
         _mm256_mask_storeu_ps(out + r * ldc + 16, mask1, _mm256_min_ps(high8, _mm256_max_ps(low8, v1)));             \
     }
-    LITE_STORE_ROW(0, c00, c01) LITE_STORE_ROW(1, c10, c11) LITE_STORE_ROW(2, c20, c21) LITE_STORE_ROW(3, c30, c31)
-    LITE_STORE_ROW(4, c40, c41) LITE_STORE_ROW(5, c50, c51) LITE_STORE_ROW(6, c60, c61) LITE_STORE_ROW(7, c70, c71)
+    LITE_EACH_ROW8_PAIR(LITE_STORE_ROW)
 #undef LITE_STORE_ROW
 }
 
@@ -161,8 +167,7 @@ static inline void lite_f32_tile8x16(const lite_f32_packed_filter *f, const lite
     float *out = c + first * ldc + column0;
 #define LITE_STORE_ROW(r, v) \
     if (r < valid) _mm512_mask_storeu_ps(out + r * ldc, mask, _mm512_min_ps(high, _mm512_max_ps(low, v)));
-    LITE_STORE_ROW(0, c0) LITE_STORE_ROW(1, c1) LITE_STORE_ROW(2, c2) LITE_STORE_ROW(3, c3)
-    LITE_STORE_ROW(4, c4) LITE_STORE_ROW(5, c5) LITE_STORE_ROW(6, c6) LITE_STORE_ROW(7, c7)
+    LITE_EACH_ROW8(LITE_STORE_ROW)
 #undef LITE_STORE_ROW
 }
 
@@ -196,8 +201,7 @@ static inline void lite_f32_tile8x8(const lite_f32_packed_filter *f, const lite_
     float *out = c + first * ldc + column0;
 #define LITE_STORE_ROW(r, v) \
     if (r < valid) _mm256_mask_storeu_ps(out + r * ldc, mask, _mm256_min_ps(high, _mm256_max_ps(low, v)));
-    LITE_STORE_ROW(0, c0) LITE_STORE_ROW(1, c1) LITE_STORE_ROW(2, c2) LITE_STORE_ROW(3, c3)
-    LITE_STORE_ROW(4, c4) LITE_STORE_ROW(5, c5) LITE_STORE_ROW(6, c6) LITE_STORE_ROW(7, c7)
+    LITE_EACH_ROW8(LITE_STORE_ROW)
 #undef LITE_STORE_ROW
 }
 

@@ -99,19 +99,22 @@ static inline __attribute__((always_inline)) __m512i lite_add_row_group(__m512i 
     return acc;
 }
 
-/// One block of 16 channels of every pixel of an output row: the dot products, then the requantization. The shape
-/// and flag arguments are constants at the calls that matter, so the common layers get loops of their own.
+/// One block of 16 channels of every pixel of an output row: the dot products, then the requantization with `k`, the
+/// block's requantization data. The shape and flag arguments are constants at the calls that matter, so the common
+/// layers get loops of their own.
 static inline __attribute__((always_inline)) void lite_convolve_row(const lite_qs8_dwconv_vnni *p, const lite_qs8_dwconv_geometry *g,
                                                                    const uint8_t *interleaved, ptrdiff_t columns, ptrdiff_t block,
-                                                                   int8_t *output, ptrdiff_t groups, ptrdiff_t kw, int is_uint8,
-                                                                   int has_left_shifts, int rounds_away, int folds_zero_point,
-                                                                   int lower) {
+                                                                   int8_t *output, const lite_requantization16 *requantization,
+                                                                   ptrdiff_t groups, ptrdiff_t kw, int is_uint8, int has_left_shifts,
+                                                                   int rounds_away, int folds_zero_point, int lower) {
+    // A copy in registers: the byte stores below may alias what a pointer points at, so reading through it would
+    // load the block's requantization data again for every pixel.
+    const lite_requantization16 k = *requantization;
     const ptrdiff_t c = block * 16;
     const ptrdiff_t channels = p->channels;
     const ptrdiff_t width = channels - c < 16 ? channels - c : 16;
     const __mmask16 store_mask = (__mmask16)((1u << width) - 1);
     const __m512i start = _mm512_loadu_si512(p->constants + c);
-    const lite_requantization16 k = lite_load_requantization16(p->requantization, c);
     const uint8_t *filter = (const uint8_t *)p->weights + block * groups * kw * 64;
     const uint8_t *weight_zero = (const uint8_t *)p->weight_zero_points + block * groups * 64;
     const ptrdiff_t column_step = g->dilation_w * 64, pixel_step = g->stride_w * 64, group_step = columns * 64;
@@ -137,37 +140,37 @@ static inline __attribute__((always_inline)) void lite_convolve_row(const lite_q
 
 /// `lite_convolve_row` for the block's layer: 3x3 filters without left shifts and with the zero point in the
 /// addends (most layers: int8 ones round ties up in all but their last channels, uint8 ones away from zero) get
-/// loops of their own, other int8 3x3 and 5x5 layers loops with their shape fixed; the rest share one. `lower`: the
-/// output row below the one the columns were interleaved for (int8 only), its filter moved up a byte.
-static void lite_convolve(const lite_qs8_dwconv_vnni *p, const lite_qs8_dwconv_geometry *g, const uint8_t *interleaved,
-                          ptrdiff_t columns, ptrdiff_t block, int8_t *output, int lower) {
+/// loops of their own, other int8 3x3 and 5x5 layers loops with their shape fixed; the rest share one. `lower` (a
+/// constant at both calls): the output row below the one the columns were interleaved for (int8 only), its filter
+/// moved up a byte.
+static inline __attribute__((always_inline)) void lite_convolve_layer(const lite_qs8_dwconv_vnni *p, const lite_qs8_dwconv_geometry *g,
+                                                                     const uint8_t *interleaved, ptrdiff_t columns, ptrdiff_t block,
+                                                                     int8_t *output, const lite_requantization16 *k, int lower) {
     const lite_qs8_requantization_avx512 *r = p->requantization;
-    const lite_requantization16 k = lite_load_requantization16(r, block * 16);
-    const int rounds_away = lite_requantization16_rounds_away(&k);
+    const int rounds_away = lite_requantization16_rounds_away(k);
     const int has_left_shifts = r->has_left_shifts != 0, folds_zero_point = r->folds_zero_point != 0, is_uint8 = p->is_uint8 != 0;
     const ptrdiff_t groups = p->row_groups, kw = g->kw;
-    if (lower) {
-        // Only int8 filters take the shared window (lite_qs8_dwconv__avx512vnni).
-        if (groups == 1 && kw == 3 && !has_left_shifts && folds_zero_point && !rounds_away) {
-            lite_convolve_row(p, g, interleaved, columns, block, output, 1, 3, 0, 0, 0, 1, 1);
-        } else if (groups == 1 && kw == 3) {
-            lite_convolve_row(p, g, interleaved, columns, block, output, 1, 3, 0, has_left_shifts, rounds_away, folds_zero_point, 1);
-        } else if (groups == 2 && kw == 5) {
-            lite_convolve_row(p, g, interleaved, columns, block, output, 2, 5, 0, has_left_shifts, rounds_away, folds_zero_point, 1);
-        } else {
-            lite_convolve_row(p, g, interleaved, columns, block, output, groups, kw, 0, has_left_shifts, rounds_away, folds_zero_point, 1);
-        }
-    } else if (groups == 1 && kw == 3 && !has_left_shifts && folds_zero_point && !is_uint8 && !rounds_away) {
-        lite_convolve_row(p, g, interleaved, columns, block, output, 1, 3, 0, 0, 0, 1, 0);
+    if (groups == 1 && kw == 3 && !has_left_shifts && folds_zero_point && !is_uint8 && !rounds_away) {
+        lite_convolve_row(p, g, interleaved, columns, block, output, k, 1, 3, 0, 0, 0, 1, lower);
     } else if (groups == 1 && kw == 3 && !has_left_shifts && folds_zero_point && is_uint8 && rounds_away) {
-        lite_convolve_row(p, g, interleaved, columns, block, output, 1, 3, 1, 0, 1, 1, 0);
+        lite_convolve_row(p, g, interleaved, columns, block, output, k, 1, 3, 1, 0, 1, 1, lower);
     } else if (groups == 1 && kw == 3 && !is_uint8) {
-        lite_convolve_row(p, g, interleaved, columns, block, output, 1, 3, 0, has_left_shifts, rounds_away, folds_zero_point, 0);
+        lite_convolve_row(p, g, interleaved, columns, block, output, k, 1, 3, 0, has_left_shifts, rounds_away, folds_zero_point, lower);
     } else if (groups == 2 && kw == 5 && !is_uint8) {
-        lite_convolve_row(p, g, interleaved, columns, block, output, 2, 5, 0, has_left_shifts, rounds_away, folds_zero_point, 0);
+        lite_convolve_row(p, g, interleaved, columns, block, output, k, 2, 5, 0, has_left_shifts, rounds_away, folds_zero_point, lower);
     } else {
-        lite_convolve_row(p, g, interleaved, columns, block, output, groups, kw, is_uint8, has_left_shifts, rounds_away,
-                          folds_zero_point, 0);
+        lite_convolve_row(p, g, interleaved, columns, block, output, k, groups, kw, is_uint8, has_left_shifts, rounds_away,
+                          folds_zero_point, lower);
+    }
+}
+
+/// `lite_convolve_layer` for the interleaved row (`lower` 0) or the one below it (1).
+static void lite_convolve(const lite_qs8_dwconv_vnni *p, const lite_qs8_dwconv_geometry *g, const uint8_t *interleaved,
+                          ptrdiff_t columns, ptrdiff_t block, int8_t *output, const lite_requantization16 *k, int lower) {
+    if (lower) {
+        lite_convolve_layer(p, g, interleaved, columns, block, output, k, 1);
+    } else {
+        lite_convolve_layer(p, g, interleaved, columns, block, output, k, 0);
     }
 }
 
@@ -185,13 +188,15 @@ void lite_qs8_dwconv__avx512vnni(const lite_qs8_dwconv_vnni *params, const lite_
         const int pair = pairs && row + 1 < row_end && oy + 1 < out_h;
         int8_t *output_row = output + ((b * out_h + oy) * out_w) * channels;
         for (ptrdiff_t block = 0; block < params->blocks; block++) {
+            const lite_requantization16 k = lite_load_requantization16(params->requantization, block * 16);
             for (ptrdiff_t group = 0; group < params->row_groups; group++) {
                 lite_interleave(params, geometry, input, b, oy, block, group, pair ? geometry->kh + 1 : geometry->kh, columns,
                                 (uint8_t *)interleaved + group * columns * 64);
             }
-            lite_convolve(params, geometry, (const uint8_t *)interleaved, columns, block, output_row + block * 16, 0);
+            lite_convolve(params, geometry, (const uint8_t *)interleaved, columns, block, output_row + block * 16, &k, 0);
             if (pair) {
-                lite_convolve(params, geometry, (const uint8_t *)interleaved, columns, block, output_row + out_w * channels + block * 16, 1);
+                lite_convolve(params, geometry, (const uint8_t *)interleaved, columns, block, output_row + out_w * channels + block * 16,
+                              &k, 1);
             }
         }
         row += pair ? 2 : 1;
