@@ -46,14 +46,14 @@ void lite_qs8_requantize_row__avx512(const lite_qs8_requantization_avx512 *param
                                      const int32_t *row_sum_factors, int32_t row_sum, ptrdiff_t channels, void *output,
                                      int rounding_up);
 
-/// `rows` (at most 16) rows of accumulators `accumulator_stride` apart requantized as `lite_qs8_requantize_row__avx512`
-/// does with ties up, row i's sum `row_sums[i]`, to `channels` bytes per row `output_stride` apart. Each 16-channel
-/// block's data is loaded once for all the rows. With a uniform row-sum factor q, `row_sums[i]` is overwritten with
-/// `-q·row_sums[i]` (wrapping).
+/// `rows` (at most 16) rows of accumulators `accumulator_stride` apart, each already holding its channel's constant,
+/// requantized as `lite_qs8_requantize_row__avx512` does with ties up, to `channels` bytes per row `output_stride`
+/// apart. Row i's row-sum term is `-row_sum_factors[c]·row_sums[i]`, or none when `row_sums` is NULL (int8 filters
+/// with zero points 0). Each 16-channel block's data is loaded once for all the rows. With a uniform row-sum factor
+/// q, `row_sums[i]` is overwritten with `-q·row_sums[i]` (wrapping).
 void lite_qs8_requantize_block__avx512(const lite_qs8_requantization_avx512 *params, const int32_t *accumulators,
-                                       ptrdiff_t accumulator_stride, ptrdiff_t rows, const int32_t *constants,
-                                       const int32_t *row_sum_factors, int32_t *row_sums, ptrdiff_t channels, void *output,
-                                       ptrdiff_t output_stride);
+                                       ptrdiff_t accumulator_stride, ptrdiff_t rows, const int32_t *row_sum_factors, int32_t *row_sums,
+                                       ptrdiff_t channels, void *output, ptrdiff_t output_stride);
 
 /// The columns `column_begin ..< column_end` of one output row of the GEMM's im2col whose taps are all inside the
 /// input horizontally (dilation 1): output column j's row starts at `output_row + j·row_length`; filter row ky
@@ -68,16 +68,16 @@ void lite_qs8_gemm_pack_interior__avx512(const uint8_t *source, const uint8_t *e
                                          ptrdiff_t step, ptrdiff_t first_column, ptrdiff_t first_input_row, ptrdiff_t dilation_h,
                                          ptrdiff_t input_height, ptrdiff_t image_offset, ptrdiff_t input_row_bytes, int8_t pad);
 
-/// `accumulators[i·padded_channels + c] = Σ_k row_i[k]·w'[c, k]` for `count` (1...16) rows `row_stride` bytes apart,
-/// `padded_depth` bytes each (a multiple of 4), against the packed filter `weights`: channels in blocks of 16, blocks
-/// in groups of four; per group, per four-deep step, each block's 16 lanes x 4 bytes. `vpdpbusd` reads the
-/// activations as unsigned bytes and the filter as signed when `activations_unsigned` (uint8 models), the other way
-/// round otherwise. Layers of one or two blocks take tiles of 8 rows x 16 or 32 channels, wider ones 4 rows x 64
-/// (then 32, 16) channels. Rows past `count` repeat the last one: `accumulators` must hold 16 rows, and the rows past
-/// `count` of the last tile are written but not meaningful.
-void lite_qs8_gemm_multiply_block__avx512vnni(const void *weights, ptrdiff_t padded_channels, ptrdiff_t padded_depth,
-                                              const int8_t *rows, ptrdiff_t count, ptrdiff_t row_stride,
-                                              int activations_unsigned, int32_t *accumulators);
+/// `accumulators[i·padded_channels + c] = constants[c] + Σ_k x'_i[k]·w'[c, k]` for `count` (1...16) rows
+/// `row_stride` bytes apart, `padded_depth` bytes each (a multiple of 4), against the packed filter `weights`:
+/// channels in blocks of 16, blocks in groups of four; per group, per four-deep step, each block's 16 lanes x 4 bytes.
+/// `vpdpbusd` reads the activations as unsigned bytes, after flipping each one's top bit when `flip_activations`
+/// (int8 models: x' = x + 128), and the filter as signed. Layers of one or two blocks take tiles of 8 rows x 16 or
+/// 32 channels, wider ones 4 rows x 64 (then 32, 16) channels. Rows past `count` repeat the last one: `accumulators`
+/// must hold 16 rows, and the rows past `count` of the last tile are written but not meaningful.
+void lite_qs8_gemm_multiply_block__avx512vnni(const void *weights, const int32_t *constants, ptrdiff_t padded_channels,
+                                              ptrdiff_t padded_depth, const int8_t *rows, ptrdiff_t count, ptrdiff_t row_stride,
+                                              int flip_activations, int32_t *accumulators);
 
 /// `sums[i] = Σ_k row_i[k]` over `padded_depth` bytes for `count` (1...16) rows `row_stride` apart, the bytes read as
 /// uint8 when `activations_unsigned`, else int8; `sums[count..<16]` repeat the last row's sum (16 are written).

@@ -6,7 +6,8 @@ import CLiteKernels
 /// the builds that ran them; some need only AVX-512 F/BW/VL (their `__avx512` names) but are not selected at `avx512`.
 struct QuantizedDotProductKernels: Sendable {
     #if arch(x86_64)
-    let gemmMultiplyBlock: @convention(c) (UnsafeRawPointer?, Int, Int, UnsafePointer<Int8>?, Int, Int, Int32, UnsafeMutablePointer<Int32>?) -> Void
+    let gemmMultiplyBlock: @convention(c) (UnsafeRawPointer?, UnsafePointer<Int32>?, Int, Int, UnsafePointer<Int8>?, Int, Int, Int32,
+                                           UnsafeMutablePointer<Int32>?) -> Void
         = lite_qs8_gemm_multiply_block__avx512vnni
     let gemmRowSums16: @convention(c) (UnsafePointer<Int8>?, Int, Int, Int, Int32, UnsafeMutablePointer<Int32>?) -> Void
         = lite_qs8_gemm_row_sums16__avx512vnni
@@ -17,7 +18,7 @@ struct QuantizedDotProductKernels: Sendable {
                                        Int32, Int, UnsafeMutableRawPointer?, Int32) -> Void
         = lite_qs8_requantize_row__avx512
     let requantizeBlock: @convention(c) (UnsafePointer<lite_qs8_requantization_avx512>?, UnsafePointer<Int32>?, Int, Int, UnsafePointer<Int32>?,
-                                         UnsafePointer<Int32>?, UnsafeMutablePointer<Int32>?, Int, UnsafeMutableRawPointer?, Int) -> Void
+                                         UnsafeMutablePointer<Int32>?, Int, UnsafeMutableRawPointer?, Int) -> Void
         = lite_qs8_requantize_block__avx512
     let depthwise: @convention(c) (UnsafePointer<lite_qs8_dwconv_vnni>?, UnsafePointer<lite_qs8_dwconv_geometry>?, UnsafePointer<Int8>?,
                                    UnsafeMutablePointer<Int8>?, Int, Int, Int, UnsafeMutableRawPointer?) -> Void

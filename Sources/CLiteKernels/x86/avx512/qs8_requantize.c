@@ -42,16 +42,15 @@ void lite_qs8_requantize_row__avx512(const lite_qs8_requantization_avx512 *param
     }
 }
 
-/// One row of `lite_qs8_requantize_block__avx512`'s 16-channel step; the flags are constants at each call so that
-/// the common case is a loop of its own without tests in it.
-static inline __attribute__((always_inline)) void lite_qs8_requantize_block_row(const int32_t *accumulators, int32_t row_sum,
-                                                                                __m512i constant, __m512i factors,
+/// One row of `lite_qs8_requantize_block__avx512`'s 16-channel step: the accumulators plus `term` (the row's row-sum
+/// term when `has_term`); the flags are constants at each call so that the common cases are loops of their own
+/// without tests in them.
+static inline __attribute__((always_inline)) void lite_qs8_requantize_block_row(const int32_t *accumulators, __m512i term,
                                                                                 const lite_requantization16 *k, __mmask16 mask,
-                                                                                uint8_t *output, int uniform, int has_left_shifts,
+                                                                                uint8_t *output, int has_term, int has_left_shifts,
                                                                                 int folds_zero_point) {
-    const __m512i per_row = _mm512_set1_epi32(row_sum);
-    const __m512i term = uniform ? per_row : _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_mullo_epi32(factors, per_row));
-    const __m512i x = _mm512_add_epi32(_mm512_add_epi32(_mm512_loadu_si512(accumulators), constant), term);
+    __m512i x = _mm512_loadu_si512(accumulators);
+    if (has_term) x = _mm512_add_epi32(x, term);
     const __m128i bytes = _mm512_cvtepi32_epi8(lite_requantize16(x, k, has_left_shifts, 0, folds_zero_point));
     // Narrowed in a register, then stored: the narrowing store to memory (`vpmovdb m128{k}`, what the compiler makes
     // of a masked store of the narrowed value) is microcoded on AMD's Zen 4 and took a third of this function's time.
@@ -62,32 +61,46 @@ static inline __attribute__((always_inline)) void lite_qs8_requantize_block_row(
     }
 }
 
+/// Row i's row-sum term for the 16 channels at `factors`: `-q·row_sums[i]` for every channel (the sums already
+/// turned into terms with a uniform factor), or per channel.
+static inline __attribute__((always_inline)) __m512i lite_row_sum_term(const int32_t *row_sums, ptrdiff_t i, __m512i factors, int uniform) {
+    const __m512i per_row = _mm512_set1_epi32(row_sums[i]);
+    return uniform ? per_row : _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_mullo_epi32(factors, per_row));
+}
+
 void lite_qs8_requantize_block__avx512(const lite_qs8_requantization_avx512 *params, const int32_t *accumulators,
-                                       ptrdiff_t accumulator_stride, ptrdiff_t rows, const int32_t *constants,
-                                       const int32_t *row_sum_factors, int32_t *row_sums, ptrdiff_t channels, void *output,
-                                       ptrdiff_t output_stride) {
+                                       ptrdiff_t accumulator_stride, ptrdiff_t rows, const int32_t *row_sum_factors, int32_t *row_sums,
+                                       ptrdiff_t channels, void *output, ptrdiff_t output_stride) {
     const int uniform = params->has_uniform_row_sum_factor != 0;
     // With one factor for every channel, the row-sum term is one number per row: turn the sums into the terms.
-    if (uniform) {
+    if (row_sums != NULL && uniform) {
         const uint32_t factor = (uint32_t)params->uniform_row_sum_factor;
         for (ptrdiff_t i = 0; i < rows; i++) row_sums[i] = (int32_t)(0u - factor * (uint32_t)row_sums[i]);
     }
     const int has_left_shifts = params->has_left_shifts != 0, folds_zero_point = params->folds_zero_point != 0;
+    const int common = !has_left_shifts && folds_zero_point;
     uint8_t *out = (uint8_t *)output;
     for (ptrdiff_t c = 0; c < channels; c += 16) {
-        const __m512i constant = _mm512_loadu_si512(constants + c), factors = _mm512_loadu_si512(row_sum_factors + c);
+        const __m512i factors = row_sums != NULL && !uniform ? _mm512_loadu_si512(row_sum_factors + c) : _mm512_setzero_si512();
         const lite_requantization16 k = lite_load_requantization16(params, c);
         const ptrdiff_t remaining = channels - c;
         const __mmask16 mask = (__mmask16)((1u << (remaining < 16 ? remaining : 16)) - 1);
-        if (uniform && !has_left_shifts && folds_zero_point) {
+        const int32_t *in = accumulators + c;
+        uint8_t *o = out + c;
+        if (row_sums == NULL && common) {
             for (ptrdiff_t i = 0; i < rows; i++) {
-                lite_qs8_requantize_block_row(accumulators + (i * accumulator_stride + c), row_sums[i], constant, factors, &k, mask,
-                                              out + (i * output_stride + c), 1, 0, 1);
+                lite_qs8_requantize_block_row(in + i * accumulator_stride, factors, &k, mask, o + i * output_stride, 0, 0, 1);
+            }
+        } else if (row_sums != NULL && uniform && common) {
+            for (ptrdiff_t i = 0; i < rows; i++) {
+                lite_qs8_requantize_block_row(in + i * accumulator_stride, _mm512_set1_epi32(row_sums[i]), &k, mask, o + i * output_stride, 1,
+                                              0, 1);
             }
         } else {
             for (ptrdiff_t i = 0; i < rows; i++) {
-                lite_qs8_requantize_block_row(accumulators + (i * accumulator_stride + c), row_sums[i], constant, factors, &k, mask,
-                                              out + (i * output_stride + c), uniform, has_left_shifts, folds_zero_point);
+                const __m512i term = row_sums != NULL ? lite_row_sum_term(row_sums, i, factors, uniform) : factors;
+                lite_qs8_requantize_block_row(in + i * accumulator_stride, term, &k, mask, o + i * output_stride, 1, has_left_shifts,
+                                              folds_zero_point);
             }
         }
     }

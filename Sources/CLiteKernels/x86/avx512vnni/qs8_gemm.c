@@ -1,7 +1,9 @@
 // The 8-bit GEMM of quantized CONV_2D with AVX-512 VNNI: `vpdpbusd` multiplies 64 unsigned by 64 signed bytes and
-// adds each group of four products to an int32 lane, so the accumulators are the exact int32 sums. The filter is
+// adds each group of four products to an int32 lane, so the accumulators are the exact int32 sums. The activations
+// are the unsigned operand (int8 ones with their top bit flipped, x + 128), the filter the signed one. The filter is
 // packed per group of four 16-channel blocks, per four-deep step of the depth: each block's 16 lanes x 4 bytes. A
-// step of one activation row is its four bytes broadcast to every lane.
+// step of one activation row is its four bytes broadcast to every lane. Each accumulator starts at its channel's
+// constant.
 #if defined(__x86_64__)
 
 #include <immintrin.h>
@@ -13,37 +15,36 @@
 
 LITE_TARGET_AVX512VNNI_BEGIN
 
-/// `vpdpbusd` with the filter as its unsigned operand (`activations_unsigned` 0: int8 models, whose filter bytes
-/// are `w + 128`) or the activations (uint8 models, filter bytes `w - 128`). A constant at every call site, so each
-/// kernel below is compiled once per order.
-static inline __attribute__((always_inline)) __m512i lite_dot(__m512i accumulator, __m512i filter, __m512i activations,
-                                                              int activations_unsigned) {
-    return activations_unsigned ? _mm512_dpbusd_epi32(accumulator, activations, filter)
-                                : _mm512_dpbusd_epi32(accumulator, filter, activations);
+/// `vpdpbusd`: the activations (unsigned) times the filter (signed), four products a lane.
+static inline __attribute__((always_inline)) __m512i lite_dot(__m512i accumulator, __m512i filter, __m512i activations) {
+    return _mm512_dpbusd_epi32(accumulator, activations, filter);
 }
 
-/// Four bytes of `row` at step `step` (bytes 4·step ..< 4·step + 4), in every int32 lane.
-static inline __attribute__((always_inline)) __m512i lite_broadcast(const int8_t *row, ptrdiff_t step) {
+/// Four bytes of `row` at step `step` (bytes 4·step ..< 4·step + 4), in every int32 lane; with `flip_activations`
+/// (int8 models) each byte's top bit flipped, which reads int8 x as the unsigned byte x + 128. A constant at every
+/// call site, so each kernel below is compiled once per kind of activation.
+static inline __attribute__((always_inline)) __m512i lite_broadcast(const int8_t *row, ptrdiff_t step, int flip_activations) {
     int32_t word;
     memcpy(&word, row + step * 4, sizeof word);
-    return _mm512_set1_epi32(word);
+    const __m512i bytes = _mm512_set1_epi32(word);
+    return flip_activations ? _mm512_xor_si512(bytes, _mm512_set1_epi32((int32_t)0x80808080u)) : bytes;
 }
 
 /// 8 rows x 16 channels (a layer of one channel block).
-static inline __attribute__((always_inline)) void lite_kernel8x1(const int8_t *const r[8], const uint8_t *filter, ptrdiff_t steps,
-                                                                 int32_t *out, ptrdiff_t stride, int activations_unsigned) {
-    __m512i c0 = _mm512_setzero_si512(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0, c7 = c0;
+static inline __attribute__((always_inline)) void lite_kernel8x1(const int8_t *const r[8], const uint8_t *filter, const int32_t *constants,
+                                                                 ptrdiff_t steps, int32_t *out, ptrdiff_t stride, int flip_activations) {
+    __m512i c0 = _mm512_loadu_si512(constants), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0, c7 = c0;
     const uint8_t *w = filter;
     for (ptrdiff_t s = 0; s < steps; s++) {
         const __m512i w0 = _mm512_loadu_si512(w);
-        c0 = lite_dot(c0, w0, lite_broadcast(r[0], s), activations_unsigned);
-        c1 = lite_dot(c1, w0, lite_broadcast(r[1], s), activations_unsigned);
-        c2 = lite_dot(c2, w0, lite_broadcast(r[2], s), activations_unsigned);
-        c3 = lite_dot(c3, w0, lite_broadcast(r[3], s), activations_unsigned);
-        c4 = lite_dot(c4, w0, lite_broadcast(r[4], s), activations_unsigned);
-        c5 = lite_dot(c5, w0, lite_broadcast(r[5], s), activations_unsigned);
-        c6 = lite_dot(c6, w0, lite_broadcast(r[6], s), activations_unsigned);
-        c7 = lite_dot(c7, w0, lite_broadcast(r[7], s), activations_unsigned);
+        c0 = lite_dot(c0, w0, lite_broadcast(r[0], s, flip_activations));
+        c1 = lite_dot(c1, w0, lite_broadcast(r[1], s, flip_activations));
+        c2 = lite_dot(c2, w0, lite_broadcast(r[2], s, flip_activations));
+        c3 = lite_dot(c3, w0, lite_broadcast(r[3], s, flip_activations));
+        c4 = lite_dot(c4, w0, lite_broadcast(r[4], s, flip_activations));
+        c5 = lite_dot(c5, w0, lite_broadcast(r[5], s, flip_activations));
+        c6 = lite_dot(c6, w0, lite_broadcast(r[6], s, flip_activations));
+        c7 = lite_dot(c7, w0, lite_broadcast(r[7], s, flip_activations));
         w += 64;
     }
     _mm512_storeu_si512(out, c0);
@@ -57,29 +58,29 @@ static inline __attribute__((always_inline)) void lite_kernel8x1(const int8_t *c
 }
 
 /// 8 rows x 32 channels (a layer of two channel blocks).
-static inline __attribute__((always_inline)) void lite_kernel8x2(const int8_t *const r[8], const uint8_t *filter, ptrdiff_t steps,
-                                                                 int32_t *out, ptrdiff_t stride, int activations_unsigned) {
-    __m512i c00 = _mm512_setzero_si512(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00;
-    __m512i c40 = c00, c41 = c00, c50 = c00, c51 = c00, c60 = c00, c61 = c00, c70 = c00, c71 = c00;
+static inline __attribute__((always_inline)) void lite_kernel8x2(const int8_t *const r[8], const uint8_t *filter, const int32_t *constants,
+                                                                 ptrdiff_t steps, int32_t *out, ptrdiff_t stride, int flip_activations) {
+    __m512i c00 = _mm512_loadu_si512(constants), c01 = _mm512_loadu_si512(constants + 16), c10 = c00, c11 = c01, c20 = c00, c21 = c01;
+    __m512i c30 = c00, c31 = c01, c40 = c00, c41 = c01, c50 = c00, c51 = c01, c60 = c00, c61 = c01, c70 = c00, c71 = c01;
     const uint8_t *w = filter;
     for (ptrdiff_t s = 0; s < steps; s++) {
         const __m512i w0 = _mm512_loadu_si512(w), w1 = _mm512_loadu_si512(w + 64);
-        __m512i x = lite_broadcast(r[0], s);
-        c00 = lite_dot(c00, w0, x, activations_unsigned); c01 = lite_dot(c01, w1, x, activations_unsigned);
-        x = lite_broadcast(r[1], s);
-        c10 = lite_dot(c10, w0, x, activations_unsigned); c11 = lite_dot(c11, w1, x, activations_unsigned);
-        x = lite_broadcast(r[2], s);
-        c20 = lite_dot(c20, w0, x, activations_unsigned); c21 = lite_dot(c21, w1, x, activations_unsigned);
-        x = lite_broadcast(r[3], s);
-        c30 = lite_dot(c30, w0, x, activations_unsigned); c31 = lite_dot(c31, w1, x, activations_unsigned);
-        x = lite_broadcast(r[4], s);
-        c40 = lite_dot(c40, w0, x, activations_unsigned); c41 = lite_dot(c41, w1, x, activations_unsigned);
-        x = lite_broadcast(r[5], s);
-        c50 = lite_dot(c50, w0, x, activations_unsigned); c51 = lite_dot(c51, w1, x, activations_unsigned);
-        x = lite_broadcast(r[6], s);
-        c60 = lite_dot(c60, w0, x, activations_unsigned); c61 = lite_dot(c61, w1, x, activations_unsigned);
-        x = lite_broadcast(r[7], s);
-        c70 = lite_dot(c70, w0, x, activations_unsigned); c71 = lite_dot(c71, w1, x, activations_unsigned);
+        __m512i x = lite_broadcast(r[0], s, flip_activations);
+        c00 = lite_dot(c00, w0, x); c01 = lite_dot(c01, w1, x);
+        x = lite_broadcast(r[1], s, flip_activations);
+        c10 = lite_dot(c10, w0, x); c11 = lite_dot(c11, w1, x);
+        x = lite_broadcast(r[2], s, flip_activations);
+        c20 = lite_dot(c20, w0, x); c21 = lite_dot(c21, w1, x);
+        x = lite_broadcast(r[3], s, flip_activations);
+        c30 = lite_dot(c30, w0, x); c31 = lite_dot(c31, w1, x);
+        x = lite_broadcast(r[4], s, flip_activations);
+        c40 = lite_dot(c40, w0, x); c41 = lite_dot(c41, w1, x);
+        x = lite_broadcast(r[5], s, flip_activations);
+        c50 = lite_dot(c50, w0, x); c51 = lite_dot(c51, w1, x);
+        x = lite_broadcast(r[6], s, flip_activations);
+        c60 = lite_dot(c60, w0, x); c61 = lite_dot(c61, w1, x);
+        x = lite_broadcast(r[7], s, flip_activations);
+        c70 = lite_dot(c70, w0, x); c71 = lite_dot(c71, w1, x);
         w += 128;
     }
     _mm512_storeu_si512(out, c00); _mm512_storeu_si512(out + 16, c01);
@@ -94,28 +95,29 @@ static inline __attribute__((always_inline)) void lite_kernel8x2(const int8_t *c
 
 /// 4 rows x 64 channels: 16 zmm accumulators, four filter loads and four broadcasts per step.
 static inline __attribute__((always_inline)) void lite_kernel4x4(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3,
-                                                                 const uint8_t *filter, ptrdiff_t steps, int32_t *out, ptrdiff_t stride,
-                                                                 int activations_unsigned) {
-    __m512i c00 = _mm512_setzero_si512(), c01 = c00, c02 = c00, c03 = c00;
-    __m512i c10 = c00, c11 = c00, c12 = c00, c13 = c00;
-    __m512i c20 = c00, c21 = c00, c22 = c00, c23 = c00;
-    __m512i c30 = c00, c31 = c00, c32 = c00, c33 = c00;
+                                                                 const uint8_t *filter, const int32_t *constants, ptrdiff_t steps, int32_t *out,
+                                                                 ptrdiff_t stride, int flip_activations) {
+    __m512i c00 = _mm512_loadu_si512(constants), c01 = _mm512_loadu_si512(constants + 16);
+    __m512i c02 = _mm512_loadu_si512(constants + 32), c03 = _mm512_loadu_si512(constants + 48);
+    __m512i c10 = c00, c11 = c01, c12 = c02, c13 = c03;
+    __m512i c20 = c00, c21 = c01, c22 = c02, c23 = c03;
+    __m512i c30 = c00, c31 = c01, c32 = c02, c33 = c03;
     const uint8_t *w = filter;
     for (ptrdiff_t s = 0; s < steps; s++) {
         const __m512i w0 = _mm512_loadu_si512(w), w1 = _mm512_loadu_si512(w + 64);
         const __m512i w2 = _mm512_loadu_si512(w + 128), w3 = _mm512_loadu_si512(w + 192);
-        const __m512i x0 = lite_broadcast(r0, s);
-        c00 = lite_dot(c00, w0, x0, activations_unsigned); c01 = lite_dot(c01, w1, x0, activations_unsigned);
-        c02 = lite_dot(c02, w2, x0, activations_unsigned); c03 = lite_dot(c03, w3, x0, activations_unsigned);
-        const __m512i x1 = lite_broadcast(r1, s);
-        c10 = lite_dot(c10, w0, x1, activations_unsigned); c11 = lite_dot(c11, w1, x1, activations_unsigned);
-        c12 = lite_dot(c12, w2, x1, activations_unsigned); c13 = lite_dot(c13, w3, x1, activations_unsigned);
-        const __m512i x2 = lite_broadcast(r2, s);
-        c20 = lite_dot(c20, w0, x2, activations_unsigned); c21 = lite_dot(c21, w1, x2, activations_unsigned);
-        c22 = lite_dot(c22, w2, x2, activations_unsigned); c23 = lite_dot(c23, w3, x2, activations_unsigned);
-        const __m512i x3 = lite_broadcast(r3, s);
-        c30 = lite_dot(c30, w0, x3, activations_unsigned); c31 = lite_dot(c31, w1, x3, activations_unsigned);
-        c32 = lite_dot(c32, w2, x3, activations_unsigned); c33 = lite_dot(c33, w3, x3, activations_unsigned);
+        const __m512i x0 = lite_broadcast(r0, s, flip_activations);
+        c00 = lite_dot(c00, w0, x0); c01 = lite_dot(c01, w1, x0);
+        c02 = lite_dot(c02, w2, x0); c03 = lite_dot(c03, w3, x0);
+        const __m512i x1 = lite_broadcast(r1, s, flip_activations);
+        c10 = lite_dot(c10, w0, x1); c11 = lite_dot(c11, w1, x1);
+        c12 = lite_dot(c12, w2, x1); c13 = lite_dot(c13, w3, x1);
+        const __m512i x2 = lite_broadcast(r2, s, flip_activations);
+        c20 = lite_dot(c20, w0, x2); c21 = lite_dot(c21, w1, x2);
+        c22 = lite_dot(c22, w2, x2); c23 = lite_dot(c23, w3, x2);
+        const __m512i x3 = lite_broadcast(r3, s, flip_activations);
+        c30 = lite_dot(c30, w0, x3); c31 = lite_dot(c31, w1, x3);
+        c32 = lite_dot(c32, w2, x3); c33 = lite_dot(c33, w3, x3);
         w += 256;
     }
     int32_t *o0 = out, *o1 = out + stride, *o2 = out + 2 * stride, *o3 = out + 3 * stride;
@@ -127,17 +129,18 @@ static inline __attribute__((always_inline)) void lite_kernel4x4(const int8_t *r
 
 /// 4 rows x 32 channels, for a last group of two or three blocks (`filter_step`: the group's bytes per step).
 static inline __attribute__((always_inline)) void lite_kernel4x2(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3,
-                                                                 const uint8_t *filter, ptrdiff_t filter_step, ptrdiff_t steps, int32_t *out,
-                                                                 ptrdiff_t stride, int activations_unsigned) {
-    __m512i c00 = _mm512_setzero_si512(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00;
+                                                                 const uint8_t *filter, const int32_t *constants, ptrdiff_t filter_step, ptrdiff_t steps,
+                                                                 int32_t *out, ptrdiff_t stride, int flip_activations) {
+    __m512i c00 = _mm512_loadu_si512(constants), c01 = _mm512_loadu_si512(constants + 16);
+    __m512i c10 = c00, c11 = c01, c20 = c00, c21 = c01, c30 = c00, c31 = c01;
     const uint8_t *w = filter;
     for (ptrdiff_t s = 0; s < steps; s++) {
         const __m512i w0 = _mm512_loadu_si512(w), w1 = _mm512_loadu_si512(w + 64);
-        const __m512i x0 = lite_broadcast(r0, s), x1 = lite_broadcast(r1, s), x2 = lite_broadcast(r2, s), x3 = lite_broadcast(r3, s);
-        c00 = lite_dot(c00, w0, x0, activations_unsigned); c01 = lite_dot(c01, w1, x0, activations_unsigned);
-        c10 = lite_dot(c10, w0, x1, activations_unsigned); c11 = lite_dot(c11, w1, x1, activations_unsigned);
-        c20 = lite_dot(c20, w0, x2, activations_unsigned); c21 = lite_dot(c21, w1, x2, activations_unsigned);
-        c30 = lite_dot(c30, w0, x3, activations_unsigned); c31 = lite_dot(c31, w1, x3, activations_unsigned);
+        const __m512i x0 = lite_broadcast(r0, s, flip_activations), x1 = lite_broadcast(r1, s, flip_activations), x2 = lite_broadcast(r2, s, flip_activations), x3 = lite_broadcast(r3, s, flip_activations);
+        c00 = lite_dot(c00, w0, x0); c01 = lite_dot(c01, w1, x0);
+        c10 = lite_dot(c10, w0, x1); c11 = lite_dot(c11, w1, x1);
+        c20 = lite_dot(c20, w0, x2); c21 = lite_dot(c21, w1, x2);
+        c30 = lite_dot(c30, w0, x3); c31 = lite_dot(c31, w1, x3);
         w += filter_step;
     }
     int32_t *o0 = out, *o1 = out + stride, *o2 = out + 2 * stride, *o3 = out + 3 * stride;
@@ -149,16 +152,16 @@ static inline __attribute__((always_inline)) void lite_kernel4x2(const int8_t *r
 
 /// 4 rows x 16 channels, for the last block of a group of one or three.
 static inline __attribute__((always_inline)) void lite_kernel4x1(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3,
-                                                                 const uint8_t *filter, ptrdiff_t filter_step, ptrdiff_t steps, int32_t *out,
-                                                                 ptrdiff_t stride, int activations_unsigned) {
-    __m512i c0 = _mm512_setzero_si512(), c1 = c0, c2 = c0, c3 = c0;
+                                                                 const uint8_t *filter, const int32_t *constants, ptrdiff_t filter_step, ptrdiff_t steps,
+                                                                 int32_t *out, ptrdiff_t stride, int flip_activations) {
+    __m512i c0 = _mm512_loadu_si512(constants), c1 = c0, c2 = c0, c3 = c0;
     const uint8_t *w = filter;
     for (ptrdiff_t s = 0; s < steps; s++) {
         const __m512i w0 = _mm512_loadu_si512(w);
-        c0 = lite_dot(c0, w0, lite_broadcast(r0, s), activations_unsigned);
-        c1 = lite_dot(c1, w0, lite_broadcast(r1, s), activations_unsigned);
-        c2 = lite_dot(c2, w0, lite_broadcast(r2, s), activations_unsigned);
-        c3 = lite_dot(c3, w0, lite_broadcast(r3, s), activations_unsigned);
+        c0 = lite_dot(c0, w0, lite_broadcast(r0, s, flip_activations));
+        c1 = lite_dot(c1, w0, lite_broadcast(r1, s, flip_activations));
+        c2 = lite_dot(c2, w0, lite_broadcast(r2, s, flip_activations));
+        c3 = lite_dot(c3, w0, lite_broadcast(r3, s, flip_activations));
         w += filter_step;
     }
     _mm512_storeu_si512(out, c0);
@@ -167,86 +170,88 @@ static inline __attribute__((always_inline)) void lite_kernel4x1(const int8_t *r
     _mm512_storeu_si512(out + 3 * stride, c3);
 }
 
-// The tiles out of line, as the Swift kernels were (@inline(never)), each compiled once per operand order: the
+// The tiles out of line, as the Swift kernels were (@inline(never)), each compiled once per kind of activation: the
 // callers' loops stay small and every tile's loop gets the whole register file.
-static __attribute__((noinline)) void lite_tile8x1(const int8_t *const r[8], const uint8_t *filter, ptrdiff_t steps, int32_t *out,
-                                                   ptrdiff_t stride, int activations_unsigned) {
-    if (activations_unsigned) {
-        lite_kernel8x1(r, filter, steps, out, stride, 1);
-    } else {
-        lite_kernel8x1(r, filter, steps, out, stride, 0);
-    }
+#define LITE_TILE_BY_KIND(call) \
+    do {                         \
+        if (flip_activations) {  \
+            call(1);             \
+        } else {                 \
+            call(0);             \
+        }                        \
+    } while (0)
+
+static __attribute__((noinline)) void lite_tile8x1(const int8_t *const r[8], const uint8_t *filter, const int32_t *constants, ptrdiff_t steps,
+                                                   int32_t *out, ptrdiff_t stride, int flip_activations) {
+#define LITE_CALL(flip) lite_kernel8x1(r, filter, constants, steps, out, stride, flip)
+    LITE_TILE_BY_KIND(LITE_CALL);
+#undef LITE_CALL
 }
 
-static __attribute__((noinline)) void lite_tile8x2(const int8_t *const r[8], const uint8_t *filter, ptrdiff_t steps, int32_t *out,
-                                                   ptrdiff_t stride, int activations_unsigned) {
-    if (activations_unsigned) {
-        lite_kernel8x2(r, filter, steps, out, stride, 1);
-    } else {
-        lite_kernel8x2(r, filter, steps, out, stride, 0);
-    }
+static __attribute__((noinline)) void lite_tile8x2(const int8_t *const r[8], const uint8_t *filter, const int32_t *constants, ptrdiff_t steps,
+                                                   int32_t *out, ptrdiff_t stride, int flip_activations) {
+#define LITE_CALL(flip) lite_kernel8x2(r, filter, constants, steps, out, stride, flip)
+    LITE_TILE_BY_KIND(LITE_CALL);
+#undef LITE_CALL
 }
 
 static __attribute__((noinline)) void lite_tile4x4(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3,
-                                                   const uint8_t *filter, ptrdiff_t steps, int32_t *out, ptrdiff_t stride,
-                                                   int activations_unsigned) {
-    if (activations_unsigned) {
-        lite_kernel4x4(r0, r1, r2, r3, filter, steps, out, stride, 1);
-    } else {
-        lite_kernel4x4(r0, r1, r2, r3, filter, steps, out, stride, 0);
-    }
+                                                   const uint8_t *filter, const int32_t *constants, ptrdiff_t steps, int32_t *out,
+                                                   ptrdiff_t stride, int flip_activations) {
+#define LITE_CALL(flip) lite_kernel4x4(r0, r1, r2, r3, filter, constants, steps, out, stride, flip)
+    LITE_TILE_BY_KIND(LITE_CALL);
+#undef LITE_CALL
 }
 
 static __attribute__((noinline)) void lite_tile4x2(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3,
-                                                   const uint8_t *filter, ptrdiff_t filter_step, ptrdiff_t steps, int32_t *out,
-                                                   ptrdiff_t stride, int activations_unsigned) {
-    if (activations_unsigned) {
-        lite_kernel4x2(r0, r1, r2, r3, filter, filter_step, steps, out, stride, 1);
-    } else {
-        lite_kernel4x2(r0, r1, r2, r3, filter, filter_step, steps, out, stride, 0);
-    }
+                                                   const uint8_t *filter, const int32_t *constants, ptrdiff_t filter_step, ptrdiff_t steps,
+                                                   int32_t *out, ptrdiff_t stride, int flip_activations) {
+#define LITE_CALL(flip) lite_kernel4x2(r0, r1, r2, r3, filter, constants, filter_step, steps, out, stride, flip)
+    LITE_TILE_BY_KIND(LITE_CALL);
+#undef LITE_CALL
 }
 
 static __attribute__((noinline)) void lite_tile4x1(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3,
-                                                   const uint8_t *filter, ptrdiff_t filter_step, ptrdiff_t steps, int32_t *out,
-                                                   ptrdiff_t stride, int activations_unsigned) {
-    if (activations_unsigned) {
-        lite_kernel4x1(r0, r1, r2, r3, filter, filter_step, steps, out, stride, 1);
-    } else {
-        lite_kernel4x1(r0, r1, r2, r3, filter, filter_step, steps, out, stride, 0);
-    }
+                                                   const uint8_t *filter, const int32_t *constants, ptrdiff_t filter_step, ptrdiff_t steps,
+                                                   int32_t *out, ptrdiff_t stride, int flip_activations) {
+#define LITE_CALL(flip) lite_kernel4x1(r0, r1, r2, r3, filter, constants, filter_step, steps, out, stride, flip)
+    LITE_TILE_BY_KIND(LITE_CALL);
+#undef LITE_CALL
 }
+#undef LITE_TILE_BY_KIND
 
 /// Four rows against every channel block, in groups of four blocks (the group's filter is `group_blocks`·64 bytes
 /// per step): 4x64 tiles, and for a last group of two or three blocks a 4x32 tile, then a 4x16 one.
-static inline void lite_multiply_tile(const uint8_t *weights, ptrdiff_t padded_channels, ptrdiff_t padded_depth, const int8_t *r0,
-                                      const int8_t *r1, const int8_t *r2, const int8_t *r3, int activations_unsigned,
+static inline void lite_multiply_tile(const uint8_t *weights, const int32_t *constants, ptrdiff_t padded_channels, ptrdiff_t padded_depth,
+                                      const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3, int flip_activations,
                                       int32_t *accumulators) {
     const ptrdiff_t steps = padded_depth / 4, blocks = padded_channels / 16, stride = padded_channels;
     ptrdiff_t block = 0;
     while (block < blocks) {
         const ptrdiff_t group_blocks = blocks - block < 4 ? blocks - block : 4;
         const uint8_t *filter = weights + block * 16 * padded_depth;
+        const int32_t *start = constants + block * 16;
         int32_t *out = accumulators + block * 16;
         if (group_blocks == 4) {
-            lite_tile4x4(r0, r1, r2, r3, filter, steps, out, stride, activations_unsigned);
+            lite_tile4x4(r0, r1, r2, r3, filter, start, steps, out, stride, flip_activations);
         } else {
             ptrdiff_t j = 0;
             if (group_blocks >= 2) {
-                lite_tile4x2(r0, r1, r2, r3, filter, group_blocks * 64, steps, out, stride, activations_unsigned);
+                lite_tile4x2(r0, r1, r2, r3, filter, start, group_blocks * 64, steps, out, stride, flip_activations);
                 j = 2;
             }
             if (j < group_blocks) {
-                lite_tile4x1(r0, r1, r2, r3, filter + j * 64, group_blocks * 64, steps, out + j * 16, stride, activations_unsigned);
+                lite_tile4x1(r0, r1, r2, r3, filter + j * 64, start + j * 16, group_blocks * 64, steps, out + j * 16, stride,
+                             flip_activations);
             }
         }
         block += group_blocks;
     }
 }
 
-void lite_qs8_gemm_multiply_block__avx512vnni(const void *weights, ptrdiff_t padded_channels, ptrdiff_t padded_depth,
-                                              const int8_t *rows, ptrdiff_t count, ptrdiff_t row_stride,
-                                              int activations_unsigned, int32_t *accumulators) {
+void lite_qs8_gemm_multiply_block__avx512vnni(const void *weights, const int32_t *constants, ptrdiff_t padded_channels,
+                                              ptrdiff_t padded_depth, const int8_t *rows, ptrdiff_t count, ptrdiff_t row_stride,
+                                              int flip_activations, int32_t *accumulators) {
     const uint8_t *filter = (const uint8_t *)weights;
     const ptrdiff_t last = count - 1;
 #define LITE_ROW(i) (rows + ((i) < last ? (i) : last) * row_stride)
@@ -259,17 +264,17 @@ void lite_qs8_gemm_multiply_block__avx512vnni(const void *weights, ptrdiff_t pad
             const int8_t *const r[8] = {LITE_ROW(tile), LITE_ROW(tile + 1), LITE_ROW(tile + 2), LITE_ROW(tile + 3),
                                         LITE_ROW(tile + 4), LITE_ROW(tile + 5), LITE_ROW(tile + 6), LITE_ROW(tile + 7)};
             if (blocks == 2) {
-                lite_tile8x2(r, filter, steps, out, padded_channels, activations_unsigned);
+                lite_tile8x2(r, filter, constants, steps, out, padded_channels, flip_activations);
             } else {
-                lite_tile8x1(r, filter, steps, out, padded_channels, activations_unsigned);
+                lite_tile8x1(r, filter, constants, steps, out, padded_channels, flip_activations);
             }
             tile += 8;
         }
         return;
     }
     while (tile < count) {
-        lite_multiply_tile(filter, padded_channels, padded_depth, LITE_ROW(tile), LITE_ROW(tile + 1), LITE_ROW(tile + 2),
-                           LITE_ROW(tile + 3), activations_unsigned, accumulators + tile * padded_channels);
+        lite_multiply_tile(filter, constants, padded_channels, padded_depth, LITE_ROW(tile), LITE_ROW(tile + 1), LITE_ROW(tile + 2),
+                           LITE_ROW(tile + 3), flip_activations, accumulators + tile * padded_channels);
         tile += 4;
     }
 #undef LITE_ROW

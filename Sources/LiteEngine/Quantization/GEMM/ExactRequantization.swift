@@ -181,24 +181,20 @@ final class ExactRequantization {
         #endif
     }
 
-    /// The GEMM's requantization of a block of rows: `rows` (at most ``QuantizedGEMM/rowsPerBlock``) rows of
-    /// accumulators `accumulatorStride` apart, each `accumulator + constant[c] - factor[c]·rowSums[row]`, rounding ties
-    /// up, `channels` bytes per row `outputStride` apart. Each 16-channel block's data is loaded once for all the rows.
+    /// The VNNI GEMM's requantization of a block of rows: `rows` (at most ``QuantizedGEMM/rowsPerBlock``) rows of
+    /// accumulators `accumulatorStride` apart, each already holding its channel's constant, minus
+    /// `factor[c]·rowSums[row]` when there are row sums (nil: no row-sum term), rounding ties up, `channels` bytes
+    /// per row `outputStride` apart. Each 16-channel block's data is loaded once for all the rows. Needs the
+    /// `avx512vnni` kernels.
     @inline(__always)
-    func requantizeBlock(_ accumulators: UnsafePointer<Int32>, accumulatorStride: Int, rows: Int, constants: UnsafePointer<Int32>,
-                         rowSumFactors: UnsafePointer<Int32>, rowSums: UnsafeMutablePointer<Int32>, channels: Int,
-                         into output: UnsafeMutableRawPointer, outputStride: Int) {
+    func requantizeBlock(_ accumulators: UnsafePointer<Int32>, accumulatorStride: Int, rows: Int, rowSumFactors: UnsafePointer<Int32>,
+                         rowSums: UnsafeMutablePointer<Int32>?, channels: Int, into output: UnsafeMutableRawPointer, outputStride: Int) {
         #if arch(x86_64)
-        if let kernels = vnniKernels, let vnniParameters {
-            kernels.requantizeBlock(vnniParameters, accumulators, accumulatorStride, rows, constants, rowSumFactors, rowSums, channels,
-                                    output, outputStride)
-            return
-        }
+        guard let kernels = vnniKernels, let vnniParameters else { preconditionFailure("requantizeBlock needs the avx512vnni kernels") }
+        kernels.requantizeBlock(vnniParameters, accumulators, accumulatorStride, rows, rowSumFactors, rowSums, channels, output, outputStride)
+        #else
+        preconditionFailure("requantizeBlock needs the avx512vnni kernels of x86-64")
         #endif
-        for i in 0..<rows {
-            requantizeRow(accumulators + i * accumulatorStride, constants: constants, rowSumFactors: rowSumFactors, rowSum: rowSums[i],
-                          channels: channels, into: output + i * outputStride)
-        }
     }
 
     /// Requantizes one row of accumulators (`accumulator + constant[c] - factor[c]·rowSum`), storing `channels` bytes.

@@ -6,18 +6,21 @@ import LiteFormat
 /// TFLite's int32 sums exactly, and the requantization after it is TFLite's integer one (`requantizeExact`).
 /// The result is therefore bit-exact, like `exact` numerics, at int8 speed.
 ///
-/// Operands. The instruction multiplies unsigned bytes of one operand by signed bytes of the other. The activations
-/// are taken as they are, so the convolution can read a pointwise layer's input in place: int8 models give the
-/// instruction signed activations and unsigned weights `w' = w + 128`; uint8 models give it unsigned activations
-/// and signed weights `w' = w - 128` (both are the weight byte with its top bit flipped). With `q[c] = w_zero[c] ± 128`
-/// and `p = x_zero`:
+/// Operands. The instruction multiplies unsigned bytes of one operand by signed bytes of the other; the activations
+/// are the unsigned one, so the convolution can read a pointwise layer's input in place. uint8 models give it their
+/// activations as they are and the weights as `w' = w - 128`; int8 models give it `x' = x + 128` (each activation
+/// byte's top bit flipped as the microkernel broadcasts it) and the weights as they are. With `p'` the input zero
+/// point as the instruction sees it (`p`, or `p + 128`) and `q[c]` the weight zero point as it sees it
+/// (`w_zero[c] - 128`, or `w_zero[c]`):
 ///
-///     Σ (x - x_zero)(w - w_zero[c]) = Σ x·w' - q[c]·Σx - p·Σw'[c] + K·p·q[c]
+///     Σ (x - x_zero)(w - w_zero[c]) = Σ x'·w' - q[c]·Σx' - p'·Σw'[c] + K·p'·q[c]
 ///
-/// `Σx` is one sum per output pixel (`rowSums`), `Σw'[c]` and the last term are folded with the bias into a
-/// per-channel constant at load. Taps in the padding hold `x = p` (contributing nothing, as TFLite skips them); the
-/// depth is padded to a multiple of four with `x = w' = 0`, which adds nothing to any term. Every product sum fits
-/// int32: |Σ x·w'| ≤ K·255·128 < 2^31 for K < 65,000 (checked at load).
+/// The last two terms and the bias are folded into a per-channel constant at load, the accumulators' start value.
+/// `Σx'` is one sum per output pixel (`rowSums`), needed only when some `q[c]` is not 0: never for int8 models,
+/// whose filters TFLite quantizes symmetrically. Taps in the padding hold `x = p` (contributing nothing, as TFLite
+/// skips them); the depth is padded to a multiple of four with `x = w = 0`, which adds nothing to the products (an
+/// int8 row's padding reads as 128 against zero weights). Every product sum fits int32: |Σ x'·w'| ≤ K·255·128 <
+/// 2^31 for K < 65,000 (checked at load).
 ///
 /// Layout. Output channels are padded to blocks of 16 (one zmm register of int32 lanes); blocks are grouped four
 /// at a time, and a group's filter is stored step by step: for each four-deep slice of the depth, the four
@@ -48,13 +51,16 @@ final class QuantizedGEMM {
     let paddedDepth: Int
     /// Channels rounded up to a multiple of 16.
     let paddedChannels: Int
-    /// Whether `vpdpbusd` takes the activations as its unsigned operand (uint8 models) rather than the filter (int8).
-    let activationsUnsigned: Bool
+    /// Whether the microkernels flip the activations' top bits (int8 models), making them unsigned bytes.
+    let flipsActivations: Bool
+    /// Whether some channel has a row-sum factor (`q[c]` ≠ 0), so that each row's sum is needed.
+    let needsRowSums: Bool
     /// `p`: the input zero point (its byte), which padding taps hold.
     let shiftedInputZero: Int8
     /// Packed filter (layout in the type's documentation), 64-byte aligned.
     let weights: UnsafeMutableRawPointer
-    /// Per channel: `bias + K·p·q - p·Σw'` (padded channels 0), 64-byte aligned.
+    /// Per channel: `bias + K·p'·q - p'·Σw'`, written for the signed row sums of int8 rows (`Σx' = Σx + 128·K`)
+    /// (padded channels 0), 64-byte aligned.
     let channelConstants: UnsafeMutablePointer<Int32>
     /// Per channel: `q`, the multiplier of the row sum, 64-byte aligned.
     let rowSumFactors: UnsafeMutablePointer<Int32>
@@ -70,31 +76,33 @@ final class QuantizedGEMM {
         guard depth < 65_000 else { throw KernelError.unsupported("quantized convolution depth \(depth) could overflow int32") }
         paddedDepth = (depth + 3) & ~3
         paddedChannels = (channels + Self.lanes - 1) / Self.lanes * Self.lanes
-        activationsUnsigned = !signed
-        let weightShift: Int32 = signed ? 128 : -128
+        flipsActivations = signed
         let p = inputZeroPoint
         shiftedInputZero = Int8(truncatingIfNeeded: p)
         // Every byte is written by `pack`.
         weights = .allocate(byteCount: max(paddedChannels * paddedDepth, 1), alignment: 64)
         let source = UnsafeRawPointer(filter.data!).assumingMemoryBound(to: UInt8.self)
         let blocks = paddedChannels / Self.lanes
-        // w' = w + 128 (int8 weights, read unsigned) or w - 128 (uint8 weights, read signed): either way the byte with
-        // its top bit flipped.
-        let weightFlip: UInt8 = 0x80
+        // uint8 weights are read signed as w - 128, their byte with its top bit flipped; int8 weights as they are.
+        let weightFlip: UInt8 = signed ? 0 : 0x80
         Self.pack(source, channels: channels, depth: depth, flip: weightFlip, blocks: blocks, paddedDepth: paddedDepth, into: weights)
+        // p' = p + 128 for the flipped int8 activations. Their row sums are taken signed, Σx = Σx' - 128·K, so the
+        // constant's K·p'·q becomes K·(p' - 128)·q = K·p·q either way.
+        let shiftedP = signed ? p + 128 : p
         var constants = [Int32](repeating: 0, count: paddedChannels), factors = [Int32](repeating: 0, count: paddedChannels)
         for c in 0..<channels {
             var columnSum: Int32 = 0
             let row = source + c * depth
-            for k in 0..<depth { columnSum &+= signed ? Int32(row[k] ^ weightFlip) : Int32(Int8(bitPattern: row[k] ^ weightFlip)) }
+            for k in 0..<depth { columnSum &+= Int32(Int8(bitPattern: row[k] ^ weightFlip)) }
             let zero = filterZeroPoints.count == 1 ? filterZeroPoints[0] : filterZeroPoints[c]
-            let q = zero + weightShift
+            let q = signed ? zero : zero - 128
             let biasValue = bias.map { $0.pointer(Int32.self)[c] } ?? 0
-            // K·p·q and p·Σw' are each below 65,000·255·128 < 2^31; wrapping arithmetic is exact modulo 2^32 and the
+            // K·p·q and p'·Σw' are each below 65,000·255·128 < 2^31; wrapping arithmetic is exact modulo 2^32 and the
             // true value of every sum fits int32.
-            constants[c] = biasValue &+ Int32(depth) &* p &* q &- p &* columnSum
+            constants[c] = biasValue &+ Int32(depth) &* p &* q &- shiftedP &* columnSum
             factors[c] = q
         }
+        needsRowSums = factors.contains { $0 != 0 }
         channelConstants = allocateAligned(Int32.self, count: paddedChannels)
         channelConstants.initialize(from: constants, count: paddedChannels)
         rowSumFactors = allocateAligned(Int32.self, count: paddedChannels)
@@ -118,7 +126,7 @@ final class QuantizedGEMM {
         pointwise && depth == paddedDepth
     }
 
-    /// `output[r, c] = requantize(Σ_k rows[r, k]·w'[c, k] + constant[c] - q[c]·Σ_k rows[r, k])` for `rowCount` rows
+    /// `output[r, c] = requantize(constant[c] + Σ_k rows'[r, k]·w'[c, k] - q[c]·Σ_k rows[r, k])` for `rowCount` rows
     /// `rowStride` bytes apart. Rows go in blocks of `rowsPerBlock`: the microkernels fill the block's accumulators four
     /// rows at a time, then each 16-channel block's requantization data is loaded once for all of its rows (narrow
     /// layers, one or two channel blocks wide, spent most of their time setting that up for every four rows).
@@ -142,13 +150,15 @@ final class QuantizedGEMM {
                 let count = min(blockRows, rowCount - first)
                 let blockRows = rows + first * rowStride
                 // `count` rows against every channel block (tiles of 8 rows x 16 or 32 channels for layers of one or two
-                // blocks, else 4 x 64), then each row's Σ_k row[k] (16 rows' reduced across lanes together).
-                kernels.gemmMultiplyBlock(weights, paddedChannels, paddedDepth, blockRows, count, rowStride, activationsUnsigned ? 1 : 0,
-                                          accumulators)
-                kernels.gemmRowSums16(blockRows, rowStride, count, paddedDepth, activationsUnsigned ? 1 : 0, rowSums)
-                requantization.requantizeBlock(accumulators, accumulatorStride: paddedChannels, rows: count, constants: channelConstants,
-                                               rowSumFactors: rowSumFactors, rowSums: rowSums, channels: channels,
-                                               into: output + first * channels, outputStride: channels)
+                // blocks, else 4 x 64), then, when needed, each row's Σ_k row[k] (16 rows' reduced across lanes together).
+                kernels.gemmMultiplyBlock(weights, channelConstants, paddedChannels, paddedDepth, blockRows, count, rowStride,
+                                          flipsActivations ? 1 : 0, accumulators)
+                if needsRowSums {
+                    kernels.gemmRowSums16(blockRows, rowStride, count, paddedDepth, flipsActivations ? 0 : 1, rowSums)
+                }
+                requantization.requantizeBlock(accumulators, accumulatorStride: paddedChannels, rows: count, rowSumFactors: rowSumFactors,
+                                               rowSums: needsRowSums ? rowSums : nil, channels: channels, into: output + first * channels,
+                                               outputStride: channels)
             }
         }
         #else
