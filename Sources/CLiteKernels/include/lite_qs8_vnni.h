@@ -79,6 +79,14 @@ void lite_qs8_gemm_multiply_block__avx512vnni(const void *weights, const int32_t
                                               ptrdiff_t padded_depth, const int8_t *rows, ptrdiff_t count, ptrdiff_t row_stride,
                                               int flip_activations, int32_t *accumulators);
 
+/// `lite_qs8_gemm_multiply_block__avx512vnni` for int8 rows (`flip_activations` 1), any `count` of them, with each
+/// tile's accumulators requantized in registers as `lite_qs8_requantize_block__avx512` does without row sums (ties
+/// up) and stored as `channels` bytes per row, `output_stride` apart.
+void lite_qs8_gemm_requantized__avx512vnni(const void *weights, const int32_t *constants, ptrdiff_t padded_channels,
+                                           ptrdiff_t padded_depth, const int8_t *rows, ptrdiff_t count, ptrdiff_t row_stride,
+                                           const lite_qs8_requantization_avx512 *params, ptrdiff_t channels, void *output,
+                                           ptrdiff_t output_stride);
+
 /// `sums[i] = Σ_k row_i[k]` over `padded_depth` bytes for `count` (1...16) rows `row_stride` apart, the bytes read as
 /// uint8 when `activations_unsigned`, else int8; `sums[count..<16]` repeat the last row's sum (16 are written).
 /// `vpdpbusd` against ones adds each row's bytes 64 at a time into 16 partial sums; the 16 rows' partial sums are

@@ -9,6 +9,9 @@ struct QuantizedDotProductKernels: Sendable {
     let gemmMultiplyBlock: @convention(c) (UnsafeRawPointer?, UnsafePointer<Int32>?, Int, Int, UnsafePointer<Int8>?, Int, Int, Int32,
                                            UnsafeMutablePointer<Int32>?) -> Void
         = lite_qs8_gemm_multiply_block__avx512vnni
+    let gemmRequantized: @convention(c) (UnsafeRawPointer?, UnsafePointer<Int32>?, Int, Int, UnsafePointer<Int8>?, Int, Int,
+                                         UnsafePointer<lite_qs8_requantization_avx512>?, Int, UnsafeMutableRawPointer?, Int) -> Void
+        = lite_qs8_gemm_requantized__avx512vnni
     let gemmRowSums16: @convention(c) (UnsafePointer<Int8>?, Int, Int, Int, Int32, UnsafeMutablePointer<Int32>?) -> Void
         = lite_qs8_gemm_row_sums16__avx512vnni
     let gemmPackInterior: @convention(c) (UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, UnsafeMutablePointer<Int8>?, Int, Int, Int, Int, Int, Int,

@@ -15,6 +15,8 @@
 
 LITE_TARGET_AVX512VNNI_BEGIN
 
+#include "../avx512/requantize_lanes.h"
+
 /// `vpdpbusd`: the activations (unsigned) times the filter (signed), four products a lane.
 static inline __attribute__((always_inline)) __m512i lite_dot(__m512i accumulator, __m512i filter, __m512i activations) {
     return _mm512_dpbusd_epi32(accumulator, activations, filter);
@@ -30,9 +32,50 @@ static inline __attribute__((always_inline)) __m512i lite_broadcast(const int8_t
     return flip_activations ? _mm512_xor_si512(bytes, _mm512_set1_epi32((int32_t)0x80808080u)) : bytes;
 }
 
+/// Where the tiles' results go: int32 accumulators (`requantize` 0), or, requantized in registers, the output bytes
+/// (`requantize` 1; rows past `rows` are not stored, nor channels past `channels`).
+typedef struct {
+    /// Row 0 (of the rows the caller passed), channel 0.
+    int32_t *accumulators;
+    ptrdiff_t accumulator_stride;
+    uint8_t *bytes;
+    ptrdiff_t byte_stride;
+    ptrdiff_t rows;
+    ptrdiff_t channels;
+    const lite_qs8_requantization_avx512 *params;
+} lite_tile_target;
+
+/// Rows `first_row ..< first_row + 4` of channel block `block`: stored as int32, or requantized (ties up, the GEMM's
+/// rounding), narrowed and stored.
+static inline __attribute__((always_inline)) void lite_finish4(__m512i v0, __m512i v1, __m512i v2, __m512i v3, ptrdiff_t first_row,
+                                                               ptrdiff_t block, const lite_tile_target *t, int requantize) {
+    const __m512i v[4] = {v0, v1, v2, v3};
+    if (!requantize) {
+        for (int i = 0; i < 4; i++) _mm512_storeu_si512(t->accumulators + (first_row + i) * t->accumulator_stride + block * 16, v[i]);
+        return;
+    }
+    const lite_requantization16 k = lite_load_requantization16(t->params, block * 16);
+    // `requantize` 1: the common requantization (no left shifts, zero point in the addends), 2: any.
+    const int has_left_shifts = requantize == 2 && t->params->has_left_shifts != 0;
+    const int folds_zero_point = requantize == 1 || t->params->folds_zero_point != 0;
+    const ptrdiff_t remaining = t->channels - block * 16;
+    const __mmask16 mask = remaining >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << remaining) - 1);
+    for (int i = 0; i < 4; i++) {
+        if (first_row + i >= t->rows) return;
+        const __m128i bytes = _mm512_cvtepi32_epi8(lite_requantize16(v[i], &k, has_left_shifts, 0, folds_zero_point));
+        uint8_t *out = t->bytes + (first_row + i) * t->byte_stride + block * 16;
+        if (mask == 0xFFFF) {
+            _mm_storeu_si128((__m128i *)out, bytes);
+        } else {
+            _mm_mask_storeu_epi8(out, mask, bytes);
+        }
+    }
+}
+
 /// 8 rows x 16 channels (a layer of one channel block).
 static inline __attribute__((always_inline)) void lite_kernel8x1(const int8_t *const r[8], const uint8_t *filter, const int32_t *constants,
-                                                                 ptrdiff_t steps, int32_t *out, ptrdiff_t stride, int flip_activations) {
+                                                                 ptrdiff_t steps, ptrdiff_t row, const lite_tile_target *t,
+                                                                 int flip_activations, int requantize) {
     __m512i c0 = _mm512_loadu_si512(constants), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0, c7 = c0;
     const uint8_t *w = filter;
     for (ptrdiff_t s = 0; s < steps; s++) {
@@ -47,19 +90,14 @@ static inline __attribute__((always_inline)) void lite_kernel8x1(const int8_t *c
         c7 = lite_dot(c7, w0, lite_broadcast(r[7], s, flip_activations));
         w += 64;
     }
-    _mm512_storeu_si512(out, c0);
-    _mm512_storeu_si512(out + stride, c1);
-    _mm512_storeu_si512(out + 2 * stride, c2);
-    _mm512_storeu_si512(out + 3 * stride, c3);
-    _mm512_storeu_si512(out + 4 * stride, c4);
-    _mm512_storeu_si512(out + 5 * stride, c5);
-    _mm512_storeu_si512(out + 6 * stride, c6);
-    _mm512_storeu_si512(out + 7 * stride, c7);
+    lite_finish4(c0, c1, c2, c3, row, 0, t, requantize);
+    lite_finish4(c4, c5, c6, c7, row + 4, 0, t, requantize);
 }
 
 /// 8 rows x 32 channels (a layer of two channel blocks).
 static inline __attribute__((always_inline)) void lite_kernel8x2(const int8_t *const r[8], const uint8_t *filter, const int32_t *constants,
-                                                                 ptrdiff_t steps, int32_t *out, ptrdiff_t stride, int flip_activations) {
+                                                                 ptrdiff_t steps, ptrdiff_t row, const lite_tile_target *t,
+                                                                 int flip_activations, int requantize) {
     __m512i c00 = _mm512_loadu_si512(constants), c01 = _mm512_loadu_si512(constants + 16), c10 = c00, c11 = c01, c20 = c00, c21 = c01;
     __m512i c30 = c00, c31 = c01, c40 = c00, c41 = c01, c50 = c00, c51 = c01, c60 = c00, c61 = c01, c70 = c00, c71 = c01;
     const uint8_t *w = filter;
@@ -83,20 +121,17 @@ static inline __attribute__((always_inline)) void lite_kernel8x2(const int8_t *c
         c70 = lite_dot(c70, w0, x); c71 = lite_dot(c71, w1, x);
         w += 128;
     }
-    _mm512_storeu_si512(out, c00); _mm512_storeu_si512(out + 16, c01);
-    _mm512_storeu_si512(out + stride, c10); _mm512_storeu_si512(out + stride + 16, c11);
-    _mm512_storeu_si512(out + 2 * stride, c20); _mm512_storeu_si512(out + 2 * stride + 16, c21);
-    _mm512_storeu_si512(out + 3 * stride, c30); _mm512_storeu_si512(out + 3 * stride + 16, c31);
-    _mm512_storeu_si512(out + 4 * stride, c40); _mm512_storeu_si512(out + 4 * stride + 16, c41);
-    _mm512_storeu_si512(out + 5 * stride, c50); _mm512_storeu_si512(out + 5 * stride + 16, c51);
-    _mm512_storeu_si512(out + 6 * stride, c60); _mm512_storeu_si512(out + 6 * stride + 16, c61);
-    _mm512_storeu_si512(out + 7 * stride, c70); _mm512_storeu_si512(out + 7 * stride + 16, c71);
+    lite_finish4(c00, c10, c20, c30, row, 0, t, requantize);
+    lite_finish4(c40, c50, c60, c70, row + 4, 0, t, requantize);
+    lite_finish4(c01, c11, c21, c31, row, 1, t, requantize);
+    lite_finish4(c41, c51, c61, c71, row + 4, 1, t, requantize);
 }
 
-/// 4 rows x 64 channels: 16 zmm accumulators, four filter loads and four broadcasts per step.
+/// 4 rows x 64 channels from block `block` on: 16 zmm accumulators, four filter loads and four broadcasts per step.
 static inline __attribute__((always_inline)) void lite_kernel4x4(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3,
-                                                                 const uint8_t *filter, const int32_t *constants, ptrdiff_t steps, int32_t *out,
-                                                                 ptrdiff_t stride, int flip_activations) {
+                                                                 const uint8_t *filter, const int32_t *constants, ptrdiff_t steps, ptrdiff_t row,
+                                                                 ptrdiff_t block, const lite_tile_target *t, int flip_activations,
+                                                                 int requantize) {
     __m512i c00 = _mm512_loadu_si512(constants), c01 = _mm512_loadu_si512(constants + 16);
     __m512i c02 = _mm512_loadu_si512(constants + 32), c03 = _mm512_loadu_si512(constants + 48);
     __m512i c10 = c00, c11 = c01, c12 = c02, c13 = c03;
@@ -120,40 +155,40 @@ static inline __attribute__((always_inline)) void lite_kernel4x4(const int8_t *r
         c32 = lite_dot(c32, w2, x3); c33 = lite_dot(c33, w3, x3);
         w += 256;
     }
-    int32_t *o0 = out, *o1 = out + stride, *o2 = out + 2 * stride, *o3 = out + 3 * stride;
-    _mm512_storeu_si512(o0, c00); _mm512_storeu_si512(o0 + 16, c01); _mm512_storeu_si512(o0 + 32, c02); _mm512_storeu_si512(o0 + 48, c03);
-    _mm512_storeu_si512(o1, c10); _mm512_storeu_si512(o1 + 16, c11); _mm512_storeu_si512(o1 + 32, c12); _mm512_storeu_si512(o1 + 48, c13);
-    _mm512_storeu_si512(o2, c20); _mm512_storeu_si512(o2 + 16, c21); _mm512_storeu_si512(o2 + 32, c22); _mm512_storeu_si512(o2 + 48, c23);
-    _mm512_storeu_si512(o3, c30); _mm512_storeu_si512(o3 + 16, c31); _mm512_storeu_si512(o3 + 32, c32); _mm512_storeu_si512(o3 + 48, c33);
+    lite_finish4(c00, c10, c20, c30, row, block, t, requantize);
+    lite_finish4(c01, c11, c21, c31, row, block + 1, t, requantize);
+    lite_finish4(c02, c12, c22, c32, row, block + 2, t, requantize);
+    lite_finish4(c03, c13, c23, c33, row, block + 3, t, requantize);
 }
 
-/// 4 rows x 32 channels, for a last group of two or three blocks (`filter_step`: the group's bytes per step).
+/// 4 rows x 32 channels from block `block` on, for a last group of two or three blocks (`filter_step`: the group's
+/// bytes per step).
 static inline __attribute__((always_inline)) void lite_kernel4x2(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3,
-                                                                 const uint8_t *filter, const int32_t *constants, ptrdiff_t filter_step, ptrdiff_t steps,
-                                                                 int32_t *out, ptrdiff_t stride, int flip_activations) {
+                                                                 const uint8_t *filter, const int32_t *constants, ptrdiff_t filter_step,
+                                                                 ptrdiff_t steps, ptrdiff_t row, ptrdiff_t block, const lite_tile_target *t,
+                                                                 int flip_activations, int requantize) {
     __m512i c00 = _mm512_loadu_si512(constants), c01 = _mm512_loadu_si512(constants + 16);
     __m512i c10 = c00, c11 = c01, c20 = c00, c21 = c01, c30 = c00, c31 = c01;
     const uint8_t *w = filter;
     for (ptrdiff_t s = 0; s < steps; s++) {
         const __m512i w0 = _mm512_loadu_si512(w), w1 = _mm512_loadu_si512(w + 64);
-        const __m512i x0 = lite_broadcast(r0, s, flip_activations), x1 = lite_broadcast(r1, s, flip_activations), x2 = lite_broadcast(r2, s, flip_activations), x3 = lite_broadcast(r3, s, flip_activations);
+        const __m512i x0 = lite_broadcast(r0, s, flip_activations), x1 = lite_broadcast(r1, s, flip_activations);
+        const __m512i x2 = lite_broadcast(r2, s, flip_activations), x3 = lite_broadcast(r3, s, flip_activations);
         c00 = lite_dot(c00, w0, x0); c01 = lite_dot(c01, w1, x0);
         c10 = lite_dot(c10, w0, x1); c11 = lite_dot(c11, w1, x1);
         c20 = lite_dot(c20, w0, x2); c21 = lite_dot(c21, w1, x2);
         c30 = lite_dot(c30, w0, x3); c31 = lite_dot(c31, w1, x3);
         w += filter_step;
     }
-    int32_t *o0 = out, *o1 = out + stride, *o2 = out + 2 * stride, *o3 = out + 3 * stride;
-    _mm512_storeu_si512(o0, c00); _mm512_storeu_si512(o0 + 16, c01);
-    _mm512_storeu_si512(o1, c10); _mm512_storeu_si512(o1 + 16, c11);
-    _mm512_storeu_si512(o2, c20); _mm512_storeu_si512(o2 + 16, c21);
-    _mm512_storeu_si512(o3, c30); _mm512_storeu_si512(o3 + 16, c31);
+    lite_finish4(c00, c10, c20, c30, row, block, t, requantize);
+    lite_finish4(c01, c11, c21, c31, row, block + 1, t, requantize);
 }
 
-/// 4 rows x 16 channels, for the last block of a group of one or three.
+/// 4 rows x 16 channels of block `block`, for the last block of a group of one or three.
 static inline __attribute__((always_inline)) void lite_kernel4x1(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3,
-                                                                 const uint8_t *filter, const int32_t *constants, ptrdiff_t filter_step, ptrdiff_t steps,
-                                                                 int32_t *out, ptrdiff_t stride, int flip_activations) {
+                                                                 const uint8_t *filter, const int32_t *constants, ptrdiff_t filter_step,
+                                                                 ptrdiff_t steps, ptrdiff_t row, ptrdiff_t block, const lite_tile_target *t,
+                                                                 int flip_activations, int requantize) {
     __m512i c0 = _mm512_loadu_si512(constants), c1 = c0, c2 = c0, c3 = c0;
     const uint8_t *w = filter;
     for (ptrdiff_t s = 0; s < steps; s++) {
@@ -164,57 +199,61 @@ static inline __attribute__((always_inline)) void lite_kernel4x1(const int8_t *r
         c3 = lite_dot(c3, w0, lite_broadcast(r3, s, flip_activations));
         w += filter_step;
     }
-    _mm512_storeu_si512(out, c0);
-    _mm512_storeu_si512(out + stride, c1);
-    _mm512_storeu_si512(out + 2 * stride, c2);
-    _mm512_storeu_si512(out + 3 * stride, c3);
+    lite_finish4(c0, c1, c2, c3, row, block, t, requantize);
 }
 
-// The tiles out of line, as the Swift kernels were (@inline(never)), each compiled once per kind of activation: the
-// callers' loops stay small and every tile's loop gets the whole register file.
-#define LITE_TILE_BY_KIND(call) \
-    do {                         \
-        if (flip_activations) {  \
-            call(1);             \
-        } else {                 \
-            call(0);             \
-        }                        \
+// The tiles out of line, each compiled once per kind of activation and of result (int8 rows requantized in the
+// tile by the common or any requantization, int8 or uint8 rows to int32): the callers' loops stay small and every tile's loop gets the whole register
+// file.
+#define LITE_TILE_BY_KIND(call)        \
+    do {                                \
+        if (requantize == 1) {          \
+            call(1, 1);                 \
+        } else if (requantize == 2) {   \
+            call(1, 2);                 \
+        } else if (flip_activations) {  \
+            call(1, 0);                 \
+        } else {                        \
+            call(0, 0);                 \
+        }                               \
     } while (0)
 
 static __attribute__((noinline)) void lite_tile8x1(const int8_t *const r[8], const uint8_t *filter, const int32_t *constants, ptrdiff_t steps,
-                                                   int32_t *out, ptrdiff_t stride, int flip_activations) {
-#define LITE_CALL(flip) lite_kernel8x1(r, filter, constants, steps, out, stride, flip)
+                                                   ptrdiff_t row, const lite_tile_target *t, int flip_activations, int requantize) {
+#define LITE_CALL(flip, requantizes) lite_kernel8x1(r, filter, constants, steps, row, t, flip, requantizes)
     LITE_TILE_BY_KIND(LITE_CALL);
 #undef LITE_CALL
 }
 
 static __attribute__((noinline)) void lite_tile8x2(const int8_t *const r[8], const uint8_t *filter, const int32_t *constants, ptrdiff_t steps,
-                                                   int32_t *out, ptrdiff_t stride, int flip_activations) {
-#define LITE_CALL(flip) lite_kernel8x2(r, filter, constants, steps, out, stride, flip)
+                                                   ptrdiff_t row, const lite_tile_target *t, int flip_activations, int requantize) {
+#define LITE_CALL(flip, requantizes) lite_kernel8x2(r, filter, constants, steps, row, t, flip, requantizes)
     LITE_TILE_BY_KIND(LITE_CALL);
 #undef LITE_CALL
 }
 
 static __attribute__((noinline)) void lite_tile4x4(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3,
-                                                   const uint8_t *filter, const int32_t *constants, ptrdiff_t steps, int32_t *out,
-                                                   ptrdiff_t stride, int flip_activations) {
-#define LITE_CALL(flip) lite_kernel4x4(r0, r1, r2, r3, filter, constants, steps, out, stride, flip)
+                                                   const uint8_t *filter, const int32_t *constants, ptrdiff_t steps, ptrdiff_t row,
+                                                   ptrdiff_t block, const lite_tile_target *t, int flip_activations, int requantize) {
+#define LITE_CALL(flip, requantizes) lite_kernel4x4(r0, r1, r2, r3, filter, constants, steps, row, block, t, flip, requantizes)
     LITE_TILE_BY_KIND(LITE_CALL);
 #undef LITE_CALL
 }
 
 static __attribute__((noinline)) void lite_tile4x2(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3,
                                                    const uint8_t *filter, const int32_t *constants, ptrdiff_t filter_step, ptrdiff_t steps,
-                                                   int32_t *out, ptrdiff_t stride, int flip_activations) {
-#define LITE_CALL(flip) lite_kernel4x2(r0, r1, r2, r3, filter, constants, filter_step, steps, out, stride, flip)
+                                                   ptrdiff_t row, ptrdiff_t block, const lite_tile_target *t, int flip_activations,
+                                                   int requantize) {
+#define LITE_CALL(flip, requantizes) lite_kernel4x2(r0, r1, r2, r3, filter, constants, filter_step, steps, row, block, t, flip, requantizes)
     LITE_TILE_BY_KIND(LITE_CALL);
 #undef LITE_CALL
 }
 
 static __attribute__((noinline)) void lite_tile4x1(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3,
                                                    const uint8_t *filter, const int32_t *constants, ptrdiff_t filter_step, ptrdiff_t steps,
-                                                   int32_t *out, ptrdiff_t stride, int flip_activations) {
-#define LITE_CALL(flip) lite_kernel4x1(r0, r1, r2, r3, filter, constants, filter_step, steps, out, stride, flip)
+                                                   ptrdiff_t row, ptrdiff_t block, const lite_tile_target *t, int flip_activations,
+                                                   int requantize) {
+#define LITE_CALL(flip, requantizes) lite_kernel4x1(r0, r1, r2, r3, filter, constants, filter_step, steps, row, block, t, flip, requantizes)
     LITE_TILE_BY_KIND(LITE_CALL);
 #undef LITE_CALL
 }
@@ -223,61 +262,74 @@ static __attribute__((noinline)) void lite_tile4x1(const int8_t *r0, const int8_
 /// Four rows against every channel block, in groups of four blocks (the group's filter is `group_blocks`·64 bytes
 /// per step): 4x64 tiles, and for a last group of two or three blocks a 4x32 tile, then a 4x16 one.
 static inline void lite_multiply_tile(const uint8_t *weights, const int32_t *constants, ptrdiff_t padded_channels, ptrdiff_t padded_depth,
-                                      const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3, int flip_activations,
-                                      int32_t *accumulators) {
-    const ptrdiff_t steps = padded_depth / 4, blocks = padded_channels / 16, stride = padded_channels;
+                                      const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3, ptrdiff_t row,
+                                      const lite_tile_target *t, int flip_activations, int requantize) {
+    const ptrdiff_t steps = padded_depth / 4, blocks = padded_channels / 16;
     ptrdiff_t block = 0;
     while (block < blocks) {
         const ptrdiff_t group_blocks = blocks - block < 4 ? blocks - block : 4;
         const uint8_t *filter = weights + block * 16 * padded_depth;
         const int32_t *start = constants + block * 16;
-        int32_t *out = accumulators + block * 16;
         if (group_blocks == 4) {
-            lite_tile4x4(r0, r1, r2, r3, filter, start, steps, out, stride, flip_activations);
+            lite_tile4x4(r0, r1, r2, r3, filter, start, steps, row, block, t, flip_activations, requantize);
         } else {
             ptrdiff_t j = 0;
             if (group_blocks >= 2) {
-                lite_tile4x2(r0, r1, r2, r3, filter, start, group_blocks * 64, steps, out, stride, flip_activations);
+                lite_tile4x2(r0, r1, r2, r3, filter, start, group_blocks * 64, steps, row, block, t, flip_activations, requantize);
                 j = 2;
             }
             if (j < group_blocks) {
-                lite_tile4x1(r0, r1, r2, r3, filter + j * 64, start + j * 16, group_blocks * 64, steps, out + j * 16, stride,
-                             flip_activations);
+                lite_tile4x1(r0, r1, r2, r3, filter + j * 64, start + j * 16, group_blocks * 64, steps, row, block + j, t, flip_activations,
+                             requantize);
             }
         }
         block += group_blocks;
     }
 }
 
-void lite_qs8_gemm_multiply_block__avx512vnni(const void *weights, const int32_t *constants, ptrdiff_t padded_channels,
-                                              ptrdiff_t padded_depth, const int8_t *rows, ptrdiff_t count, ptrdiff_t row_stride,
-                                              int flip_activations, int32_t *accumulators) {
-    const uint8_t *filter = (const uint8_t *)weights;
+/// `count` rows against the whole filter, tile by tile: 8-row tiles for layers of one or two channel blocks, else
+/// 4-row ones.
+static inline void lite_multiply_rows(const uint8_t *filter, const int32_t *constants, ptrdiff_t padded_channels, ptrdiff_t padded_depth,
+                                      const int8_t *rows, ptrdiff_t count, ptrdiff_t row_stride, const lite_tile_target *t,
+                                      int flip_activations, int requantize) {
     const ptrdiff_t last = count - 1;
 #define LITE_ROW(i) (rows + ((i) < last ? (i) : last) * row_stride)
-    const ptrdiff_t blocks = padded_channels / 16;
-    ptrdiff_t tile = 0;
+    const ptrdiff_t blocks = padded_channels / 16, steps = padded_depth / 4;
     if (blocks <= 2) {
-        const ptrdiff_t steps = padded_depth / 4;
-        while (tile < count) {
-            int32_t *out = accumulators + tile * padded_channels;
+        for (ptrdiff_t tile = 0; tile < count; tile += 8) {
             const int8_t *const r[8] = {LITE_ROW(tile), LITE_ROW(tile + 1), LITE_ROW(tile + 2), LITE_ROW(tile + 3),
                                         LITE_ROW(tile + 4), LITE_ROW(tile + 5), LITE_ROW(tile + 6), LITE_ROW(tile + 7)};
             if (blocks == 2) {
-                lite_tile8x2(r, filter, constants, steps, out, padded_channels, flip_activations);
+                lite_tile8x2(r, filter, constants, steps, tile, t, flip_activations, requantize);
             } else {
-                lite_tile8x1(r, filter, constants, steps, out, padded_channels, flip_activations);
+                lite_tile8x1(r, filter, constants, steps, tile, t, flip_activations, requantize);
             }
-            tile += 8;
         }
         return;
     }
-    while (tile < count) {
+    for (ptrdiff_t tile = 0; tile < count; tile += 4) {
         lite_multiply_tile(filter, constants, padded_channels, padded_depth, LITE_ROW(tile), LITE_ROW(tile + 1), LITE_ROW(tile + 2),
-                           LITE_ROW(tile + 3), flip_activations, accumulators + tile * padded_channels);
-        tile += 4;
+                           LITE_ROW(tile + 3), tile, t, flip_activations, requantize);
     }
 #undef LITE_ROW
+}
+
+void lite_qs8_gemm_multiply_block__avx512vnni(const void *weights, const int32_t *constants, ptrdiff_t padded_channels,
+                                              ptrdiff_t padded_depth, const int8_t *rows, ptrdiff_t count, ptrdiff_t row_stride,
+                                              int flip_activations, int32_t *accumulators) {
+    const lite_tile_target target = {accumulators, padded_channels, NULL, 0, count, 0, NULL};
+    lite_multiply_rows((const uint8_t *)weights, constants, padded_channels, padded_depth, rows, count, row_stride, &target,
+                       flip_activations, 0);
+}
+
+void lite_qs8_gemm_requantized__avx512vnni(const void *weights, const int32_t *constants, ptrdiff_t padded_channels,
+                                           ptrdiff_t padded_depth, const int8_t *rows, ptrdiff_t count, ptrdiff_t row_stride,
+                                           const lite_qs8_requantization_avx512 *params, ptrdiff_t channels, void *output,
+                                           ptrdiff_t output_stride) {
+    const lite_tile_target target = {NULL, 0, (uint8_t *)output, output_stride, count, channels, params};
+    const int common = params->has_left_shifts == 0 && params->folds_zero_point != 0;
+    lite_multiply_rows((const uint8_t *)weights, constants, padded_channels, padded_depth, rows, count, row_stride, &target, 1,
+                       common ? 1 : 2);
 }
 
 /// One row's 16 partial sums: its bytes 64 at a time, `vpdpbusd` against ones (the row as the unsigned operand when

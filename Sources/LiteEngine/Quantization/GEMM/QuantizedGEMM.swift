@@ -55,6 +55,9 @@ final class QuantizedGEMM {
     let flipsActivations: Bool
     /// Whether some channel has a row-sum factor (`q[c]` ≠ 0), so that each row's sum is needed.
     let needsRowSums: Bool
+    /// Whether the microkernels requantize their tiles in registers and store the bytes (int8 models, which need no
+    /// row sums), rather than filling a block of int32 accumulators for ``ExactRequantization/requantizeBlock``.
+    let requantizesInTiles: Bool
     /// `p`: the input zero point (its byte), which padding taps hold.
     let shiftedInputZero: Int8
     /// Packed filter (layout in the type's documentation), 64-byte aligned.
@@ -108,6 +111,7 @@ final class QuantizedGEMM {
         rowSumFactors = allocateAligned(Int32.self, count: paddedChannels)
         rowSumFactors.initialize(from: factors, count: paddedChannels)
         self.requantization = ExactRequantization(requantization, paddedChannels: paddedChannels, rowSumFactors: factors)
+        requantizesInTiles = flipsActivations && !needsRowSums
     }
 
     deinit {
@@ -137,6 +141,16 @@ final class QuantizedGEMM {
         // went 32 to one thread and 17 to the other.
         let blockRows = threads > 1 && rowCount < 256 ? 8 : Self.rowsPerBlock
         let blocks = (rowCount + blockRows - 1) / blockRows
+        if requantizesInTiles, let parameters = requantization.vnniKernelParameters {
+            parallelFor(blocks, threads: threads, minimumChunk: blockRows == Self.rowsPerBlock ? 2 : 1,
+                        workPerItem: blockRows * paddedChannels * depth) { range in
+                let first = range.lowerBound * blockRows
+                let count = min(range.upperBound * blockRows, rowCount) - first
+                kernels.gemmRequantized(weights, channelConstants, paddedChannels, paddedDepth, rows + first * rowStride, count, rowStride,
+                                        parameters, channels, output + first * channels, channels)
+            }
+            return
+        }
         parallelFor(blocks, threads: threads, minimumChunk: blockRows == Self.rowsPerBlock ? 2 : 1,
                     workPerItem: blockRows * paddedChannels * depth) { range in
             let accumulators = allocateAligned(Int32.self, count: Self.rowsPerBlock * paddedChannels)
