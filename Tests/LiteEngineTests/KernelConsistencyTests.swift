@@ -377,10 +377,14 @@ final class KernelConsistencyTests: XCTestCase {
             func bytes() -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) } }
             let a = bytes(), b = bytes()
             let typeMin: Int64 = signed ? -128 : 0
-            // Every fifth trial has scales powers of two apart: half of its outputs are then rounding ties.
+            // Every fifth trial has scales powers of two apart: half of its outputs are then rounding ties. Every
+            // seventh has one input's scale 2^-13 to 2^-16 of the other's, an input shift past 11 (the AVX-512
+            // kernel's 64-bit input rescale rather than its 32-bit one).
             let base = Float.random(in: 0.01...0.1, using: &generator)
             let scales = trial % 5 == 3
                 ? (base, base * Float(1 << Int.random(in: 0...1, using: &generator)), base * Float(1 << Int.random(in: 1...2, using: &generator)))
+                : trial % 7 == 6
+                ? (base, base / Float(1 << Int.random(in: 13...16, using: &generator)), base * Float.random(in: 0.5...2, using: &generator))
                 : (Float.random(in: 0.01...0.1, using: &generator), Float.random(in: 0.01...0.1, using: &generator), Float.random(in: 0.02...0.3, using: &generator))
             let zeros = (typeMin + Int64.random(in: 0...255, using: &generator), typeMin + Int64.random(in: 0...255, using: &generator), typeMin + Int64.random(in: 60...195, using: &generator))
             func outputs(_ numerics: Numerics) throws -> [UInt8] {

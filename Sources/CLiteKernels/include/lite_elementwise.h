@@ -45,7 +45,8 @@ typedef struct {
 void lite_qs8_vadd__avx2(const int8_t *a, const int8_t *b, int8_t *out, size_t count, const lite_q8_add_params *params);
 void lite_qu8_vadd__avx2(const uint8_t *a, const uint8_t *b, uint8_t *out, size_t count, const lite_q8_add_params *params);
 /// The same ADD 16 values at a time with masked loads and stores for the last ones (AVX-512 F/BW/VL); needs only
-/// output_shift ≥ -22 (64-bit lanes shift arithmetically).
+/// output_shift ≥ -22 (64-bit lanes shift arithmetically). With both input shifts ≥ -11 the input rescales are done
+/// in 32-bit lanes (the same values, see the source).
 void lite_qs8_vadd__avx512(const int8_t *a, const int8_t *b, int8_t *out, size_t count, const lite_q8_add_params *params);
 void lite_qu8_vadd__avx512(const uint8_t *a, const uint8_t *b, uint8_t *out, size_t count, const lite_q8_add_params *params);
 
