@@ -61,6 +61,11 @@ void lite_f32_gemm_1x64__avx2(const lite_f32_packed_filter *filter, const lite_f
 void lite_f32_gemm_8x32__avx512(const lite_f32_packed_filter *filter, const lite_f32_gemm_rows *a, size_t rows,
                                 size_t tile_begin, size_t tile_end, size_t panel_begin, size_t panel_end,
                                 float *c, size_t ldc, float low, float high);
+/// The same with tiles of 7 rows (tile t: rows `t · 7 ..< min(t · 7 + 7, rows)`), for row counts that 7 divides and
+/// 8 does not (maps of 7x7 and 14x14 pixels): the same sums, one accumulator row fewer.
+void lite_f32_gemm_7x32__avx512(const lite_f32_packed_filter *filter, const lite_f32_gemm_rows *a, size_t rows,
+                                size_t tile_begin, size_t tile_end, size_t panel_begin, size_t panel_end,
+                                float *c, size_t ldc, float low, float high);
 
 #endif
 

@@ -14,6 +14,8 @@ extension KernelConfiguration {
         let gemmNarrowLastPanel: Bool
         /// A range of row tiles of C, each against a range of panels.
         let gemmTiles: lite_f32_gemm_tiles_fn
+        /// The same with tiles of 7 rows (AVX-512 levels), for row counts that 7 divides and `gemmTileRows` does not.
+        let gemmTiles7: lite_f32_gemm_tiles_fn?
         /// One row of A against 64 columns (or a narrow last panel).
         let gemmRow: lite_f32_gemm_row_fn
         /// Rows of a float depthwise convolution.
@@ -43,12 +45,14 @@ extension KernelConfiguration {
                 gemmPanelWidth = 16
                 gemmNarrowLastPanel = false
                 gemmTiles = lite_f32_gemm_6x16__avx2
+                gemmTiles7 = nil
                 depthwiseRows = lite_f32_dwconv_rows__avx2
             case .avx512, .avx512vnni:
                 gemmTileRows = 8
                 gemmPanelWidth = 32
                 gemmNarrowLastPanel = true
                 gemmTiles = lite_f32_gemm_8x32__avx512
+                gemmTiles7 = lite_f32_gemm_7x32__avx512
                 depthwiseRows = lite_f32_dwconv_rows__avx512
             }
             gemmRow = lite_f32_gemm_1x64__avx2

@@ -14,7 +14,8 @@ import CLiteKernels
 /// panel of a wider layer is only as wide as it needs to be, 8, 16, 24 or 32 (an 8x24 tile is an AVX-512 and an
 /// AVX register a row).
 ///
-/// Rows go in tiles of 8 (6 at avx2); one or two rows left after the last whole tile take the one-row path (see below) rather
+/// Rows go in tiles of 8 (6 at avx2), or of 7 where 7 divides the rows and 8 does not (the 7x7 and 14x14 maps of
+/// 224-pixel models); one or two rows left after the last whole tile take the one-row path (see below) rather
 /// than a tile that would compute its first row eight times. With more than one thread the tiles are shared out;
 /// on one thread a layer whose filter is larger than its input runs panel by panel instead, each panel through
 /// every tile, so the filter is read once.
@@ -33,6 +34,28 @@ final class PackedFilterGEMM: @unchecked Sendable {
     private let kernels: KernelConfiguration.FloatKernels
     /// Rows of C per tile: 6 (AVX2's 6x16) or 8 (AVX-512's 8x32).
     var tileRows: Int { kernels.gemmTileRows }
+
+    /// How `rows` rows are tiled and shared out: the tile kernel, its tile height, and whether threads split the
+    /// panels rather than the row tiles.
+    private struct Tiling {
+        let kernel: lite_f32_gemm_tiles_fn
+        let rows: Int
+        let splitsPanels: Bool
+    }
+
+    /// The level's tiles, or at AVX-512 levels 7-row tiles when 7 divides the rows and 8 does not (maps of 7x7 and
+    /// 14x14 pixels: 49 rows were six tiles and a row that streamed the whole filter once more, 196 rows 24 tiles and
+    /// a half-empty one), if the threads can share them evenly: by row tiles, or else by panels (a 7x7 map's seven
+    /// tiles went four and three at two threads, slower than six tiles and a row; its layers' 10, 30 or 40 panels
+    /// split evenly, their 5 do not).
+    private func tiling(rows: Int, threads: Int, hasEpilogue: Bool) -> Tiling {
+        let level = Tiling(kernel: kernels.gemmTiles, rows: kernels.gemmTileRows, splitsPanels: false)
+        guard let seven = kernels.gemmTiles7, rows % kernels.gemmTileRows != 0, rows % 7 == 0 else { return level }
+        let threads = max(threads, 1)
+        if (rows / 7) % threads == 0 { return Tiling(kernel: seven, rows: 7, splitsPanels: false) }
+        if panels % threads == 0 && !hasEpilogue { return Tiling(kernel: seven, rows: 7, splitsPanels: true) }
+        return level
+    }
 
     let n: Int, k: Int
     /// Output channels per panel: 16 or 32, or 8 (or 16) for narrow layers.
@@ -135,12 +158,16 @@ final class PackedFilterGEMM: @unchecked Sendable {
         // One or two rows past the last whole tile run as single rows (each streams the filter once, at about half a
         // tile's rate), not as a tile that computes all of its rows for them: a 7x7 layer's 49 rows are six tiles of
         // eight and one row, not seven tiles of which the last computes the same row eight times.
-        let leftOver = rows % tileRows
+        let tiling = tiling(rows: rows, threads: threads, hasEpilogue: epilogue != nil)
+        let leftOver = rows % tiling.rows
         let singleRows = rows == 1 ? 1 : leftOver <= 2 ? leftOver : 0
         let tiledRows = rows - singleRows
         withUnsafePointer(to: filter) { filter in
             withUnsafePointer(to: a.layout) { a in
-                if tiledRows > 0 { runTiles(filter, a, count: tiledRows, c: c, ldc: ldc, activation: activation, threads: threads, epilogue: epilogue) }
+                if tiledRows > 0 {
+                    runTiles(filter, a, count: tiledRows, tiling: tiling, c: c, ldc: ldc, activation: activation, threads: threads,
+                             epilogue: epilogue)
+                }
                 for r in tiledRows..<rows {
                     runSingleRow(filter, a, row: r, c: c + r * ldc, activation: activation, threads: threads)
                     epilogue?(r..<r + 1)
@@ -165,17 +192,23 @@ final class PackedFilterGEMM: @unchecked Sendable {
     /// Row tiles computed before the epilogue runs on them.
     private static let epilogueTiles = 4
 
-    /// `rows` rows of A in tiles of ``tileRows`` (the last tile may be partial).
+    /// `rows` rows of A in tiles of `tiling.rows` (the last tile may be partial).
     private func runTiles(_ filter: UnsafePointer<lite_f32_packed_filter>, _ a: UnsafePointer<lite_f32_gemm_rows>, count rows: Int,
-                          c: UnsafeMutablePointer<Float>, ldc: Int, activation: (Float, Float), threads: Int, epilogue: RowEpilogue?) {
+                          tiling: Tiling, c: UnsafeMutablePointer<Float>, ldc: Int, activation: (Float, Float), threads: Int,
+                          epilogue: RowEpilogue?) {
+        let kernel = tiling.kernel, tileRows = tiling.rows
         let tiles = (rows + tileRows - 1) / tileRows
         let panelWork = tileRows * panelWidth * k
-        let kernel = kernels.gemmTiles, panels = self.panels, tileRows = self.tileRows
+        let panels = self.panels
         if n > rows && threads == 1 {
             // More filter than input (the last layers, 7x7 or 14x14 pixels), on one thread: each panel runs every row
             // tile through it, so each panel is read from memory once.
             for p in 0..<panels { kernel(filter, a, rows, 0, tiles, p, p + 1, c, ldc, activation.0, activation.1) }
             epilogue?(0..<rows)
+        } else if tiling.splitsPanels {
+            parallelFor(panels, threads: threads, workPerItem: saturatingProduct(tiles, panelWork)) { panelRange in
+                kernel(filter, a, rows, 0, tiles, panelRange.lowerBound, panelRange.upperBound, c, ldc, activation.0, activation.1)
+            }
         } else {
             // The filter stays in cache while each row tile of the input is read once. Threads split the rows, also
             // when the filter is the larger operand. Split by panels, a 160-channel layer's five panels went three

@@ -21,9 +21,10 @@ static inline __mmask16 lite_mask16(size_t columns) {
     return (__mmask16)(columns >= 16 ? 0xFFFF : (1u << columns) - 1);
 }
 
-/// The row indices of tile t: rows past the end repeat the last row (computed, not stored).
+/// The row indices of tile t of `mr` (8 or 7) rows: rows past the end repeat the last row (computed, not stored).
+/// With `mr` 7 the eighth row's multiply-adds are left out (`mr` is a constant at every call).
 #define LITE_TILE_ROWS8                                                                                              \
-    const size_t first = t * 8, valid = lite_min512(8, rows - first);                                                \
+    const size_t first = t * mr, valid = lite_min512(mr, rows - first);                                              \
     const size_t r0 = first, r1 = first + lite_min512(1, valid - 1), r2 = first + lite_min512(2, valid - 1);         \
     const size_t r3 = first + lite_min512(3, valid - 1), r4 = first + lite_min512(4, valid - 1);                     \
     const size_t r5 = first + lite_min512(5, valid - 1), r6 = first + lite_min512(6, valid - 1);                     \
@@ -45,8 +46,9 @@ static inline __mmask16 lite_mask16(size_t columns) {
     STORE(0, c0) STORE(1, c1) STORE(2, c2) STORE(3, c3) STORE(4, c4) STORE(5, c5) STORE(6, c6) STORE(7, c7)
 
 /// One 8x32 tile: two AVX-512 registers a row. `min(high, max(low, v))` lets NaN through, as the reference does.
-static inline void lite_f32_tile8x32(const lite_f32_packed_filter *f, const lite_f32_gemm_rows *a, size_t rows,
-                                     size_t t, size_t p, float *c, size_t ldc, float lowValue, float highValue) {
+static inline __attribute__((always_inline)) void lite_f32_tile8x32(const lite_f32_packed_filter *f, const lite_f32_gemm_rows *a, size_t rows,
+                                     size_t t, size_t p, float *c, size_t ldc, float lowValue, float highValue,
+                                     const size_t mr) {
     LITE_TILE_ROWS8;
     const float *w = f->packed + p * (f->k + 1) * f->panel_width;
     const __m512 b0 = _mm512_loadu_ps(w), b1 = _mm512_loadu_ps(w + 16);
@@ -72,8 +74,10 @@ static inline void lite_f32_tile8x32(const lite_f32_packed_filter *f, const lite
             c50 = _mm512_fmadd_ps(x, w0, c50); c51 = _mm512_fmadd_ps(x, w1, c51);
             x = _mm512_set1_ps(a6[i]);
             c60 = _mm512_fmadd_ps(x, w0, c60); c61 = _mm512_fmadd_ps(x, w1, c61);
-            x = _mm512_set1_ps(a7[i]);
-            c70 = _mm512_fmadd_ps(x, w0, c70); c71 = _mm512_fmadd_ps(x, w1, c71);
+            if (mr == 8) {
+                x = _mm512_set1_ps(a7[i]);
+                c70 = _mm512_fmadd_ps(x, w0, c70); c71 = _mm512_fmadd_ps(x, w1, c71);
+            }
         }
     }
     const __m512 low = _mm512_set1_ps(lowValue), high = _mm512_set1_ps(highValue);
@@ -90,8 +94,9 @@ static inline void lite_f32_tile8x32(const lite_f32_packed_filter *f, const lite
 }
 
 /// One 8x24 tile (a last panel of 24): an AVX-512 and an AVX register a row.
-static inline void lite_f32_tile8x24(const lite_f32_packed_filter *f, const lite_f32_gemm_rows *a, size_t rows,
-                                     size_t t, size_t p, float *c, size_t ldc, float lowValue, float highValue) {
+static inline __attribute__((always_inline)) void lite_f32_tile8x24(const lite_f32_packed_filter *f, const lite_f32_gemm_rows *a, size_t rows,
+                                     size_t t, size_t p, float *c, size_t ldc, float lowValue, float highValue,
+                                     const size_t mr) {
     LITE_TILE_ROWS8;
     const float *w = f->packed + p * (f->k + 1) * f->panel_width;
     const __m512 b0 = _mm512_loadu_ps(w);
@@ -119,8 +124,10 @@ static inline void lite_f32_tile8x24(const lite_f32_packed_filter *f, const lite
             c50 = _mm512_fmadd_ps(x, w0, c50); c51 = _mm256_fmadd_ps(_mm512_castps512_ps256(x), w1, c51);
             x = _mm512_set1_ps(a6[i]);
             c60 = _mm512_fmadd_ps(x, w0, c60); c61 = _mm256_fmadd_ps(_mm512_castps512_ps256(x), w1, c61);
-            x = _mm512_set1_ps(a7[i]);
-            c70 = _mm512_fmadd_ps(x, w0, c70); c71 = _mm256_fmadd_ps(_mm512_castps512_ps256(x), w1, c71);
+            if (mr == 8) {
+                x = _mm512_set1_ps(a7[i]);
+                c70 = _mm512_fmadd_ps(x, w0, c70); c71 = _mm256_fmadd_ps(_mm512_castps512_ps256(x), w1, c71);
+            }
         }
     }
     const __m512 low = _mm512_set1_ps(lowValue), high = _mm512_set1_ps(highValue);
@@ -139,8 +146,9 @@ static inline void lite_f32_tile8x24(const lite_f32_packed_filter *f, const lite
 }
 
 /// One 8x16 tile (panels of 16): one AVX-512 register a row.
-static inline void lite_f32_tile8x16(const lite_f32_packed_filter *f, const lite_f32_gemm_rows *a, size_t rows,
-                                     size_t t, size_t p, float *c, size_t ldc, float lowValue, float highValue) {
+static inline __attribute__((always_inline)) void lite_f32_tile8x16(const lite_f32_packed_filter *f, const lite_f32_gemm_rows *a, size_t rows,
+                                     size_t t, size_t p, float *c, size_t ldc, float lowValue, float highValue,
+                                     const size_t mr) {
     LITE_TILE_ROWS8;
     const float *w = f->packed + p * (f->k + 1) * f->panel_width;
     const __m512 b = _mm512_loadu_ps(w);
@@ -158,7 +166,7 @@ static inline void lite_f32_tile8x16(const lite_f32_packed_filter *f, const lite
             c4 = _mm512_fmadd_ps(_mm512_set1_ps(a4[i]), w0, c4);
             c5 = _mm512_fmadd_ps(_mm512_set1_ps(a5[i]), w0, c5);
             c6 = _mm512_fmadd_ps(_mm512_set1_ps(a6[i]), w0, c6);
-            c7 = _mm512_fmadd_ps(_mm512_set1_ps(a7[i]), w0, c7);
+            if (mr == 8) c7 = _mm512_fmadd_ps(_mm512_set1_ps(a7[i]), w0, c7);
         }
     }
     const __m512 low = _mm512_set1_ps(lowValue), high = _mm512_set1_ps(highValue);
@@ -173,8 +181,9 @@ static inline void lite_f32_tile8x16(const lite_f32_packed_filter *f, const lite
 
 /// One 8x8 tile (panels of 8) in AVX registers: on CPUs that run AVX-512 multiply-adds as two halves, twice as
 /// many of them a cycle as an AVX-512 tile of the same width.
-static inline void lite_f32_tile8x8(const lite_f32_packed_filter *f, const lite_f32_gemm_rows *a, size_t rows,
-                                    size_t t, size_t p, float *c, size_t ldc, float lowValue, float highValue) {
+static inline __attribute__((always_inline)) void lite_f32_tile8x8(const lite_f32_packed_filter *f, const lite_f32_gemm_rows *a, size_t rows,
+                                    size_t t, size_t p, float *c, size_t ldc, float lowValue, float highValue,
+                                     const size_t mr) {
     LITE_TILE_ROWS8;
     const float *w = f->packed + p * (f->k + 1) * f->panel_width;
     const __m256 b = _mm256_loadu_ps(w);
@@ -192,7 +201,7 @@ static inline void lite_f32_tile8x8(const lite_f32_packed_filter *f, const lite_
             c4 = _mm256_fmadd_ps(_mm256_set1_ps(a4[i]), w0, c4);
             c5 = _mm256_fmadd_ps(_mm256_set1_ps(a5[i]), w0, c5);
             c6 = _mm256_fmadd_ps(_mm256_set1_ps(a6[i]), w0, c6);
-            c7 = _mm256_fmadd_ps(_mm256_set1_ps(a7[i]), w0, c7);
+            if (mr == 8) c7 = _mm256_fmadd_ps(_mm256_set1_ps(a7[i]), w0, c7);
         }
     }
     const __m256 low = _mm256_set1_ps(lowValue), high = _mm256_set1_ps(highValue);
@@ -205,20 +214,34 @@ static inline void lite_f32_tile8x8(const lite_f32_packed_filter *f, const lite_
 #undef LITE_STORE_ROW
 }
 
-void lite_f32_gemm_8x32__avx512(const lite_f32_packed_filter *filter, const lite_f32_gemm_rows *a, size_t rows,
-                                size_t tile_begin, size_t tile_end, size_t panel_begin, size_t panel_end,
-                                float *c, size_t ldc, float low, float high) {
+/// Tiles `tile_begin ..< tile_end` of `mr` rows against panels `panel_begin ..< panel_end`.
+static inline __attribute__((always_inline)) void lite_f32_gemm_tiles(const lite_f32_packed_filter *filter, const lite_f32_gemm_rows *a,
+                                                                      size_t rows, size_t tile_begin, size_t tile_end, size_t panel_begin,
+                                                                      size_t panel_end, float *c, size_t ldc, float low, float high,
+                                                                      const size_t mr) {
     for (size_t tile = tile_begin; tile < tile_end; tile++) {
         for (size_t p = panel_begin; p < panel_end; p++) {
             const size_t width = p == filter->panels - 1 ? filter->last_panel_width : filter->panel_width;
             switch (width) {
-            case 8: lite_f32_tile8x8(filter, a, rows, tile, p, c, ldc, low, high); break;
-            case 16: lite_f32_tile8x16(filter, a, rows, tile, p, c, ldc, low, high); break;
-            case 24: lite_f32_tile8x24(filter, a, rows, tile, p, c, ldc, low, high); break;
-            default: lite_f32_tile8x32(filter, a, rows, tile, p, c, ldc, low, high); break;
+            case 8: lite_f32_tile8x8(filter, a, rows, tile, p, c, ldc, low, high, mr); break;
+            case 16: lite_f32_tile8x16(filter, a, rows, tile, p, c, ldc, low, high, mr); break;
+            case 24: lite_f32_tile8x24(filter, a, rows, tile, p, c, ldc, low, high, mr); break;
+            default: lite_f32_tile8x32(filter, a, rows, tile, p, c, ldc, low, high, mr); break;
             }
         }
     }
+}
+
+void lite_f32_gemm_8x32__avx512(const lite_f32_packed_filter *filter, const lite_f32_gemm_rows *a, size_t rows,
+                                size_t tile_begin, size_t tile_end, size_t panel_begin, size_t panel_end,
+                                float *c, size_t ldc, float low, float high) {
+    lite_f32_gemm_tiles(filter, a, rows, tile_begin, tile_end, panel_begin, panel_end, c, ldc, low, high, 8);
+}
+
+void lite_f32_gemm_7x32__avx512(const lite_f32_packed_filter *filter, const lite_f32_gemm_rows *a, size_t rows,
+                                size_t tile_begin, size_t tile_end, size_t panel_begin, size_t panel_end,
+                                float *c, size_t ldc, float low, float high) {
+    lite_f32_gemm_tiles(filter, a, rows, tile_begin, tile_end, panel_begin, panel_end, c, ldc, low, high, 7);
 }
 
 LITE_TARGET_END
