@@ -1,7 +1,8 @@
 #ifndef LITE_QUANTIZE_H
 #define LITE_QUANTIZE_H
 
-// Dynamic-range (hybrid) quantization of float activations to int8: the range of a row and its quantized values.
+// Dynamic-range (hybrid) quantization of float activations to int8: the range of a row and its quantized values;
+// DEQUANTIZE of 8-bit tensors.
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,6 +18,11 @@ size_t lite_f32_rminmax__avx2(const float *values, size_t count, float *low, flo
 /// `low`. Returns n.
 size_t lite_f32_qs8_quantize_offset__avx2(const float *values, size_t count, float inverse, float zero_point, float low,
                                           float *output);
+
+/// `output[i] = (float)input[i] · scale + offset` for i < `count` (a multiple of 8), the multiply and the add each
+/// rounded: the vector path of LiteRT's DEQUANTIZE with `offset` = −zero_point · scale.
+void lite_s8_dequantize__avx2(const int8_t *input, float *output, size_t count, float scale, float offset);
+void lite_u8_dequantize__avx2(const uint8_t *input, float *output, size_t count, float scale, float offset);
 #endif
 
 #endif

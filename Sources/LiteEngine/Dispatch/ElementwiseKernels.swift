@@ -38,6 +38,9 @@ struct ElementwiseKernels: Sendable {
     /// Dynamic-range quantization: a row's range and its values less the zero point, whole groups of eight.
     let rangeF32: @convention(c) (UnsafePointer<Float>?, Int, UnsafeMutablePointer<Float>?, UnsafeMutablePointer<Float>?) -> Int
     let quantizeOffsetF32: @convention(c) (UnsafePointer<Float>?, Int, Float, Float, Float, UnsafeMutablePointer<Float>?) -> Int
+    /// DEQUANTIZE of 8-bit values with one scale, whole groups of eight.
+    let dequantizeS8: @convention(c) (UnsafePointer<Int8>?, UnsafeMutablePointer<Float>?, Int, Float, Float) -> Void
+    let dequantizeU8: @convention(c) (UnsafePointer<UInt8>?, UnsafeMutablePointer<Float>?, Int, Float, Float) -> Void
     /// 256-entry byte tables (``QuantizedLookupTable``): from avx512 up on CPUs that also have AVX-512 VBMI (Ice Lake,
     /// Zen 4; not Skylake-X or Cascade Lake), else nil and a plain loop.
     let lookupU8: (@convention(c) (UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, UnsafeMutablePointer<UInt8>?, Int) -> Void)?
@@ -58,6 +61,8 @@ struct ElementwiseKernels: Sendable {
         maxPoolS16 = lite_s16_maxpool_row__avx2
         rangeF32 = lite_f32_rminmax__avx2
         quantizeOffsetF32 = lite_f32_qs8_quantize_offset__avx2
+        dequantizeS8 = lite_s8_dequantize__avx2
+        dequantizeU8 = lite_u8_dequantize__avx2
         let hasVBMI = lite_cpu_features() & UInt32(LITE_CPU_X86_AVX512VBMI) != 0
         lookupU8 = avx512 && hasVBMI ? lite_u8_lookup__avx512vbmi : nil
     }
