@@ -131,9 +131,11 @@ final class QuantizedGEMM {
     }
 
     /// `output[r, c] = requantize(constant[c] + Σ_k rows'[r, k]·w'[c, k] - q[c]·Σ_k rows[r, k])` for `rowCount` rows
-    /// `rowStride` bytes apart. Rows go in blocks of `rowsPerBlock`: the microkernels fill the block's accumulators four
-    /// rows at a time, then each 16-channel block's requantization data is loaded once for all of its rows (narrow
-    /// layers, one or two channel blocks wide, spent most of their time setting that up for every four rows).
+    /// `rowStride` bytes apart, in blocks of `rowsPerBlock` rows shared out over the threads. With
+    /// ``requantizesInTiles`` the microkernels store each tile's bytes themselves. Otherwise they fill the block's
+    /// accumulators four rows at a time, then each 16-channel block's requantization data is loaded once for all of
+    /// its rows (narrow layers, one or two channel blocks wide, spent most of their time setting that up for every
+    /// four rows).
     func run(rows: UnsafePointer<Int8>, rowCount: Int, rowStride: Int, output: UnsafeMutableRawPointer, threads: Int) {
         #if arch(x86_64)
         guard let kernels else { preconditionFailure("QuantizedGEMM.run needs the avx512vnni kernel configuration") }
