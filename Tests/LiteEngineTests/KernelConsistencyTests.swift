@@ -170,6 +170,41 @@ final class KernelConsistencyTests: XCTestCase {
         XCTAssertNoThrow(try same.prepare())
     }
 
+    /// Float RESIZE_BILINEAR (the configuration's row kernel from avx2 up, the Swift loop at baseline) bit for bit
+    /// equal to TFLite's formula evaluated here in order, each product and sum rounded on its own: channel counts with
+    /// and without a tail past the last 8, up- and downsampling, one and two threads.
+    func testFloatResizeBilinearMatchesItsFormulaExactly() throws {
+        for trial in 0..<24 {
+            let batches = 1 + trial % 2, inH = Int.random(in: 1...9, using: &generator), inW = Int.random(in: 1...9, using: &generator)
+            let channels = [1, 3, 8, 13, 21, 37][trial % 6]
+            let outH = Int.random(in: 1...20, using: &generator), outW = Int.random(in: 1...20, using: &generator)
+            let x = random(batches * inH * inW * channels)
+            let output = tensor(2, [1])
+            let kernel = try ResizeBilinear(node([tensor(0, [batches, inH, inW, channels], x), constantInts(1, [outH, outW])], [output]))
+            try run(kernel, threads: 1 + trial % 2)
+            let scaleH = ResizeBilinear.scale(input: inH, output: outH, alignCorners: false)
+            let scaleW = ResizeBilinear.scale(input: inW, output: outW, alignCorners: false)
+            var expected = [Float]()
+            for b in 0..<batches {
+                for oy in 0..<outH {
+                    let (iy, y0, y1) = ResizeBilinear.interpolation(oy, scale: scaleH, halfPixel: false, inputSize: inH)
+                    for ox in 0..<outW {
+                        let (ix, x0, x1) = ResizeBilinear.interpolation(ox, scale: scaleW, halfPixel: false, inputSize: inW)
+                        let dy = iy - Float(y0), dx = ix - Float(x0)
+                        let w00 = (1 - dy) * (1 - dx), w10 = dy * (1 - dx), w01 = (1 - dy) * dx, w11 = dy * dx
+                        for c in 0..<channels {
+                            let at = { (y: Int, column: Int) in x[((b * inH + y) * inW + column) * channels + c] }
+                            expected.append(at(y0, x0) * w00 + at(y1, x0) * w10 + at(y0, x1) * w01 + at(y1, x1) * w11)
+                        }
+                    }
+                }
+            }
+            let got = output.toArray(of: Float.self)
+            XCTAssertEqual(got.map(\.bitPattern), expected.map(\.bitPattern),
+                           "[\(batches), \(inH), \(inW), \(channels)] -> [\(outH), \(outW)]")
+        }
+    }
+
     func testDepthwiseConv2DMatchesReference() throws {
         for trial in 0..<60 {
             var options = try DepthwiseConv2DOptions(nil)

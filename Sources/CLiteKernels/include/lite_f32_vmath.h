@@ -2,6 +2,7 @@
 #define LITE_F32_VMATH_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /// A level's sigmoid kernel (``lite_f32_sigmoid__avx2``).
 typedef void (*lite_f32_sigmoid_fn)(const float *input, float *output, size_t count, int multiply_by_input);
@@ -16,6 +17,10 @@ typedef void (*lite_f32_vadd_minmax_fn)(const float *a, const float *b, float *o
 typedef void (*lite_f32_vadd_channel_padded_fn)(const float *a, size_t a_stride, const float *b, size_t b_stride,
                                                 const float *other, float *output, size_t rows, size_t summed,
                                                 size_t channels, float low, float high);
+
+/// A level's float RESIZE_BILINEAR row (``lite_f32_resize_bilinear_row__avx2``).
+typedef void (*lite_f32_resize_bilinear_row_fn)(const float *row0, const float *row1, const int32_t *x0, const int32_t *x1,
+                                                const float *dx, size_t out_w, size_t channels, float dy, float *output);
 
 /// A level's PRELU with one slope per channel (``lite_f32_prelu_channels__avx2``).
 typedef void (*lite_f32_prelu_channels_fn)(const float *x, const float *slopes, float *output, size_t rows, size_t channels);
@@ -37,6 +42,14 @@ void lite_f32_sigmoid__avx2(const float *input, float *output, size_t count, int
 /// ln2 in two parts, a degree-6 polynomial, 2^n built in the exponent bits), and below |x| = 0.4 the odd Taylor
 /// series to x^13. At most 4 ulp from libm's `tanhf`.
 void lite_f32_tanh__avx2(float *values, size_t count);
+
+/// One output row of a float RESIZE_BILINEAR: output pixel x (`channels` floats at `output + x·channels`) from input
+/// columns `x0[x]` and `x1[x]` of input rows `row0` and `row1`, `w00·a + w10·b + w01·c + w11·d` with
+/// `w00 = (1 − dy)(1 − dx[x])`, `w10 = dy(1 − dx[x])`, `w01 = (1 − dy)dx[x]`, `w11 = dy·dx[x]`, summed left to right,
+/// every product and sum rounded on its own: the same values as LiteEngine's `ResizeBilinear` loop. Eight channels a
+/// step, the last `channels % 8` one at a time.
+void lite_f32_resize_bilinear_row__avx2(const float *row0, const float *row1, const int32_t *x0, const int32_t *x1, const float *dx,
+                                        size_t out_w, size_t channels, float dy, float *output);
 
 /// `output[i] = clamp(a[i] + b[i], low, high)`, or `clamp(a[i] + 0, low, high)` when `b` is NULL (so −0 becomes +0,
 /// as an added zero does), eight at a time. The clamp is `v < low ? low : v`, then `> high ? high`: NaN passes
