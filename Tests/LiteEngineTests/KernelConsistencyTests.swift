@@ -205,6 +205,54 @@ final class KernelConsistencyTests: XCTestCase {
         }
     }
 
+    /// MediaPipe's Convolution2DTransposeBias bit for bit equal to its sums evaluated here in order (bias, then input
+    /// rows, columns and channels ascending), for filters as large as their stride (each output one input pixel: eight
+    /// outputs' chains side by side) and larger ones (the general loop), SAME and VALID, rows with and without a tail
+    /// past the last eight outputs.
+    func testTransposeConvBiasMatchesItsSumsExactly() throws {
+        for trial in 0..<24 {
+            let stride = 1 + trial % 3, k = trial % 4 == 3 ? stride + 1 : stride, same = trial % 2 == 0
+            let (inH, inW) = (Int.random(in: 1...6, using: &generator), Int.random(in: 1...9, using: &generator))
+            let (inC, outC) = ([1, 3, 8, 16, 17][trial % 5], [1, 2, 5][trial % 3])
+            let x = random(inH * inW * inC), w = random(outC * k * k * inC), bias = random(outC)
+            var options = [UInt8]()
+            for field in [Int32(same ? 1 : 2), Int32(stride), Int32(stride)] { withUnsafeBytes(of: field.littleEndian) { options += $0 } }
+            let output = tensor(3, [1])
+            let inputs = [tensor(0, [1, inH, inW, inC], x), tensor(1, [outC, k, k, inC], w), tensor(2, [outC], bias)]
+            // The options are read while the kernel is made.
+            let kernel = try options.withUnsafeBytes { raw in
+                try Convolution2DTransposeBias(NodeContext(model: model, index: 0,
+                                                           code: OperatorCode(builtin: .custom, customName: "Convolution2DTransposeBias", version: 1),
+                                                           options: nil, customOptions: raw, inputs: inputs, outputs: [output], intermediates: [],
+                                                           numerics: .fast))
+            }
+            try run(kernel, threads: 1 + trial % 2)
+            let total = same ? max(0, k - (inH - 1) % stride - 1) : 0, totalW = same ? max(0, k - (inW - 1) % stride - 1) : 0
+            let (outH, outW) = (stride * (inH - 1) + k - total, stride * (inW - 1) + k - totalW)
+            XCTAssertEqual(output.shape, [1, outH, outW, outC])
+            var expected = [Float]()
+            for oy in 0..<outH {
+                for ox in 0..<outW {
+                    for oc in 0..<outC {
+                        var sum = bias[oc]
+                        for iy in 0..<inH {
+                            let ky = oy + total / 2 - iy * stride
+                            guard ky >= 0 && ky < k else { continue }
+                            for ix in 0..<inW {
+                                let kx = ox + totalW / 2 - ix * stride
+                                guard kx >= 0 && kx < k else { continue }
+                                for ic in 0..<inC { sum += x[(iy * inW + ix) * inC + ic] * w[((oc * k + ky) * k + kx) * inC + ic] }
+                            }
+                        }
+                        expected.append(sum)
+                    }
+                }
+            }
+            XCTAssertEqual(output.toArray(of: Float.self).map(\.bitPattern), expected.map(\.bitPattern),
+                           "[\(inH), \(inW), \(inC)] * \(k)x\(k)/\(stride) -> \(outC) \(same ? "SAME" : "VALID")")
+        }
+    }
+
     func testDepthwiseConv2DMatchesReference() throws {
         for trial in 0..<60 {
             var options = try DepthwiseConv2DOptions(nil)

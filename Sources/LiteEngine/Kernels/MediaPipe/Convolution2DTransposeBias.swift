@@ -58,6 +58,11 @@ final class Convolution2DTransposeBias: Kernel {
         let src = input.floats, filter = weights.floats, biases = bias.floats, dst = output.floats
         let (strideH, strideW, padH, padW) = (self.strideH, self.strideW, self.padH, self.padW)
         let work = saturatingProduct(outW, outC, kH, kW, inC) / max(saturatingProduct(strideH, strideW), 1)
+        if kH == strideH && kW == strideW {
+            runOneTapEach(src, filter, biases, dst, batches: batches, inH: inH, inW: inW, inC: inC, outH: outH, outW: outW, outC: outC,
+                          threads: context.threads, work: work)
+            return
+        }
         parallelFor(batches * outH, threads: context.threads, workPerItem: work) { rows in
             for row in rows {
                 let b = row / outH, oy = row % outH
@@ -82,6 +87,52 @@ final class Convolution2DTransposeBias: Kernel {
                             }
                         }
                         out[oc] = sum
+                    }
+                }
+            }
+        }
+    }
+
+    /// Filters as large as their stride (the segmenters' 2x2, stride 2): each output pixel takes exactly one input
+    /// pixel and one filter tap (`y = oy + padH` gives input row `y / stride` and tap row `y % stride`; the padding
+    /// never exceeds what the cut removes, so every output has its pixel), so each output is `bias` plus one chain of
+    /// `inC` products. Eight outputs of a row run their chains side by side: the same sums in the same order, but eight
+    /// independent additions in flight instead of one chain's latency per product.
+    private func runOneTapEach(_ src: UnsafeMutablePointer<Float>, _ filter: UnsafeMutablePointer<Float>, _ biases: UnsafeMutablePointer<Float>,
+                               _ dst: UnsafeMutablePointer<Float>, batches: Int, inH: Int, inW: Int, inC: Int, outH: Int, outW: Int, outC: Int,
+                               threads: Int, work: Int) {
+        let (stride, kW, padH, padW) = (strideH, strideW, self.padH, self.padW)
+        // Per output column: its input pixel's offset in an input row, and its tap's offset in a filter row.
+        let pixels = (0..<outW).map { ((($0 + padW) / kW) * inC) }, taps = (0..<outW).map { ((($0 + padW) % kW) * inC) }
+        parallelFor(batches * outH, threads: threads, workPerItem: work) { rows in
+            for row in rows {
+                let b = row / outH, y = row % outH + padH
+                let inputRow = src + (b * inH + y / stride) * inW * inC
+                let out = dst + row * outW * outC
+                for oc in 0..<outC {
+                    let filterRow = filter + (oc * stride + y % stride) * kW * inC
+                    let bias = biases[oc]
+                    var ox = 0
+                    while ox + 8 <= outW {
+                        let p0 = inputRow + pixels[ox], p1 = inputRow + pixels[ox + 1], p2 = inputRow + pixels[ox + 2], p3 = inputRow + pixels[ox + 3]
+                        let p4 = inputRow + pixels[ox + 4], p5 = inputRow + pixels[ox + 5], p6 = inputRow + pixels[ox + 6], p7 = inputRow + pixels[ox + 7]
+                        let w0 = filterRow + taps[ox], w1 = filterRow + taps[ox + 1], w2 = filterRow + taps[ox + 2], w3 = filterRow + taps[ox + 3]
+                        let w4 = filterRow + taps[ox + 4], w5 = filterRow + taps[ox + 5], w6 = filterRow + taps[ox + 6], w7 = filterRow + taps[ox + 7]
+                        var (s0, s1, s2, s3, s4, s5, s6, s7) = (bias, bias, bias, bias, bias, bias, bias, bias)
+                        for ic in 0..<inC {
+                            s0 += p0[ic] * w0[ic]; s1 += p1[ic] * w1[ic]; s2 += p2[ic] * w2[ic]; s3 += p3[ic] * w3[ic]
+                            s4 += p4[ic] * w4[ic]; s5 += p5[ic] * w5[ic]; s6 += p6[ic] * w6[ic]; s7 += p7[ic] * w7[ic]
+                        }
+                        out[ox * outC + oc] = s0; out[(ox + 1) * outC + oc] = s1; out[(ox + 2) * outC + oc] = s2; out[(ox + 3) * outC + oc] = s3
+                        out[(ox + 4) * outC + oc] = s4; out[(ox + 5) * outC + oc] = s5; out[(ox + 6) * outC + oc] = s6; out[(ox + 7) * outC + oc] = s7
+                        ox += 8
+                    }
+                    while ox < outW {
+                        let p = inputRow + pixels[ox], w = filterRow + taps[ox]
+                        var sum = bias
+                        for ic in 0..<inC { sum += p[ic] * w[ic] }
+                        out[ox * outC + oc] = sum
+                        ox += 1
                     }
                 }
             }
