@@ -32,9 +32,6 @@ import CLiteKernels
 final class PackedFilterGEMM: @unchecked Sendable {
     /// The level's tile kernels and their shape.
     private let kernels: KernelConfiguration.FloatKernels
-    /// Rows of C per tile: 6 (AVX2's 6x16) or 8 (AVX-512's 8x32).
-    var tileRows: Int { kernels.gemmTileRows }
-
     /// How `rows` rows are tiled and shared out: the tile kernel, its tile height, and whether threads split the
     /// panels rather than the row tiles.
     private struct Tiling {

@@ -47,8 +47,8 @@ static inline __mmask16 lite_mask16(size_t columns) {
 
 /// One 8x32 tile: two AVX-512 registers a row. `min(high, max(low, v))` lets NaN through, as the reference does.
 static inline __attribute__((always_inline)) void lite_f32_tile8x32(const lite_f32_packed_filter *f, const lite_f32_gemm_rows *a, size_t rows,
-                                     size_t t, size_t p, float *c, size_t ldc, float lowValue, float highValue,
-                                     const size_t mr) {
+                                                                    size_t t, size_t p, float *c, size_t ldc, float lowValue, float highValue,
+                                                                    const size_t mr) {
     LITE_TILE_ROWS8;
     const float *w = f->packed + p * (f->k + 1) * f->panel_width;
     const __m512 b0 = _mm512_loadu_ps(w), b1 = _mm512_loadu_ps(w + 16);
@@ -95,8 +95,8 @@ static inline __attribute__((always_inline)) void lite_f32_tile8x32(const lite_f
 
 /// One 8x24 tile (a last panel of 24): an AVX-512 and an AVX register a row.
 static inline __attribute__((always_inline)) void lite_f32_tile8x24(const lite_f32_packed_filter *f, const lite_f32_gemm_rows *a, size_t rows,
-                                     size_t t, size_t p, float *c, size_t ldc, float lowValue, float highValue,
-                                     const size_t mr) {
+                                                                    size_t t, size_t p, float *c, size_t ldc, float lowValue, float highValue,
+                                                                    const size_t mr) {
     LITE_TILE_ROWS8;
     const float *w = f->packed + p * (f->k + 1) * f->panel_width;
     const __m512 b0 = _mm512_loadu_ps(w);
@@ -147,8 +147,8 @@ static inline __attribute__((always_inline)) void lite_f32_tile8x24(const lite_f
 
 /// One 8x16 tile (panels of 16): one AVX-512 register a row.
 static inline __attribute__((always_inline)) void lite_f32_tile8x16(const lite_f32_packed_filter *f, const lite_f32_gemm_rows *a, size_t rows,
-                                     size_t t, size_t p, float *c, size_t ldc, float lowValue, float highValue,
-                                     const size_t mr) {
+                                                                    size_t t, size_t p, float *c, size_t ldc, float lowValue, float highValue,
+                                                                    const size_t mr) {
     LITE_TILE_ROWS8;
     const float *w = f->packed + p * (f->k + 1) * f->panel_width;
     const __m512 b = _mm512_loadu_ps(w);

@@ -98,7 +98,7 @@ void lite_qs8_requantize_block__avx512(const lite_qs8_requantization_avx512 *par
             }
         } else {
             for (ptrdiff_t i = 0; i < rows; i++) {
-                const __m512i term = row_sums != NULL ? lite_row_sum_term(row_sums, i, factors, uniform) : factors;
+                const __m512i term = row_sums != NULL ? lite_row_sum_term(row_sums, i, factors, uniform) : _mm512_setzero_si512();
                 lite_qs8_requantize_block_row(in + i * accumulator_stride, term, &k, mask, o + i * output_stride, 1, has_left_shifts,
                                               folds_zero_point);
             }
