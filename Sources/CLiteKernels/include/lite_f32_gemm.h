@@ -24,10 +24,49 @@ typedef struct lite_f32_gemm_rows {
     size_t segments, segment_length;
 } lite_f32_gemm_rows;
 
+/// What a folded node does to the rows of C as a tile stores them (Sources/LiteEngine/Graph/StoreEpilogueFusion.swift):
+/// the convolution's float ADD or PRELU successors, applied in registers between the clamp and the store.
+typedef enum lite_f32_store_step_kind {
+    /// `clamp(v + other, low, high)`, or `other + v` when `other_first`; `other`'s row r at `values + r · stride`.
+    LITE_F32_STORE_ADD = 0,
+    /// The same with `other` zero-padded past its first `summed` columns (an ADD with a folded channel PAD): the
+    /// padded columns compute `v + 0`.
+    LITE_F32_STORE_ADD_CHANNEL_PADDED = 1,
+    /// `v >= 0 ? v : v · slope[column]` (a PRELU with one slope per channel, `values` the slopes).
+    LITE_F32_STORE_PRELU = 2,
+} lite_f32_store_step_kind;
+
+/// One step of a ``lite_f32_store_epilogue``.
+typedef struct lite_f32_store_step {
+    lite_f32_store_step_kind kind;
+    int other_first;
+    const float *values;
+    size_t stride, summed;
+    float low, high;
+} lite_f32_store_step;
+
+/// The most steps a store epilogue holds.
+#define LITE_F32_STORE_STEPS_MAX 2
+
+/// The steps each output of C goes through after its clamp, in order, before it is stored: an ADD (plain or
+/// channel-padded), a PRELU, or an ADD then a PRELU (MediaPipe's residual blocks), each with the same operations in
+/// the same order and with the same roundings as the folded node's own kernel (``lite_f32_vadd_minmax__avx2``,
+/// ``lite_f32_vadd_channel_padded__avx2``, ``lite_f32_prelu_channels__avx2``) applied to the stored rows.
+typedef struct lite_f32_store_epilogue {
+    size_t count;
+    lite_f32_store_step steps[LITE_F32_STORE_STEPS_MAX];
+} lite_f32_store_epilogue;
+
 /// A level's tile kernel (``lite_f32_gemm_6x16__avx2``, ``lite_f32_gemm_8x32__avx512``).
 typedef void (*lite_f32_gemm_tiles_fn)(const lite_f32_packed_filter *filter, const lite_f32_gemm_rows *a, size_t rows,
                                        size_t tile_begin, size_t tile_end, size_t panel_begin, size_t panel_end,
                                        float *c, size_t ldc, float low, float high);
+
+/// A level's tile kernel with a store epilogue (``lite_f32_gemm_8x32_storing__avx512``).
+typedef void (*lite_f32_gemm_tiles_storing_fn)(const lite_f32_packed_filter *filter, const lite_f32_gemm_rows *a, size_t rows,
+                                               size_t tile_begin, size_t tile_end, size_t panel_begin, size_t panel_end,
+                                               float *c, size_t ldc, float low, float high,
+                                               const lite_f32_store_epilogue *epilogue);
 
 /// A level's one-row kernel (``lite_f32_gemm_1x64__avx2``).
 typedef void (*lite_f32_gemm_row_fn)(const lite_f32_packed_filter *filter, const lite_f32_gemm_rows *a, size_t row,
@@ -66,6 +105,16 @@ void lite_f32_gemm_8x32__avx512(const lite_f32_packed_filter *filter, const lite
 void lite_f32_gemm_7x32__avx512(const lite_f32_packed_filter *filter, const lite_f32_gemm_rows *a, size_t rows,
                                 size_t tile_begin, size_t tile_end, size_t panel_begin, size_t panel_end,
                                 float *c, size_t ldc, float low, float high);
+
+/// ``lite_f32_gemm_8x32__avx512`` and ``lite_f32_gemm_7x32__avx512`` with `epilogue`'s steps applied to each output
+/// between its clamp and its store (row r of C is row r of the steps' operands), so the folded nodes cost no pass of
+/// their own over the layer.
+void lite_f32_gemm_8x32_storing__avx512(const lite_f32_packed_filter *filter, const lite_f32_gemm_rows *a, size_t rows,
+                                        size_t tile_begin, size_t tile_end, size_t panel_begin, size_t panel_end,
+                                        float *c, size_t ldc, float low, float high, const lite_f32_store_epilogue *epilogue);
+void lite_f32_gemm_7x32_storing__avx512(const lite_f32_packed_filter *filter, const lite_f32_gemm_rows *a, size_t rows,
+                                        size_t tile_begin, size_t tile_end, size_t panel_begin, size_t panel_end,
+                                        float *c, size_t ldc, float low, float high, const lite_f32_store_epilogue *epilogue);
 
 #endif
 

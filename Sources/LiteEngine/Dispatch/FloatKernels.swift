@@ -16,6 +16,10 @@ extension KernelConfiguration {
         let gemmTiles: lite_f32_gemm_tiles_fn
         /// The same with tiles of 7 rows (AVX-512 levels), for row counts that 7 divides and `gemmTileRows` does not.
         let gemmTiles7: lite_f32_gemm_tiles_fn?
+        /// `gemmTiles` with a store epilogue applied in registers (AVX-512 levels).
+        let gemmTilesStoring: lite_f32_gemm_tiles_storing_fn?
+        /// `gemmTiles7` with a store epilogue applied in registers.
+        let gemmTiles7Storing: lite_f32_gemm_tiles_storing_fn?
         /// One row of A against 64 columns (or a narrow last panel).
         let gemmRow: lite_f32_gemm_row_fn
         /// Rows of a float depthwise convolution.
@@ -48,6 +52,8 @@ extension KernelConfiguration {
                 gemmNarrowLastPanel = false
                 gemmTiles = lite_f32_gemm_6x16__avx2
                 gemmTiles7 = nil
+                gemmTilesStoring = nil
+                gemmTiles7Storing = nil
                 depthwiseRows = lite_f32_dwconv_rows__avx2
             case .avx512, .avx512vnni:
                 gemmTileRows = 8
@@ -55,6 +61,8 @@ extension KernelConfiguration {
                 gemmNarrowLastPanel = true
                 gemmTiles = lite_f32_gemm_8x32__avx512
                 gemmTiles7 = lite_f32_gemm_7x32__avx512
+                gemmTilesStoring = lite_f32_gemm_8x32_storing__avx512
+                gemmTiles7Storing = lite_f32_gemm_7x32_storing__avx512
                 depthwiseRows = lite_f32_dwconv_rows__avx512
             }
             gemmRow = lite_f32_gemm_1x64__avx2

@@ -26,6 +26,37 @@ enum StoreStep {
     /// `x >= 0 ? x : x · slope[channel]` (a float PRELU with one slope per channel).
     case prelu(slopes: UnsafePointer<Float>, kernel: lite_f32_prelu_channels_fn)
 
+    /// The step as the AVX-512 tiles apply it to each value in registers before storing it (row r of the convolution's
+    /// output, `channels` values a row, meets row r of the other operand): the same operations on the same operands in
+    /// the same order.
+    func inRegisters(channels: Int) -> lite_f32_store_step {
+        switch self {
+        case .add(let other, let otherFirst, _, let low, let high):
+            lite_f32_store_step(kind: LITE_F32_STORE_ADD, other_first: otherFirst ? 1 : 0, values: other, stride: channels, summed: 0, low: low, high: high)
+        case .addChannelPadded(let source, let sourceChannels, let sourceFirst, _, let low, let high):
+            lite_f32_store_step(kind: LITE_F32_STORE_ADD_CHANNEL_PADDED, other_first: sourceFirst ? 1 : 0, values: source, stride: sourceChannels,
+                                summed: sourceChannels, low: low, high: high)
+        case .prelu(let slopes, _):
+            lite_f32_store_step(kind: LITE_F32_STORE_PRELU, other_first: 0, values: slopes, stride: 0, summed: 0, low: 0, high: 0)
+        }
+    }
+
+    /// `steps` as the AVX-512 tiles apply them in registers, or nil when they are not of a form the tiles compile: an
+    /// ADD (plain or channel-padded), a PRELU, or an ADD then a PRELU.
+    static func inRegisters(_ steps: [StoreStep], channels: Int) -> lite_f32_store_epilogue? {
+        func isAdd(_ step: StoreStep) -> Bool { if case .prelu = step { false } else { true } }
+        switch steps.count {
+        case 1: break
+        case 2: guard isAdd(steps[0]), !isAdd(steps[1]) else { return nil }
+        default: return nil
+        }
+        var described = lite_f32_store_epilogue()
+        described.count = steps.count
+        described.steps.0 = steps[0].inRegisters(channels: channels)
+        if steps.count == 2 { described.steps.1 = steps[1].inRegisters(channels: channels) }
+        return described
+    }
+
     /// Runs on rows `rows` of `output`, `channels` values a row.
     func apply(_ output: UnsafeMutablePointer<Float>, rows: Range<Int>, channels: Int) {
         let out = output + rows.lowerBound * channels
@@ -79,7 +110,7 @@ extension NodeFusion {
                 // broadcast to a larger one would write past them).
                 guard let input, let convolution = storedBy[input.index], uses.readers[input.index] == 1, step.canRunOnRows(of: operand),
                       output.shape == kernels[convolution].node.outputs[0].shape,
-                      readyBefore(convolution, step.tensorsRead(besides: operand), stored: storedBy, uses),
+                      readyBefore(convolution, step.tensorsRead(besides: operand), stored: storedBy, uses, kernels),
                       let absorbing = kernels[convolution] as? StoreEpilogueAbsorbing, absorbing.takeStoreStep(step, operand: operand)
                 else { continue }
                 fold(node)
@@ -91,11 +122,14 @@ extension NodeFusion {
         }
     }
 
-    /// Whether every one of `tensors` is written before node `convolution` runs (or is a constant or a graph input),
-    /// and none of them is that convolution's output.
-    private func readyBefore(_ convolution: Int, _ tensors: [Tensor], stored: [Int: Int], _ uses: TensorUses) -> Bool {
+    /// Whether every one of `tensors` is written before node `convolution` runs (or is a constant or a graph input, or
+    /// the DEQUANTIZE of a constant, whose values exist before any run: MediaPipe's float16 models dequantize their
+    /// PRELU slopes after the convolution the PRELU follows), and none of them is that convolution's output.
+    private func readyBefore(_ convolution: Int, _ tensors: [Tensor], stored: [Int: Int], _ uses: TensorUses, _ kernels: [Kernel]) -> Bool {
         tensors.allSatisfy { tensor in
-            stored[tensor.index] != convolution && (uses.writer[tensor.index].map { $0 < convolution } ?? true)
+            guard stored[tensor.index] != convolution else { return false }
+            guard let writer = uses.writer[tensor.index] else { return true }
+            return writer < convolution || (kernels[writer] as? Dequantize)?.computesAConstant == true
         }
     }
 }

@@ -577,7 +577,7 @@ final class Conv2D: Kernel {
 
     /// Runs `product` with the folded steps as its row epilogue when each has a form for rows
     /// (``FoldableIntoStore/storeStep(operand:channels:)``); otherwise with none, and then runs the steps whole.
-    private func withStoreEpilogue(_ context: RunContext, _ product: (PackedFilterGEMM.RowEpilogue?) -> Void) throws {
+    private func withStoreEpilogue(_ context: RunContext, _ product: (PackedFilterGEMM.Epilogue?) -> Void) throws {
         guard !storeSteps.isEmpty else { return product(nil) }
         let channels = node.inputs[1]!.dim(0), output = node.outputs[0].floats
         let steps = storeSteps.compactMap { $0.kernel.storeStep(operand: $0.operand, channels: channels) }
@@ -586,9 +586,9 @@ final class Conv2D: Kernel {
             for step in storeSteps { try step.kernel.run(context) }
             return
         }
-        product { rows in
+        product(PackedFilterGEMM.Epilogue(onStoredRows: { rows in
             for step in steps { step.apply(output, rows: rows, channels: channels) }
-        }
+        }, inRegisters: StoreStep.inRegisters(steps, channels: channels)))
     }
 
     /// Output pixels, the rows of the float matrix product.

@@ -50,6 +50,13 @@ final class Dequantize: Kernel {
         }
     }
 
+    /// Whether this node's output is a constant computed while the plan is built (its input is a constant of the file
+    /// and its output not a variable), so that it has its values before any node runs.
+    var computesAConstant: Bool {
+        guard let input = node.inputs[0], let output = node.outputs.first else { return false }
+        return input.storage == .constant && !output.isVariable
+    }
+
     /// Whether this node has given the variable it writes its first value (the state `resetVariableTensors()` then
     /// sets to zero, as TFLite's does, where this node does not run again).
     private var setVariable = false

@@ -32,10 +32,11 @@ import CLiteKernels
 final class PackedFilterGEMM: @unchecked Sendable {
     /// The level's tile kernels and their shape.
     private let kernels: KernelConfiguration.FloatKernels
-    /// How `rows` rows are tiled and shared out: the tile kernel, its tile height, and whether threads split the
-    /// panels rather than the row tiles.
+    /// How `rows` rows are tiled and shared out: the tile kernel (and its form with a store epilogue, where the level
+    /// has one), its tile height, and whether threads split the panels rather than the row tiles.
     private struct Tiling {
         let kernel: lite_f32_gemm_tiles_fn
+        let storing: lite_f32_gemm_tiles_storing_fn?
         let rows: Int
         let splitsPanels: Bool
     }
@@ -44,13 +45,14 @@ final class PackedFilterGEMM: @unchecked Sendable {
     /// 14x14 pixels: 49 rows were six tiles and a row that streamed the whole filter once more, 196 rows 24 tiles and
     /// a half-empty one), if the threads can share them evenly: by row tiles, or else by panels (a 7x7 map's seven
     /// tiles went four and three at two threads, slower than six tiles and a row; its layers' 10, 30 or 40 panels
-    /// split evenly, their 5 do not).
-    private func tiling(rows: Int, threads: Int, hasEpilogue: Bool) -> Tiling {
-        let level = Tiling(kernel: kernels.gemmTiles, rows: kernels.gemmTileRows, splitsPanels: false)
+    /// split evenly, their 5 do not). Split by panels, a thread stores parts of rows, so an epilogue that runs on whole
+    /// stored rows (`runsOnStoredRows`) rules that out.
+    private func tiling(rows: Int, threads: Int, runsOnStoredRows: Bool) -> Tiling {
+        let level = Tiling(kernel: kernels.gemmTiles, storing: kernels.gemmTilesStoring, rows: kernels.gemmTileRows, splitsPanels: false)
         guard let seven = kernels.gemmTiles7, rows % kernels.gemmTileRows != 0, rows % 7 == 0 else { return level }
         let threads = max(threads, 1)
-        if (rows / 7) % threads == 0 { return Tiling(kernel: seven, rows: 7, splitsPanels: false) }
-        if panels % threads == 0 && !hasEpilogue { return Tiling(kernel: seven, rows: 7, splitsPanels: true) }
+        if (rows / 7) % threads == 0 { return Tiling(kernel: seven, storing: kernels.gemmTiles7Storing, rows: 7, splitsPanels: false) }
+        if panels % threads == 0 && !runsOnStoredRows { return Tiling(kernel: seven, storing: kernels.gemmTiles7Storing, rows: 7, splitsPanels: true) }
         return level
     }
 
@@ -127,14 +129,21 @@ final class PackedFilterGEMM: @unchecked Sendable {
         }
     }
 
-    /// What runs on rows of C once they are computed, while they are still in cache: the nodes folded into a
-    /// convolution's store (``StoreEpilogueAbsorbing``). Called with each range of rows exactly once, from the thread
-    /// that computed them.
-    typealias RowEpilogue = (Range<Int>) -> Void
+    /// What runs on the values of C as they are computed: the nodes folded into a convolution's store
+    /// (``StoreEpilogueAbsorbing``), in two forms of the same arithmetic.
+    struct Epilogue {
+        /// The steps on a range of rows of C once they are stored, while they are still in cache: called with each
+        /// range exactly once, from the thread that computed it. For the one-row kernel, and tile kernels without a
+        /// storing form (avx2).
+        let onStoredRows: (Range<Int>) -> Void
+        /// The steps for the tile kernels that apply them in registers, between the clamp and the store (AVX-512
+        /// levels); nil when there are more steps than they hold.
+        let inRegisters: lite_f32_store_epilogue?
+    }
 
     /// `c[r, 0..<n] = clamp(a[r, 0..<k] · Fᵀ + bias, low, high)` for `r` in `0..<rows`, then `epilogue` on them.
     func run(a: UnsafePointer<Float>, lda: Int, rows: Int, c: UnsafeMutablePointer<Float>, ldc: Int,
-             activation: (Float, Float), threads: Int, epilogue: RowEpilogue? = nil) {
+             activation: (Float, Float), threads: Int, epilogue: Epilogue? = nil) {
         run(Rows(a: a, lda: lda, indirection: nil, segments: 1, segmentLength: k), count: rows, c: c, ldc: ldc, activation: activation, threads: threads,
             epilogue: epilogue)
     }
@@ -142,7 +151,7 @@ final class PackedFilterGEMM: @unchecked Sendable {
     /// The same product with row r of A the `segments` pieces of `k / segments` values at
     /// `indirection[r · segments ..< (r + 1) · segments]`.
     func run(indirection: UnsafePointer<UnsafePointer<Float>>, segments: Int, rows: Int, c: UnsafeMutablePointer<Float>, ldc: Int,
-             activation: (Float, Float), threads: Int, epilogue: RowEpilogue? = nil) {
+             activation: (Float, Float), threads: Int, epilogue: Epilogue? = nil) {
         precondition(segments > 0 && k % segments == 0, "the pieces of a row must add up to k")
         guard rows > 0 else { return }
         run(Rows(a: indirection[0], lda: 0, indirection: indirection, segments: segments, segmentLength: k / segments), count: rows,
@@ -150,12 +159,13 @@ final class PackedFilterGEMM: @unchecked Sendable {
     }
 
     private func run(_ a: Rows, count rows: Int, c: UnsafeMutablePointer<Float>, ldc: Int, activation: (Float, Float), threads: Int,
-                     epilogue: RowEpilogue?) {
+                     epilogue: Epilogue?) {
         guard rows > 0 else { return }
         // One or two rows past the last whole tile run as single rows (each streams the filter once, at about half a
         // tile's rate), not as a tile that computes all of its rows for them: a 7x7 layer's 49 rows are six tiles of
         // eight and one row, not seven tiles of which the last computes the same row eight times.
-        let tiling = tiling(rows: rows, threads: threads, hasEpilogue: epilogue != nil)
+        let inRegisters = kernels.gemmTilesStoring != nil && epilogue?.inRegisters != nil
+        let tiling = tiling(rows: rows, threads: threads, runsOnStoredRows: epilogue != nil && !inRegisters)
         let leftOver = rows % tiling.rows
         let singleRows = rows == 1 ? 1 : leftOver <= 2 ? leftOver : 0
         let tiledRows = rows - singleRows
@@ -167,7 +177,7 @@ final class PackedFilterGEMM: @unchecked Sendable {
                 }
                 for r in tiledRows..<rows {
                     runSingleRow(filter, a, row: r, c: c + r * ldc, activation: activation, threads: threads)
-                    epilogue?(r..<r + 1)
+                    epilogue?.onStoredRows(r..<r + 1)
                 }
             }
         }
@@ -186,25 +196,45 @@ final class PackedFilterGEMM: @unchecked Sendable {
         }
     }
 
-    /// Row tiles computed before the epilogue runs on them.
+    /// Row tiles computed before an epilogue on stored rows runs on them.
     private static let epilogueTiles = 4
 
-    /// `rows` rows of A in tiles of `tiling.rows` (the last tile may be partial).
+    /// `rows` rows of A in tiles of `tiling.rows` (the last tile may be partial), with the epilogue's steps in the
+    /// tiles' registers where the tiling has a storing kernel, else on each group of rows they stored.
     private func runTiles(_ filter: UnsafePointer<lite_f32_packed_filter>, _ a: UnsafePointer<lite_f32_gemm_rows>, count rows: Int,
                           tiling: Tiling, c: UnsafeMutablePointer<Float>, ldc: Int, activation: (Float, Float), threads: Int,
-                          epilogue: RowEpilogue?) {
-        let kernel = tiling.kernel, tileRows = tiling.rows
+                          epilogue: Epilogue?) {
+        let (low, high) = activation
+        if let epilogue, let storing = tiling.storing, let steps = epilogue.inRegisters {
+            withUnsafePointer(to: steps) { steps in
+                runTiles(count: rows, tiling: tiling, threads: threads, storedRows: nil) { tiles, panels in
+                    storing(filter, a, rows, tiles.lowerBound, tiles.upperBound, panels.lowerBound, panels.upperBound, c, ldc, low, high, steps)
+                }
+            }
+        } else {
+            let kernel = tiling.kernel
+            runTiles(count: rows, tiling: tiling, threads: threads, storedRows: epilogue?.onStoredRows) { tiles, panels in
+                kernel(filter, a, rows, tiles.lowerBound, tiles.upperBound, panels.lowerBound, panels.upperBound, c, ldc, low, high)
+            }
+        }
+    }
+
+    /// Shares out `product(tiles, panels)` over the row tiles (or the panels) of `rows` rows, with `storedRows` run
+    /// on each group of rows once they are stored.
+    private func runTiles(count rows: Int, tiling: Tiling, threads: Int, storedRows: ((Range<Int>) -> Void)?,
+                          product: (Range<Int>, Range<Int>) -> Void) {
+        let tileRows = tiling.rows
         let tiles = (rows + tileRows - 1) / tileRows
         let panelWork = tileRows * panelWidth * k
         let panels = self.panels
         if n > rows && threads == 1 {
             // More filter than input (the last layers, 7x7 or 14x14 pixels), on one thread: each panel runs every row
             // tile through it, so each panel is read from memory once.
-            for p in 0..<panels { kernel(filter, a, rows, 0, tiles, p, p + 1, c, ldc, activation.0, activation.1) }
-            epilogue?(0..<rows)
+            for p in 0..<panels { product(0..<tiles, p..<p + 1) }
+            storedRows?(0..<rows)
         } else if tiling.splitsPanels {
             parallelFor(panels, threads: threads, workPerItem: saturatingProduct(tiles, panelWork)) { panelRange in
-                kernel(filter, a, rows, 0, tiles, panelRange.lowerBound, panelRange.upperBound, c, ldc, activation.0, activation.1)
+                product(0..<tiles, panelRange)
             }
         } else {
             // The filter stays in cache while each row tile of the input is read once. Threads split the rows, also
@@ -214,15 +244,13 @@ final class PackedFilterGEMM: @unchecked Sendable {
             // 2 threads than at 1.
             parallelFor(tiles, threads: threads, workPerItem: saturatingProduct(panels, panelWork)) { tileRange in
                 // One call for the whole range: a call per tile cost a tenth of a small layer's time.
-                guard let epilogue else {
-                    return kernel(filter, a, rows, tileRange.lowerBound, tileRange.upperBound, 0, panels, c, ldc, activation.0, activation.1)
-                }
-                // With an epilogue, four tiles a call, each group read by the epilogue right after the product wrote
-                // it: four 8-row tiles of 128 channels are 16 KB, still in L1.
+                guard let storedRows else { return product(tileRange, 0..<panels) }
+                // With an epilogue on stored rows, four tiles a call, each group read by the epilogue right after the
+                // product wrote it: four 8-row tiles of 128 channels are 16 KB, still in L1.
                 for start in stride(from: tileRange.lowerBound, to: tileRange.upperBound, by: Self.epilogueTiles) {
                     let end = min(start + Self.epilogueTiles, tileRange.upperBound)
-                    kernel(filter, a, rows, start, end, 0, panels, c, ldc, activation.0, activation.1)
-                    epilogue(start * tileRows..<min(end * tileRows, rows))
+                    product(start..<end, 0..<panels)
+                    storedRows(start * tileRows..<min(end * tileRows, rows))
                 }
             }
         }

@@ -8,6 +8,8 @@
 
 LITE_TARGET_AVX2_BEGIN
 
+#include "../ordered_add.h"
+
 #include "f32_vmath8.h"
 
 void lite_f32_sigmoid__avx2(const float *input, float *output, size_t count, int multiply_by_input) {
@@ -44,12 +46,12 @@ static inline void lite_vadd_minmax(const float *a, const float *b, float *outpu
     size_t i = 0;
     for (; i + 8 <= count; i += 8) {
         const __m256 y = b ? _mm256_loadu_ps(b + i) : _mm256_setzero_ps();
-        const __m256 sum = _mm256_add_ps(_mm256_loadu_ps(a + i), y);
+        const __m256 sum = lite_add_ordered8(_mm256_loadu_ps(a + i), y);
         // max(low, v) is `low > v ? low : v`, min(high, x) is `high < x ? high : x`: NaN v is returned by both.
         _mm256_storeu_ps(output + i, _mm256_min_ps(high8, _mm256_max_ps(low8, sum)));
     }
     for (; i < count; i++) {
-        const float v = a[i] + (b ? b[i] : 0.0f);
+        const float v = lite_add_ordered1(a[i], b ? b[i] : 0.0f);
         const float x = v < low ? low : v;
         output[i] = x > high ? high : x;
     }
