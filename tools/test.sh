@@ -37,7 +37,7 @@ sanitize_build=$!
 swift test --skip-build "$@" 2>&1 | tee "$logs/run-default.log" || status=$?
 step "tests"
 # The tests that compare kernels with LiteRT and with each other, at each level below the detected one.
-per_level='LiteEngineTests.(OpGoldenTests|ModelGoldenTests|KernelConsistencyTests|FastRequantizationTests|InstructionSetTests)|LiteTasksTests.(ClassifierGoldenTests|DetectionGoldenTests)'
+per_level='LiteEngineTests.(OpGoldenTests|ModelGoldenTests|KernelConsistencyTests|StoreEpilogueConsistencyTests|FastRequantizationTests|InstructionSetTests)|LiteTasksTests.(ClassifierGoldenTests|DetectionGoldenTests)'
 levels=$(.build/debug/vision-cli cpu --levels)
 detected=$(echo "$levels" | tail -n 1)
 for level in $levels; do

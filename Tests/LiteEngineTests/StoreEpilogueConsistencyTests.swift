@@ -7,7 +7,7 @@ import XCTest
 /// every form the AVX-512 tiles compile (an ADD, a channel-padded ADD, a PRELU, an ADD then a PRELU) at every tile
 /// shape: panels of 8, 16, 24 and 32 columns and partial ones, tiles of 8 and of 7 rows, a row left over for the
 /// one-row kernel, threads splitting the row tiles or the panels. At the avx2 level the same steps run on the stored
-/// rows, and the test holds that route to the same bits.
+/// rows, and the test (which tools/test.sh runs at every level the CPU has) holds that route to the same bits.
 final class StoreEpilogueConsistencyTests: XCTestCase {
     /// A float NaN with a payload of its own, to tell which operand of a sum a NaN came from.
     private static let markedNaN = Float(bitPattern: 0x7FC0_1234)
@@ -20,20 +20,26 @@ final class StoreEpilogueConsistencyTests: XCTestCase {
         let maps = [(4, 6), (5, 5), (7, 7), (14, 14)]
         // Output channels: one panel of 8 or 16; 24 and 40 (a last panel of 24 or 8 after 32); 72 (32, 32, 8); 96.
         let channelCounts = [8, 12, 16, 24, 40, 72, 96]
+        // At the baseline level the convolution is OpenBLAS's sgemm, whose sums at two threads vary from call to call
+        // (its split of the work), and the folded nodes run as Swift loops, whose operand order in the instruction the
+        // compiler picks: there, one thread, and two NaNs compare equal whatever their payloads.
+        let baseline = KernelConfiguration.current.float == nil
+        let threadCounts = baseline ? [1] : [1, 2]
+        func identical(_ a: Float, _ b: Float) -> Bool { a.bitPattern == b.bitPattern || (baseline && a.isNaN && b.isNaN) }
         var checked = 0
         for (height, width) in maps {
             for channels in channelCounts {
                 for kernelSize in [1, 3] {
                     let model = try Self.model(height: height, width: width, inputChannels: 5, channels: channels, kernelSize: kernelSize)
                     let inputs = Self.inputs(height: height, width: width, inputChannels: 5, channels: channels)
-                    let unfused = try Self.run(model, inputs, threads: 1, fusing: false)
-                    for threads in [1, 2] {
+                    for threads in threadCounts {
+                        let unfused = try Self.run(model, inputs, threads: threads, fusing: false)
                         let interpreter = try Interpreter(model: model, options: .init(threads: threads))
                         // Every ADD, PRELU and PAD folds: the last PRELU too, whose slopes a DEQUANTIZE after it writes.
                         XCTAssertEqual(interpreter.folded.filter { $0 }.count, 8, "\(height)x\(width)x\(channels)")
                         let fused = try Self.run(interpreter, inputs)
                         for (i, (ours, plain)) in zip(fused, unfused).enumerated() {
-                            let differing = zip(ours, plain).filter { $0.bitPattern != $1.bitPattern }.count
+                            let differing = zip(ours, plain).filter { !identical($0, $1) }.count
                             XCTAssertEqual(differing, 0, "\(height)x\(width), \(channels) channels, \(kernelSize)x\(kernelSize) filter, "
                                            + "\(threads) threads: output \(i) differs in \(differing) of \(ours.count) values")
                             checked += 1
@@ -42,7 +48,7 @@ final class StoreEpilogueConsistencyTests: XCTestCase {
                 }
             }
         }
-        XCTAssertEqual(checked, maps.count * channelCounts.count * 2 * 2 * 5)
+        XCTAssertEqual(checked, maps.count * channelCounts.count * 2 * threadCounts.count * 5)
     }
 
     /// A model of five convolutions of the same input `x` ([1, height, width, inputChannels]), each followed by folded
