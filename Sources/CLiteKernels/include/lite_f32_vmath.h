@@ -22,6 +22,9 @@ typedef void (*lite_f32_vadd_channel_padded_fn)(const float *a, size_t a_stride,
 typedef void (*lite_f32_resize_bilinear_row_fn)(const float *row0, const float *row1, const int32_t *x0, const int32_t *x1,
                                                 const float *dx, size_t out_w, size_t channels, float dy, float *output);
 
+/// A level's float softmax of one row (``lite_f32_softmax_row__avx2``).
+typedef void (*lite_f32_softmax_row_fn)(const float *x, float *y, size_t n, float beta);
+
 /// A level's PRELU with one slope per channel (``lite_f32_prelu_channels__avx2``).
 typedef void (*lite_f32_prelu_channels_fn)(const float *x, const float *slopes, float *output, size_t rows, size_t channels);
 
@@ -71,6 +74,12 @@ void lite_f32_vadd_channel_padded__avx2(const float *a, size_t a_stride, const f
 /// `output[r · channels + c] = x >= 0 ? x : x · slopes[c]` (one rounding, as the scalar form; NaN stays NaN), eight
 /// channels at a time, the rest one at a time.
 void lite_f32_prelu_channels__avx2(const float *x, const float *slopes, float *output, size_t rows, size_t channels);
+
+/// One row of float SOFTMAX, `y[i] = exp(beta · (x[i] − max)) / Σ`: the maximum over the row (NaN skipped, as
+/// Swift's `max` loop), each exponential as ``lite_exp8`` computes it (`vectorizableExp`'s values, the last `n % 8`
+/// in a zero-padded register) stored in `y`, the sum in eight lanes, each in order, then across the lanes (so not
+/// the same last bits as a sum in one chain), and each value times `1 / sum`. `y` may be `x`.
+void lite_f32_softmax_row__avx2(const float *x, float *y, size_t n, float beta);
 
 #endif
 

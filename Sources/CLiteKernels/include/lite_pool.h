@@ -1,7 +1,7 @@
 #ifndef LITE_POOL_H
 #define LITE_POOL_H
 
-// Max-pooling microkernels: one output row of MAX_POOL_2D over an NHWC image at a time.
+// Pooling microkernels: one output row of MAX_POOL_2D (or float AVERAGE_POOL_2D) over an NHWC image at a time.
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,6 +26,13 @@ void lite_f32_maxpool_row__avx2(const float *image, ptrdiff_t row_start, ptrdiff
                                 float *out, float low, float high);
 void lite_f32_maxpool_row__avx512(const float *image, ptrdiff_t row_start, ptrdiff_t row_end, const lite_pool_row_geometry *geometry,
                                   float *out, float low, float high);
+
+/// One output row of float AVERAGE_POOL_2D, as the portable loop computes it: for each output pixel, each channel's
+/// sum from 0 over the window's in-bounds values (rows `[row_start, row_end)`, the pixel's columns, in order), divided
+/// by their count (at least 1), clamped as `v < low ? low : v`, then `> high ? high`. Channels go 64 at a time, then 8 (the
+/// last piece overlapping the one before: the same sums again); fewer than 8 one at a time.
+void lite_f32_avgpool_row__avx2(const float *image, ptrdiff_t row_start, ptrdiff_t row_end, const lite_pool_row_geometry *geometry,
+                                float *out, float low, float high);
 
 /// One output row of int8 (s8), uint8 (u8) or int16 (s16) MAX_POOL_2D, as the float kernel: the maximum starts at
 /// the type's lowest value and is clamped to [low, high]; channels go 16 bytes at a time, the last piece overlapping.

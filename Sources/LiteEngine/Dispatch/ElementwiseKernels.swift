@@ -16,8 +16,8 @@ struct ElementwiseKernels: Sendable {
                                        UnsafePointer<lite_q_mul_params>?) -> Int
     typealias SquaredDifference = @convention(c) (UnsafePointer<Int8>?, Int, UnsafePointer<Int8>?, Int, UnsafeMutablePointer<Int8>?,
                                                   Int, UnsafePointer<lite_qs8_squared_difference_params>?) -> Int
-    typealias MaxPoolRowF32 = @convention(c) (UnsafePointer<Float>?, Int, Int, UnsafePointer<lite_pool_row_geometry>?,
-                                              UnsafeMutablePointer<Float>?, Float, Float) -> Void
+    typealias PoolRowF32 = @convention(c) (UnsafePointer<Float>?, Int, Int, UnsafePointer<lite_pool_row_geometry>?,
+                                           UnsafeMutablePointer<Float>?, Float, Float) -> Void
     typealias MaxPoolRowS8 = @convention(c) (UnsafePointer<Int8>?, Int, Int, UnsafePointer<lite_pool_row_geometry>?,
                                              UnsafeMutablePointer<Int8>?, Int8, Int8) -> Void
     typealias MaxPoolRowU8 = @convention(c) (UnsafePointer<UInt8>?, Int, Int, UnsafePointer<lite_pool_row_geometry>?,
@@ -34,7 +34,9 @@ struct ElementwiseKernels: Sendable {
     /// Exact int8 SQUARED_DIFFERENCE runs, whole groups of eight.
     let squaredDifferenceS8: SquaredDifference
     /// One output row of MAX_POOL_2D.
-    let maxPoolF32: MaxPoolRowF32, maxPoolS8: MaxPoolRowS8, maxPoolU8: MaxPoolRowU8, maxPoolS16: MaxPoolRowS16
+    let maxPoolF32: PoolRowF32, maxPoolS8: MaxPoolRowS8, maxPoolU8: MaxPoolRowU8, maxPoolS16: MaxPoolRowS16
+    /// One output row of float AVERAGE_POOL_2D.
+    let averagePoolF32: PoolRowF32
     /// Dynamic-range quantization: a row's range and its values less the zero point, whole groups of eight.
     let rangeF32: @convention(c) (UnsafePointer<Float>?, Int, UnsafeMutablePointer<Float>?, UnsafeMutablePointer<Float>?) -> Int
     let quantizeOffsetF32: @convention(c) (UnsafePointer<Float>?, Int, Float, Float, Float, UnsafeMutablePointer<Float>?) -> Int
@@ -56,6 +58,7 @@ struct ElementwiseKernels: Sendable {
         mulS16 = lite_qs16_vmul__avx2
         squaredDifferenceS8 = lite_qs8_vsquared_difference__avx2
         maxPoolF32 = avx512 ? lite_f32_maxpool_row__avx512 : lite_f32_maxpool_row__avx2
+        averagePoolF32 = lite_f32_avgpool_row__avx2
         maxPoolS8 = lite_s8_maxpool_row__avx2
         maxPoolU8 = lite_u8_maxpool_row__avx2
         maxPoolS16 = lite_s16_maxpool_row__avx2

@@ -34,6 +34,8 @@ extension KernelConfiguration {
         let addChannelPadded: lite_f32_vadd_channel_padded_fn
         /// One output row of a float RESIZE_BILINEAR.
         let resizeBilinearRow: lite_f32_resize_bilinear_row_fn
+        /// One row of float SOFTMAX.
+        let softmaxRow: lite_f32_softmax_row_fn
         /// PRELU with one slope per channel.
         let preluChannels: lite_f32_prelu_channels_fn
         /// One time step of a float LSTM with a tanh cell, after its matrix products: peepholes, layer norm, biases,
@@ -72,6 +74,7 @@ extension KernelConfiguration {
             addChannelPadded = lite_f32_vadd_channel_padded__avx2
             lstmStep = lite_f32_lstm_step__avx2
             preluChannels = lite_f32_prelu_channels__avx2
+            softmaxRow = lite_f32_softmax_row__avx2
             resizeBilinearRow = lite_f32_resize_bilinear_row__avx2
             #else
             return nil

@@ -21,11 +21,11 @@ class Pool2D: Kernel {
 
     /// The path `run` takes, chosen by `prepare` from the input's type and the kernels this CPU has.
     enum Plan {
-        /// float32, window by window in Swift (averages; maxima at the baseline level).
+        /// float32, window by window in Swift (the baseline level).
         case float
         #if arch(x86_64)
-        /// float32 MAX_POOL_2D by the C row kernels of ``KernelConfiguration/current``.
-        case floatMaximumRows(ElementwiseKernels)
+        /// float32 by the C row kernel of ``KernelConfiguration/current`` for this op (maxima or averages).
+        case floatRows(ElementwiseKernels.PoolRowF32)
         #endif
         /// uint8/int8/int16 (same scale and zero point in and out, as TFLite requires), clamped to `range`.
         case quantized(range: (Int32, Int32))
@@ -50,13 +50,14 @@ class Pool2D: Kernel {
         try expectType(input, .float32, .uint8, .int8, .int16)
         try expectRank(input, 4)
         #if arch(x86_64)
-        let maximumKernels = isAverage ? nil : KernelConfiguration.current.elementwise
+        let rowKernels = KernelConfiguration.current.elementwise
+        let maximumKernels = isAverage ? nil : rowKernels
         #endif
         switch input.type {
         case .float32:
             plan = .float
             #if arch(x86_64)
-            if let maximumKernels { plan = .floatMaximumRows(maximumKernels) }
+            if let rowKernels { plan = .floatRows(isAverage ? rowKernels.averagePoolF32 : rowKernels.maxPoolF32) }
             #endif
         default:
             guard output.type == input.type else { throw KernelError.unsupported("\(input.type) pooling into \(output.type)") }
@@ -161,7 +162,7 @@ class Pool2D: Kernel {
         case .quantized(let range)?: runQuantized(input, output, range: range, rowKernels: nil, threads: context.threads)
         #if arch(x86_64)
         case .quantizedMaximumRows(let range, let kernels)?: runQuantized(input, output, range: range, rowKernels: kernels, threads: context.threads)
-        case .floatMaximumRows(let kernels)?: runFloatMaximumRows(input, output, kernels, threads: context.threads)
+        case .floatRows(let kernel)?: runFloatRows(input, output, kernel, threads: context.threads)
         #endif
         case .float?: runFloat(input, output, threads: context.threads)
         case nil: throw KernelError.invalid("\(node.code) ran before it was prepared")
@@ -169,8 +170,8 @@ class Pool2D: Kernel {
     }
 
     #if arch(x86_64)
-    /// float32 MAX_POOL_2D, one output row per C call.
-    private func runFloatMaximumRows(_ input: Tensor, _ output: Tensor, _ kernels: ElementwiseKernels, threads: Int) {
+    /// float32 pooling, one output row per C call.
+    private func runFloatRows(_ input: Tensor, _ output: Tensor, _ kernel: ElementwiseKernels.PoolRowF32, threads: Int) {
         let (batches, inH, inW, channels) = (input.dim(0), input.dim(1), input.dim(2), input.dim(3))
         let (outH, outW) = (geometryH.output, geometryW.output)
         let src = input.floats, dst = output.floats
@@ -184,7 +185,7 @@ class Pool2D: Kernel {
             for by in range {
                 let b = by / outH, oy = by % outH
                 let y0 = max(oy * options.strideH - padH, 0), y1 = max(y0, min(oy * options.strideH - padH + options.filterH, inH))
-                kernels.maxPoolF32(src + b * inH * inW * channels, y0, y1, geometry, dst + (b * outH + oy) * outW * channels, low, high)
+                kernel(src + b * inH * inW * channels, y0, y1, geometry, dst + (b * outH + oy) * outW * channels, low, high)
             }
         }
     }

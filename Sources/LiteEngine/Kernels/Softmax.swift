@@ -136,15 +136,21 @@ final class Softmax: Kernel {
         }
     }
 
-    /// float32: each row's `exp(beta · (x - max)) / sum`, rows split over threads.
+    /// float32: each row's `exp(beta · (x - max)) / sum`, rows split over threads; in AVX registers at the avx2 level
+    /// and above (``lite_f32_softmax_row__avx2``: the same exponentials, the sum in eight lanes), else ``softmaxRow``.
     private func runFloat(_ input: Tensor, _ output: Tensor, threads: Int) {
         let depth = input.dim(-1)
         guard depth > 0 else { return }
         let rows = input.elementCount / depth
         let src = input.floats, dst = output.floats, beta = self.beta
+        let vectorRow = KernelConfiguration.current.float?.softmaxRow
         parallelFor(rows, threads: threads, minimumChunk: 16, workPerItem: 4 * depth) { range in
             for r in range {
-                softmaxRow(src + r * depth, dst + r * depth, depth, beta: beta, log: false)
+                if let vectorRow {
+                    vectorRow(src + r * depth, dst + r * depth, depth, beta)
+                } else {
+                    softmaxRow(src + r * depth, dst + r * depth, depth, beta: beta, log: false)
+                }
             }
         }
     }

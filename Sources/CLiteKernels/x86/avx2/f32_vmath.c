@@ -1,6 +1,7 @@
 #if defined(__x86_64__)
 
 #include <immintrin.h>
+#include <math.h>
 #include <string.h>
 
 #include "../isa_targets.h"
@@ -86,6 +87,43 @@ void lite_f32_prelu_channels__avx2(const float *x, const float *slopes, float *o
         }
         for (; c < channels; c++) out[c] = in[c] >= 0.0f ? in[c] : in[c] * slopes[c];
     }
+}
+
+void lite_f32_softmax_row__avx2(const float *x, float *y, size_t n, float beta) {
+    // The maximum: a lane takes a value only when it is larger, so NaN never enters (Swift's `max` loop's order).
+    __m256 maximum8 = _mm256_set1_ps(-INFINITY);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) maximum8 = _mm256_max_ps(_mm256_loadu_ps(x + i), maximum8);
+    float lanes[8];
+    _mm256_storeu_ps(lanes, maximum8);
+    float maximum = -INFINITY;
+    for (size_t l = 0; l < 8; l++) maximum = lanes[l] > maximum ? lanes[l] : maximum;
+    for (; i < n; i++) maximum = x[i] > maximum ? x[i] : maximum;
+    // The exponentials, stored, and summed in eight lanes (each lane in order), then across the lanes.
+    const __m256 max8 = _mm256_set1_ps(maximum), beta8 = _mm256_set1_ps(beta);
+    __m256 sum8 = _mm256_setzero_ps();
+    for (i = 0; i + 8 <= n; i += 8) {
+        const __m256 e = lite_exp8(_mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), max8), beta8));
+        _mm256_storeu_ps(y + i, e);
+        sum8 = _mm256_add_ps(sum8, e);
+    }
+    _mm256_storeu_ps(lanes, sum8);
+    float sum = 0;
+    for (size_t l = 0; l < 8; l++) sum += lanes[l];
+    if (i < n) {
+        // The last values through the same lanes, zero-padded (every operation is rounded alone, so lanes match).
+        float tail[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        memcpy(tail, x + i, (n - i) * sizeof(float));
+        _mm256_storeu_ps(tail, lite_exp8(_mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(tail), max8), beta8)));
+        for (size_t j = 0; j < n - i; j++) {
+            y[i + j] = tail[j];
+            sum += tail[j];
+        }
+    }
+    const __m256 inverse = _mm256_set1_ps(1.0f / sum);
+    for (i = 0; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_loadu_ps(y + i), inverse));
+    const float scalarInverse = 1.0f / sum;
+    for (; i < n; i++) y[i] *= scalarInverse;
 }
 
 LITE_TARGET_END
