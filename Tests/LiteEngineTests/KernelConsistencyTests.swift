@@ -634,6 +634,29 @@ final class KernelConsistencyTests: XCTestCase {
         }
     }
 
+    /// Products with filters of 512 KB and more whose row tiles do not share evenly over two threads (25 rows: three
+    /// tiles and a row; 100 rows: thirteen tiles; 9 rows: one tile and a row) share their panels instead: the same
+    /// sums, so the same bits as one thread, and the reference's values.
+    func testPackedProductSharedByPanelsMatchesOneThread() throws {
+        let savedWork = minimumWorkPerThread
+        minimumWorkPerThread = 1
+        defer { minimumWorkPerThread = savedWork }
+        for (rows, depth, units) in [(25, 1728, 384), (100, 768, 768), (9, 2048, 256), (25, 700, 200)] {
+            let x = random(rows * depth), w = random(units * depth), b = random(units)
+            var results = [[Float]]()
+            for threads in [1, 2] {
+                let output = tensor(3, [1])
+                let kernel = try FullyConnected(node([tensor(0, [rows, depth], x), tensor(1, [units, depth], w), tensor(2, [units], b)], [output]))
+                kernel.activation = try activationRange(.relu6)
+                try run(kernel, threads: threads)
+                results.append(output.toArray(of: Float.self))
+            }
+            let label = "fully connected \(rows)x\(depth) -> \(units)"
+            assertNear(results[1], try FullyConnected.reference(input: x, rows: rows, weights: w, units: units, bias: b, activation: .relu6), label)
+            XCTAssertEqual(results[1].map(\.bitPattern), results[0].map(\.bitPattern), label)
+        }
+    }
+
     /// Hybrid FULLY_CONNECTED (float input, int8 weights, inputs quantized per row) against TFLite's integer sums
     /// computed here, from one value a row to rows of three slices: the packed float product must give the exact sums.
     func testHybridFullyConnectedSumsAreExact() throws {

@@ -45,15 +45,35 @@ final class PackedFilterGEMM: @unchecked Sendable {
     /// 14x14 pixels: 49 rows were six tiles and a row that streamed the whole filter once more, 196 rows 24 tiles and
     /// a half-empty one), if the threads can share them evenly: by row tiles, or else by panels (a 7x7 map's seven
     /// tiles went four and three at two threads, slower than six tiles and a row; its layers' 10, 30 or 40 panels
-    /// split evenly, their 5 do not). Split by panels, a thread stores parts of rows, so an epilogue that runs on whole
-    /// stored rows (`runsOnStoredRows`) rules that out.
+    /// split evenly, their 5 do not). Likewise a layer with a filter of 512 KB or more whose row tiles leave a thread
+    /// idle for more than a twentieth of it shares its panels instead when they split evenly, each thread then reading
+    /// half of the filter (an SSD head's 5x5 map, three tiles of a 2.6 MB filter, went two and one: 1.36x XNNPACK's
+    /// time at 2 threads, 0.81x of that split by panels); smaller filters keep their rows (a face mesh's 6x6 layers of
+    /// 64 KB filters, five tiles, ran slower by panels). Split by panels, a thread stores parts of rows, so an epilogue
+    /// that runs on whole stored rows (`runsOnStoredRows`) rules that out.
     private func tiling(rows: Int, threads: Int, runsOnStoredRows: Bool) -> Tiling {
-        let level = Tiling(kernel: kernels.gemmTiles, storing: kernels.gemmTilesStoring, rows: kernels.gemmTileRows, splitsPanels: false)
-        guard let seven = kernels.gemmTiles7, rows % kernels.gemmTileRows != 0, rows % 7 == 0 else { return level }
         let threads = max(threads, 1)
-        if (rows / 7) % threads == 0 { return Tiling(kernel: seven, storing: kernels.gemmTiles7Storing, rows: 7, splitsPanels: false) }
-        if panels % threads == 0 && !runsOnStoredRows { return Tiling(kernel: seven, storing: kernels.gemmTiles7Storing, rows: 7, splitsPanels: true) }
+        let level = Tiling(kernel: kernels.gemmTiles, storing: kernels.gemmTilesStoring, rows: kernels.gemmTileRows, splitsPanels: false)
+        let sharesPanels = panels % threads == 0 && !runsOnStoredRows
+        if let seven = kernels.gemmTiles7, rows % kernels.gemmTileRows != 0, rows % 7 == 0 {
+            if (rows / 7) % threads == 0 { return Tiling(kernel: seven, storing: kernels.gemmTiles7Storing, rows: 7, splitsPanels: false) }
+            if sharesPanels { return Tiling(kernel: seven, storing: kernels.gemmTiles7Storing, rows: 7, splitsPanels: true) }
+        }
+        let tiles = (rows - Self.singleRows(rows, tileRows: level.rows) + level.rows - 1) / level.rows
+        let busiest = (tiles + threads - 1) / threads
+        if threads > 1 && sharesPanels && saturatingProduct(n, k, 4) >= 512 << 10 && busiest * threads * 20 > tiles * 21 {
+            return Tiling(kernel: level.kernel, storing: level.storing, rows: level.rows, splitsPanels: true)
+        }
         return level
+    }
+
+    /// Rows past the last whole tile that run as single rows (each streams the filter once, at about half a tile's
+    /// rate) rather than as a tile that computes all of its rows for them: one or two (all of them when there is one).
+    /// A 7x7 layer's 49 rows are six tiles of eight and one row, not seven tiles of which the last computes the same
+    /// row eight times.
+    private static func singleRows(_ rows: Int, tileRows: Int) -> Int {
+        let leftOver = rows % tileRows
+        return rows == 1 ? 1 : leftOver <= 2 ? leftOver : 0
     }
 
     let n: Int, k: Int
@@ -161,14 +181,9 @@ final class PackedFilterGEMM: @unchecked Sendable {
     private func run(_ a: Rows, count rows: Int, c: UnsafeMutablePointer<Float>, ldc: Int, activation: (Float, Float), threads: Int,
                      epilogue: Epilogue?) {
         guard rows > 0 else { return }
-        // One or two rows past the last whole tile run as single rows (each streams the filter once, at about half a
-        // tile's rate), not as a tile that computes all of its rows for them: a 7x7 layer's 49 rows are six tiles of
-        // eight and one row, not seven tiles of which the last computes the same row eight times.
         let inRegisters = kernels.gemmTilesStoring != nil && epilogue?.inRegisters != nil
         let tiling = tiling(rows: rows, threads: threads, runsOnStoredRows: epilogue != nil && !inRegisters)
-        let leftOver = rows % tiling.rows
-        let singleRows = rows == 1 ? 1 : leftOver <= 2 ? leftOver : 0
-        let tiledRows = rows - singleRows
+        let tiledRows = rows - Self.singleRows(rows, tileRows: tiling.rows)
         withUnsafePointer(to: filter) { filter in
             withUnsafePointer(to: a.layout) { a in
                 if tiledRows > 0 {
