@@ -902,6 +902,31 @@ final class KernelConsistencyTests: XCTestCase {
         }
     }
 
+    /// The sigmoid (and SiLU) kernel of every level this CPU runs (AVX2's eight lanes, AVX-512's sixteen, their last
+    /// partial registers) gives the same bits as the avx2 level's, on the same values as above and at every count of
+    /// 1...40 (each tail length of both).
+    func testSigmoidKernelsOfEveryLevelAgree() throws {
+        guard let reference = KernelConfiguration(level: .avx2).float?.sigmoid else {
+            // The baseline level has no vector kernels: the Swift loop is the only one (checked above).
+            XCTAssertEqual(InstructionSetLevel.detected, .baseline)
+            return
+        }
+        var values: [Float] = [0, -0.0, .nan, .infinity, -.infinity, 1e-30, -1e-30, 0.125, -0.125, 88, -88, 100, -100]
+        for _ in 0..<2_000 { values.append(Float.random(in: -20...20, using: &generator)) }
+        let levels = [InstructionSetLevel.avx2, .avx512, .avx512vnni].filter { $0 <= InstructionSetLevel.detected }
+        for level in levels {
+            let kernel = try XCTUnwrap(KernelConfiguration(level: level).float?.sigmoid)
+            for count in Array(1...40) + [values.count] {
+                for silu: Int32 in [0, 1] {
+                    var expected = [Float](repeating: 0, count: count), actual = expected
+                    reference(values, &expected, count, silu)
+                    kernel(values, &actual, count, silu)
+                    XCTAssertEqual(actual.map(\.bitPattern), expected.map(\.bitPattern), "\(level), \(count) values, SiLU \(silu)")
+                }
+            }
+        }
+    }
+
     /// GELU's float kernel (``vectorizableErfc``) against libm's `erfcf`, the function TFLite's kernels call, within
     /// 2e-6 relative to max(1, |x|) (the op goldens allow 1e-4).
     func testVectorizableGeluFollowsLibm() {

@@ -38,6 +38,8 @@ typedef void (*lite_f32_prelu_channels_fn)(const float *x, const float *slopes, 
 /// `count % 8` values go through the same code in a zero-padded register, so every value is computed alike. NaN
 /// stays NaN. Within 4 ulp of libm's `1 / (1 + expf(-x))`.
 void lite_f32_sigmoid__avx2(const float *input, float *output, size_t count, int multiply_by_input);
+/// The same in sixteen-lane AVX-512 registers, lane for lane the same values (AVX-512F and DQ).
+void lite_f32_sigmoid__avx512(const float *input, float *output, size_t count, int multiply_by_input);
 
 /// `tanh` of `count` floats in place, eight at a time, each lane (and each of the last `count % 8` values) computing
 /// exactly the portable `vectorizableTanh`, every operation rounded on its own (no fused multiply-adds):

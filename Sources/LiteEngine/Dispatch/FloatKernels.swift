@@ -3,8 +3,8 @@ import CLiteKernels
 extension KernelConfiguration {
     /// The float microkernels of one level, and the GEMM shape they compute (`PackedFilterGEMM` packs its filter for
     /// it). AVX2 (and FMA) kernels serve the avx2 level and, where they have no AVX-512 version, the levels above it:
-    /// the sigmoid and the LSTM step (whose lanes compute the same values in AVX-512 registers), and the one-row GEMM
-    /// (AVX registers at every level). The depthwise convolution has both, with the same results.
+    /// the LSTM step (whose lanes would compute the same values in AVX-512 registers), and the one-row GEMM (AVX
+    /// registers at every level). The depthwise convolution and the sigmoid have both, with the same results.
     struct FloatKernels: @unchecked Sendable {
         /// Rows of C per GEMM tile: 6 (AVX2's 6x16) or 8 (AVX-512's 8x32).
         let gemmTileRows: Int
@@ -57,6 +57,7 @@ extension KernelConfiguration {
                 gemmTilesStoring = nil
                 gemmTiles7Storing = nil
                 depthwiseRows = lite_f32_dwconv_rows__avx2
+                sigmoid = lite_f32_sigmoid__avx2
             case .avx512, .avx512vnni:
                 gemmTileRows = 8
                 gemmPanelWidth = 32
@@ -66,9 +67,9 @@ extension KernelConfiguration {
                 gemmTilesStoring = lite_f32_gemm_8x32_storing__avx512
                 gemmTiles7Storing = lite_f32_gemm_7x32_storing__avx512
                 depthwiseRows = lite_f32_dwconv_rows__avx512
+                sigmoid = lite_f32_sigmoid__avx512
             }
             gemmRow = lite_f32_gemm_1x64__avx2
-            sigmoid = lite_f32_sigmoid__avx2
             tanh = lite_f32_tanh__avx2
             addMinMax = lite_f32_vadd_minmax__avx2
             addChannelPadded = lite_f32_vadd_channel_padded__avx2
