@@ -16,8 +16,9 @@ final class StoreEpilogueConsistencyTests: XCTestCase {
         let savedWork = minimumWorkPerThread
         minimumWorkPerThread = 1
         defer { minimumWorkPerThread = savedWork }
-        // (height, width): 24 rows (three 8-row tiles), 25 (three tiles and one row), 49 and 196 (7-row tiles).
-        let maps = [(4, 6), (5, 5), (7, 7), (14, 14)]
+        // (height, width): 24 rows (three 8-row tiles), 25 (three tiles and one row), 15 (a whole tile and one of seven
+        // rows), 49 and 196 (7-row tiles).
+        let maps = [(4, 6), (5, 5), (3, 5), (7, 7), (14, 14)]
         // Output channels: one panel of 8 or 16; 24 and 40 (a last panel of 24 or 8 after 32); 72 (32, 32, 8); 96.
         let channelCounts = [8, 12, 16, 24, 40, 72, 96]
         // At the baseline level the convolution is OpenBLAS's sgemm, whose sums at two threads vary from call to call
@@ -51,6 +52,40 @@ final class StoreEpilogueConsistencyTests: XCTestCase {
         XCTAssertEqual(checked, maps.count * channelCounts.count * 2 * threadCounts.count * 5)
     }
 
+    /// A PRELU whose slopes a DEQUANTIZE writes after the convolution folds only when the DEQUANTIZE reads a constant:
+    /// not a variable to which the file gives a first value (its DEQUANTIZE runs after the convolution, whose store
+    /// would read slopes not yet written).
+    func testSlopesDequantizedFromAVariableDoNotFold() throws {
+        for variable in [false, true] {
+            var builder = ModelBuilder()
+            let channels = 16, shape = [1, 6, 6, channels]
+            let x = builder.addTensor(name: "x", type: .float32, shape: [1, 6, 6, 3])
+            let filter = builder.addConstant(name: "w", shape: [channels, 1, 1, 3], values: (0..<(channels * 3)).map { Float(($0 * 37) % 23) / 11 - 1 })
+            let half = builder.addBuffer((0..<channels).flatMap { c in
+                withUnsafeBytes(of: Float16(Float(c % 3) / 4 + 0.1).bitPattern.littleEndian, Array.init)
+            })
+            let slopes16 = builder.addTensor(name: "alpha16", type: .float16, shape: [1, 1, channels], buffer: half, isVariable: variable)
+            var convolution = FlatTableBuilder()  // Conv2DOptions: SAME padding, strides 1
+            convolution[0] = .int8(0)
+            convolution[1] = .int32(1)
+            convolution[2] = .int32(1)
+            let (c0, slopes, out) = (builder.addTensor(name: "c0", type: .float32, shape: shape),
+                                     builder.addTensor(name: "alpha32", type: .float32, shape: [1, 1, channels]),
+                                     builder.addTensor(name: "out", type: .float32, shape: shape))
+            builder.addOperator(.conv2d, inputs: [x, filter, -1], outputs: [c0], optionsType: 1, options: convolution)
+            builder.addOperator(.dequantize, inputs: [slopes16], outputs: [slopes])
+            builder.addOperator(.prelu, inputs: [c0, slopes], outputs: [out])
+            builder.inputs = [x]
+            builder.outputs = [out]
+            let model = try TFLiteModel(bytes: builder.build())
+            let input = [(0..<108).map { Float(($0 * 53) % 29) / 7 - 2 }]
+            let fused = try Interpreter(model: model)
+            XCTAssertEqual(fused.folded, [false, false, !variable], "variable slopes: \(variable)")
+            let plain = try Self.run(model, input, threads: 1, fusing: false)
+            XCTAssertEqual(try Self.run(fused, input).map { $0.map(\.bitPattern) }, plain.map { $0.map(\.bitPattern) }, "variable slopes: \(variable)")
+        }
+    }
+
     /// A model of five convolutions of the same input `x` ([1, height, width, inputChannels]), each followed by folded
     /// nodes: (0) ADD of `r` then PRELU, (1) `r` + conv with a RELU, (2) PRELU alone, (3) ADD of `s` padded from
     /// `channels - 5` channels to `channels`, (4) conv + `r` then a PRELU whose slopes a DEQUANTIZE of float16
@@ -65,7 +100,9 @@ final class StoreEpilogueConsistencyTests: XCTestCase {
         let filter = builder.addConstant(name: "w", shape: [channels, kernelSize, kernelSize, inputChannels],
                                          values: (0..<weightCount).map { Float(($0 * 37) % 23) / 11 - 1 })
         let bias = builder.addConstant(name: "b", shape: [channels], values: (0..<channels).map { Float($0 % 7) / 4 - 0.75 })
-        let slopes = builder.addConstant(name: "alpha", shape: [1, 1, channels], values: (0..<channels).map { Float($0 % 5) / 8 - 0.2 })
+        // Every sixth slope a NaN of its own payload: where the value is NaN too, the product keeps the value's.
+        let slopeValues = (0..<channels).map { (c: Int) -> Float in c % 6 == 5 ? Float(bitPattern: 0x7FC0_0ABC) : Float(c % 5) / 8 - 0.2 }
+        let slopes = builder.addConstant(name: "alpha", shape: [1, 1, channels], values: slopeValues)
         let halfSlopes = builder.addBuffer((0..<channels).flatMap { c in
             withUnsafeBytes(of: Float16(Float(c % 3) / 4 + 0.1).bitPattern.littleEndian, Array.init)
         })

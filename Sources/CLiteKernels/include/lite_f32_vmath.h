@@ -73,8 +73,9 @@ void lite_f32_vadd_channel_padded__avx2(const float *a, size_t a_stride, const f
                                         size_t channels, float low, float high);
 
 /// PRELU with one slope per channel (alpha [1, ..., 1, C], MediaPipe's models) over `rows` rows of `channels`:
-/// `output[r · channels + c] = x >= 0 ? x : x · slopes[c]` (one rounding, as the scalar form; NaN stays NaN), eight
-/// channels at a time, the rest one at a time.
+/// `output[r · channels + c] = x < 0 ? x · slopes[c] : x` (one rounding), eight channels at a time, the rest one at a
+/// time. A NaN x is kept as it is: the reference's `x >= 0 ? x : x · slope` gives the same bits for every quiet NaN
+/// and a slope that is not NaN, and with no NaN factor no operand order decides which of two NaNs a product carries.
 void lite_f32_prelu_channels__avx2(const float *x, const float *slopes, float *output, size_t rows, size_t channels);
 
 /// One row of float SOFTMAX, `y[i] = exp(beta · (x[i] − max)) / Σ`: the maximum over the row (NaN skipped, as

@@ -50,11 +50,12 @@ final class Dequantize: Kernel {
         }
     }
 
-    /// Whether this node's output is a constant computed while the plan is built (its input is a constant of the file
-    /// and its output not a variable), so that it has its values before any node runs.
+    /// Whether this node's output is a constant computed while the plan is built (its input is a constant of the file,
+    /// not a variable that the file gives a first value, and its output not a variable), so that it has its values
+    /// before any node runs. Asked before the plan is built, when a variable with a buffer still reads as a constant.
     var computesAConstant: Bool {
         guard let input = node.inputs[0], let output = node.outputs.first else { return false }
-        return input.storage == .constant && !output.isVariable
+        return input.storage == .constant && !input.isVariable && !output.isVariable
     }
 
     /// Whether this node has given the variable it writes its first value (the state `resetVariableTensors()` then

@@ -50,18 +50,25 @@ final class PackedFilterGEMM: @unchecked Sendable {
     /// half of the filter (an SSD head's 5x5 map, three tiles of a 2.6 MB filter, went two and one: 1.36x XNNPACK's
     /// time at 2 threads, 0.81x of that split by panels); smaller filters keep their rows (a face mesh's 6x6 layers of
     /// 64 KB filters, five tiles, ran slower by panels). Split by panels, a thread stores parts of rows, so an epilogue
-    /// that runs on whole stored rows (`runsOnStoredRows`) rules that out.
-    private func tiling(rows: Int, threads: Int, runsOnStoredRows: Bool) -> Tiling {
+    /// that runs on whole stored rows (an epilogue without an in-register form for the tile) rules that out.
+    private func tiling(rows: Int, threads: Int, epilogue: Epilogue?) -> Tiling {
         let threads = max(threads, 1)
+        // Whether a tile kernel (by its storing form) would leave the epilogue to run on the rows it stored.
+        func runsOnStoredRows(_ storing: lite_f32_gemm_tiles_storing_fn?) -> Bool {
+            epilogue != nil && (storing == nil || epilogue?.inRegisters == nil)
+        }
         let level = Tiling(kernel: kernels.gemmTiles, storing: kernels.gemmTilesStoring, rows: kernels.gemmTileRows, splitsPanels: false)
-        let sharesPanels = panels % threads == 0 && !runsOnStoredRows
         if let seven = kernels.gemmTiles7, rows % kernels.gemmTileRows != 0, rows % 7 == 0 {
-            if (rows / 7) % threads == 0 { return Tiling(kernel: seven, storing: kernels.gemmTiles7Storing, rows: 7, splitsPanels: false) }
-            if sharesPanels { return Tiling(kernel: seven, storing: kernels.gemmTiles7Storing, rows: 7, splitsPanels: true) }
+            let sevens = Tiling(kernel: seven, storing: kernels.gemmTiles7Storing, rows: 7, splitsPanels: false)
+            if (rows / 7) % threads == 0 { return sevens }
+            if panels % threads == 0 && !runsOnStoredRows(sevens.storing) {
+                return Tiling(kernel: seven, storing: sevens.storing, rows: 7, splitsPanels: true)
+            }
         }
         let tiles = (rows - Self.singleRows(rows, tileRows: level.rows) + level.rows - 1) / level.rows
         let busiest = (tiles + threads - 1) / threads
-        if threads > 1 && sharesPanels && saturatingProduct(n, k, 4) >= 512 << 10 && busiest * threads * 20 > tiles * 21 {
+        if threads > 1 && panels % threads == 0 && !runsOnStoredRows(level.storing) && saturatingProduct(n, k, 4) >= 512 << 10
+            && busiest * threads * 20 > tiles * 21 {
             return Tiling(kernel: level.kernel, storing: level.storing, rows: level.rows, splitsPanels: true)
         }
         return level
@@ -181,8 +188,7 @@ final class PackedFilterGEMM: @unchecked Sendable {
     private func run(_ a: Rows, count rows: Int, c: UnsafeMutablePointer<Float>, ldc: Int, activation: (Float, Float), threads: Int,
                      epilogue: Epilogue?) {
         guard rows > 0 else { return }
-        let inRegisters = kernels.gemmTilesStoring != nil && epilogue?.inRegisters != nil
-        let tiling = tiling(rows: rows, threads: threads, runsOnStoredRows: epilogue != nil && !inRegisters)
+        let tiling = tiling(rows: rows, threads: threads, epilogue: epilogue)
         let tiledRows = rows - Self.singleRows(rows, tileRows: tiling.rows)
         withUnsafePointer(to: filter) { filter in
             withUnsafePointer(to: a.layout) { a in
@@ -248,6 +254,8 @@ final class PackedFilterGEMM: @unchecked Sendable {
             for p in 0..<panels { product(0..<tiles, p..<p + 1) }
             storedRows?(0..<rows)
         } else if tiling.splitsPanels {
+            // A thread stores parts of rows: `tiling` splits the panels only where no epilogue runs on stored rows.
+            precondition(storedRows == nil, "an epilogue on stored rows with the panels split between threads")
             parallelFor(panels, threads: threads, workPerItem: saturatingProduct(tiles, panelWork)) { panelRange in
                 product(0..<tiles, panelRange)
             }

@@ -81,11 +81,12 @@ void lite_f32_prelu_channels__avx2(const float *x, const float *slopes, float *o
         for (; c + 8 <= channels; c += 8) {
             const __m256 v = _mm256_loadu_ps(in + c);
             const __m256 product = _mm256_mul_ps(v, _mm256_loadu_ps(slopes + c));
-            // `v >= 0` is false for NaN (ordered compare), which then takes the product: NaN, as the scalar form.
-            const __m256 keep = _mm256_cmp_ps(v, zero, _CMP_GE_OQ);
+            // `v < 0` is false for NaN (ordered compare), which is kept: a NaN is never a factor, so no operand order
+            // decides which NaN a product of two carries.
+            const __m256 keep = _mm256_cmp_ps(v, zero, _CMP_NLT_UQ);
             _mm256_storeu_ps(out + c, _mm256_blendv_ps(product, v, keep));
         }
-        for (; c < channels; c++) out[c] = in[c] >= 0.0f ? in[c] : in[c] * slopes[c];
+        for (; c < channels; c++) out[c] = in[c] < 0.0f ? in[c] * slopes[c] : in[c];
     }
 }
 

@@ -96,7 +96,8 @@ static inline __attribute__((always_inline)) lite_store8 lite_store8_at(const li
 /// `v` clamped, then through the tile's store epilogue (`form` 0 compiles none): each step the operation its node's
 /// own kernel applies to the stored value, in the same order. An ADD is `min(high, max(low, v + other))` (`other + v`
 /// when it comes first; a padded column adds the 0 its unread lane holds, the same value in either order); a PRELU
-/// multiplies the lanes that are not `>= 0` (NaN included) by their slope, as the kernel's blend of the product does.
+/// multiplies the lanes below 0 by their slope and keeps the others (NaN too, as the kernel does: a NaN is never a
+/// factor, so no operand order decides which NaN a product of two carries).
 static inline __attribute__((always_inline)) __m512 lite_finish16(__m512 v, __m512 low, __m512 high, const int form, const lite_store16 *s,
                                                                   size_t row) {
     v = _mm512_min_ps(high, _mm512_max_ps(low, v));
@@ -105,7 +106,9 @@ static inline __attribute__((always_inline)) __m512 lite_finish16(__m512 v, __m5
         const __m512 sum = s->other_first ? lite_add_ordered16(other, v) : lite_add_ordered16(v, other);
         v = _mm512_min_ps(s->high, _mm512_max_ps(s->low, sum));
     }
-    if (form & LITE_STORE_PRELU) v = _mm512_mask_mul_ps(v, _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_NGE_UQ), v, s->slope);
+    if (form & LITE_STORE_PRELU) {
+        v = _mm512_mask_mul_ps(v, _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_LT_OQ), v, s->slope);
+    }
     return v;
 }
 
@@ -117,7 +120,9 @@ static inline __attribute__((always_inline)) __m256 lite_finish8(__m256 v, __m25
         const __m256 sum = s->other_first ? lite_add_ordered8(other, v) : lite_add_ordered8(v, other);
         v = _mm256_min_ps(s->high, _mm256_max_ps(s->low, sum));
     }
-    if (form & LITE_STORE_PRELU) v = _mm256_mask_mul_ps(v, _mm256_cmp_ps_mask(v, _mm256_setzero_ps(), _CMP_NGE_UQ), v, s->slope);
+    if (form & LITE_STORE_PRELU) {
+        v = _mm256_mask_mul_ps(v, _mm256_cmp_ps_mask(v, _mm256_setzero_ps(), _CMP_LT_OQ), v, s->slope);
+    }
     return v;
 }
 
