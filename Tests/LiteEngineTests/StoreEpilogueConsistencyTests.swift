@@ -52,6 +52,47 @@ final class StoreEpilogueConsistencyTests: XCTestCase {
         XCTAssertEqual(checked, maps.count * channelCounts.count * 2 * threadCounts.count * 5)
     }
 
+    /// A convolution whose filter (2.6 MB) the threads share by panels, its row tiles being uneven (25 rows: three tiles
+    /// and a row), with an ADD then a PRELU folded in: each thread applies the steps to the columns it stores.
+    func testFoldedStepsWithThePanelsSharedBetweenThreads() throws {
+        let savedWork = minimumWorkPerThread
+        minimumWorkPerThread = 1
+        defer { minimumWorkPerThread = savedWork }
+        var builder = ModelBuilder()
+        let (channels, depth) = (384, 192), shape = [1, 5, 5, channels]
+        let x = builder.addTensor(name: "x", type: .float32, shape: [1, 5, 5, depth])
+        let r = builder.addTensor(name: "r", type: .float32, shape: shape)
+        let weights = (0..<(channels * 9 * depth)).map { (i: Int) -> Float in Float((i * 37) % 23) / 110 - 0.1 }
+        let filter = builder.addConstant(name: "w", shape: [channels, 3, 3, depth], values: weights)
+        let bias = builder.addConstant(name: "b", shape: [channels], values: (0..<channels).map { Float($0 % 7) / 4 - 0.75 })
+        let slopes = builder.addConstant(name: "alpha", shape: [1, 1, channels], values: (0..<channels).map { Float($0 % 5) / 8 - 0.2 })
+        var convolution = FlatTableBuilder()  // Conv2DOptions: SAME padding, strides 1
+        convolution[0] = .int8(0)
+        convolution[1] = .int32(1)
+        convolution[2] = .int32(1)
+        let (c, sum, out) = (builder.addTensor(name: "c", type: .float32, shape: shape), builder.addTensor(name: "sum", type: .float32, shape: shape),
+                             builder.addTensor(name: "out", type: .float32, shape: shape))
+        builder.addOperator(.conv2d, inputs: [x, filter, bias], outputs: [c], optionsType: 1, options: convolution)
+        builder.addOperator(.add, inputs: [r, c], outputs: [sum], optionsType: 11, options: FlatTableBuilder())
+        builder.addOperator(.prelu, inputs: [sum, slopes], outputs: [out])
+        builder.inputs = [x, r]
+        builder.outputs = [out]
+        let model = try TFLiteModel(bytes: builder.build())
+        let xValues = (0..<(25 * depth)).map { (i: Int) -> Float in Float((i * 53) % 29) / 7 - 2 }
+        let rValues = (0..<(25 * channels)).map { (i: Int) -> Float in Float((i * 31) % 41) / 9 - 2.2 }
+        let inputs = [xValues, rValues]
+        let oneThread = try Self.run(model, inputs, threads: 1, fusing: false)
+        for threads in [1, 2] {
+            let fused = try Interpreter(model: model, options: .init(threads: threads))
+            XCTAssertEqual(fused.folded, [false, true, true])
+            let outputs = try Self.run(fused, inputs)
+            // At the baseline level the product is OpenBLAS's sgemm, whose two-thread sums differ from its one-thread ones.
+            let reference = KernelConfiguration.current.float == nil ? try Self.run(model, inputs, threads: threads, fusing: false) : oneThread
+            let (ours, expected): ([UInt32], [UInt32]) = (outputs[0].map { $0.bitPattern }, reference[0].map { $0.bitPattern })
+            XCTAssertEqual(ours, expected, "\(threads) threads")
+        }
+    }
+
     /// A PRELU whose slopes a DEQUANTIZE writes after the convolution folds only when the DEQUANTIZE reads a constant:
     /// not a variable to which the file gives a first value (its DEQUANTIZE runs after the convolution, whose store
     /// would read slopes not yet written).
