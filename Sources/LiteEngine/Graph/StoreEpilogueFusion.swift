@@ -29,7 +29,7 @@ enum StoreStep {
     /// The step as the AVX-512 tiles apply it to each value in registers before storing it (row r of the convolution's
     /// output, `channels` values a row, meets row r of the other operand): the same operations on the same operands in
     /// the same order.
-    func inRegisters(channels: Int) -> lite_f32_store_step {
+    func registerStep(channels: Int) -> lite_f32_store_step {
         switch self {
         case .add(let other, let otherFirst, _, let low, let high):
             lite_f32_store_step(kind: LITE_F32_STORE_ADD, other_first: otherFirst ? 1 : 0, values: other, stride: channels, summed: 0, low: low, high: high)
@@ -52,8 +52,8 @@ enum StoreStep {
         }
         var described = lite_f32_store_epilogue()
         described.count = steps.count
-        described.steps.0 = steps[0].inRegisters(channels: channels)
-        if steps.count == 2 { described.steps.1 = steps[1].inRegisters(channels: channels) }
+        described.steps.0 = steps[0].registerStep(channels: channels)
+        if steps.count == 2 { described.steps.1 = steps[1].registerStep(channels: channels) }
         return described
     }
 

@@ -26,8 +26,7 @@ static inline void lite_f32_window_maximum8(const float *image, ptrdiff_t row_st
 
 /// Channels [channel, channel + 8 · blocks) of one window (`blocks` 1 or 8, a constant at each call), each the sum from
 /// 0 over the window's pixels in order, divided by `count`, clamped, stored at `out + channel`. Eight blocks keep eight
-/// chains of additions in flight: one block's chain waits on each addition (a 7x7 global pool of 1,280 channels took
-/// 6 µs so, 3 µs with four).
+/// chains of additions in flight; one block's chain waits on each addition.
 static inline __attribute__((always_inline)) void lite_f32_window_mean(const float *image, ptrdiff_t row_start, ptrdiff_t row_end,
                                                                        ptrdiff_t x0, ptrdiff_t x1, ptrdiff_t width, ptrdiff_t channels,
                                                                        ptrdiff_t channel, const int blocks, __m256 count, float *out,
