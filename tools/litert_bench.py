@@ -8,7 +8,10 @@ and how much it grew by the end of initialization and by the end of the runs (me
 the peak never goes down, so a second model in the same process reads the first one's peak).
 """
 import argparse
+import ctypes
 import json
+import os
+import subprocess
 import time
 
 import numpy as np
@@ -31,6 +34,38 @@ def input_values(rng, dtype, shape):
     if dtype == np.bool_:
         return rng.integers(0, 1, shape, endpoint=True).astype(dtype)
     return np.zeros(shape, dtype)
+
+
+# XNNPACK's x86 feature bits (`arch_flags` in its `struct xnn_hardware_config`) in the ai-edge-litert 2.3.0 wheel,
+# read off the microkernels `perf report` shows under each mask: up to 1 << 7 (avx2, with fma3 and f16c below it)
+# they are what an AVX2-only EPYC has; 1 << 8 is avx256skx and 1 << 9 avx512f. Another wheel may number them
+# differently, so limit_xnnpack_to_avx2 refuses any other version.
+XNNPACK_FLAGS_WHEEL = "2.3.0"
+XNNPACK_AVX2_MACHINE_FLAGS = 0xFF
+
+
+def limit_xnnpack_to_avx2():
+    """Makes this process's XNNPACK pick the microkernels it picks on an AVX2-only x86 machine, so that an AVX-512
+    machine can compare `LITEVISION_ISA=avx2` with what LiteRT does on such a machine. Call it before the first
+    interpreter: XNNPACK's hardware configuration is made once per process, and its kernel tables read it when
+    they are first used. Finds XNNPACK's `xnn_init_hardware_config` in the wheel's symbol table (`nm`), calls it, and
+    clears the feature bits above AVX2 in the configuration it returns."""
+    from importlib.metadata import version
+    if version("ai-edge-litert") != XNNPACK_FLAGS_WHEEL:
+        raise RuntimeError(f"XNNPACK's feature bits were read off ai-edge-litert {XNNPACK_FLAGS_WHEEL}, "
+                           f"not {version('ai-edge-litert')}: check them with perf before limiting")
+    library = os.path.join(os.path.dirname(litert.__file__), "libpywrap_litert_common.so")
+    symbols = subprocess.run(["nm", library], check=True, capture_output=True, text=True).stdout
+    offset = next(int(line.split()[0], 16) for line in symbols.splitlines() if line.endswith(" xnn_init_hardware_config"))
+    with open("/proc/self/maps") as maps:
+        base = next(int(line.split("-")[0], 16) for line in maps
+                    if line.rstrip().endswith(library) and line.split()[2] == "00000000")
+    config = ctypes.CFUNCTYPE(ctypes.c_void_p)(base + offset)()
+    # struct xnn_hardware_config in this wheel: a uint64 before arch_flags, then the cache sizes.
+    arch_flags = ctypes.c_uint64.from_address(config + 8)
+    if arch_flags.value & 0xE0 != 0xE0:
+        raise RuntimeError(f"XNNPACK's arch_flags read {arch_flags.value:#x}: no AVX2 there, so not the expected layout")
+    arch_flags.value &= XNNPACK_AVX2_MACHINE_FLAGS
 
 
 def peak_rss_mb():
@@ -85,6 +120,9 @@ if __name__ == "__main__":
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--builtin", action="store_true")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--xnnpack-avx2", action="store_true", help="XNNPACK as on an AVX2-only machine")
     a = p.parse_args()
+    if a.xnnpack_avx2:
+        limit_xnnpack_to_avx2()
     r = bench(a.model, a.threads, a.runs, a.warmup, a.builtin)
     print(json.dumps(r) if a.json else f"median {r['median_ms']:.3f} ms  min {r['min_ms']:.3f} ms")

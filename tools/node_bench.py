@@ -2,6 +2,7 @@
 """Times each node of a model alone, in vision-cli and in LiteRT with XNNPACK, and lists where ours loses most.
 
     .venv/bin/python tools/node_bench.py MODEL [--threads N] [--runs N] [--nodes I ...] [--top N] [--cli PATH]
+                                         [--avx2-machine]
 
 A whole-model benchmark says how far apart the two runtimes are; `vision-cli bench --profile` says where our time
 goes, but XNNPACK runs a model as one delegate node and has no per-op profile. This cuts each node out as a one-op
@@ -23,7 +24,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(__file__))
 from ai_edge_litert import schema_py_generated as fb  # noqa: E402
 
-from litert_bench import bench  # noqa: E402
+from litert_bench import bench, limit_xnnpack_to_avx2  # noqa: E402
 from node_alone import one_node_model  # noqa: E402
 
 
@@ -68,9 +69,9 @@ def fold_constant_dequantizes(model):
         target.buffer = len(model.buffers) - 1
 
 
-def ours(cli, path, threads, runs):
+def ours(cli, path, threads, runs, environment=None):
     out = subprocess.run([cli, "bench", path, "--threads", str(threads), "--runs", str(runs), "--warmup", "5", "--json"],
-                         check=True, capture_output=True, text=True).stdout
+                         check=True, capture_output=True, text=True, env=environment).stdout
     return json.loads(out.strip().splitlines()[-1])["min_ms"]
 
 
@@ -82,7 +83,13 @@ def main():
     p.add_argument("--nodes", type=int, nargs="+", help="node indices (default: every node of the main graph)")
     p.add_argument("--top", type=int, default=20, help="rows to print")
     p.add_argument("--cli", default=os.path.join(os.path.dirname(__file__), "..", ".build", "release", "vision-cli"))
+    p.add_argument("--avx2-machine", action="store_true",
+                   help="both sides as on an AVX2-only machine (as tools/bench_vs_litert.py --avx2-machine)")
     a = p.parse_args()
+    environment = None
+    if a.avx2_machine:
+        limit_xnnpack_to_avx2()
+        environment = dict(os.environ, LITEVISION_ISA="avx2", LITEVISION_BLAS_CORETYPE="Zen")
     data = open(a.model, "rb").read()
     count = len(fb.ModelT.InitFromObj(fb.Model.GetRootAsModel(data, 0)).subgraphs[0].operators)
     rows = []
@@ -98,7 +105,7 @@ def main():
             path = os.path.join(work, f"node{index}.tflite")
             open(path, "wb").write(node)
             try:
-                mine = ours(a.cli, path, a.threads, a.runs)
+                mine = ours(a.cli, path, a.threads, a.runs, environment)
                 theirs = bench(path, a.threads, a.runs)["min_ms"]
             except (subprocess.CalledProcessError, RuntimeError, ValueError) as error:
                 print(f"node {index} {name}: not timed ({str(error).splitlines()[0]})", file=sys.stderr)
