@@ -16,9 +16,8 @@ import CLiteKernels
 ///
 /// Rows go in tiles of 8 (6 at avx2), or of 7 where 7 divides the rows and 8 does not (the 7x7 and 14x14 maps of
 /// 224-pixel models); one or two rows left after the last whole tile take the one-row path (see below) rather
-/// than a tile that would compute its first row eight times. With more than one thread the tiles are shared out;
-/// on one thread a layer whose filter is larger than its input runs panel by panel instead, each panel through
-/// every tile, so the filter is read once.
+/// than a tile that would compute its first row eight times. Each tile runs through every panel; with more than one
+/// thread the tiles are shared out (or, for some large filters, the panels: see `tiling`).
 ///
 /// At the avx2 level (no AVX-512) panels are of 16 with a 6x16 tile in 12 AVX registers (XNNPACK's AVX2 shape),
 /// or for layers of at most 8 output channels panels of 8 and a 6x8 tile (also for a last panel with at most 8 real
@@ -248,12 +247,7 @@ final class PackedFilterGEMM: @unchecked Sendable {
         let tiles = (rows + tileRows - 1) / tileRows
         let panelWork = tileRows * panelWidth * k
         let panels = self.panels
-        if n > rows && threads == 1 {
-            // More filter than input (the last layers, 7x7 or 14x14 pixels), on one thread: each panel runs every row
-            // tile through it, so each panel is read from memory once.
-            for p in 0..<panels { product(0..<tiles, p..<p + 1) }
-            storedRows?(0..<rows)
-        } else if tiling.splitsPanels {
+        if tiling.splitsPanels {
             // A thread stores parts of rows: `tiling` splits the panels only where no epilogue runs on stored rows.
             precondition(storedRows == nil, "an epilogue on stored rows with the panels split between threads")
             parallelFor(panels, threads: threads, workPerItem: saturatingProduct(tiles, panelWork)) { panelRange in
@@ -261,7 +255,10 @@ final class PackedFilterGEMM: @unchecked Sendable {
             }
         } else {
             // The filter stays in cache while each row tile of the input is read once. Threads split the rows, also
-            // when the filter is the larger operand. Split by panels, a 160-channel layer's five panels went three
+            // when the filter is the larger operand. On one thread too: running each panel through every row tile
+            // instead (each panel read from memory once) was slower in the graph on the 7x7 layers, whose filters
+            // arrive from memory after the rest of the model has gone through the caches; a sequential pass over the
+            // whole filter a tile suits the hardware prefetchers. Split by panels, a 160-channel layer's five panels went three
             // to one thread and two to the other, and the 7x7 depthwise layers after MobileNetV2's 960-channel ones
             // (split by rows, as every op is) read half of their input from the other core's cache, and ran slower at
             // 2 threads than at 1.
