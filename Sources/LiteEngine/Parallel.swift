@@ -6,10 +6,16 @@ import Dispatch
 /// paths.
 nonisolated(unsafe) var minimumWorkPerThread = 1 << 16
 
-/// How many granules each thread's share of a loop is cut into on the ``WorkerPool``: a thread that finishes early
-/// takes the others' last granules, so a thread slowed by a granule's worth of work or less costs no waiting.
-/// 4 balances the threads as well as 8 and calls each body half as often.
+/// How many granules each thread's share of a loop is cut into on the ``WorkerPool`` at most: a thread that finishes
+/// early takes the others' last granules, so a thread slowed by a granule's worth of work or less (a virtual CPU the
+/// host took away) costs no waiting. Each granule is another call of the loop's body, with its setup, so a share is
+/// cut only when each piece still has ``granuleWork`` to do: most ops of a mobile model take 10-50 µs, and cutting
+/// their shares in four cost them more at two threads than the balancing won (Docs/benchmarks.md).
 let granulesPerThread = 4
+
+/// The least work (in ``minimumWorkPerThread``'s units) for which a thread's share is cut into another granule: tens
+/// of microseconds.
+var granuleWork: Int { minimumWorkPerThread * 64 }
 
 /// Splits `0..<count` into at most `threads` contiguous shares and runs them concurrently, on the ``WorkerPool``
 /// (Linux: each share in granules, threads that finish early taking over the rest of the others') or, when the pool
@@ -27,7 +33,8 @@ func parallelFor(_ count: Int, threads: Int, minimumChunk: Int = 1, workPerItem:
         return
     }
     #if os(Linux)
-    let granule = max(minimumChunk, (count + chunks * granulesPerThread - 1) / (chunks * granulesPerThread))
+    let pieces = overflow ? granulesPerThread : min(granulesPerThread, max(total / chunks / max(granuleWork, 1), 1))
+    let granule = max(minimumChunk, (count + chunks * pieces - 1) / (chunks * pieces))
     if WorkerPool.shared.run(threads: chunks, count: count, granule: granule, body) { return }
     #endif
     let chunk = { (chunk: Int) in body(count * chunk / chunks ..< count * (chunk + 1) / chunks) }

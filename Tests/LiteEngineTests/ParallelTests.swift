@@ -86,6 +86,23 @@ final class ParallelTests: XCTestCase {
         }
     }
 
+    /// A share is cut into granules only when each still has ``granuleWork`` to do: a loop of 64 items worth a few
+    /// times the split's minimum runs as one piece a thread, however the two threads meet it (a thread that finds
+    /// the other's share untouched takes it whole); one with four granules' work a share runs as four pieces a share.
+    func testSharesAreCutIntoGranulesOnlyWhenEachHasEnoughWork() {
+        let lock = NSLock()
+        var pieces = [Range<Int>]()
+        let record = { (range: Range<Int>) in lock.lock(); pieces.append(range); lock.unlock() }
+        for _ in 0..<20 {
+            pieces.removeAll()
+            parallelFor(64, threads: 2, workPerItem: minimumWorkPerThread / 4, record)
+            XCTAssertEqual(pieces.sorted { $0.lowerBound < $1.lowerBound }, [0..<32, 32..<64])
+            pieces.removeAll()
+            parallelFor(64, threads: 2, workPerItem: granuleWork * 4 / 32, record)
+            XCTAssertEqual(pieces.sorted { $0.lowerBound < $1.lowerBound }, stride(from: 0, to: 64, by: 8).map { $0..<$0 + 8 })
+        }
+    }
+
     /// A thread held up inside its share (a virtual CPU the host took away) does not hold up the loop: the other
     /// thread runs the rest of that share. Every piece takes 100 µs, so the worker starts on its share while the
     /// caller is still on its own; the piece that starts the second share sleeps 200 ms when a worker runs it, and
