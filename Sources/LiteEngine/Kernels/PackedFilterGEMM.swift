@@ -216,8 +216,10 @@ final class PackedFilterGEMM: @unchecked Sendable {
         }
     }
 
-    /// Row tiles computed before an epilogue on stored rows runs on them.
-    private static let epilogueTiles = 4
+    /// Bytes of output computed before an epilogue on stored rows runs on them: 16 KB stays in L1 for the epilogue to
+    /// read back, and each group is one call of the product and one of each step (at four tiles a group, those calls
+    /// cost a 32x32x64 layer at the avx2 level as much as running its ADD and PRELU as nodes of their own).
+    private static let epilogueBytes = 16 << 10
 
     /// `rows` rows of A in tiles of `tiling.rows` (the last tile may be partial), with the epilogue's steps in the
     /// tiles' registers where the tiling has a storing kernel, else on each group of rows they stored.
@@ -265,10 +267,11 @@ final class PackedFilterGEMM: @unchecked Sendable {
             parallelFor(tiles, threads: threads, workPerItem: saturatingProduct(panels, panelWork)) { tileRange in
                 // One call for the whole range: a call per tile cost a tenth of a small layer's time.
                 guard let storedRows else { return product(tileRange, 0..<panels) }
-                // With an epilogue on stored rows, four tiles a call, each group read by the epilogue right after the
-                // product wrote it: four 8-row tiles of 128 channels are 16 KB, still in L1.
-                for start in stride(from: tileRange.lowerBound, to: tileRange.upperBound, by: Self.epilogueTiles) {
-                    let end = min(start + Self.epilogueTiles, tileRange.upperBound)
+                // With an epilogue on stored rows, `epilogueBytes` of rows a call, each group read by the epilogue
+                // right after the product wrote it.
+                let groupTiles = max(1, Self.epilogueBytes / max(tileRows * n * MemoryLayout<Float>.size, 1))
+                for start in stride(from: tileRange.lowerBound, to: tileRange.upperBound, by: groupTiles) {
+                    let end = min(start + groupTiles, tileRange.upperBound)
                     product(start..<end, 0..<panels)
                     storedRows(start * tileRows..<min(end * tileRows, rows))
                 }
