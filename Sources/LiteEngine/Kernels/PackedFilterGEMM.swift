@@ -49,7 +49,9 @@ final class PackedFilterGEMM: @unchecked Sendable {
     /// half of the filter (an SSD head's 5x5 map, three tiles of a 2.6 MB filter, went two and one: 1.36x XNNPACK's
     /// time at 2 threads, 0.81x of that split by panels); smaller filters keep their rows (a face mesh's 6x6 layers of
     /// 64 KB filters, five tiles, ran slower by panels). Split by panels, a thread stores parts of rows, so an epilogue
-    /// that runs on whole stored rows (an epilogue without an in-register form for the tile) rules that out.
+    /// that runs on whole stored rows (an epilogue without an in-register form for the tile) rules that out, except on
+    /// maps of fewer tiles than two a thread (4x4 and 2x2 pixels), whose panels are shared whatever their filter and
+    /// whose few stored rows the epilogue then reads once all are stored.
     private func tiling(rows: Int, threads: Int, epilogue: Epilogue?) -> Tiling {
         let threads = max(threads, 1)
         // Whether a tile kernel (by its storing form) would leave the epilogue to run on the rows it stored.
@@ -66,8 +68,13 @@ final class PackedFilterGEMM: @unchecked Sendable {
         }
         let tiles = (rows - Self.singleRows(rows, tileRows: level.rows) + level.rows - 1) / level.rows
         let busiest = (tiles + threads - 1) / threads
-        if threads > 1 && panels % threads == 0 && !runsOnStoredRows(level.storing) && saturatingProduct(n, k, 4) >= 512 << 10
-            && busiest * threads * 20 > tiles * 21 {
+        guard threads > 1 && panels % threads == 0 && busiest * threads * 20 > tiles * 21 else { return level }
+        if !runsOnStoredRows(level.storing) && saturatingProduct(n, k, 4) >= 512 << 10 {
+            return Tiling(kernel: level.kernel, storing: level.storing, rows: level.rows, splitsPanels: true)
+        }
+        if tiles < 2 * threads {
+            // A map of a few rows (4x4 or 2x2 pixels: one to three tiles), which rows cannot share out: its panels are
+            // shared, and an epilogue on stored rows runs on the caller once all are stored (a few KB).
             return Tiling(kernel: level.kernel, storing: level.storing, rows: level.rows, splitsPanels: true)
         }
         return level
@@ -250,11 +257,12 @@ final class PackedFilterGEMM: @unchecked Sendable {
         let panelWork = tileRows * panelWidth * k
         let panels = self.panels
         if tiling.splitsPanels {
-            // A thread stores parts of rows: `tiling` splits the panels only where no epilogue runs on stored rows.
-            precondition(storedRows == nil, "an epilogue on stored rows with the panels split between threads")
+            // A thread stores parts of rows, so an epilogue on stored rows waits for all of them (`tiling` shares the
+            // panels of such a layer only when its rows are few).
             parallelFor(panels, threads: threads, workPerItem: saturatingProduct(tiles, panelWork)) { panelRange in
                 product(0..<tiles, panelRange)
             }
+            storedRows?(0..<rows)
         } else {
             // The filter stays in cache while each row tile of the input is read once. Threads split the rows, also
             // when the filter is the larger operand. On one thread too: running each panel through every row tile
