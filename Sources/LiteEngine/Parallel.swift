@@ -15,7 +15,10 @@ let granulesPerThread = 4
 
 /// The least work (in ``minimumWorkPerThread``'s units) for which a thread's share is cut into another granule: tens
 /// of microseconds.
-var granuleWork: Int { minimumWorkPerThread * 64 }
+var granuleWork: Int {
+    let (work, overflow) = minimumWorkPerThread.multipliedReportingOverflow(by: 64)
+    return overflow ? .max : work
+}
 
 /// Splits `0..<count` into at most `threads` contiguous shares and runs them concurrently, on the ``WorkerPool``
 /// (Linux: each share in granules, threads that finish early taking over the rest of the others') or, when the pool

@@ -86,7 +86,8 @@ protocol StoreEpilogueAbsorbing: Kernel {
 
 extension NodeFusion {
     /// Folds float ADD and PRELU nodes into the convolution whose output they read, when they are its only reader:
-    /// the convolution runs them on each group of rows it has just stored, in the same threads, and their outputs share
+    /// the convolution runs them on each group of rows it has just stored (in the same threads, or on the caller after
+    /// a few-row map whose panels the threads shared), and their outputs share
     /// its output's bytes. The arithmetic is the same, in the same order, so the bits are too; what goes is a pass over
     /// the layer per node and the node's own dispatch (MediaPipe's landmark models run a residual ADD and a PRELU
     /// after most convolutions, on maps of 32x32 pixels and smaller, where those are a large part of each layer).

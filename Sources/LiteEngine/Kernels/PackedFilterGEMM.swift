@@ -166,8 +166,9 @@ final class PackedFilterGEMM: @unchecked Sendable {
     /// (``StoreEpilogueAbsorbing``), in two forms of the same arithmetic.
     struct Epilogue {
         /// The steps on a range of rows of C once they are stored, while they are still in cache: called with each
-        /// range exactly once, from the thread that computed it. For the one-row kernel, and tile kernels without a
-        /// storing form (avx2).
+        /// range exactly once, after every panel of its rows is stored; from the thread that computed them, except
+        /// for a few-row map whose panels the threads shared (run on the caller after all). For the one-row kernel,
+        /// and tile kernels without a storing form (avx2).
         let onStoredRows: (Range<Int>) -> Void
         /// The steps for the tile kernels that apply them in registers, between the clamp and the store (AVX-512
         /// levels); nil when there are more steps than they hold.
