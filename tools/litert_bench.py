@@ -68,6 +68,13 @@ def limit_xnnpack_to_avx2():
     arch_flags.value &= XNNPACK_AVX2_MACHINE_FLAGS
 
 
+def avx2_machine():
+    """Both sides as on an AVX2-only x86 machine: limits this process's XNNPACK to its AVX2 kernels and returns the
+    environment for vision-cli (its AVX2 kernels, and OpenBLAS's Zen kernels as such a machine would pick)."""
+    limit_xnnpack_to_avx2()
+    return dict(os.environ, LITEVISION_ISA="avx2", LITEVISION_BLAS_CORETYPE="Zen")
+
+
 def peak_rss_mb():
     """The process's peak resident set (VmHWM) in MB of 2^20 bytes, or None without /proc."""
     try:

@@ -24,7 +24,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(__file__))
 from ai_edge_litert import schema_py_generated as fb  # noqa: E402
 
-from litert_bench import bench, limit_xnnpack_to_avx2  # noqa: E402
+from litert_bench import bench, avx2_machine  # noqa: E402
 from node_alone import one_node_model  # noqa: E402
 
 
@@ -86,10 +86,7 @@ def main():
     p.add_argument("--avx2-machine", action="store_true",
                    help="both sides as on an AVX2-only machine (as tools/bench_vs_litert.py --avx2-machine)")
     a = p.parse_args()
-    environment = None
-    if a.avx2_machine:
-        limit_xnnpack_to_avx2()
-        environment = dict(os.environ, LITEVISION_ISA="avx2", LITEVISION_BLAS_CORETYPE="Zen")
+    environment = avx2_machine() if a.avx2_machine else None
     data = open(a.model, "rb").read()
     count = len(fb.ModelT.InitFromObj(fb.Model.GetRootAsModel(data, 0)).subgraphs[0].operators)
     rows = []

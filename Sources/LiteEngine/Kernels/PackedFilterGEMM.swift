@@ -69,15 +69,12 @@ final class PackedFilterGEMM: @unchecked Sendable {
         let tiles = (rows - Self.singleRows(rows, tileRows: level.rows) + level.rows - 1) / level.rows
         let busiest = (tiles + threads - 1) / threads
         guard threads > 1 && panels % threads == 0 && busiest * threads * 20 > tiles * 21 else { return level }
-        if !runsOnStoredRows(level.storing) && saturatingProduct(n, k, 4) >= 512 << 10 {
-            return Tiling(kernel: level.kernel, storing: level.storing, rows: level.rows, splitsPanels: true)
-        }
-        if tiles < 2 * threads {
-            // A map of a few rows (4x4 or 2x2 pixels: one to three tiles), which rows cannot share out: its panels are
-            // shared, and an epilogue on stored rows runs on the caller once all are stored (a few KB).
-            return Tiling(kernel: level.kernel, storing: level.storing, rows: level.rows, splitsPanels: true)
-        }
-        return level
+        let largeFilter = !runsOnStoredRows(level.storing) && saturatingProduct(n, k, 4) >= 512 << 10
+        // A map of a few rows (4x4 or 2x2 pixels: one to three tiles), which rows cannot share out: its panels are
+        // shared, and an epilogue on stored rows runs on the caller once all are stored (a few KB).
+        let fewRows = tiles < 2 * threads
+        guard largeFilter || fewRows else { return level }
+        return Tiling(kernel: level.kernel, storing: level.storing, rows: level.rows, splitsPanels: true)
     }
 
     /// Rows past the last whole tile that run as single rows (each streams the filter once, at about half a tile's
@@ -225,8 +222,7 @@ final class PackedFilterGEMM: @unchecked Sendable {
     }
 
     /// Bytes of output computed before an epilogue on stored rows runs on them: 16 KB stays in L1 for the epilogue to
-    /// read back, and each group is one call of the product and one of each step (at four tiles a group, those calls
-    /// cost a 32x32x64 layer at the avx2 level as much as running its ADD and PRELU as nodes of their own).
+    /// read back, and each group costs one call of the product and one of each step, so groups are no smaller.
     private static let epilogueBytes = 16 << 10
 
     /// `rows` rows of A in tiles of `tiling.rows` (the last tile may be partial), with the epilogue's steps in the
@@ -266,13 +262,13 @@ final class PackedFilterGEMM: @unchecked Sendable {
             storedRows?(0..<rows)
         } else {
             // The filter stays in cache while each row tile of the input is read once. Threads split the rows, also
-            // when the filter is the larger operand. On one thread too: running each panel through every row tile
-            // instead (each panel read from memory once) was slower in the graph on the 7x7 layers, whose filters
-            // arrive from memory after the rest of the model has gone through the caches; a sequential pass over the
-            // whole filter a tile suits the hardware prefetchers. Split by panels, a 160-channel layer's five panels went three
-            // to one thread and two to the other, and the 7x7 depthwise layers after MobileNetV2's 960-channel ones
-            // (split by rows, as every op is) read half of their input from the other core's cache, and ran slower at
-            // 2 threads than at 1.
+            // when the filter is the larger operand: split by panels, a 160-channel layer's five panels went three to
+            // one thread and two to the other, and the 7x7 depthwise layers after MobileNetV2's 960-channel ones (split
+            // by rows, as every op is) read half of their input from the other core's cache, and ran slower at 2
+            // threads than at 1. On one thread too: running each panel through every row tile instead (each panel read
+            // from memory once) was slower in the graph on the 7x7 layers, whose filters arrive from memory after the
+            // rest of the model has gone through the caches; a sequential pass over the whole filter a tile suits the
+            // hardware prefetchers.
             parallelFor(tiles, threads: threads, workPerItem: saturatingProduct(panels, panelWork)) { tileRange in
                 // One call for the whole range: a call per tile cost a tenth of a small layer's time.
                 guard let storedRows else { return product(tileRange, 0..<panels) }
