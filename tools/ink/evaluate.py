@@ -150,7 +150,23 @@ def lines(cli, limit, split, extra=()):
                 read_as_several_lines=sum("\n" in t for t in read) / len(samples),
                 mean_ms=sum(ms) / len(ms), median_ms=ms[len(ms) // 2], median_ms_of_35_to_45_characters=forty[len(forty) // 2] if forty else None,
                 lines_of_35_to_45_characters=len(forty),
+                by_source=by_source(samples, read),
                 examples=[(d["label"], t) for d, t in zip(samples, read) if t != d["label"]][:10])
+
+
+def by_source(samples, read):
+    """Per UNIPEN contributor, worst first: lines, CER with line breaks read as spaces, exact lines. A diagnostic:
+    some contributors' lines are another language (atu's are German), code, or lists whose labels space out what
+    was written together ("A B C" for "ABC")."""
+    groups = {}
+    for d, t in zip(samples, read):
+        g = groups.setdefault(ink_data.institution(d), [0, 0, 0, 0])
+        g[0] += 1
+        g[1] += len(d["label"])
+        g[2] += edit_distance(t.replace("\n", " "), d["label"])
+        g[3] += t == d["label"]
+    rows = sorted(groups.items(), key=lambda kv: -kv[1][2])
+    return {k: dict(lines=n, cer_line_breaks_as_spaces=round(e / c, 4), exact=round(x / n, 4)) for k, (n, c, e, x) in rows}
 
 
 def character_network(model, limit):
