@@ -61,8 +61,7 @@ def log_softmax(z):
 
 def aligned(samples, model_path):
     """latin_data.letter_boxes of each sample (None where the "en" model's alignment fails), read by `model_path`."""
-    model = train_text.build_model()
-    train_text.weights_from_tflite(model_path, model)
+    model = train_text.model_like(model_path)
     feats = [features(d["strokes"]) for d in samples]
     out = [None] * len(samples)
     order = sorted(range(len(samples)), key=lambda i: len(feats[i]))
@@ -152,8 +151,7 @@ def initial_weights(model, en_path):
     if Interpreter(en_path).get_output_details()[0]["shape"][-1] == CLASSES:
         train_text.weights_from_tflite(en_path, model, classes=CLASSES)
         return
-    en = train_text.build_model()
-    train_text.weights_from_tflite(en_path, en)
+    en = train_text.model_like(en_path)
     weights = en.get_weights()
     kernel, bias = weights[-2], weights[-1]
     wide_kernel = np.zeros((kernel.shape[0], CLASSES), np.float32)
@@ -232,7 +230,8 @@ def main():
 
     import tensorflow as tf
     tf.random.set_seed(args.seed)
-    model = train_text.build_model(classes=CLASSES)
+    units, layers = train_text.shape_of(args.initial)
+    model = train_text.build_model(classes=CLASSES, units=units, layers=layers)
     initial_weights(model, args.initial)
 
     def validation_cers():
@@ -269,7 +268,7 @@ def main():
         if cer < best[0]:
             best = (cer, model.get_weights())
 
-    export = train_text.build_model(batch_size=1, classes=CLASSES)
+    export = train_text.build_model(batch_size=1, classes=CLASSES, units=units, layers=layers)
     export.set_weights(best[1])
     converter = tf.lite.TFLiteConverter.from_keras_model(export)
     with open(args.output, "wb") as f:
@@ -278,7 +277,7 @@ def main():
     with open(base + ".alphabet.txt", "w", encoding="utf-8") as f:
         f.write("\n".join(ALPHABET) + "\n")
     previous = os.path.splitext(args.initial)[0] + ".training.json"
-    summary = dict(units=train_text.UNITS, layers=2, classes=CLASSES, parameters=int(export.count_params()), training_sequences=len(items),
+    summary = dict(units=units, layers=layers, classes=CLASSES, parameters=int(export.count_params()), training_sequences=len(items),
                    unipen_words=len(words), unipen_characters=len(chars), upside_down_marks=len(flipped), variants=args.variants,
                    variants_spelling_words=matched, synthetic=args.synthetic, initial=os.path.basename(args.initial),
                    initial_validation=dict(zip(("all", "words", "with_marks"), initial)), validation_words=plain,

@@ -19,6 +19,8 @@ UNIDIRECTIONAL_SEQUENCE_LSTM (Bidirectional -> two of them + REVERSE_V2) with a 
 `--unipen-lines K` adds UNIPEN's free-text lines of the training writers (every source, those written as one line:
 ink_data.single_line) and K augmented copies of each, and validates on the validation writers' such lines beside their words (the checkpoint is the one with the best
 greedy CER over both together); the shipped model is the first run continued so (train_all.sh).
+`--word-lines N` adds N lines built from the training writers' words, 2 to 7 words of one writer side by side
+(word_lines.py): many more lines than UNIPEN's own, in every training writer's hand.
 """
 import argparse
 import json
@@ -37,11 +39,13 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bundled  # noqa: E402
 import hershey  # noqa: E402
 import ink_data  # noqa: E402
+import word_lines  # noqa: E402
 from ink_data import greedy, edit_distance  # noqa: E402
 from ink_features import features, untimed  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 UNITS = 96
+LAYERS = 2
 CLASSES = len(ink_data.ALPHABET) + 1
 PUNCTUATION = ".,;:!?'\"-()"
 
@@ -122,14 +126,67 @@ def lexicon(count=40000):
     return words, freqs / freqs.sum()
 
 
-def build_model(batch_size=None, classes=CLASSES):
+def build_model(batch_size=None, classes=CLASSES, units=UNITS, layers=LAYERS, residual=0):
+    """`layers` bidirectional LSTM layers of `units` each way and a dense layer to `classes` logits per point. The top
+    `residual` layers add their input to their output (a layer grown onto a trained network: `--add-layers`)."""
     import tensorflow as tf
     inputs = tf.keras.Input((None, 5), batch_size=batch_size, name="ink_features")
     x = inputs
-    for k in range(2):
-        x = tf.keras.layers.Bidirectional(tf.keras.layers.LSTM(UNITS, return_sequences=True), name=f"bilstm{k}")(x)
+    for k in range(layers):
+        y = tf.keras.layers.Bidirectional(tf.keras.layers.LSTM(units, return_sequences=True), name=f"bilstm{k}")(x)
+        x = tf.keras.layers.Add(name=f"residual{k}")([x, y]) if k >= layers - residual else y
     logits = tf.keras.layers.Dense(classes, name="character_logits")(x)
     return tf.keras.Model(inputs, logits)
+
+
+def _is_constant(interpreter, index):
+    try:
+        interpreter.get_tensor(index)
+        return True
+    except ValueError:  # an intermediate tensor has no data
+        return False
+
+
+def shape_of(path):
+    """(units, layers, residual layers) of an exported model of build_model's form: each bidirectional layer is two
+    fused LSTM ops, whose recurrent weights are [units, units]; a residual layer's sum is an ADD of two activations."""
+    from ai_edge_litert.interpreter import Interpreter
+    it = Interpreter(path)
+    it.allocate_tensors()
+    ops = it._get_ops_details()
+    lstms = [op for op in ops if op["op_name"] == "UNIDIRECTIONAL_SEQUENCE_LSTM"]
+    activations = {k for op in ops for k in op["outputs"]} | {d["index"] for d in it.get_input_details()}
+    residual = sum(1 for op in ops if op["op_name"] == "ADD" and all(k in activations for k in op["inputs"]))
+    return int(it.get_tensor(lstms[0]["inputs"][5]).shape[0]), len(lstms) // 2, residual
+
+
+def model_like(path, batch_size=None, classes=CLASSES):
+    """A Keras model of `path`'s shape with `path`'s weights (weights_from_tflite)."""
+    units, layers, residual = shape_of(path)
+    model = build_model(batch_size, classes, units, layers, residual)
+    weights_from_tflite(path, model, classes)
+    return model
+
+
+def grown(path, added):
+    """`path`'s network with `added` residual bidirectional LSTM layers between its last LSTM layer and its dense
+    layer, the same function as before: a new layer's kernels are zero, so its cell input tanh(0) = 0 keeps every
+    cell state and output at 0 and the residual sum passes its input through; training then opens the layer (its
+    gradient is not zero: d h / d c = o, d c / d W = i x). Each unit's gradient differs (the layers above weigh
+    the units differently), so the zeros do not tie units together."""
+    units, layers, residual = shape_of(path)
+    old = model_like(path)
+    model = build_model(units=units, layers=layers + added, residual=residual + added)
+    weights = model.get_weights()
+    per_layer = 6  # forward and backward: kernel, recurrent kernel, bias
+    old_weights = old.get_weights()
+    for k in range(layers * per_layer, (layers + added) * per_layer):
+        if k % 3 != 2:  # kernels to zero; biases keep Keras' initial values (forget gate 1)
+            weights[k] = np.zeros_like(weights[k])
+    weights[:layers * per_layer] = old_weights[:layers * per_layer]
+    weights[-2:] = old_weights[-2:]
+    model.set_weights(weights)
+    return model
 
 
 def weights_from_tflite(path, model, classes=CLASSES):
@@ -158,21 +215,14 @@ def weights_from_tflite(path, model, classes=CLASSES):
         weights += pair[0][1] + pair[1][1]
     bias_index = fc["inputs"][2] if len(fc["inputs"]) > 2 else -1
     if bias_index < 0:  # the converter may move the bias into an ADD after a reshape
-        add = next(op for op in ops if op["op_name"] == "ADD")
-        def constant(k):
-            try:
-                return t(k).size == classes
-            except ValueError:  # an intermediate tensor has no data
-                return False
-        bias_index = next(k for k in add["inputs"] if constant(k))
+        bias_index = next(k for op in ops if op["op_name"] == "ADD" for k in op["inputs"] if _is_constant(it, k) and t(k).size == classes)
     weights += [t(fc["inputs"][1]).T, t(bias_index).reshape(-1)]
     model.set_weights(weights)
 
 
 def cut_characters(model_path, words):
     import character_cuts
-    aligner = build_model()
-    weights_from_tflite(model_path, aligner)
+    aligner = model_like(model_path)
     return [dict(label=c, strokes=s) for c, s in character_cuts.characters_of(words, aligner, [features(d["strokes"]) for d in words])]
 
 
@@ -210,6 +260,41 @@ def batches(items, batch_size, rng):
         yield x, y, xl, yl
 
 
+class Checkpoint:
+    """A run's state after an epoch, in a directory: the model and optimizer (tf.train.Checkpoint), and in
+    state.pkl the epoch, the history, the best weights so far, the minutes spent and the random generator's state
+    (which draws the batches), with the run's arguments, so that only the same command continues it."""
+
+    def __init__(self, directory, args, model, optimizer):
+        import tensorflow as tf
+        self.directory, self.model = directory, model
+        self.arguments = {k: v for k, v in vars(args).items() if k != "checkpoint"}
+        self.tracked = tf.train.Checkpoint(model=model, optimizer=optimizer)
+        os.makedirs(directory, exist_ok=True)
+
+    def exists(self):
+        return os.path.exists(os.path.join(self.directory, "state.pkl"))
+
+    def save(self, epoch, history, best, minutes, rng):
+        import pickle
+        self.tracked.write(os.path.join(self.directory, "weights"))
+        with open(os.path.join(self.directory, "state.tmp"), "wb") as f:
+            pickle.dump(dict(arguments=self.arguments, epoch=epoch, history=history, best=best, minutes=minutes,
+                             rng=rng.bit_generator.state), f)
+        os.replace(os.path.join(self.directory, "state.tmp"), os.path.join(self.directory, "state.pkl"))
+
+    def restore(self, rng):
+        import pickle
+        with open(os.path.join(self.directory, "state.pkl"), "rb") as f:
+            state = pickle.load(f)
+        if state["arguments"] != self.arguments:
+            changed = sorted(k for k in set(state["arguments"]) | set(self.arguments) if state["arguments"].get(k) != self.arguments.get(k))
+            sys.exit(f"{self.directory} holds a run with other arguments ({', '.join(changed)}); start another directory")
+        self.tracked.read(os.path.join(self.directory, "weights")).assert_existing_objects_matched()
+        rng.bit_generator.state = state["rng"]
+        return state["epoch"], state["history"], state["best"], state["minutes"]
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--epochs", type=int, default=6, help="passes over the training sequences; the learning-rate schedule "
@@ -228,6 +313,13 @@ def main():
                         "the model being trained reads, and train on them too for the rest of the run (the cutting itself took 9 minutes here)")
     parser.add_argument("--unipen-lines", type=int, default=0, help="also train on UNIPEN's free-text lines of the training writers "
                         "(every source, those written as one line) with this many augmented copies each; validation then reads the validation writers' such lines too")
+    parser.add_argument("--units", type=int, default=UNITS, help="LSTM units each way (a run from random weights; --resume keeps the model's)")
+    parser.add_argument("--layers", type=int, default=LAYERS, help="bidirectional LSTM layers (a run from random weights)")
+    parser.add_argument("--add-layers", type=int, default=0, help="grow the network of --resume by this many residual bidirectional LSTM layers "
+                        "under its dense layer, starting as the same function (grown())")
+    parser.add_argument("--checkpoint", help="a directory: the run's state (weights, optimizer, the best epoch so far, the random "
+                        "generator) is saved there after every epoch, and the same command run again continues after the last saved epoch")
+    parser.add_argument("--word-lines", type=int, default=0, help="also train on this many lines built from the training writers' words (word_lines.py)")
     parser.add_argument("--word-sources", choices=("trusted", "all"), default="trusted",
                         help="UNIPEN words of the training writers: the trusted sources' only (ink_data.TRUSTED_SOURCES), or every "
                              "source's but the unusable parts (ink_data.UNUSABLE_WORD_PARTS); validation reads the trusted sources' either way")
@@ -238,6 +330,15 @@ def main():
     parser.add_argument("--cut-characters-below", type=float, help="as --cut-characters-at, but after the first epoch whose validation greedy CER is "
                         "below this (0.2, say): a time fraction cuts too early on a slow machine, from a model that reads too little")
     args = parser.parse_args()
+    if args.checkpoint and (args.cut_characters_at is not None or args.cut_characters_below is not None):
+        parser.error("--checkpoint cannot continue a run that cuts characters while it trains")
+    if args.add_layers and not args.resume:
+        parser.error("--add-layers grows the network of --resume")
+    args.residual = 0
+    if args.resume:
+        args.units, args.layers, args.residual = shape_of(args.resume)
+        args.layers += args.add_layers
+        args.residual += args.add_layers
     started = time.time()
     rng = np.random.default_rng(args.seed)
 
@@ -246,6 +347,7 @@ def main():
     if args.character_sample and len(chars) > args.character_sample:
         chars = [chars[i] for i in sorted(rng.choice(len(chars), args.character_sample, replace=False))]
     lines = [d for d in ink_data.read("unipen-text", "train", every_source=True) if ink_data.single_line(d)] if args.unipen_lines else []
+    built_lines = word_lines.word_lines(words, args.word_lines, np.random.default_rng(args.seed * 31 + 7)) if args.word_lines else []
     cuts = []
     if args.cut_characters_with:
         with Pool(1) as pool:  # TensorFlow stays out of this process until the feature pool below has forked
@@ -256,6 +358,7 @@ def main():
             for i, d in enumerate(words + chars + cuts)]
     jobs += [("real", (d["label"], d["strokes"]), args.seed * 1000039 + i, args.unipen_lines, args.speed_range, args.pixel_grid)
              for i, d in enumerate(lines)]
+    jobs += [("real", (d["label"], d["strokes"]), args.seed * 1000081 + i, 0, 1.0, 0.0) for i, d in enumerate(built_lines)]
     jobs += [("synthetic", synthetic_text(rng, vocabulary, weights, args.single_characters), args.seed * 7919 + i, 0, 1.0, 0.0)
              for i in range(args.synthetic)]
     pool = Pool(os.cpu_count())  # forked before TensorFlow loads; kept for the features of characters cut later
@@ -266,13 +369,13 @@ def main():
     validation = [(features(d["strokes"]), d["label"]) for d in ink_data.read("unipen-words", "validation")]
     validation_lines = ([(features(d["strokes"]), d["label"]) for d in ink_data.read("unipen-text", "validation", every_source=True) if ink_data.single_line(d)]
                         if args.unipen_lines else [])
-    print(f"{len(items)} training sequences ({len(words)} UNIPEN words, {len(chars)} characters, {len(lines)} lines, "
+    print(f"{len(items)} training sequences ({len(words)} UNIPEN words, {len(chars)} characters, {len(lines)} lines, {len(built_lines)} lines of words, "
           f"{args.synthetic} synthetic), {len(validation)} validation words, {len(validation_lines)} validation lines; "
           f"features in {time.time() - started:.0f} s", flush=True)
 
     import tensorflow as tf
     tf.random.set_seed(args.seed)
-    model = build_model()
+    model = build_model(units=args.units, layers=args.layers, residual=args.residual)
 
     def validation_cers():
         """Greedy CER of the validation words and lines together (what picks the checkpoint), of the words, of the lines."""
@@ -283,7 +386,10 @@ def main():
                 sum(errors[w:]) / sum(labels[w:]) if validation_lines else math.nan)
 
     if args.resume:
-        weights_from_tflite(args.resume, model)
+        if args.add_layers:
+            model.set_weights(grown(args.resume, args.add_layers).get_weights())
+        else:
+            weights_from_tflite(args.resume, model)
         resumed_cer, resumed_words, resumed_lines = validation_cers()
         print(f"resumed from {args.resume}: validation greedy CER {resumed_cer:.4f} (words {resumed_words:.4f}, lines {resumed_lines:.4f})", flush=True)
     optimizer = tf.keras.optimizers.Adam(args.learning_rate, clipnorm=5.0)
@@ -319,6 +425,11 @@ def main():
 
     history, best = [], ((resumed_cer, model.get_weights()) if args.resume else (math.inf, None))
     epoch, cut_done = 0, False
+    saved = Checkpoint(args.checkpoint, args, model, optimizer) if args.checkpoint else None
+    if saved and saved.exists():
+        epoch, history, best, minutes_before = saved.restore(rng)
+        started -= 60 * minutes_before  # the minutes count the earlier epochs too
+        print(f"continuing {args.checkpoint} after epoch {epoch}", flush=True)
     while epoch < args.epochs:
         epoch += 1
         losses = []
@@ -337,17 +448,19 @@ def main():
         print(json.dumps(history[-1]), flush=True)
         if cer < best[0]:
             best = (cer, model.get_weights())
+        if saved:
+            saved.save(epoch, history, best, (time.time() - started) / 60, rng)
         if args.cut_characters_below is not None and cer < args.cut_characters_below and not cut_done and epoch < args.epochs:
             cuts, cut_done = cut_now(), True
 
     pool.close()
-    export = build_model(batch_size=1)
+    export = build_model(batch_size=1, units=args.units, layers=args.layers, residual=args.residual)
     export.set_weights(best[1])
     converter = tf.lite.TFLiteConverter.from_keras_model(export)
     with open(args.output, "wb") as f:
         f.write(converter.convert())
-    summary = dict(units=UNITS, layers=2, parameters=int(export.count_params()), training_sequences=len(items),
-                   word_sources=args.word_sources, unipen_words=len(words), unipen_character_sources=args.unipen_characters, unipen_characters=len(chars), unipen_lines=len(lines), unipen_line_copies=args.unipen_lines, cut_characters=len(cuts), synthetic=args.synthetic,
+    summary = dict(units=args.units, layers=args.layers, residual_layers=args.residual, added_layers=args.add_layers, parameters=int(export.count_params()), training_sequences=len(items),
+                   word_sources=args.word_sources, unipen_words=len(words), unipen_character_sources=args.unipen_characters, unipen_characters=len(chars), unipen_lines=len(lines), unipen_line_copies=args.unipen_lines, word_lines=len(built_lines), cut_characters=len(cuts), synthetic=args.synthetic,
                    minutes=(time.time() - started) / 60, best_validation_greedy_cer=best[0], history=history,
                    epochs=args.epochs, data=ink_data.files_read(),
                    seed=args.seed, tensorflow=tf.__version__, resumed_from=args.resume, learning_rate=args.learning_rate,
