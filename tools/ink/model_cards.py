@@ -57,11 +57,11 @@ def main():
     all_runs = runs(en)
     run_lines = []
     for k, r in enumerate(all_runs, 1):
-        run_lines.append(f"| {k} | {r['minutes']:.0f} | {len(r['history'])} | {r['training_sequences']} | "
+        run_lines.append(f"| {k} | {r.get('layers', 2)}{f' (+{added})' if (added := r.get('added_layers', 0)) else ''} | {r['minutes']:.0f} | {len(r['history'])} | {r['training_sequences']} | "
                          f"{r['unipen_words']:,} ({r.get('word_sources', 'trusted')}) | "
                          f"{r['unipen_characters']:,} ({r.get('unipen_character_sources', 'trusted')}) | {r['synthetic']:,} | "
                          f"{r.get('augmented_copies', 2)} | {r.get('single_characters', 0.1)} | {r.get('cut_characters', 0)} | "
-                         f"{r.get('unipen_lines', 0)} ({r.get('unipen_line_copies', 0)}) | "
+                         f"{r.get('unipen_lines', 0)} ({r.get('unipen_line_copies', 0)}) | {r.get('word_lines', 0):,} | "
                          f"{r.get('speed_range', 1.0)} | {r.get('learning_rate', 0.001)} | {r['best_validation_greedy_cer']:.4f} |")
 
     best_shapes = max(sh["history"], key=lambda h: (h["validation_accuracy"] + h.get("quickdraw_validation_accuracy", h["validation_accuracy"])) / 2)
@@ -79,6 +79,14 @@ def main():
                    "(every source; `ink_data.single_line`: at least 0.2 heights wide a character, at most 100 characters) and their copies, "
                    "the checkpoint chosen by the greedy CER over the validation writers' words and such lines together")
                   if any(r.get("unipen_lines") for r in all_runs) else "")
+    built_lines_text = ("; in the runs that name them, lines built from 2 to 7 of one training writer's words set side by side "
+                        "(`word_lines.py`)") if any(r.get("word_lines") for r in all_runs) else ""
+    lines_text += built_lines_text
+    numbers = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five"}
+    layers_text = f"{numbers.get(en.get('layers', 2), en.get('layers', 2))} bidirectional LSTM layers of {en.get('units', 96)} units"
+    residual = en.get("residual_layers", 0)
+    residual_text = (f"; the top {numbers.get(residual, residual)} add{'s' if residual == 1 else ''} {'its' if residual == 1 else 'their'} input to "
+                     f"{'its' if residual == 1 else 'their'} output, grown onto the trained network by `--add-layers`" if residual else "")
     lexicon_words = sum(1 for _ in open(os.path.join(ROOT, "models", "ink-en.lexicon.tsv")))
     copies_text = ("augmented copies: an affine map, a smooth warp, a third with a stroke's end left off" if sh.get("varied") else "affine copies")
     dropout_text = f"; dropout {sh['dropout']:g} on the pooled features while training" if sh.get("dropout") else ""
@@ -98,13 +106,13 @@ def main():
                   f"(all lines: mean {lines['mean_ms']:.1f} ms) | at most 30 ms: {mark(lines['median_ms_of_35_to_45_characters'] <= 30)} |"
                   if lines else "")
     en_card = f"""
-Input `ink_features` float32 [1, T, 5] (T resizable: the resampled points, `Docs/digital-ink.md`), two bidirectional
-LSTM layers of 96 units (`UNIDIRECTIONAL_SEQUENCE_LSTM` + `REVERSE_V2`), a dense layer to 96 logits per point (CTC
+Input `ink_features` float32 [1, T, 5] (T resizable: the resampled points, `Docs/digital-ink.md`), {layers_text}
+(`UNIDIRECTIONAL_SEQUENCE_LSTM` + `REVERSE_V2`{residual_text}), a dense layer to 96 logits per point (CTC
 blank + printable ASCII 32-126). {en['parameters']:,} parameters, float32, {en_size / 1e6:.2f} MB (target at most 5 MB: {mark(en_size <= 5e6)}).
 TensorFlow {en['tensorflow']}, `tools/ink/train_all.sh` (`train_text.py`), runs of a fixed number of epochs and a seed on this 2-core machine:
 
-| run | minutes | epochs | sequences an epoch | UNIPEN words (sources) | UNIPEN characters (sources) | synthetic Hershey inks | augmented copies of a word | single characters (share of synthetic) | real characters cut from words | UNIPEN text lines (augmented copies of each) | speed range of copies | learning rate | best validation greedy CER |
-|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
+| run | LSTM layers (grown by) | minutes | epochs | sequences an epoch | UNIPEN words (sources) | UNIPEN characters (sources) | synthetic Hershey inks | augmented copies of a word | single characters (share of synthetic) | real characters cut from words | UNIPEN text lines (augmented copies of each) | lines built from words | speed range of copies | learning rate | best validation greedy CER |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
 {chr(10).join(run_lines)}
 
 {runs_text} Sequences: the UNIPEN words and characters of the training writers, of the trusted sources or of every source
@@ -208,7 +216,7 @@ def latin_card(path):
                         f"top-1 {100 * synthetic['top1']:.1f}%, top-5 {100 * synthetic['top5']:.1f}% | {real['mean_ms']:.1f} |")
     sources = "\n".join(f"| {LATIN_NAMES[r['language']]} | {LEXICON_SOURCES[r['language']]} |" for r in results)
     return f"""
-Input and layers as ink-en.tflite's (two bidirectional LSTM layers of 96 units), a dense layer to {record['classes']} logits per
+Input as ink-en.tflite's, {record.get('layers', 2)} bidirectional LSTM layers of {record.get('units', 96)} units, a dense layer to {record['classes']} logits per
 point: the CTC blank, printable ASCII and the {record['classes'] - 96} letters and marks the seven languages write beyond it
 (`ink-latin.alphabet.txt`; each language's `ink-<code>.charset.txt` says which of them it may write). {record['parameters']:,}
 parameters, float32, {size / 1e6:.2f} MB. The files of all Latin-script languages together (English's three, this network and

@@ -10,7 +10,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 LATIN_LANGUAGES = {"es": ("Spanish", ["es-419", "es-ES", "es-MX"]), "tr": ("Turkish", ["tr-TR"]), "de": ("German", ["de-DE", "de-AT", "de-CH"]),
                    "fr": ("French", ["fr-FR", "fr-CA"]), "pt": ("Portuguese", ["pt-BR", "pt-PT"]), "it": ("Italian", ["it-IT"]), "vi": ("Vietnamese", ["vi-VN"])}
 ENTRIES = [
-    dict(name="ink-en", task="digital-ink", description="English handwriting: 2x bidirectional LSTM(96) + CTC over printable ASCII, trained by tools/ink/train_text.py",
+    dict(name="ink-en", task="digital-ink", description="English handwriting: 3x bidirectional LSTM(96), the top one residual, + CTC over printable ASCII, trained by tools/ink/train_text.py",
          file="ink-en.tflite", bundled="models/ink-en.tflite", aliases=["en"], defaultFor="digital-ink",
          license="Apache-2.0 (this project); trained on UNIPEN (CC BY 4.0) and Hershey fonts, see models/README.md"),
     dict(name="ink-ja", task="digital-ink", description="Japanese handwriting (kanji and kana): a convolutional character network over direction planes (tools/ink/train_cjk.py) and a character bigram model (make_cjk_language_model.py)",
