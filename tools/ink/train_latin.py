@@ -7,9 +7,9 @@ list models/ink-latin.alphabet.txt and its training record models/ink-latin.trai
     python3 tools/ink/train_latin.py --initial models/ink-latin.tflite --epochs 2 --seed 5 --variants 3 --copies 1 \
         --synthetic 60000 --marked-weight 4 --random-mark-rate 0.4                         # continued (tools/ink/train_all.sh)
 
-The network is the "en" network's (two bidirectional LSTM layers of 96 units, train_text.py) with a dense layer over
+The network is the "en" network's (that of train_all.sh's second run: two bidirectional LSTM layers of 96 units, train_text.py) with a dense layer over
 the CTC blank and diacritics.LATIN_ALPHABET: printable ASCII and the 171 letters and punctuation marks the seven
-languages write beyond it. It starts from the shipped "en" weights; each new class starts as a copy of its base
+languages write beyond it. It starts from the "en" weights of `--initial` (models/ink-en.tflite as train_all.sh has it then); each new class starts as a copy of its base
 letter's output, less likely, so that the first steps already read the base letters (`--initial` a Latin network:
 continues it).
 

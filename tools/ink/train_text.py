@@ -11,7 +11,8 @@ Data: UNIPEN words and characters of the training writers from trusted sources (
 mouse or a file without t arrive), plus synthetic ink drawn from Hershey fonts (hershey.py): single words sampled
 by English word frequency (wordfreq), capitalised and upper-case variants, numbers, punctuation, lines of two to
 four words, and single characters (`--single-characters` of them; 70% letters, 20% digits, 10% anything).
-Model: two bidirectional LSTM layers of 96 units and a dense layer over 96 classes (CTC blank + printable ASCII),
+Model: bidirectional LSTM layers (two of 96 units from random weights; --units, --layers; --add-layers grows a trained
+one) and a dense layer over 96 classes (CTC blank + printable ASCII),
 trained with CTC for a fixed number of epochs; the checkpoint with the best greedy character error rate on the
 validation writers is exported. Keras 2 (tf_keras) so the converter fuses each LSTM into
 UNIDIRECTIONAL_SEQUENCE_LSTM (Bidirectional -> two of them + REVERSE_V2) with a resizable time dimension.
