@@ -47,10 +47,10 @@ def line_of(words, rng):
         dy = slope * cursor + rng.normal(0.0, 0.04) * height - _center_y(d["strokes"])
         t0 = d["strokes"][0][0][2] if timed else 0.0
         dt = (clock + (rng.uniform(200, 800) if k > 0 else 0.0)) - t0
-        for s in d["strokes"]:
-            strokes.append([[p[0] + dx, p[1] + dy, p[2] + dt] if timed else [p[0] + dx, p[1] + dy] for p in s])
-        if timed:
-            clock = max(p[2] for s in strokes for p in s)
+        word = [[[p[0] + dx, p[1] + dy, p[2] + dt] if timed else [p[0] + dx, p[1] + dy] for p in s] for s in d["strokes"]]
+        strokes += word
+        if timed:  # this word ends last: it starts after everything before it
+            clock = max(p[2] for s in word for p in s)
         cursor += right - left
     return dict(label=" ".join(d["label"] for d in words), strokes=strokes, writer=words[0]["writer"])
 
