@@ -127,12 +127,16 @@ def lexicon(count=40000):
     return words, freqs / freqs.sum()
 
 
-def build_model(batch_size=None, classes=CLASSES, units=UNITS, layers=LAYERS, residual=0):
+def build_model(batch_size=None, classes=CLASSES, units=UNITS, layers=LAYERS, residual=0, masked=False):
     """`layers` bidirectional LSTM layers of `units` each way and a dense layer to `classes` logits per point. The top
-    `residual` layers add their input to their output (a layer grown onto a trained network: `--add-layers`)."""
+    `residual` layers add their input to their output (a layer grown onto a trained network: `--add-layers`).
+    `masked`: frames whose five features are all zero are padding, skipped by every LSTM (their state passes over
+    them), so that each backward LSTM starts at its sequence's own last frame, as in the recognizer, which runs one
+    ink at a time; a real frame is never all zero (a stroke's first point has pen_up 1, the others moved). The
+    Masking layer has no weights: a masked model's weights are an unmasked one's."""
     import tensorflow as tf
     inputs = tf.keras.Input((None, 5), batch_size=batch_size, name="ink_features")
-    x = inputs
+    x = tf.keras.layers.Masking(0.0, name="padding")(inputs) if masked else inputs
     for k in range(layers):
         y = tf.keras.layers.Bidirectional(tf.keras.layers.LSTM(units, return_sequences=True), name=f"bilstm{k}")(x)
         x = tf.keras.layers.Add(name=f"residual{k}")([x, y]) if k >= layers - residual else y
@@ -328,6 +332,9 @@ def main():
                         help="UNIPEN's isolated characters of the training writers: the trusted sources' or every usable source's")
     parser.add_argument("--character-sample", type=int, default=0, help="at most this many of those isolated characters, drawn at random (0: all)")
     parser.add_argument("--label-smoothing", type=float, default=0.0, help="each frame's CTC target mixed with this share of a uniform guess")
+    parser.add_argument("--masked", action="store_true", help="mask the zero frames that pad a batch's shorter sequences, in "
+                        "training and validation (build_model(masked=True)); without it the backward LSTMs start every "
+                        "padded sequence on zeros, which the recognizer never feeds them")
     parser.add_argument("--cut-characters-below", type=float, help="as --cut-characters-at, but after the first epoch whose validation greedy CER is "
                         "below this (0.2, say): a time fraction cuts too early on a slow machine, from a model that reads too little")
     args = parser.parse_args()
@@ -376,7 +383,7 @@ def main():
 
     import tensorflow as tf
     tf.random.set_seed(args.seed)
-    model = build_model(units=args.units, layers=args.layers, residual=args.residual)
+    model = build_model(units=args.units, layers=args.layers, residual=args.residual, masked=args.masked)
 
     def validation_cers():
         """Greedy CER of the validation words and lines together (what picks the checkpoint), of the words, of the lines."""
@@ -388,7 +395,7 @@ def main():
 
     if args.resume:
         if args.add_layers:
-            model.set_weights(grown(args.resume, args.add_layers).get_weights())
+            model.set_weights(grown(args.resume, args.add_layers).get_weights())  # Masking has no weights
         else:
             weights_from_tflite(args.resume, model)
         resumed_cer, resumed_words, resumed_lines = validation_cers()
@@ -467,7 +474,7 @@ def main():
                    seed=args.seed, tensorflow=tf.__version__, resumed_from=args.resume, learning_rate=args.learning_rate,
                    augmented_copies=args.copies, pixel_grid=args.pixel_grid, single_characters=args.single_characters, speed_range=args.speed_range,
                    cut_characters_with=args.cut_characters_with, cut_characters_at=args.cut_characters_at,
-                   cut_characters_below=args.cut_characters_below, label_smoothing=args.label_smoothing)
+                   cut_characters_below=args.cut_characters_below, label_smoothing=args.label_smoothing, masked=args.masked)
     previous = os.path.splitext(args.resume)[0] + ".training.json" if args.resume else None
     if previous and os.path.exists(previous):
         summary["resumed_run"] = json.load(open(previous))
