@@ -147,11 +147,31 @@ def lines(cli, limit, split, extra=()):
                 # A line's label has no line breaks: where the layout finds several lines (words written one under the
                 # other), this reads each break as the space the label has there.
                 cer_line_breaks_as_spaces=sum(edit_distance(t.replace("\n", " "), d["label"]) for d, t in zip(samples, read)) / characters,
+                # Some contributors' labels are tokenized ("wasn ' t", "Bergmann .") or space out digits written in
+                # boxes ("1 8 0 0"); no reading of the ink has those spaces. A diagnostic, not the target's measure:
+                # the CER with every space beside a non-alphanumeric character or between two digits taken out of
+                # both the label and the reading (line breaks read as spaces).
+                cer_without_label_spacing=sum(edit_distance(without_tokenizing_spaces(t.replace("\n", " ")), without_tokenizing_spaces(d["label"]))
+                                              for d, t in zip(samples, read)) / sum(len(without_tokenizing_spaces(d["label"])) for d in samples),
                 read_as_several_lines=sum("\n" in t for t in read) / len(samples),
                 mean_ms=sum(ms) / len(ms), median_ms=ms[len(ms) // 2], median_ms_of_35_to_45_characters=forty[len(forty) // 2] if forty else None,
                 lines_of_35_to_45_characters=len(forty),
                 by_source=by_source(samples, read),
                 examples=[(d["label"], t) for d, t in zip(samples, read) if t != d["label"]][:10])
+
+
+def without_tokenizing_spaces(text):
+    """`text` without the spaces that a tokenized label puts where handwriting has none: beside a character that is
+    neither a letter nor a digit, and between two digits ("Bergmann ." -> "Bergmann.", "1 8 0 0" -> "1800"); any
+    other run of spaces becomes one space."""
+    words = text.split()
+    kept = words[:1]
+    for word in words[1:]:
+        left, right = kept[-1][-1], word[0]
+        if left.isalnum() and right.isalnum() and not (left.isdigit() and right.isdigit()):
+            kept.append(" ")
+        kept.append(word)
+    return "".join(kept)
 
 
 def by_source(samples, read):
