@@ -111,7 +111,7 @@ def main():
     en_card = f"""
 Input `ink_features` float32 [1, T, 5] (T resizable: the resampled points, `Docs/digital-ink.md`), {layers_text}
 (`UNIDIRECTIONAL_SEQUENCE_LSTM` + `REVERSE_V2`{residual_text}), a dense layer to 96 logits per point (CTC
-blank + printable ASCII 32-126). {en['parameters']:,} parameters, float32, {en_size / 1e6:.2f} MB (target at most 5 MB: {mark(en_size <= 5e6)}).
+blank + printable ASCII 32-126). {en['parameters']:,} parameters, {'weights stored as float16 (widened to float32 when the model loads)' if en.get('float16_weights') else 'float32'}, {en_size / 1e6:.2f} MB (target at most 5 MB: {mark(en_size <= 5e6)}).
 TensorFlow {en['tensorflow']}, `tools/ink/train_all.sh` (`train_text.py`), runs of a fixed number of epochs and a seed on this 2-core machine:
 
 | run | LSTM layers (grown by) | minutes | epochs | sequences an epoch | UNIPEN words (sources) | UNIPEN characters (sources) | synthetic Hershey inks | augmented copies of a word | single characters (share of synthetic) | real characters cut from words | UNIPEN text lines (augmented copies of each) | lines built from words | speed range of copies | learning rate | best validation greedy CER |
@@ -223,7 +223,7 @@ Input as ink-en.tflite's, {record.get('layers', 2)} bidirectional LSTM layers of
 point: the CTC blank, printable ASCII and the {record['classes'] - 96} letters and marks the seven languages write beyond it
 (`ink-latin.alphabet.txt`; each language's `ink-<code>.charset.txt` says which of them it may write). {record['parameters']:,}
 parameters, float32, {size / 1e6:.2f} MB. The files of all Latin-script languages together (English's three, this network and
-its class list, the seven lexicons and charsets) are {total / 1e6:.2f} MB (target at most 15 MB: met).
+its class list, the seven lexicons and charsets) are {total / 1e6:.2f} MB (target at most 15 MB: {'met' if total <= 15e6 else '**not met**'}).
 TensorFlow {record['tensorflow']}, `tools/ink/train_all.sh` (`train_latin.py`), started from ink-en.tflite's weights:
 
 | run | minutes | epochs | sequences an epoch | real words as words of a language, per word | weight of a marked word | random-mark rate | learning rate | validation inks with marks | best validation greedy CER |

@@ -152,17 +152,25 @@ def _is_constant(interpreter, index):
         return False
 
 
+def _weights_reader(interpreter, ops):
+    """A function from a tensor index to its constant value as float32: a float16 weight (`--float16-weights`) is
+    read where the DEQUANTIZE before its op takes it from."""
+    halves = {op["outputs"][0]: op["inputs"][0] for op in ops if op["op_name"] == "DEQUANTIZE"}
+    return lambda index: interpreter.get_tensor(halves.get(index, index)).astype(np.float32)
+
+
 def shape_of(path):
     """(units, layers, residual layers) of an exported model of build_model's form: each bidirectional layer is two
     fused LSTM ops, whose recurrent weights are [units, units]; a residual layer's sum is an ADD of two activations."""
-    from ai_edge_litert.interpreter import Interpreter
-    it = Interpreter(path)
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
+    it = Interpreter(path, experimental_op_resolver_type=OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)  # the ops as stored
     it.allocate_tensors()
     ops = it._get_ops_details()
     lstms = [op for op in ops if op["op_name"] == "UNIDIRECTIONAL_SEQUENCE_LSTM"]
-    activations = {k for op in ops for k in op["outputs"]} | {d["index"] for d in it.get_input_details()}
+    activations = ({k for op in ops if op["op_name"] != "DEQUANTIZE" for k in op["outputs"]}
+                   | {d["index"] for d in it.get_input_details()})
     residual = sum(1 for op in ops if op["op_name"] == "ADD" and all(k in activations for k in op["inputs"]))
-    return int(it.get_tensor(lstms[0]["inputs"][5]).shape[0]), len(lstms) // 2, residual
+    return int(_weights_reader(it, ops)(lstms[0]["inputs"][5]).shape[0]), len(lstms) // 2, residual
 
 
 def model_like(path, batch_size=None, classes=CLASSES):
@@ -199,14 +207,14 @@ def weights_from_tflite(path, model, classes=CLASSES):
     bidirectional LSTM layers and a last dense layer of `classes` outputs: each fused LSTM op's gate matrices
     (TFLite's input order i, f, c, o) back into Keras' concatenated kernels; the op reading a REVERSE_V2 output is
     the backward half of its Bidirectional layer. Checked by comparing outputs afterwards."""
-    from ai_edge_litert.interpreter import Interpreter
-    it = Interpreter(path)
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
+    it = Interpreter(path, experimental_op_resolver_type=OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)  # the ops as stored
     it.allocate_tensors()
     ops = it._get_ops_details()
     reversed_outputs = {o for op in ops if op["op_name"] == "REVERSE_V2" for o in op["outputs"]}
     lstms = [op for op in ops if op["op_name"] == "UNIDIRECTIONAL_SEQUENCE_LSTM"]
     fc = [op for op in ops if op["op_name"] == "FULLY_CONNECTED"][-1]
-    t = it.get_tensor
+    t = _weights_reader(it, ops)
     per_layer = []
     for op in lstms:
         i = op["inputs"]
@@ -220,7 +228,9 @@ def weights_from_tflite(path, model, classes=CLASSES):
         weights += pair[0][1] + pair[1][1]
     bias_index = fc["inputs"][2] if len(fc["inputs"]) > 2 else -1
     if bias_index < 0:  # the converter may move the bias into an ADD after a reshape
-        bias_index = next(k for op in ops if op["op_name"] == "ADD" for k in op["inputs"] if _is_constant(it, k) and t(k).size == classes)
+        halves = {op["outputs"][0] for op in ops if op["op_name"] == "DEQUANTIZE"}
+        bias_index = next(k for op in ops if op["op_name"] == "ADD" for k in op["inputs"]
+                          if (k in halves or _is_constant(it, k)) and t(k).size == classes)
     weights += [t(fc["inputs"][1]).T, t(bias_index).reshape(-1)]
     model.set_weights(weights)
 
@@ -335,6 +345,8 @@ def main():
     parser.add_argument("--masked", action="store_true", help="mask the zero frames that pad a batch's shorter sequences, in "
                         "training and validation (build_model(masked=True)); without it the backward LSTMs start every "
                         "padded sequence on zeros, which the recognizer never feeds them")
+    parser.add_argument("--float16-weights", action="store_true", help="export the weights as float16 (half the file; "
+                        "the engine and LiteRT widen them to float32 when the model loads)")
     parser.add_argument("--cut-characters-below", type=float, help="as --cut-characters-at, but after the first epoch whose validation greedy CER is "
                         "below this (0.2, say): a time fraction cuts too early on a slow machine, from a model that reads too little")
     args = parser.parse_args()
@@ -465,6 +477,9 @@ def main():
     export = build_model(batch_size=1, units=args.units, layers=args.layers, residual=args.residual)
     export.set_weights(best[1])
     converter = tf.lite.TFLiteConverter.from_keras_model(export)
+    if args.float16_weights:  # weights stored as float16, widened to float32 by DEQUANTIZE ops when the model loads
+        converter.optimizations = [tf.lite.Optimize.DEFAULT]
+        converter.target_spec.supported_types = [tf.float16]
     with open(args.output, "wb") as f:
         f.write(converter.convert())
     summary = dict(units=args.units, layers=args.layers, residual_layers=args.residual, added_layers=args.add_layers, parameters=int(export.count_params()), training_sequences=len(items),
@@ -474,7 +489,8 @@ def main():
                    seed=args.seed, tensorflow=tf.__version__, resumed_from=args.resume, learning_rate=args.learning_rate,
                    augmented_copies=args.copies, pixel_grid=args.pixel_grid, single_characters=args.single_characters, speed_range=args.speed_range,
                    cut_characters_with=args.cut_characters_with, cut_characters_at=args.cut_characters_at,
-                   cut_characters_below=args.cut_characters_below, label_smoothing=args.label_smoothing, masked=args.masked)
+                   cut_characters_below=args.cut_characters_below, label_smoothing=args.label_smoothing, masked=args.masked,
+                   float16_weights=args.float16_weights)
     previous = os.path.splitext(args.resume)[0] + ".training.json" if args.resume else None
     if previous and os.path.exists(previous):
         summary["resumed_run"] = json.load(open(previous))
