@@ -253,14 +253,14 @@ final class InkCharacterClassifierTests: XCTestCase {
     }
 
     /// Omniglot letters (never trained on) that the LSTM alone reads as the digit of the same shape ("g" as "9",
-    /// "o" as "0", "z" as "2") are read as the letter when the character network joins in; the same ink inside a
+    /// "o" as "0", "s" as "5") are read as the letter when the character network joins in; the same ink inside a
     /// longer context (a pre-context) is not a lone character and keeps the LSTM's reading.
     func testALoneLetterIsNotReadAsTheDigitOfTheSameShape() throws {
         let recognizer = DigitalInkRecognizer.digitalInkRecognizer(options: DigitalInkRecognizerOptions(model: DigitalInkRecognitionModel(modelIdentifier: .english)))
         var without = DigitalInkRecognizerOptions(model: DigitalInkRecognitionModel(modelIdentifier: .english))
         without.characterModelWeight = 0
         let lstmOnly = DigitalInkRecognizer.digitalInkRecognizer(options: without)
-        for (line, letter, digit) in [(2324, "g", "9"), (2498, "o", "0"), (2707, "z", "2")] {
+        for (line, letter, digit) in [(2324, "g", "9"), (2498, "o", "0"), (2578, "s", "5")] {
             let ink = try InkGoldens.ink(file: "omniglot.ndjson.gz", line: line)
             XCTAssertEqual(try lstmOnly.recognize(ink: ink).candidates.first?.text, digit, "Omniglot line \(line)")
             let candidates = try recognizer.recognize(ink: ink).candidates

@@ -8,7 +8,8 @@
 # on every usable UNIPEN source's words and characters (2 epochs, about 70 minutes), then 2 more epochs with twice the
 # copies of the text lines (about 75 minutes), then 1 more at a lower learning rate with twice the isolated
 # characters (about 60 minutes), then 2 epochs with lines built from the training writers' words (about 25 minutes
-# each), then 1 more grown by a third, residual LSTM layer (about 30 minutes); the shapes model (17 epochs, about 30 minutes); the shapes model's
+# each), then 1 more grown by a third, residual LSTM layer (about 30 minutes), 1 more at a lower learning rate (about
+# 30 minutes) and 1 grown by a fourth, with the batches' padding masked (about 35 minutes); the shapes model (17 epochs, about 30 minutes); the shapes model's
 # geometry network (60 epochs, about 5 minutes); the registry entries and the test goldens. Every run has a fixed
 # number of epochs and a seed, so a slower machine trains the same model, only later; each training record
 # (models/*.training.json) lists the ../shared/ink files it read with their sha256.
@@ -34,6 +35,8 @@ python3 tools/ink/train_text.py --resume models/ink-en.tflite --learning-rate 3e
 python3 tools/ink/train_text.py --resume models/ink-en.tflite --learning-rate 3e-4 --epochs 1 --seed 6 --copies 1 --single-characters 0.25 --speed-range 3 --unipen-lines 4 --word-sources all --unipen-characters all --character-sample 40000 --synthetic 45000 --word-lines 15000 --output models/ink-en.tflite
 python3 tools/ink/train_text.py --resume models/ink-en.tflite --learning-rate 2e-4 --epochs 1 --seed 7 --copies 1 --single-characters 0.25 --speed-range 3 --unipen-lines 4 --word-sources all --unipen-characters all --character-sample 40000 --synthetic 45000 --word-lines 20000 --output models/ink-en.tflite
 python3 tools/ink/train_text.py --resume models/ink-en.tflite --add-layers 1 --learning-rate 4e-4 --epochs 1 --seed 8 --copies 1 --single-characters 0.25 --speed-range 3 --unipen-lines 4 --word-sources all --unipen-characters all --character-sample 40000 --synthetic 45000 --word-lines 20000 --output models/ink-en.tflite
+python3 tools/ink/train_text.py --resume models/ink-en.tflite --learning-rate 3e-4 --epochs 1 --seed 9 --copies 1 --single-characters 0.25 --speed-range 3 --unipen-lines 4 --word-sources all --unipen-characters all --character-sample 40000 --synthetic 45000 --word-lines 20000 --output models/ink-en.tflite
+python3 tools/ink/train_text.py --resume models/ink-en.tflite --add-layers 1 --masked --learning-rate 4e-4 --epochs 1 --seed 10 --float16-weights --copies 1 --single-characters 0.25 --speed-range 3 --unipen-lines 4 --word-sources all --unipen-characters all --character-sample 40000 --synthetic 45000 --word-lines 20000 --output models/ink-en.tflite
 python3 tools/ink/train_shapes.py --epochs 17 --seed 3 --copies 20 --other-sketches 3000 --dropout 0.3 --varied --label-smoothing 0.1
 python3 tools/ink/train_shape_geometry.py --seed 3
 python3 tools/ink/register.py
