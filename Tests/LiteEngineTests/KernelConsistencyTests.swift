@@ -927,6 +927,27 @@ final class KernelConsistencyTests: XCTestCase {
         }
     }
 
+    /// The byte-table lookup of every level this CPU runs (AVX2's sixteen shuffles, AVX-512 VBMI's permutes) reads
+    /// every one of the 256 entries of random tables, at every count of 0...100 (each tail length) and a long run.
+    func testByteTableLookupOfEveryLevelReadsEveryEntry() throws {
+        let levels = [InstructionSetLevel.avx2, .avx512, .avx512vnni].filter { $0 <= InstructionSetLevel.detected }
+        XCTAssertEqual(levels.isEmpty, InstructionSetLevel.detected == .baseline)
+        for level in levels {
+            let lookup = try XCTUnwrap(KernelConfiguration(level: level).elementwise?.lookupU8, "\(level)")
+            for _ in 0..<8 {
+                let table = (0..<256).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                let everyByte = (0..<256).map(UInt8.init).shuffled(using: &generator)
+                let input = everyByte + (0..<1_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                for count in Array(0...100) + [256, input.count] {
+                    var output = [UInt8](repeating: 0xA5, count: count + 1)
+                    lookup(table, input, &output, count)
+                    XCTAssertEqual(Array(output[..<count]), input[..<count].map { table[Int($0)] }, "\(level), \(count) bytes")
+                    XCTAssertEqual(output[count], 0xA5, "\(level): nothing written past \(count) bytes")
+                }
+            }
+        }
+    }
+
     /// GELU's float kernel (``vectorizableErfc``) against libm's `erfcf`, the function TFLite's kernels call, within
     /// 2e-6 relative to max(1, |x|) (the op goldens allow 1e-4).
     func testVectorizableGeluFollowsLibm() {

@@ -68,6 +68,10 @@ size_t lite_qs8_vsquared_difference__avx2(const int8_t *a, size_t a_step, const 
 /// over the table's halves and a blend by each byte's top bit; masked loads and stores for the last ones. AVX-512
 /// VBMI.
 void lite_u8_lookup__avx512vbmi(const uint8_t *table, const uint8_t *input, uint8_t *output, size_t count);
+
+/// `output[i] = table[input[i]]` for `count` bytes: 32 at a time, sixteen `vpshufb` over the table's 16-byte rows
+/// (XNNPACK's x8-lut arrangement, x86/avx2/lookup.c); the last ones through a 32-byte copy. AVX2.
+void lite_u8_lookup__avx2(const uint8_t *table, const uint8_t *input, uint8_t *output, size_t count);
 #endif
 
 #endif

@@ -2,7 +2,8 @@ import CLiteKernels
 
 #if arch(x86_64)
 /// The microkernels of ``KernelConfiguration/elementwise``: avx2 for every level from avx2 up, except the ADD and the
-/// float MAX_POOL_2D rows, which have 16-lane versions from avx512 up, and the byte-table lookup, which needs VBMI.
+/// float MAX_POOL_2D rows, which have 16-lane versions from avx512 up, and the byte-table lookup, which has a 64-byte
+/// version where the CPU has VBMI.
 struct ElementwiseKernels: Sendable {
     typealias AddS8 = @convention(c) (UnsafePointer<Int8>?, UnsafePointer<Int8>?, UnsafeMutablePointer<Int8>?, Int,
                                       UnsafePointer<lite_q8_add_params>?) -> Void
@@ -43,9 +44,9 @@ struct ElementwiseKernels: Sendable {
     /// DEQUANTIZE of 8-bit values with one scale, whole groups of eight.
     let dequantizeS8: @convention(c) (UnsafePointer<Int8>?, UnsafeMutablePointer<Float>?, Int, Float, Float) -> Void
     let dequantizeU8: @convention(c) (UnsafePointer<UInt8>?, UnsafeMutablePointer<Float>?, Int, Float, Float) -> Void
-    /// 256-entry byte tables (``QuantizedLookupTable``): from avx512 up on CPUs that also have AVX-512 VBMI (Ice Lake,
-    /// Zen 4; not Skylake-X or Cascade Lake), else nil and a plain loop.
-    let lookupU8: (@convention(c) (UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, UnsafeMutablePointer<UInt8>?, Int) -> Void)?
+    /// 256-entry byte tables (``QuantizedLookupTable``): 64 bytes at a time from avx512 up on CPUs that also have
+    /// AVX-512 VBMI (Ice Lake, Zen 4; not Skylake-X or Cascade Lake), else 32 at a time with AVX2's byte shuffle.
+    let lookupU8: @convention(c) (UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, UnsafeMutablePointer<UInt8>?, Int) -> Void
 
     init?(level: InstructionSetLevel) {
         guard level >= .avx2 else { return nil }
@@ -67,7 +68,7 @@ struct ElementwiseKernels: Sendable {
         dequantizeS8 = lite_s8_dequantize__avx2
         dequantizeU8 = lite_u8_dequantize__avx2
         let hasVBMI = lite_cpu_features() & UInt32(LITE_CPU_X86_AVX512VBMI) != 0
-        lookupU8 = avx512 && hasVBMI ? lite_u8_lookup__avx512vbmi : nil
+        lookupU8 = avx512 && hasVBMI ? lite_u8_lookup__avx512vbmi : lite_u8_lookup__avx2
     }
 }
 #endif

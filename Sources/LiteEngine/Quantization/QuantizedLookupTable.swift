@@ -70,7 +70,7 @@ struct QuantizedLookupTable {
         }
     }
 
-    /// `output[i] = table[input[i]]` for `count` bytes, 64 at a time where the CPU has AVX-512 VBMI
+    /// `output[i] = table[input[i]]` for `count` bytes, 32 or 64 at a time from the avx2 level up
     /// (``ElementwiseKernels/lookupU8``).
     static func lookUp(_ table: UnsafePointer<UInt8>, _ input: UnsafePointer<UInt8>, _ output: UnsafeMutablePointer<UInt8>, count: Int) {
         #if arch(x86_64)
