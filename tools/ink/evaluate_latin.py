@@ -2,6 +2,7 @@
 """Measures the Latin-script languages (es, tr, de, fr, pt, it, vi) through `vision-cli ink --batch --jsonl`.
 
     python3 tools/ink/evaluate_latin.py [--languages es,tr,...] [--limit N] [--cli PATH] [--json OUT]
+                                        [--split test|validation] [--lm-weight W] [--character-bonus B]
 
 Two held-out sets per language, neither ever trained on:
 - real: the test writers' UNIPEN words (ink_data.py's split: writers the networks never saw) that spell a word of
@@ -33,8 +34,8 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 MARKED = 4.0  # latin_data.matching_word: the most frequent word with marks, where the language has one
 
 
-def scores(cli, samples, language):
-    results = run_cli(cli, samples, language)
+def scores(cli, samples, language, extra=()):
+    results = run_cli(cli, samples, language, extra)
     texts = [[c["text"] for c in r.get("candidates", [])] for r in results]
     errors = sum(edit_distance(t[0] if t else "", d["label"]) for d, t in zip(samples, texts))
     n = max(len(samples), 1)
@@ -59,10 +60,10 @@ def real_set(language, words, boxes, table):
     return out
 
 
-def synthetic_set(language, count):
+def synthetic_set(language, count, seed=777):
     from train_latin import vocabulary
     words, weights = vocabulary(language)
-    rng = np.random.default_rng(777)
+    rng = np.random.default_rng(seed)
     out = []
     for _ in range(count):
         w = words[rng.choice(len(words), p=weights)]
@@ -75,12 +76,18 @@ def synthetic_set(language, count):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--languages", default=",".join(latin_data.LANGUAGES))
-    parser.add_argument("--limit", type=int, help="at most this many test words per language")
+    parser.add_argument("--limit", type=int, help="at most this many real words per language")
     parser.add_argument("--synthetic", type=int, default=500)
     parser.add_argument("--cli", default=os.path.join(ROOT, ".build", "release", "vision-cli"))
     parser.add_argument("--json")
+    parser.add_argument("--split", choices=("test", "validation"), default="test",
+                        help="the UNIPEN writers of the real set; validation (with its own synthetic seed) to choose settings on")
+    parser.add_argument("--lm-weight", type=float, help="vision-cli ink --lm-weight (decoding; default the recognizer's)")
+    parser.add_argument("--character-bonus", type=float, help="vision-cli ink --character-bonus (decoding; default the recognizer's)")
     args = parser.parse_args()
-    words = ink_data.read("unipen-words", "test")
+    extra = ((["--lm-weight", str(args.lm_weight)] if args.lm_weight is not None else [])
+             + (["--character-bonus", str(args.character_bonus)] if args.character_bonus is not None else []))
+    words = ink_data.read("unipen-words", args.split)
     from train_latin import aligned
     with Pool(1) as pool:
         boxes = pool.apply(aligned, (words, os.path.join(ROOT, "models", "ink-en.tflite")))
@@ -89,9 +96,10 @@ def main():
         table = latin_data.language_words(language)
         real = real_set(language, words, boxes, table)[:args.limit]
         marked = [d for d in real if not d["label"].isascii()]
-        result = dict(language=language, real=scores(args.cli, real, language), real_writers=len({d["writer"] for d in real}),
-                      real_with_marks=scores(args.cli, marked, language),
-                      synthetic=scores(args.cli, synthetic_set(language, args.synthetic), language))
+        synthetic = synthetic_set(language, args.synthetic, seed=777 if args.split == "test" else 778)
+        result = dict(language=language, split=args.split, real=scores(args.cli, real, language, extra), real_writers=len({d["writer"] for d in real}),
+                      real_with_marks=scores(args.cli, marked, language, extra),
+                      synthetic=scores(args.cli, synthetic, language, extra))
         results.append(result)
         print(json.dumps(result, ensure_ascii=False), flush=True)
     if args.json:
