@@ -152,10 +152,15 @@ def _is_constant(interpreter, index):
         return False
 
 
+def _float16_sources(ops):
+    """{a DEQUANTIZE's output: its float16 input}: where `--float16-weights` keeps each weight."""
+    return {op["outputs"][0]: op["inputs"][0] for op in ops if op["op_name"] == "DEQUANTIZE"}
+
+
 def _weights_reader(interpreter, ops):
-    """A function from a tensor index to its constant value as float32: a float16 weight (`--float16-weights`) is
-    read where the DEQUANTIZE before its op takes it from."""
-    halves = {op["outputs"][0]: op["inputs"][0] for op in ops if op["op_name"] == "DEQUANTIZE"}
+    """A function from a tensor index to its constant value as float32: a float16 weight is read where the
+    DEQUANTIZE before its op takes it from."""
+    halves = _float16_sources(ops)
     return lambda index: interpreter.get_tensor(halves.get(index, index)).astype(np.float32)
 
 
@@ -167,8 +172,7 @@ def shape_of(path):
     it.allocate_tensors()
     ops = it._get_ops_details()
     lstms = [op for op in ops if op["op_name"] == "UNIDIRECTIONAL_SEQUENCE_LSTM"]
-    activations = ({k for op in ops if op["op_name"] != "DEQUANTIZE" for k in op["outputs"]}
-                   | {d["index"] for d in it.get_input_details()})
+    activations = ({k for op in ops for k in op["outputs"]} - set(_float16_sources(ops))) | {d["index"] for d in it.get_input_details()}
     residual = sum(1 for op in ops if op["op_name"] == "ADD" and all(k in activations for k in op["inputs"]))
     return int(_weights_reader(it, ops)(lstms[0]["inputs"][5]).shape[0]), len(lstms) // 2, residual
 
@@ -228,7 +232,7 @@ def weights_from_tflite(path, model, classes=CLASSES):
         weights += pair[0][1] + pair[1][1]
     bias_index = fc["inputs"][2] if len(fc["inputs"]) > 2 else -1
     if bias_index < 0:  # the converter may move the bias into an ADD after a reshape
-        halves = {op["outputs"][0] for op in ops if op["op_name"] == "DEQUANTIZE"}
+        halves = _float16_sources(ops)
         bias_index = next(k for op in ops if op["op_name"] == "ADD" for k in op["inputs"]
                           if (k in halves or _is_constant(it, k)) and t(k).size == classes)
     weights += [t(fc["inputs"][1]).T, t(bias_index).reshape(-1)]
